@@ -1,0 +1,5 @@
+"""Real wide and UCI datasets bundled with widefs, with their provenance as DESCR."""
+
+from widefs.datasets._loaders import dataset_path, list_datasets, load_dataset, read_manifest
+
+__all__ = ["dataset_path", "list_datasets", "load_dataset", "read_manifest"]

@@ -1,0 +1,43 @@
+"""Pure, vectorized statistics shared by all widefs methods.
+
+- chance order statistics of M random classifiers (Palatucci & Carlson 2008):
+  :func:`expected_min_errors`, :func:`highest_chance_accuracy`,
+  :func:`multiplicity_gap`, :func:`mgm_threshold`, :func:`expected_errors`;
+- binomial tails and Langford's inversion, Bernoulli KL and its inverse:
+  :func:`binomial_tail`, :func:`binomial_tail_inversion`, :func:`kl_divergence`,
+  :func:`kl_inverse_upper`, :func:`log_binomial_coefficient`;
+- multiple-testing adjustments: :func:`benjamini_hochberg`, :func:`bonferroni`,
+  :func:`reject_at`.
+"""
+
+from widefs.stats._binomial import (
+    binomial_tail,
+    binomial_tail_inversion,
+    kl_divergence,
+    kl_inverse_upper,
+    log_binomial_coefficient,
+)
+from widefs.stats._chance import (
+    expected_errors,
+    expected_min_errors,
+    highest_chance_accuracy,
+    mgm_threshold,
+    multiplicity_gap,
+)
+from widefs.stats._multitest import benjamini_hochberg, bonferroni, reject_at
+
+__all__ = [
+    "benjamini_hochberg",
+    "binomial_tail",
+    "binomial_tail_inversion",
+    "bonferroni",
+    "expected_errors",
+    "expected_min_errors",
+    "highest_chance_accuracy",
+    "kl_divergence",
+    "kl_inverse_upper",
+    "log_binomial_coefficient",
+    "mgm_threshold",
+    "multiplicity_gap",
+    "reject_at",
+]

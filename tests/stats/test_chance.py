@@ -1,0 +1,139 @@
+"""Chance order statistics against the paper, exact rational arithmetic and Monte Carlo."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from widefs.stats import (
+    expected_errors,
+    expected_min_errors,
+    highest_chance_accuracy,
+    mgm_threshold,
+    multiplicity_gap,
+)
+
+# Figure 1 of Palatucci & Carlson (2008), E[A_H] in %, p_error = 0.5 (FORMULAS.md section 1).
+FIGURE1_M = [1, 10, 50, 100, 200, 300, 400, 500]
+FIGURE1 = {
+    10: [50.00, 73.82, 84.05, 87.50, 90.62, 92.15, 93.10, 93.82],
+    20: [50.00, 67.03, 74.63, 77.32, 79.75, 81.07, 81.97, 82.65],
+    30: [50.00, 63.95, 70.25, 72.51, 74.56, 75.68, 76.45, 77.03],
+    40: [50.00, 62.10, 67.60, 69.58, 71.38, 72.37, 73.05, 73.56],
+}
+
+
+def exact_expected_min(m: int, n: int, p: Fraction) -> Fraction:
+    """Theorem 4.1 in exact rational arithmetic: sum_i P(X >= i+1)^M."""
+    pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+    total = Fraction(0)
+    for i in range(n):
+        total += sum(pmf[i + 1 :]) ** m
+    return total
+
+
+def brute_force_expected_min(m: int, n: int, p: Fraction) -> Fraction:
+    """E[min] from the distribution of the minimum, P(min = k) = S(k)^M - S(k+1)^M."""
+    pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+    surv = [sum(pmf[k:]) for k in range(n + 2)]
+    return sum(k * (surv[k] ** m - surv[k + 1] ** m) for k in range(n + 1))
+
+
+def test_example_4_1():
+    assert highest_chance_accuracy(200, 20) == pytest.approx(0.7975, abs=5e-5)
+
+
+@pytest.mark.parametrize("n", sorted(FIGURE1))
+def test_figure_1_values(n):
+    got = 100 * highest_chance_accuracy(np.array(FIGURE1_M), n)
+    np.testing.assert_allclose(got, FIGURE1[n], atol=0.005 + 1e-9)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 50])
+@pytest.mark.parametrize("n", [1, 2, 5, 12])
+@pytest.mark.parametrize("p", [Fraction(1, 2), Fraction(1, 3), Fraction(9, 10)])
+def test_matches_exact_rational_reference(m, n, p):
+    exact = exact_expected_min(m, n, p)
+    assert exact == brute_force_expected_min(m, n, p)
+    got = expected_min_errors(m, n, float(p))
+    assert got == pytest.approx(float(exact), rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize(("m", "n", "p"), [(30, 15, 0.5), (500, 20, 2 / 3), (5, 40, 0.2)])
+def test_monte_carlo(m, n, p):
+    rng = np.random.default_rng(12345)
+    reps = 20000
+    minima = rng.binomial(n, p, size=(reps, m)).min(axis=1)
+    se = minima.std(ddof=1) / np.sqrt(reps)
+    # Four standard errors with a fixed seed.
+    assert abs(minima.mean() - expected_min_errors(m, n, p)) < 4 * se + 1e-12
+
+
+def test_single_classifier_is_binomial_mean():
+    np.testing.assert_allclose(
+        expected_min_errors(1, [7, 20, 333], 0.3), [2.1, 6.0, 99.9], rtol=1e-10
+    )
+
+
+def test_broadcasting_shapes_and_values():
+    m = np.array([[1], [10], [100]])
+    n = np.array([10, 20])
+    got = expected_min_errors(m, n)
+    assert got.shape == (3, 2)
+    for i in range(3):
+        for j in range(2):
+            assert got[i, j] == pytest.approx(
+                expected_min_errors(int(m[i, 0]), int(n[j])), rel=1e-12
+            )
+
+
+def test_gap_and_mgm_relations():
+    m, n, p = 200, 20, 0.5
+    emin = expected_min_errors(m, n, p)
+    assert expected_errors(n, p) == 10.0
+    assert multiplicity_gap(m, n, p) == pytest.approx(10.0 - emin)
+    assert mgm_threshold(m, n, p) == pytest.approx((10.0 + emin) / 2)
+
+
+def test_monotone_in_m_and_n():
+    ms = np.unique(np.logspace(0, 9, 60).round())
+    for n in [10, 1000, 100000]:
+        e = expected_min_errors(ms, n)
+        assert np.all(np.isfinite(e))
+        assert np.all(np.diff(e) <= 1e-9)
+    ns = np.arange(1, 300)
+    acc = highest_chance_accuracy(1000, ns)
+    # More examples make chance success harder: E[A_H] never increases with N.
+    assert np.all(np.diff(acc) <= 1e-12)
+    assert np.all(np.diff(expected_min_errors(1000, ns)) >= -1e-12)
+
+
+def test_extremes_finite_and_bounded():
+    e = expected_min_errors(1e9, 1e5, 0.5)
+    assert np.isfinite(e) and 0 < e < 5e4
+    assert expected_min_errors(1e9, 10) == pytest.approx(0.0, abs=1e-300)
+    assert expected_min_errors(10, 30, 0.0) == 0.0
+    assert expected_min_errors(10, 30, 1.0) == 30.0
+    assert highest_chance_accuracy(1e9, 1) == pytest.approx(1.0)
+
+
+def test_huge_m_uses_tiny_deficits_correctly():
+    # N = 1: E[X_(1)] = p^M exactly.
+    assert expected_min_errors(1e6, 1, 0.999999) == pytest.approx(0.999999**1e6, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_classifiers": 0, "n_examples": 10}, "n_classifiers must be >= 1"),
+        ({"n_classifiers": 2.5, "n_examples": 10}, "n_classifiers must hold integer"),
+        ({"n_classifiers": 5, "n_examples": 0}, "n_examples must be >= 1"),
+        ({"n_classifiers": 5, "n_examples": np.inf}, "n_examples must be finite"),
+        ({"n_classifiers": 5, "n_examples": 10, "p_error": 1.5}, r"p_error must lie in \[0, 1\]"),
+        ({"n_classifiers": "a", "n_examples": 10}, "n_classifiers must be numeric"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        expected_min_errors(**kwargs)

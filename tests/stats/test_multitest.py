@@ -1,0 +1,38 @@
+import numpy as np
+import pytest
+from scipy.stats import false_discovery_control
+
+from widefs.stats import benjamini_hochberg, bonferroni, reject_at
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bh_matches_scipy(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.random(200) ** 4
+    p[:20] = p[0]  # ties
+    np.testing.assert_allclose(
+        benjamini_hochberg(p), false_discovery_control(p, method="bh"), rtol=1e-12
+    )
+
+
+def test_bh_step_up_by_hand():
+    # m = 4: sorted 0.01, 0.03, 0.04, 0.5 -> 0.04, 0.06, 0.0533, 0.5 -> step-up minimum.
+    np.testing.assert_allclose(
+        benjamini_hochberg([0.5, 0.03, 0.01, 0.04]), [0.5, 0.16 / 3, 0.04, 0.16 / 3], rtol=1e-12
+    )
+    assert reject_at(benjamini_hochberg([0.5, 0.03, 0.01, 0.04]), 0.05).tolist() == [
+        False,
+        False,
+        True,
+        False,
+    ]
+
+
+def test_bonferroni_and_edges():
+    np.testing.assert_allclose(bonferroni([0.01, 0.5]), [0.02, 1.0])
+    assert benjamini_hochberg([]).size == 0
+    assert benjamini_hochberg([0.3]).tolist() == [0.3]
+    with pytest.raises(ValueError, match="one-dimensional"):
+        benjamini_hochberg([[0.1]])
+    with pytest.raises(ValueError, match="alpha"):
+        reject_at([0.1], 1.5)
