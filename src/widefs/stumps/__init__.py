@@ -1,0 +1,21 @@
+"""Threshold-scan kernel: per feature, sorted values and prefix sums of per-sample channels."""
+
+from widefs.stumps._scan import (
+    SortedFeatures,
+    StumpTable,
+    cut_thresholds,
+    feature_blocks,
+    fit_error_stumps,
+    predict_stumps,
+    prefix_sums,
+)
+
+__all__ = [
+    "SortedFeatures",
+    "StumpTable",
+    "cut_thresholds",
+    "feature_blocks",
+    "fit_error_stumps",
+    "predict_stumps",
+    "prefix_sums",
+]
