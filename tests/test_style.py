@@ -2,12 +2,14 @@
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUFF = shutil.which("ruff")
+# Prefer the ruff installed beside this interpreter (the [test] extra), then PATH.
+RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 
 @pytest.mark.skipif(RUFF is None, reason="ruff is not installed (it is in the [test] extra)")

@@ -1,5 +1,7 @@
 """The vectorized one-feature scorers against brute-force per-feature fitting."""
 
+import itertools
+
 import numpy as np
 import pytest
 from sklearn.naive_bayes import GaussianNB
@@ -55,7 +57,7 @@ def brute_stump_errors(x_tr, y_tr, x_va, y_va, C):
     n = y_tr.size
     best = (n - np.bincount(y_tr, minlength=C).max(), np.inf, None, None)
     vals = np.unique(x_tr)
-    for a, b in zip(vals[:-1], vals[1:]):
+    for a, b in itertools.pairwise(vals):
         t = (a + b) / 2
         left, right = y_tr[x_tr <= t], y_tr[x_tr > t]
         lc = np.argmax(np.bincount(left, minlength=C))
