@@ -3,19 +3,23 @@
 from widefs.stumps._scan import (
     SortedFeatures,
     StumpTable,
+    ThresholdCounts,
     cut_thresholds,
     feature_blocks,
     fit_error_stumps,
     predict_stumps,
     prefix_sums,
+    threshold_class_counts,
 )
 
 __all__ = [
     "SortedFeatures",
     "StumpTable",
+    "ThresholdCounts",
     "cut_thresholds",
     "feature_blocks",
     "fit_error_stumps",
     "predict_stumps",
     "prefix_sums",
+    "threshold_class_counts",
 ]

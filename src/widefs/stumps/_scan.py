@@ -28,11 +28,13 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "SortedFeatures",
     "StumpTable",
+    "ThresholdCounts",
     "cut_thresholds",
     "feature_blocks",
     "fit_error_stumps",
     "predict_stumps",
     "prefix_sums",
+    "threshold_class_counts",
 ]
 
 # Default working-set size of one feature block (bytes of the largest temporary).
@@ -225,3 +227,82 @@ def predict_stumps(X: ArrayLike, stumps: StumpTable) -> NDArray[np.intp]:
     """Class codes predicted by each feature's stump for each sample, ``(n_samples, F)``."""
     X = np.asarray(X, dtype=float)
     return np.where(stumps.threshold >= X, stumps.left_class, stumps.right_class)
+
+
+@dataclass(frozen=True)
+class ThresholdCounts:
+    """Class counts on both sides of every observed-value threshold of every feature.
+
+    Candidate ``k`` is the pair of conditions ``x[:, feature[k]] <= threshold[k]`` (counts
+    ``left[k]``) and ``x[:, feature[k]] > threshold[k]`` (counts ``right[k]``). Missing
+    values (NaN) satisfy neither condition; their class counts are ``missing[feature]``.
+    Features are listed in increasing order and thresholds increase within a feature.
+    """
+
+    feature: NDArray[np.intp]
+    threshold: NDArray[np.floating]
+    left: NDArray[np.int64]
+    right: NDArray[np.int64]
+    missing: NDArray[np.int64]
+
+
+def threshold_class_counts(
+    sorted_features: SortedFeatures,
+    y_codes: ArrayLike,
+    n_classes: int,
+    sample_mask: ArrayLike | None = None,
+) -> ThresholdCounts:
+    """Class counts of ``x <= t`` and ``x > t`` for every distinct observed value ``t``.
+
+    One sorted scan per call: the presorted order is restricted to the samples in
+    ``sample_mask`` (no re-sort), the class indicators are accumulated along it, and the
+    last position of each run of tied values gives the counts of ``x <= t``. NaN sorts
+    last and is never counted on either side, so a missing value satisfies no condition.
+    Used by ``widefs.rules`` for the numeric conditions of CN2.
+
+    Parameters
+    ----------
+    sorted_features : SortedFeatures
+        Presort of the full matrix (NaN last, as ``np.argsort`` puts it).
+    y_codes : array_like of int, shape (n_samples,)
+        Class codes ``0..n_classes-1`` of the full matrix's samples.
+    n_classes : int
+    sample_mask : array_like of bool, shape (n_samples,), optional
+        Samples to count (e.g. those covered by a rule); all when omitted.
+
+    Returns
+    -------
+    ThresholdCounts
+
+    Examples
+    --------
+    >>> s = SortedFeatures.from_matrix([[3.0], [1.0], [np.nan], [1.0], [2.0]])
+    >>> c = threshold_class_counts(s, [1, 0, 1, 1, 0], 2)
+    >>> c.threshold.tolist(), c.left.tolist(), c.right.tolist(), c.missing.tolist()
+    ([1.0, 2.0, 3.0], [[1, 1], [2, 1], [2, 2]], [[1, 1], [0, 1], [0, 0]], [[0, 1]])
+    """
+    y = np.asarray(y_codes, dtype=np.intp)
+    sf = sorted_features if sample_mask is None else sorted_features.subset(sample_mask)
+    if sample_mask is not None:
+        y = y[np.asarray(sample_mask, dtype=bool)]
+    n_feat, n = sf.order.shape
+    cum = np.zeros((n_feat, n + 1, n_classes), dtype=np.int64)
+    if n:
+        onehot = np.eye(n_classes, dtype=np.int64)[y]
+        np.cumsum(onehot[sf.order], axis=1, out=cum[:, 1:])
+    v = sf.values.astype(float, copy=False)
+    finite = ~np.isnan(v)
+    n_finite = finite.sum(axis=1)
+    # The last sample of each run of tied, non-missing values ends a candidate threshold.
+    run_end = finite.copy()
+    run_end[:, :-1] &= v[:, 1:] != v[:, :-1]
+    feat, pos = np.nonzero(run_end)
+    left = cum[feat, pos + 1]
+    nonmissing = cum[np.arange(n_feat), n_finite]
+    return ThresholdCounts(
+        feature=feat.astype(np.intp),
+        threshold=v[feat, pos],
+        left=left,
+        right=nonmissing[feat] - left,
+        missing=cum[:, -1] - nonmissing,
+    )
