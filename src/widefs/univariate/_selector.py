@@ -82,7 +82,9 @@ def threshold_in_errors(
         elif threshold == "all":
             cut = np.inf
         elif threshold in ("fdr", "bonferroni"):
-            pvalues = np.asarray(binomial_tail(n_errors, n_validation, p_error))
+            # Error counts are integers in 0..N: one tail per level, then a lookup.
+            levels = np.asarray(binomial_tail(np.arange(n_validation + 1), n_validation, p_error))
+            pvalues = levels[n_errors.astype(np.intp)]
             adjust = benjamini_hochberg if threshold == "fdr" else bonferroni
             adjusted = np.ones(n_errors.shape)
             adjusted[eligible] = adjust(pvalues[eligible])

@@ -1,0 +1,5 @@
+import sys
+
+from widefs.cli import main
+
+sys.exit(main())

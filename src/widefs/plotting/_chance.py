@@ -1,0 +1,123 @@
+"""Figures of the chance analysis (Palatucci & Carlson 2008, Figures 1-3).
+
+matplotlib is imported inside the functions so that importing widefs stays light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from widefs.stats import highest_chance_accuracy
+
+__all__ = ["plot_chance_curves", "plot_errors_allowed", "plot_threshold_accuracies"]
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    # A bare Figure (no pyplot) leaves the user's backend and figure registry alone.
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(6, 4), layout="constrained").add_subplot()
+
+
+def plot_chance_curves(
+    n_examples: Sequence[int] = (10, 20, 30, 40),
+    max_classifiers: int = 500,
+    *,
+    p_error: float = 0.5,
+    highlight: tuple[int, int] | None = None,
+    ax=None,
+):
+    """Figure 1: highest expected chance accuracy E[A_H] against the number of classifiers.
+
+    Parameters
+    ----------
+    n_examples : sequence of int
+        One curve per number of examples N.
+    max_classifiers : int
+        Largest M on the x-axis (log-spaced when above 1000).
+    p_error : float
+        Chance error rate of one prediction.
+    highlight : (M, N), optional
+        A point to mark, e.g. the dataset at hand.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    if max_classifiers > 1000:
+        ms = np.unique(np.geomspace(1, max_classifiers, 400).round())
+        ax.set_xscale("log")
+    else:
+        ms = np.arange(1, max_classifiers + 1)
+    for n in n_examples:
+        ax.plot(ms, 100 * highest_chance_accuracy(ms, n, p_error), label=f"N = {n}")
+    if highlight is not None:
+        m, n = highlight
+        acc = 100 * float(highest_chance_accuracy(m, n, p_error))
+        ax.plot([m], [acc], "ko")
+        ax.annotate(
+            f"M={m}, N={n}: {acc:.1f}%",
+            (m, acc),
+            textcoords="offset points",
+            xytext=(-10, 8),
+            ha="right",
+        )
+    ax.set_xlabel("Number of classifiers M")
+    ax.set_ylabel("Highest expected chance accuracy (%)")
+    ax.set_title("Chance accuracy of the best of M random classifiers")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return ax
+
+
+def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
+    """Figure 3: leave-one-out accuracy against the number of validation errors allowed.
+
+    ``curve`` is a :class:`widefs.univariate.LeaveOneOutCurve`; E[X_(1)], the MGM
+    threshold and E[X] are marked.
+    """
+    ax = _axes(ax)
+    ax.plot(curve.errors_allowed, curve.accuracy, marker="o", ms=3, label="test accuracy")
+    marks = [
+        (curve.expected_min_errors, "E[X(1)]", "tab:red"),
+        (curve.mgm, "MGM", "tab:green"),
+        (curve.expected_errors, "E[X]", "tab:purple"),
+    ]
+    for x, label, color in marks:
+        ax.axvline(x, ls="--", color=color, label=f"{label} = {x:.2f}")
+    ax.axvspan(curve.expected_min_errors, curve.expected_errors, color="0.9", zorder=0)
+    ax.set_xlabel("Number of validation errors allowed")
+    ax.set_ylabel("Leave-one-out accuracy")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(title or "Accuracy versus errors allowed")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, title=None, ax=None):
+    """Figure 2: bar chart of accuracy per threshold rule (optional error bars)."""
+    ax = _axes(ax)
+    names = list(accuracies)
+    values = [100 * accuracies[k] for k in names]
+    yerr = None if errors is None else [100 * errors[k] for k in names]
+    bars = ax.bar(names, values, yerr=yerr, capsize=4, color="tab:blue")
+    for bar, v in zip(bars, values, strict=True):
+        ax.annotate(
+            f"{v:.1f}",
+            (bar.get_x() + bar.get_width() / 2, v),
+            ha="center",
+            va="bottom",
+            fontsize="small",
+        )
+    ax.set_ylabel("Leave-one-out accuracy (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title(title or "Accuracy by feature-selection threshold")
+    ax.tick_params(axis="x", labelrotation=20)
+    return ax

@@ -1,0 +1,204 @@
+"""The leave-one-out protocol of Palatucci & Carlson (2008), Section 5.2, vectorized over rounds.
+
+In each round one example is held out; the remaining ones are split into stratified
+equal halves; every feature's one-feature Gaussian naive Bayes is trained on one half
+and its errors counted on the other; features are selected by a threshold on those
+errors; a Gaussian naive Bayes on the selected features is retrained on both halves and
+tests the held-out example. All rounds run at once: validation errors for all rounds and
+features come from :func:`gaussian_nb_split_errors`, and the final classifier of every
+round and *every* error threshold is a cumulative sum of per-feature log-likelihood
+terms bucketed by error count (:func:`gaussian_nb_log_likelihoods`), so Figure 3's whole
+accuracy-versus-errors-allowed curve costs one pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from widefs.stats import expected_min_errors, mgm_threshold
+from widefs.univariate._scores import (
+    gaussian_nb_log_likelihoods,
+    gaussian_nb_split_errors,
+    halves_masks,
+)
+from widefs.univariate._selector import threshold_in_errors
+from widefs.utils import spawn_seeds
+
+__all__ = ["LeaveOneOutCurve", "ThresholdOutcome", "leave_one_out_threshold_curve"]
+
+DEFAULT_THRESHOLDS = ("all", "max_chance", "fdr", "mgm")
+
+
+@dataclass(frozen=True)
+class ThresholdOutcome:
+    """Leave-one-out result of one threshold rule."""
+
+    name: str
+    accuracy: float
+    correct: NDArray[np.bool_]  # (n_rounds,)
+    n_selected: NDArray[np.int64]  # (n_rounds,)
+    cut: NDArray[np.float64]  # (n_rounds,) threshold in errors
+
+    @property
+    def empty_rounds(self) -> int:
+        """Rounds in which no feature passed (the prediction then uses class priors only)."""
+        return int((self.n_selected == 0).sum())
+
+
+@dataclass(frozen=True)
+class LeaveOneOutCurve:
+    """Outcome of :func:`leave_one_out_threshold_curve`.
+
+    Attributes
+    ----------
+    errors_allowed : ndarray (N + 1,)
+        0..N; a threshold of e errors allowed selects features with at most e errors.
+    accuracy : ndarray (N + 1,)
+        Leave-one-out accuracy at each number of errors allowed (Figure 3).
+    mean_selected : ndarray (N + 1,)
+        Mean number of features selected at each number of errors allowed.
+    outcomes : dict[str, ThresholdOutcome]
+        Named thresholds plus ``"oracle"`` (the single errors-allowed value with the best
+        accuracy, chosen with the test labels: an upper reference, not a method).
+    n_validation, n_features_scored : int
+        N and M of the chance analysis.
+    expected_errors, expected_min_errors, mgm : float
+        E[X], E[X_(1)] and the MGM threshold for that M and N.
+    """
+
+    errors_allowed: NDArray[np.int64]
+    accuracy: NDArray[np.float64]
+    mean_selected: NDArray[np.float64]
+    outcomes: dict[str, ThresholdOutcome] = field(default_factory=dict)
+    n_validation: int = 0
+    n_features_scored: int = 0
+    p_error: float = 0.5
+    expected_errors: float = 0.0
+    expected_min_errors: float = 0.0
+    mgm: float = 0.0
+
+
+def _bucket_cumsum(values: NDArray, errors: NDArray, n_buckets: int) -> NDArray:
+    """``out[r, ..., e] = sum of values[r, ..., j] over features j with errors[r, j] <= e``."""
+    R = errors.shape[0]
+    flat_index = (np.arange(R)[:, None] * n_buckets + errors).ravel()
+    lead = values.shape[1:-1]
+    out = np.empty((R, *lead, n_buckets))
+    for idx in np.ndindex(*lead):
+        weights = values[(slice(None), *idx, slice(None))].ravel()
+        sums = np.bincount(flat_index, weights=weights, minlength=R * n_buckets)
+        out[(slice(None), *idx, slice(None))] = sums.reshape(R, n_buckets)
+    return np.cumsum(out, axis=-1)
+
+
+def leave_one_out_threshold_curve(
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    thresholds=DEFAULT_THRESHOLDS,
+    alpha: float = 0.05,
+    var_smoothing: float = 1e-9,
+    random_state=None,
+) -> LeaveOneOutCurve:
+    """Run the paper's leave-one-out protocol for several thresholds and every error cut.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y : array_like of shape (n_samples,)
+    thresholds : sequence, default=("all", "max_chance", "fdr", "mgm")
+        Rules understood by :func:`threshold_in_errors`.
+    alpha : float, default=0.05
+        Level of the ``"fdr"`` / ``"bonferroni"`` rules.
+    var_smoothing : float, default=1e-9
+    random_state : int, RandomState instance or None
+        Seeds the halves split of every round (one seed per round, drawn up front).
+
+    Returns
+    -------
+    LeaveOneOutCurve
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 15)
+    >>> X = rng.normal(size=(30, 500)); X[:, :5] += 2 * y[:, None]
+    >>> curve = leave_one_out_threshold_curve(X, y, random_state=0)
+    >>> curve.outcomes["mgm"].accuracy > 0.8
+    True
+    """
+    X = np.asarray(X, dtype=float)
+    classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
+    n = X.shape[0]
+    C = classes.size
+    eligible = np.ptp(X, axis=0) > 0
+    Xe = X[:, eligible]
+    available = ~np.eye(n, dtype=bool)  # round r holds out example r
+    seeds = spawn_seeds(random_state, n)
+    train, val = zip(
+        *(halves_masks(y_codes, C, seeds[r], available=available[r]) for r in range(n)),
+        strict=True,
+    )
+    train, val = np.array(train), np.array(val)
+    errors = gaussian_nb_split_errors(Xe, y_codes, C, train, val, var_smoothing=var_smoothing)
+    n_val = int(val.sum(axis=1).max())
+    log_prior, terms = gaussian_nb_log_likelihoods(
+        Xe, y_codes, C, available, np.arange(n), var_smoothing=var_smoothing
+    )
+    # Scores of every round, class and errors-allowed value e = 0..N, and selection sizes.
+    jll = log_prior[:, :, None] + _bucket_cumsum(terms, errors, n_val + 1)
+    correct_by_e = np.argmax(jll, axis=1) == y_codes[:, None]  # (R, N + 1)
+    counts = _bucket_cumsum(np.ones((n, errors.shape[1])), errors, n_val + 1)
+    prior_correct = np.argmax(log_prior, axis=1) == y_codes
+
+    m = max(int(eligible.sum()), 1)
+    p_error = 1.0 - 1.0 / C
+    outcomes: dict[str, ThresholdOutcome] = {}
+    for rule in thresholds:
+        if rule in ("fdr", "bonferroni") or not isinstance(rule, str):
+            # Data-dependent cuts: one per round.
+            cuts = np.array(
+                [
+                    threshold_in_errors(rule, errors[r], n_val, p_error, n_scored=m, alpha=alpha)[0]
+                    for r in range(n)
+                ]
+            )
+        else:
+            # Chance-based cuts depend only on M and N, identical in every round.
+            cuts = np.full(n, threshold_in_errors(rule, errors[0], n_val, p_error, n_scored=m)[0])
+        # Fewer errors than the cut means at most ceil(cut) - 1 errors allowed.
+        allowed = np.clip(np.ceil(cuts) - 1, -1, n_val).astype(int)
+        rows = np.arange(n)
+        chosen = np.where(allowed >= 0, correct_by_e[rows, np.maximum(allowed, 0)], prior_correct)
+        n_sel = np.where(allowed >= 0, counts[rows, np.maximum(allowed, 0)], 0).astype(np.int64)
+        outcomes[str(rule)] = ThresholdOutcome(
+            name=str(rule),
+            accuracy=float(chosen.mean()),
+            correct=chosen,
+            n_selected=n_sel,
+            cut=cuts,
+        )
+    accuracy = correct_by_e.mean(axis=0)
+    best = int(np.argmax(accuracy))  # the smallest errors-allowed value reaching the best
+    outcomes["oracle"] = ThresholdOutcome(
+        name="oracle",
+        accuracy=float(accuracy[best]),
+        correct=correct_by_e[:, best],
+        n_selected=counts[:, best].astype(np.int64),
+        cut=np.full(n, best + 1.0),
+    )
+    return LeaveOneOutCurve(
+        errors_allowed=np.arange(n_val + 1),
+        accuracy=accuracy,
+        mean_selected=counts.mean(axis=0),
+        outcomes=outcomes,
+        n_validation=n_val,
+        n_features_scored=m,
+        p_error=p_error,
+        expected_errors=n_val * p_error,
+        expected_min_errors=float(expected_min_errors(m, n_val, p_error)),
+        mgm=float(mgm_threshold(m, n_val, p_error)),
+    )

@@ -1,0 +1,106 @@
+"""``widefs run``: the report's content and the one-line errors on bad input."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from widefs.cli import main
+from widefs.stats import highest_chance_accuracy, mgm_threshold
+
+
+@pytest.fixture(scope="module")
+def colon_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "report"
+    assert main(["run", "colon", "--out", str(out)]) == 0
+    return out
+
+
+def test_colon_report_files_and_numbers(colon_report):
+    names = {p.name for p in colon_report.iterdir()}
+    assert {"report.md", "chance_curve.png", "errors_allowed.png", "features.csv"} <= names
+    md = (colon_report / "report.md").read_text()
+    assert (
+        "![chance_curve.png](chance_curve.png)" in md
+        and "![errors_allowed.png](errors_allowed.png)" in md
+    )
+    # M = 2000 genes, N = 31 validation examples: the report's numbers are Theorem 4.1's.
+    assert f"{100 * highest_chance_accuracy(2000, 31):.1f}%" in md
+    assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31):.2f}", md)
+    features = pd.read_csv(colon_report / "features.csv")
+    assert len(features) == 2000
+    selected = features.loc[features["mgm"] == 1, "errors"]
+    assert (
+        selected.max()
+        < mgm_threshold(2000, 31)
+        <= features.loc[features["mgm"] == 0, "errors"].min()
+    )
+    for png in ("chance_curve.png", "errors_allowed.png"):
+        assert (colon_report / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def write_csv(path, frame):
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def toy_frame(n=30, p=20, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"g{i}" for i in range(p)])
+    frame["label"] = np.where(np.arange(n) % 2 == 0, "a", "b")
+    frame.loc[frame["label"] == "a", "g0"] += 3
+    return frame
+
+
+def test_user_csv_with_target(tmp_path):
+    path = write_csv(tmp_path / "toy.csv", toy_frame())
+    out = tmp_path / "out"
+    assert main(["run", path, "--target", "label", "--out", str(out)]) == 0
+    features = pd.read_csv(out / "features.csv")
+    assert features.sort_values("errors").iloc[0]["feature"] == "g0"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "args", "message"),
+    [
+        (None, ["missing.csv"], "file not found: missing.csv"),
+        (lambda f: f, ["--target", "nope"], "target column 'nope' not found"),
+        (lambda f: f.assign(label="a"), [], "single class ('a')"),
+        (lambda f: f.assign(label=["a"] * 29 + ["b"]), [], "too few in: 'b' (1)"),
+        (lambda f: f.assign(g3="x", g7="y"), [], "non-numeric feature columns: g3, g7"),
+        (
+            lambda f: f.assign(g5=[np.nan] + [1.0] * 29),
+            [],
+            "NaN or infinite values in columns: g5 (use --impute",
+        ),
+    ],
+)
+def test_bad_input_one_line_error_nothing_written(tmp_path, capsys, mutate, args, message):
+    out = tmp_path / "out"
+    if mutate is None:
+        argv = ["run", str(tmp_path / args[0]), "--out", str(out)]
+        message = message.replace("missing.csv", str(tmp_path / "missing.csv"))
+    else:
+        path = write_csv(tmp_path / "bad.csv", mutate(toy_frame()))
+        target = [] if "--target" in args else ["--target", "label"]
+        argv = ["run", path, *target, *args, "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("widefs: error: ") and message in err and "\n" not in err
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".widefs-report-")]
+
+
+def test_impute_replaces_missing_values(tmp_path):
+    frame = toy_frame()
+    frame.loc[0, "g5"] = np.nan
+    path = write_csv(tmp_path / "nan.csv", frame)
+    out = tmp_path / "out"
+    assert main(["run", path, "--target", "label", "--impute", "--out", str(out)]) == 0
+    assert "imputed columns" in (out / "report.md").read_text()
+
+
+def test_datasets_command(capsys):
+    assert main(["datasets"]) == 0
+    assert "colon" in capsys.readouterr().out
