@@ -1,0 +1,30 @@
+"""Rule induction that accounts for search: CN2 with process-oriented error estimates.
+
+- :class:`CN2Classifier`: ordered (decision list) or unordered CN2 with classic
+  significance stopping or Domingos' (1999) process-oriented stopping (``stopping="poe"``);
+- the POE estimates: :func:`poe_estimate` (Eq. 13 with ``m' = max(1, log2 m)``),
+  :func:`poe_combine`, :func:`effective_hypotheses`, :func:`poe_exact_beta` (Eq. 11 for a
+  Beta prior) and :func:`poe1_estimate` (the earlier POE1 integral);
+- :class:`Rule` and :class:`Condition`, the readable fitted rules.
+"""
+
+from widefs.rules._cn2 import CN2Classifier
+from widefs.rules._poe import (
+    effective_hypotheses,
+    poe1_estimate,
+    poe_combine,
+    poe_estimate,
+    poe_exact_beta,
+)
+from widefs.rules._rule import Condition, Rule
+
+__all__ = [
+    "CN2Classifier",
+    "Condition",
+    "Rule",
+    "effective_hypotheses",
+    "poe1_estimate",
+    "poe_combine",
+    "poe_estimate",
+    "poe_exact_beta",
+]

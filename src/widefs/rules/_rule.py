@@ -1,0 +1,100 @@
+"""Readable rules: conditions on one attribute, conjunctions of them, and their printing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Condition", "Rule", "format_value"]
+
+# Operator codes shared with the vectorized candidate generator.
+EQ, LE, GT = 0, 1, 2
+OP_SYMBOLS = {EQ: "==", LE: "<=", GT: ">"}
+
+
+def format_value(value: float) -> str:
+    """Shortest readable text for a threshold that still reads back as the same float.
+
+    Examples
+    --------
+    >>> format_value(2.5), format_value(0.1 + 0.2), format_value(3.0)
+    ('2.5', '0.30000000000000004', '3')
+    """
+    text = f"{value:.6g}"
+    return text if float(text) == value else repr(float(value))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test ``feature op value``; a missing value never satisfies a condition.
+
+    ``op`` is ``"=="`` for a nominal attribute (``value`` the category code, ``label``
+    its text) and ``"<="`` or ``">"`` for a numeric one (``value`` an observed value).
+    """
+
+    feature: int
+    op: str
+    value: float
+    feature_name: str
+    label: str
+
+    def __str__(self) -> str:
+        return f"{self.feature_name} {self.op} {self.label}"
+
+    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Which rows satisfy the test, given the encoded matrices of the estimator."""
+        if self.op == "==":
+            return codes[:, self.feature] == self.value
+        col = numeric[:, self.feature]
+        # NaN compares False both ways: missing never satisfies a numeric test.
+        return col <= self.value if self.op == "<=" else col > self.value
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``IF conditions THEN prediction`` with the training class counts it covered.
+
+    Attributes
+    ----------
+    conditions : tuple of Condition
+        Empty for the default rule.
+    prediction : object
+        The predicted class label.
+    class_counts : ndarray of int, shape (n_classes,)
+        Training examples of each class covered (in ordered mode: among the examples
+        left uncovered by the earlier rules).
+    poe_error : float or None
+        The process-oriented error estimate that accepted the rule (``stopping="poe"``).
+    n_hypotheses : int or None
+        Rule versions generated while searching for this rule (``m_k`` of Eq. 13).
+    """
+
+    conditions: tuple[Condition, ...]
+    prediction: object
+    class_counts: np.ndarray
+    poe_error: float | None = None
+    n_hypotheses: int | None = None
+    classes: tuple = field(default=(), repr=False, compare=False)
+
+    @property
+    def n_covered(self) -> int:
+        return int(np.sum(self.class_counts))
+
+    @property
+    def length(self) -> int:
+        return len(self.conditions)
+
+    def __str__(self) -> str:
+        body = " AND ".join(str(c) for c in self.conditions) if self.conditions else "TRUE"
+        counts = ", ".join(str(int(c)) for c in self.class_counts)
+        text = f"IF {body} THEN {self.prediction}  [{counts}]"
+        if self.poe_error is not None:
+            text += f"  (POE error {self.poe_error:.3f}, m = {self.n_hypotheses})"
+        return text
+
+    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        out = np.ones(numeric.shape[0], dtype=bool)
+        for cond in self.conditions:
+            out &= cond.mask(numeric, codes)
+        return out
