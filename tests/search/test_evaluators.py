@@ -1,0 +1,321 @@
+"""Leave-one-out evaluators against brute-force refitting (explicit loops and scikit-learn)."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from sklearn.model_selection import LeaveOneOut, StratifiedKFold, cross_val_predict
+from sklearn.naive_bayes import CategoricalNB, GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+
+from widefs.search import (
+    Criterion,
+    CrossValidationEvaluator,
+    KNNLeaveOneOut,
+    KNNModel,
+    NaiveBayesLeaveOneOut,
+    NaiveBayesModel,
+    argmax_ties,
+    dissertation_k_grid,
+)
+
+
+def brute_knn_loo(X, y, nominal, cols, k, rows):
+    """LOO kNN by an explicit loop: distances summed directly on the subset, neighbours
+    sorted by (distance, index), majority vote, vote tie to the first tied class met."""
+    n = X.shape[0]
+    preds = []
+    for i in rows:
+        d = np.zeros(n)
+        for f in cols:
+            d += (X[:, f] != X[i, f]) if nominal[f] else (X[:, f] - X[i, f]) ** 2
+        order = sorted((j for j in range(n) if j != i), key=lambda j: (d[j], j))[:k]
+        votes = Counter(int(y[j]) for j in order)
+        top = max(votes.values())
+        preds.append(next(int(y[j]) for j in order if votes[int(y[j])] == top))
+    return np.array(preds)
+
+
+def grid_data(seed, n=25, p=7, n_classes=3, levels=3):
+    """Small-integer data: every distance is exact, so distance and vote ties are common."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, p)).astype(float)
+    y = rng.integers(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    nominal = np.zeros(p, bool)
+    nominal[[1, 4]] = True
+    return X, y, nominal
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 6])
+def test_knn_candidates_equal_brute_force_with_ties(seed, k):
+    X, y, nominal = grid_data(seed)
+    n, p = X.shape
+    rng = np.random.default_rng(100 + seed)
+    current = rng.random(p) < 0.5
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(n), n_neighbors=k)
+    D = ev.initial_state(current)
+    np.testing.assert_array_equal(
+        ev.predict_state(D), brute_knn_loo(X, y, nominal, np.flatnonzero(current), k, range(n))
+    )
+    outside, inside = np.flatnonzero(~current), np.flatnonzero(current)
+    adds = ev.predict_moves(D, outside, add=True)
+    for row, f in zip(adds, outside):
+        cols = np.flatnonzero(current | (np.arange(p) == f))
+        np.testing.assert_array_equal(row, brute_knn_loo(X, y, nominal, cols, k, range(n)))
+    removes = ev.predict_moves(D, inside, add=False)
+    for row, f in zip(removes, inside):
+        cols = np.flatnonzero(current & (np.arange(p) != f))
+        np.testing.assert_array_equal(row, brute_knn_loo(X, y, nominal, cols, k, range(n)))
+
+
+def test_knn_ties_are_really_exercised():
+    # Guard for the test above: on this data many LOO neighbourhoods have distance ties at
+    # the k-th neighbour and tied votes, so both rules matter.
+    X, y, nominal = grid_data(0)
+    cols = np.arange(X.shape[1])
+    d = ((X[:, None, :] - X[None, :, :]) ** 2 * ~nominal + (X[:, None] != X[None]) * nominal).sum(
+        -1
+    )
+    np.fill_diagonal(d, np.inf)
+    kth = np.sort(d, axis=1)[:, 2]
+    assert ((d == kth[:, None]).sum(axis=1) > 1).sum() >= 5
+    votes = [Counter(y[np.argsort(d[i], kind="stable")[:2]]) for i in range(len(y))]
+    assert sum(len(v) == 2 for v in votes) >= 5
+    # Nearest-neighbour vote tie rule differs from scikit-learn's lowest-label rule here.
+    ours = brute_knn_loo(X, y, nominal, cols, 2, range(len(y)))
+    assert ours.size == len(y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_knn_rows_ks_and_masks_agree(seed):
+    X, y, nominal = grid_data(seed, n=30, p=6)
+    rows = np.flatnonzero(y == 1)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, rows, n_neighbors=3)
+    masks = np.random.default_rng(seed).random((5, 6)) < 0.6
+    for mask, pred in zip(masks, ev.predict_masks(masks, n_jobs=2)):
+        np.testing.assert_array_equal(
+            pred, brute_knn_loo(X, y, nominal, np.flatnonzero(mask), 3, rows)
+        )
+    D = ev.initial_state(masks[0])
+    ks = [7, 1, 4, 29, 2]
+    for k, pred in zip(ks, ev.predict_state_ks(D, ks)):
+        np.testing.assert_array_equal(
+            pred, brute_knn_loo(X, y, nominal, np.flatnonzero(masks[0]), k, rows)
+        )
+
+
+def test_knn_parallel_chunks_identical():
+    X, y, nominal = grid_data(5, n=40, p=30)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(40), n_neighbors=3)
+    D = ev.initial_state(np.arange(30) < 3)
+    cands = np.arange(3, 30)
+    np.testing.assert_array_equal(
+        ev.predict_moves(D, cands, True, n_jobs=1), ev.predict_moves(D, cands, True, n_jobs=3)
+    )
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 7])
+def test_knn_equals_sklearn_two_classes_odd_k(k):
+    # Continuous data (no distance ties), two classes and odd k (no vote ties): here our
+    # rules and scikit-learn's coincide, so LOO predictions must be identical.
+    rng = np.random.default_rng(k)
+    X = rng.normal(size=(40, 6))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+    ev = KNNLeaveOneOut(X, y, 2, np.zeros(6, bool), np.arange(40), n_neighbors=k)
+    for cols in ([0], [0, 3], [1, 2, 4, 5]):
+        mask = np.isin(np.arange(6), cols)
+        ref = cross_val_predict(
+            KNeighborsClassifier(k, algorithm="brute"), X[:, cols], y, cv=LeaveOneOut()
+        )
+        np.testing.assert_array_equal(ev.predict_state(ev.initial_state(mask)), ref)
+
+
+def test_knn_equals_sklearn_multiclass_where_votes_unique():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 4))
+    y = rng.integers(0, 3, 60)
+    X[:, 0] += y
+    ev = KNNLeaveOneOut(X, y, 3, np.zeros(4, bool), np.arange(60), n_neighbors=4)
+    ours = ev.predict_state(ev.initial_state(np.ones(4, bool)))
+    proba = cross_val_predict(
+        KNeighborsClassifier(4, algorithm="brute"), X, y, cv=LeaveOneOut(), method="predict_proba"
+    )
+    top = proba.max(axis=1, keepdims=True)
+    unique = (proba == top).sum(axis=1) == 1
+    assert unique.sum() > 30 and (~unique).sum() > 3
+    np.testing.assert_array_equal(ours[unique], proba[unique].argmax(axis=1))
+    # Where the vote ties, ours is the class of the nearest tied neighbour.
+    np.testing.assert_array_equal(
+        ours, brute_knn_loo(X, y, np.zeros(4, bool), range(4), 4, range(60))
+    )
+
+
+def test_knn_model_predicts_like_leave_one_out_on_new_rows():
+    X, y, nominal = grid_data(3, n=30, p=5)
+    cols = np.array([0, 1, 3])
+    for i in (0, 7, 19):
+        keep = np.arange(30) != i
+        model = KNNModel(X[keep], y[keep], 3, nominal, cols, 3)
+        expected = brute_knn_loo(X, y, nominal, cols, 3, [i])
+        np.testing.assert_array_equal(model.predict_codes(X[[i]]), expected)
+
+
+def test_dissertation_grid():
+    assert dissertation_k_grid(235) == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 25, 58, 117, 176)
+    assert dissertation_k_grid(2) == (1,)
+
+
+# ----------------------------------------------------------------------------- naive Bayes
+
+
+def brute_nb_loo(X, y, nominal, n_categories, cols, var_smoothing, alpha):
+    """LOO by refitting scikit-learn's GaussianNB / CategoricalNB on each fold.
+
+    Our smoothing is var_smoothing times the largest variance of any numeric column of
+    the full data (fixed); GaussianNB's own epsilon is replaced by it after fitting.
+    Returns the joint log-likelihoods (n, C)."""
+    n, C = len(y), int(y.max()) + 1
+    num = [f for f in cols if not nominal[f]]
+    nom = [f for f in cols if nominal[f]]
+    all_num = np.flatnonzero(~nominal)
+    eps = var_smoothing * np.var(X[:, all_num], axis=0).max() if all_num.size else 0.0
+    jll = np.full((n, C), -np.inf)
+    for i in range(n):
+        keep = np.arange(n) != i
+        classes = np.unique(y[keep])
+        prior = np.log(np.bincount(y[keep], minlength=C)[classes] / (n - 1))
+        total = prior.copy()
+        if num:
+            g = GaussianNB(var_smoothing=0.0).fit(X[keep][:, num], y[keep])
+            g.var_ = g.var_ + eps
+            total += g.predict_joint_log_proba(X[[i]][:, num])[0] - prior
+        if nom:
+            m = CategoricalNB(alpha=alpha, min_categories=n_categories[nom]).fit(
+                X[keep][:, nom].astype(int), y[keep]
+            )
+            total += m.predict_joint_log_proba(X[[i]][:, nom].astype(int))[0] - prior
+        jll[i, classes] = total
+    return jll
+
+
+def mixed_data(seed, n=30, n_classes=3):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    X = np.empty((n, 6))
+    X[:, :3] = rng.normal(size=(n, 3)) + 0.7 * y[:, None]
+    X[:, 3:] = rng.integers(0, 3, size=(n, 3))
+    nominal = np.array([False, False, False, True, True, True])
+    n_cat = np.array([0, 0, 0, 3, 3, 3])
+    return X, y, nominal, n_cat
+
+
+@pytest.mark.parametrize("var_smoothing", [0.0, 1e-9, 0.05])
+@pytest.mark.parametrize("seed", range(3))
+def test_naive_bayes_equals_sklearn_refits(seed, var_smoothing):
+    X, y, nominal, n_cat = mixed_data(seed)
+    ev = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, np.arange(30), var_smoothing, 1.0)
+    for cols in ([0], [3], [0, 4], [1, 2, 3, 5], list(range(6))):
+        mask = np.isin(np.arange(6), cols)
+        ref = brute_nb_loo(X, y, nominal, n_cat, cols, var_smoothing, 1.0)
+        state = ev.initial_state(mask)
+        np.testing.assert_allclose(state, ref, rtol=1e-10, atol=1e-10)
+        np.testing.assert_array_equal(ev.predict_state(state), argmax_ties(ref, axis=1))
+
+
+def test_naive_bayes_moves_equal_refits_and_sklearn_predict():
+    X, y, nominal, n_cat = mixed_data(4)
+    ev = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, np.arange(30), 0.0, 1.0)
+    current = np.array([True, False, False, True, False, False])
+    T = ev.initial_state(current)
+    for add, cands in ((True, np.flatnonzero(~current)), (False, np.flatnonzero(current))):
+        preds = ev.predict_moves(T, cands, add=add)
+        for row, f in zip(preds, cands):
+            mask = current.copy()
+            mask[f] = add
+            ref = brute_nb_loo(X, y, nominal, n_cat, list(np.flatnonzero(mask)), 0.0, 1.0)
+            np.testing.assert_array_equal(row, argmax_ties(ref, axis=1))
+    # Continuous data only: compare with GaussianNB's own predict (no ties possible).
+    cols = [0, 1, 2]
+    ref = cross_val_predict(GaussianNB(var_smoothing=0.0), X[:, cols], y, cv=LeaveOneOut())
+    np.testing.assert_array_equal(ev.predict_state(ev.initial_state(np.isin(range(6), cols))), ref)
+
+
+def test_categorical_nb_ties_follow_lowest_class_rule():
+    # Classes of 11 and 10 with alpha=1 on binary columns: (n0 - 1)/(n0 + 1) equals
+    # n1/(n1 + 2), so a held-out row of the larger class whose value occurs once more in
+    # its class than in the other has exactly tied posteriors.
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1], [11, 10])
+    X = rng.integers(0, 2, size=(21, 3)).astype(float)
+    nominal = np.ones(3, bool)
+    n_cat = np.array([2, 2, 2])
+    ev = NaiveBayesLeaveOneOut(X, y, 2, nominal, n_cat, np.arange(21), 1e-9, 1.0)
+    n_ties = 0
+    for cols in ([0], [1], [0, 2], [0, 1, 2]):
+        ref = brute_nb_loo(X, y, nominal, n_cat, cols, 1e-9, 1.0)
+        pred = ev.predict_state(ev.initial_state(np.isin(range(3), cols)))
+        np.testing.assert_array_equal(pred, argmax_ties(ref, axis=1))
+        n_ties += int(np.sum(np.isclose(ref[:, 0], ref[:, 1], rtol=1e-12, atol=0)))
+        clear = ~np.isclose(ref[:, 0], ref[:, 1], rtol=1e-9, atol=0)
+        sk = cross_val_predict(
+            CategoricalNB(alpha=1.0, min_categories=n_cat[cols]),
+            X[:, cols].astype(int),
+            y,
+            cv=LeaveOneOut(),
+        )
+        np.testing.assert_array_equal(pred[clear], sk[clear])
+    assert n_ties > 0
+
+
+def test_naive_bayes_masks_and_model():
+    X, y, nominal, n_cat = mixed_data(2)
+    rows = np.flatnonzero(y == 2)
+    ev = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, rows, 1e-9, 1.0)
+    masks = np.random.default_rng(0).random((6, 6)) < 0.5
+    for mask, pred in zip(masks, ev.predict_masks(masks)):
+        np.testing.assert_array_equal(pred, ev.predict_state(ev.initial_state(mask)))
+    cols = np.array([0, 3, 5])
+    for i in (0, 12, 29):
+        keep = np.arange(30) != i
+        model = NaiveBayesModel(X[keep], y[keep], 3, nominal, n_cat, cols, 1e-9, 1.0)
+        ref = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, [i], 1e-9, 1.0)
+        # Same epsilon: the model's comes from the 29 rows, the evaluator's from all 30.
+        ref.stats.epsilon = model.stats.epsilon
+        ref.L = ref.stats.loglik(X[[i]], leave_out=y[[i]])
+        expected = ref.predict_state(ref.initial_state(np.isin(range(6), cols)))
+        np.testing.assert_array_equal(model.predict_codes(X[[i]]), expected)
+
+
+# ----------------------------------------------------------------------- criterion, CV
+
+
+def test_criterion_recall_and_balanced():
+    y = np.array([0, 0, 1, 1, 1, 2])
+    pred = np.array([[0, 1, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1]])
+    assert Criterion(y).score(pred).tolist() == [3 / 6, 3 / 6]
+    rec = Criterion(y, target=1)
+    np.testing.assert_array_equal(rec.rows, [2, 3, 4])
+    assert rec.score(pred[:, rec.rows]).tolist() == [2 / 3, 1.0]
+    bal = Criterion(y, target=1, kind="balanced")
+    # recall 2/3, specificity 1/3 (only row 0 of the three others is not called 1).
+    assert bal.score(pred).tolist() == [0.5 * (2 / 3 + 1 / 3), 0.5 * (1.0 + 0.0)]
+
+
+def test_cross_validation_evaluator_matches_cross_val_predict():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    y = rng.integers(0, 2, 30)
+    est = KNeighborsClassifier(3)
+    ev = CrossValidationEvaluator(est, X, y, np.arange(30), cv=5)
+    mask = np.array([True, False, True, False])
+    ref = cross_val_predict(est, X[:, mask], y, cv=StratifiedKFold(5))
+    np.testing.assert_array_equal(ev.predict_state(mask), ref)
+    moves = ev.predict_moves(mask, np.array([1, 3]), add=True, n_jobs=2)
+    for row, f in zip(moves, [1, 3]):
+        m = mask.copy()
+        m[f] = True
+        np.testing.assert_array_equal(
+            row, cross_val_predict(est, X[:, m], y, cv=StratifiedKFold(5))
+        )
