@@ -92,8 +92,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         class (the majority class in ordered mode, the target class in unordered mode),
         the m-estimate ``(n_c + m / C) / (n + m)``, or minus the class entropy of the covered
         examples (ordered mode only). Ties go to the version covering more examples, then
-        to the first generated (lowest attribute index, then ``==``, ``<=``, ``>``, then
-        increasing value).
+        to the first generated (beam members in rank order; within one, lowest attribute
+        index, then ``==``, ``<=``, ``>``, then increasing value).
     m : float, default=2.0
         The ``m`` of ``quality="m_estimate"``.
     poe_m : float or "laplace", default=2.0
@@ -518,6 +518,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted class labels (ties to the first class in ``classes_``)."""
+        check_is_fitted(self)
         return self.classes_[np.argmax(self._class_scores(X), axis=1)]
 
     # ------------------------------------------------------------------ display

@@ -202,7 +202,10 @@ class NodeData:
 
 @dataclass
 class CandidateCounts:
-    """All one-condition specializations of one rule: ``feature op value`` and class counts."""
+    """All one-condition specializations of one rule: ``feature op value`` and class counts.
+
+    Sorted by attribute, then operator (``==``, ``<=``, ``>``), then value.
+    """
 
     feature: np.ndarray
     op: np.ndarray
@@ -239,9 +242,14 @@ def specialization_counts(data: NodeData, covered: np.ndarray) -> CandidateCount
     if not parts_f:
         empty = np.array([], dtype=np.intp)
         return CandidateCounts(empty, empty, np.array([]), np.zeros((0, C), np.int64))
+    feature = np.concatenate(parts_f).astype(np.intp)
+    op = np.concatenate(parts_op).astype(np.intp)
+    value = np.concatenate(parts_v).astype(float)
+    # Generation order (the documented tie-break): attribute, then ==, <=, >, then value.
+    order = np.lexsort((value, op, feature))
     return CandidateCounts(
-        feature=np.concatenate(parts_f).astype(np.intp),
-        op=np.concatenate(parts_op).astype(np.intp),
-        value=np.concatenate(parts_v).astype(float),
-        counts=np.concatenate(parts_c).astype(np.int64),
+        feature=feature[order],
+        op=op[order],
+        value=value[order],
+        counts=np.concatenate(parts_c).astype(np.int64)[order],
     )
