@@ -1,25 +1,33 @@
 """Threshold-scan kernel: per feature, sorted values and prefix sums of per-sample channels."""
 
 from widefs.stumps._scan import (
+    CutScan,
     SortedFeatures,
     StumpTable,
     ThresholdCounts,
+    compact_sorted_features,
     cut_thresholds,
     feature_blocks,
     fit_error_stumps,
     predict_stumps,
     prefix_sums,
+    presort_features,
+    scan_best_cuts,
     threshold_class_counts,
 )
 
 __all__ = [
+    "CutScan",
     "SortedFeatures",
     "StumpTable",
     "ThresholdCounts",
+    "compact_sorted_features",
     "cut_thresholds",
     "feature_blocks",
     "fit_error_stumps",
     "predict_stumps",
     "prefix_sums",
+    "presort_features",
+    "scan_best_cuts",
     "threshold_class_counts",
 ]

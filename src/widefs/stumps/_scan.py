@@ -26,14 +26,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "CutScan",
     "SortedFeatures",
     "StumpTable",
     "ThresholdCounts",
+    "compact_sorted_features",
     "cut_thresholds",
     "feature_blocks",
     "fit_error_stumps",
     "predict_stumps",
     "prefix_sums",
+    "presort_features",
+    "scan_best_cuts",
     "threshold_class_counts",
 ]
 
@@ -306,3 +310,280 @@ def threshold_class_counts(
         right=nonmissing[feat] - left,
         missing=cum[:, -1] - nonmissing,
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Streaming best-cut scan (used by the Set Covering Machines of widefs.scm; generic enough
+# for any learner whose score of a cut is a function of per-side channel sums).
+# ---------------------------------------------------------------------------------------
+
+
+def presort_features(
+    X: ArrayLike, *, index_dtype=np.int32, max_bytes: int = DEFAULT_BLOCK_BYTES
+) -> SortedFeatures:
+    """Sort every column of ``X`` once, a feature block at a time, with compact indices.
+
+    Same result as :meth:`SortedFeatures.from_matrix` (stable order) but without a full
+    transposed copy of ``X`` and with ``order`` stored as ``index_dtype`` (int32 halves
+    the memory of wide data), so the peak is about ``X`` plus the result.
+
+    Examples
+    --------
+    >>> s = presort_features([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
+    >>> s.order.tolist(), s.order.dtype.name
+    ([[1, 2, 0], [2, 0, 1]], 'int32')
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError("X must be two-dimensional (n_samples, n_features).")
+    n, F = X.shape
+    if n > np.iinfo(index_dtype).max:
+        raise ValueError(f"{n} samples do not fit in {np.dtype(index_dtype).name} indices.")
+    order = np.empty((F, n), dtype=index_dtype)
+    values = np.empty((F, n), dtype=X.dtype if X.dtype.kind == "f" else np.float64)
+    for block in feature_blocks(F, 24 * max(n, 1), max_bytes):
+        cols = np.ascontiguousarray(X[:, block].T)
+        o = np.argsort(cols, axis=1, kind="stable")
+        order[block] = o
+        values[block] = np.take_along_axis(cols, o, axis=1)
+    return SortedFeatures(order=order, values=values)
+
+
+@dataclass(frozen=True)
+class CutScan:
+    """Best cut of every feature found by :func:`scan_best_cuts`.
+
+    Attributes
+    ----------
+    score, tiebreak : ndarray of shape (n_features,)
+        Score of the best cut and its secondary key (``-inf`` when the feature has no
+        valid cut among the active samples).
+    position : ndarray of int, shape (n_features,)
+        Index, in the feature's current sorted row, of the first sample right of the cut.
+    side : ndarray of int8, shape (n_features,)
+        0 when the score is that of the left part (``x <= t``), 1 for the right part.
+    left_value, right_value : ndarray of shape (n_features,)
+        ``a``: the largest active value left of the cut; ``b``: the smallest value right of
+        it (active samples, or all samples with ``next_value="all"``). Every threshold
+        ``a <= t < b`` makes the same split.
+    """
+
+    score: NDArray[np.float64]
+    tiebreak: NDArray[np.float64]
+    position: NDArray[np.int64]
+    side: NDArray[np.int8]
+    left_value: NDArray[np.float64]
+    right_value: NDArray[np.float64]
+
+    def best_feature(self) -> int:
+        """The winning feature: highest score, then highest tiebreak, then lowest index (-1 if none)."""
+        if not np.any(np.isfinite(self.score)):
+            return -1
+        # lexsort sorts ascending by the last key first; negate to prefer high values.
+        ranked = np.lexsort((np.arange(self.score.size), -self.tiebreak, -self.score))
+        return int(ranked[0])
+
+
+def _make_scan_kernel():
+    import numba
+
+    @numba.njit(nogil=True)
+    def kernel(order, values, channels, active, n_positions, scorer, params, lo, hi, next_all):
+        F = order.shape[0]
+        K = channels.shape[1]
+        best_s = np.full(F, -np.inf)
+        best_t = np.full(F, -np.inf)
+        best_pos = np.full(F, -1, np.int64)
+        best_side = np.zeros(F, np.int8)
+        best_a = np.full(F, np.nan)
+        best_b = np.full(F, np.nan)
+        total = np.zeros(K)
+        for i in range(channels.shape[0]):
+            if active[i]:
+                for k in range(K):
+                    total[k] += channels[i, k]
+        left = np.zeros(K)
+        for f in range(F):
+            for k in range(K):
+                left[k] = 0.0
+            have = False
+            prev = 0.0
+            nxt = np.inf  # first value > prev among all samples (next_all)
+            bs = -np.inf
+            bt = -np.inf
+            bp = -1
+            bside = 0
+            ba = np.nan
+            bb = np.nan
+            row = order[f]
+            vals = values[f]
+            for pos in range(n_positions):
+                idx = row[pos]
+                v = vals[pos]
+                if not active[idx]:
+                    if next_all and have and v > prev and v < nxt:
+                        nxt = v
+                    continue
+                if have and v > prev:
+                    b = min(v, nxt) if next_all else v
+                    s0, t0, s1, t1 = scorer(left, total, prev, b, lo[f], hi[f], params)
+                    if s0 > bs or (s0 == bs and t0 > bt):
+                        bs, bt, bp, bside, ba, bb = s0, t0, pos, 0, prev, b
+                    if s1 > bs or (s1 == bs and t1 > bt):
+                        bs, bt, bp, bside, ba, bb = s1, t1, pos, 1, prev, b
+                for k in range(K):
+                    left[k] += channels[idx, k]
+                have = True
+                prev = v
+                nxt = np.inf
+            best_s[f] = bs
+            best_t[f] = bt
+            best_pos[f] = bp
+            best_side[f] = bside
+            best_a[f] = ba
+            best_b[f] = bb
+        return best_s, best_t, best_pos, best_side, best_a, best_b
+
+    return kernel
+
+
+_SCAN_KERNEL = None
+
+
+def scan_best_cuts(
+    sorted_features: SortedFeatures,
+    channels: ArrayLike,
+    scorer,
+    params: ArrayLike = (),
+    *,
+    active: ArrayLike | None = None,
+    n_positions: int | None = None,
+    feature_range: tuple[ArrayLike, ArrayLike] | None = None,
+    next_value: str = "active",
+) -> CutScan:
+    """One streaming pass over every feature's sorted order, scoring every cut.
+
+    A cut lies between two consecutive *active* samples of a feature whose values differ
+    (values are compared exactly; no tolerance). At each cut the left-side sums of the
+    per-sample ``channels`` are known, and ``scorer`` turns them into a score for the
+    left part and one for the right part. Per feature the best cut is kept: higher
+    score, then higher tiebreak, then the first cut in ascending order (left part
+    before right part at the same cut).
+
+    Parameters
+    ----------
+    sorted_features : SortedFeatures
+        From :func:`presort_features`; its rows may have been compacted with
+        :func:`compact_sorted_features` (then pass ``n_positions``).
+    channels : array_like of shape (n_samples, n_channels)
+        Per-sample weights summed on each side (class indicators, example weights...).
+    scorer : numba-jitted function
+        ``scorer(left, total, a, b, lo, hi, params) -> (score_left, tie_left,
+        score_right, tie_right)`` where ``left`` / ``total`` are the channel sums of the
+        left part / of all active samples, ``[a, b)`` the interval of equivalent
+        thresholds and ``[lo, hi]`` the feature's range. Return ``-inf`` to reject.
+    params : array_like of float
+        Passed to ``scorer`` unchanged.
+    active : array_like of bool, shape (n_samples,), optional
+        Samples taking part (default all). Inactive samples are skipped: they neither
+        contribute to sums nor create cuts.
+    n_positions : int, optional
+        Scan only the first ``n_positions`` entries of each row (after compaction).
+    feature_range : (lo, hi) arrays of shape (n_features,), optional
+        Passed to ``scorer`` per feature (default zeros).
+    next_value : {"active", "all"}, default="active"
+        Whether ``b`` is the next active value or the next value of any sample.
+
+    Returns
+    -------
+    CutScan
+
+    Examples
+    --------
+    >>> import numba
+    >>> @numba.njit
+    ... def errors(left, total, a, b, lo, hi, params):
+    ...     # left part predicts class 0, right part class 1: minus the errors; and the reverse
+    ...     e = left[1] + (total[0] - left[0])
+    ...     return -e, 0.0, -(total[0] + total[1] - e), 0.0
+    >>> sf = presort_features([[0.0], [1.0], [2.0], [3.0]])
+    >>> scan = scan_best_cuts(sf, [[1, 0], [1, 0], [0, 1], [0, 1]], errors)
+    >>> scan.score.tolist(), scan.position.tolist(), scan.left_value.tolist()
+    ([-0.0], [2], [1.0])
+    """
+    global _SCAN_KERNEL
+    if _SCAN_KERNEL is None:
+        _SCAN_KERNEL = _make_scan_kernel()
+    if next_value not in ("active", "all"):
+        raise ValueError(f"next_value must be 'active' or 'all', got {next_value!r}.")
+    order, values = sorted_features.order, sorted_features.values
+    F, n = order.shape
+    ch = np.ascontiguousarray(np.asarray(channels, dtype=np.float64))
+    if ch.ndim == 1:
+        ch = ch[:, None]
+    act = np.ones(n, np.bool_) if active is None else np.asarray(active, dtype=np.bool_)
+    if act.shape[0] != ch.shape[0]:
+        raise ValueError("active and channels must have one entry per sample.")
+    if feature_range is None:
+        lo = hi = np.zeros(F)
+    else:
+        lo = np.ascontiguousarray(np.broadcast_to(np.asarray(feature_range[0], float), (F,)))
+        hi = np.ascontiguousarray(np.broadcast_to(np.asarray(feature_range[1], float), (F,)))
+    npos = n if n_positions is None else int(n_positions)
+    out = _SCAN_KERNEL(
+        order,
+        values,
+        ch,
+        act,
+        npos,
+        scorer,
+        np.asarray(params, dtype=np.float64).reshape(-1),
+        lo,
+        hi,
+        next_value == "all",
+    )
+    return CutScan(*out)
+
+
+def _compact_impl(order, values, active, n_positions):
+    F = order.shape[0]
+    kept = 0
+    for f in range(F):
+        kept = 0
+        for pos in range(n_positions):
+            idx = order[f, pos]
+            if active[idx]:
+                order[f, kept] = idx
+                values[f, kept] = values[f, pos]
+                kept += 1
+    return kept
+
+
+_COMPACT_KERNEL = None
+
+
+def compact_sorted_features(
+    sorted_features: SortedFeatures, active: ArrayLike, n_positions: int | None = None
+) -> int:
+    """Move each row's active samples to its front, in place, keeping their order.
+
+    Returns the new number of positions to scan (the number of active samples). Learners
+    that remove samples step by step call this lazily (when enough were removed), so a
+    scan never pays for long-gone samples and ``X`` is never copied.
+
+    Examples
+    --------
+    >>> sf = presort_features([[3.0], [1.0], [2.0]])
+    >>> compact_sorted_features(sf, [True, False, True])
+    2
+    >>> sf.order[0, :2].tolist(), sf.values[0, :2].tolist()
+    ([2, 0], [2.0, 3.0])
+    """
+    global _COMPACT_KERNEL
+    if _COMPACT_KERNEL is None:
+        import numba
+
+        _COMPACT_KERNEL = numba.njit(nogil=True, cache=True)(_compact_impl)
+    act = np.asarray(active, dtype=np.bool_)
+    npos = sorted_features.n_samples if n_positions is None else int(n_positions)
+    return int(_COMPACT_KERNEL(sorted_features.order, sorted_features.values, act, npos))

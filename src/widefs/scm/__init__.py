@@ -1,0 +1,42 @@
+"""Set Covering Machines of decision stumps with risk bounds (Shah, Marchand & Corbeil 2010).
+
+Learners (binary scikit-learn classifiers):
+
+- :class:`SampleCompressionSCM` — hard greedy, utility ``|Q| - p|R|``, thresholds at training
+  values, sample-compression bound (eqs. 4-5);
+- :class:`OccamSCM` — hard greedy with a dyadic threshold code, Occam's razor bound (Theorem 2);
+- :class:`PACBayesSCM` — soft greedy over margin intervals, Gibbs and Bayes classifiers,
+  PAC-Bayes bound (Theorem 5).
+
+Bounds as pure functions: :func:`occam_bound`, :func:`sample_compression_bound`,
+:func:`pac_bayes_bound`. Persistence: ``model.to_json()`` / :func:`from_json`. A readable
+summary for reports: :func:`describe_model`.
+"""
+
+from widefs.scm._base import StumpRule
+from widefs.scm._bounds import (
+    dyadic_bits,
+    dyadic_threshold,
+    log_zeta,
+    occam_bound,
+    pac_bayes_bound,
+    sample_compression_bound,
+)
+from widefs.scm._greedy import OccamSCM, SampleCompressionSCM
+from widefs.scm._pac_bayes import PACBayesSCM
+from widefs.scm._serialize import describe_model, from_json
+
+__all__ = [
+    "OccamSCM",
+    "PACBayesSCM",
+    "SampleCompressionSCM",
+    "StumpRule",
+    "describe_model",
+    "dyadic_bits",
+    "dyadic_threshold",
+    "from_json",
+    "log_zeta",
+    "occam_bound",
+    "pac_bayes_bound",
+    "sample_compression_bound",
+]
