@@ -19,12 +19,18 @@ def colon_report(tmp_path_factory):
 
 def test_colon_report_files_and_numbers(colon_report):
     names = {p.name for p in colon_report.iterdir()}
-    assert {"report.md", "chance_curve.png", "errors_allowed.png", "features.csv"} <= names
+    assert {
+        "report.md",
+        "report.html",
+        "chance_curve.png",
+        "errors_allowed.png",
+        "features.csv",
+    } <= names
     md = (colon_report / "report.md").read_text()
-    assert (
-        "![chance_curve.png](chance_curve.png)" in md
-        and "![errors_allowed.png](errors_allowed.png)" in md
-    )
+    assert "](chance_curve.png)" in md and "](errors_allowed.png)" in md
+    html = (colon_report / "report.html").read_text()
+    # Self-contained: both figures embedded, no reference to files beside it.
+    assert html.count('src="data:image/png;base64,') == 2 and 'src="chance_curve.png"' not in html
     # M = 2000 genes, N = 31 validation examples: the report's numbers are Theorem 4.1's.
     assert f"{100 * highest_chance_accuracy(2000, 31):.1f}%" in md
     assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31):.2f}", md)

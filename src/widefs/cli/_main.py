@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
 
 import widefs
-from widefs.cli._chance import chance_analysis
+from widefs.cli._chance import chance_sections
 from widefs.cli._data import LoadedData, load_cli_data
-from widefs.cli._report import Report, Section, md_table
+from widefs.cli._report import Report, Section, Table
 from widefs.datasets import list_datasets
 from widefs.exceptions import DataError
 
@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _summary(data: LoadedData):
+def _summary(data: LoadedData) -> Section:
     import numpy as np
 
     classes, counts = np.unique(data.y, return_counts=True)
@@ -64,12 +64,16 @@ def _summary(data: LoadedData):
     ]
     if data.imputed_columns:
         rows.append(("imputed columns", f"{len(data.imputed_columns)} (median)"))
-    table = Table(title=f"Dataset: {data.name}")
-    table.add_column("")
-    table.add_column("")
-    for k, v in rows:
-        table.add_row(k, v)
-    return Section("Dataset", md_table(["", ""], rows)), table
+    section = Section("Dataset")
+    section.add(Table(["", ""], rows, title=f"Dataset: {data.name}"))
+    return section
+
+
+def _show(console: Console, section: Section) -> None:
+    for block in section.blocks:
+        renderable = block.rich() if hasattr(block, "rich") else None
+        if renderable is not None:
+            console.print(renderable)
 
 
 def _run(args, console: Console) -> int:
@@ -82,31 +86,33 @@ def _run(args, console: Console) -> int:
             "below was measured with feature selection inside the evaluation folds."
         ),
     )
-    section, table = _summary(data)
-    report.add(section)
-    console.print(table)
+    _show(console, report.add(_summary(data)))
+    steps = [("chance analysis and discriminative selection", chance_sections)]
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
+        BarColumn(),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     ) as progress:
-        sections, tables = chance_analysis(data, seed=args.seed, progress=progress)
-    for sec in sections:
-        report.add(sec)
-    for t in tables:
-        console.print(t)
+        task = progress.add_task("analysing", total=len(steps))
+        for description, build in steps:
+            progress.update(task, description=description)
+            for section in build(data, seed=args.seed):
+                report.add(section)
+                _show(progress.console, section)
+            progress.advance(task)
     written = report.write(args.out)
     console.print(
-        f"Report written to [bold]{args.out / 'report.md'}[/bold] "
+        f"Report written to [bold]{args.out / 'report.html'}[/bold] and report.md "
         f"({len(written)} files, {time.perf_counter() - t0:.1f} s)."
     )
     return 0
 
 
 def _datasets(console: Console) -> int:
-    table = Table(title="Bundled datasets")
+    table = RichTable(title="Bundled datasets")
     for col in ("name", "samples", "features", "classes", "group"):
         table.add_column(col)
     for name, row in list_datasets().iterrows():
