@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
@@ -23,6 +25,7 @@ from widefs.stats import (
     mgm_threshold,
 )
 from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
+from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 
 __all__ = ["DiscriminativeSelector", "threshold_in_errors"]
 
@@ -105,6 +108,22 @@ def threshold_in_errors(
     return cut, eligible & (n_errors < cut)
 
 
+def _score_block(Xb, columns, lazy, y_codes, n_classes, train, val, scorer, var_smoothing):
+    """Validation errors (summed over splits) and constancy of one block of columns."""
+    if lazy:
+        Xb = load_columns(Xb, columns)
+        if not np.isfinite(Xb).all():
+            bad = columns.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
+            raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}...).")
+    if scorer == "gaussian_nb":
+        errors = gaussian_nb_split_errors(
+            Xb, y_codes, n_classes, train, val, var_smoothing=var_smoothing
+        )
+    else:
+        errors = stump_split_errors(Xb, y_codes, n_classes, train, val)
+    return errors.sum(axis=0), np.ptp(Xb, axis=0) == 0
+
+
 class DiscriminativeSelector(SelectorMixin, BaseEstimator):
     """Select features whose one-feature classifier beats the best expected by chance.
 
@@ -144,6 +163,15 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         Variance smoothing of the naive Bayes scorer, as in ``GaussianNB``.
     random_state : int, RandomState instance or None, default=None
         Seeds the halves split (and the folds for an int ``cv``).
+    n_jobs : int, default=None
+        Score blocks of features in parallel with joblib (any backend, e.g. Dask through
+        ``joblib.parallel_config(backend="dask")``). Results do not depend on it.
+
+    Notes
+    -----
+    ``X`` may be out of core: a dask array, a zarr array or a numpy memmap is scored one
+    block of columns at a time (about 64 MB each), never loaded whole, with the same
+    result as in memory; ``transform`` then loads only the selected columns.
 
     Attributes
     ----------
@@ -200,6 +228,7 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         "p_error": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="neither")],
         "var_smoothing": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": ["random_state"],
+        "n_jobs": [None, Integral],
     }
 
     def __init__(
@@ -212,6 +241,7 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         p_error="auto",
         var_smoothing=1e-9,
         random_state=None,
+        n_jobs=None,
     ):
         self.threshold = threshold
         self.scorer = scorer
@@ -220,6 +250,30 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         self.p_error = p_error
         self.var_smoothing = var_smoothing
         self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _validate_lazy(self, X, y):
+        """Checks for an out-of-core X that do not load it (values are checked per block)."""
+        if len(X.shape) != 2:
+            raise ValueError(f"Expected a 2D matrix, got shape {X.shape}.")
+        y = column_or_1d(y, warn=True)
+        if X.shape[0] != y.shape[0] or X.shape[0] < 2:
+            raise ValueError(
+                f"X has {X.shape[0]} rows and y {y.shape[0]} labels; need equal counts >= 2."
+            )
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return y
+
+    def transform(self, X):
+        """Keep the selected columns; an out-of-core X loads only those columns."""
+        if is_lazy_matrix(X):
+            check_is_fitted(self)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, expected {self.n_features_in_}.")
+            return load_columns(X, np.flatnonzero(self.support_))
+        return super().transform(X)
 
     def _split_masks(self, y_codes: np.ndarray, n_classes: int):
         n = y_codes.shape[0]
@@ -251,7 +305,11 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        lazy = is_lazy_matrix(X)
+        if lazy:
+            y = self._validate_lazy(X, y)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.size
@@ -260,12 +318,33 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
                 f"DiscriminativeSelector needs at least 2 classes; got 1 class ({self.classes_[0]!r})."
             )
         train, val = self._split_masks(y_codes, n_classes)
-        score = gaussian_nb_split_errors if self.scorer == "gaussian_nb" else stump_split_errors
-        kwargs = {"var_smoothing": self.var_smoothing} if self.scorer == "gaussian_nb" else {}
-        errors = score(X, y_codes, n_classes, train, val, **kwargs).sum(axis=0)
+        n_features = X.shape[1]
+        # In memory and serial: one block. Otherwise blocks of columns, scored independently
+        # (scores are per feature), so results do not depend on n_jobs or on the block size.
+        if lazy or effective_n_jobs(self.n_jobs) > 1:
+            width = block_width(X.shape[0])
+            if not lazy:
+                width = min(width, -(-n_features // effective_n_jobs(self.n_jobs)))
+        else:
+            width = n_features
+        parts = Parallel(n_jobs=self.n_jobs)(
+            delayed(_score_block)(
+                X[:, b] if not lazy else X,
+                b,
+                lazy,
+                y_codes,
+                n_classes,
+                train,
+                val,
+                self.scorer,
+                self.var_smoothing,
+            )
+            for b in iter_column_blocks(n_features, width)
+        )
+        errors = np.concatenate([p[0] for p in parts])
 
         self.p_error_ = 1.0 - 1.0 / n_classes if self.p_error == "auto" else float(self.p_error)
-        self.constant_features_ = np.ptp(X, axis=0) == 0
+        self.constant_features_ = np.concatenate([p[1] for p in parts])
         eligible = ~self.constant_features_
         self.n_validation_ = int(val.sum())
         self.n_scored_ = int(eligible.sum())
