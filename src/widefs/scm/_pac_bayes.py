@@ -34,8 +34,11 @@ _COMPACT_BELOW = 0.75
 
 
 @numba.njit(cache=True, nogil=True)
-def _group_sums(row, vals, w, ypos, n_positions, lo, gv, cn, cxn, cp, cxp):
-    """Distinct active values (shifted by lo) and class-wise prefix sums of w and w*x."""
+def _group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
+    """Distinct active values (``go``; shifted by lo in ``gv``) and class-wise prefix sums of w and w*x.
+
+    Sums use values shifted by the range's low end to limit cancellation in ``b W - WX``.
+    """
     G = 0
     prev = 0.0
     cn[0] = 0.0
@@ -51,6 +54,7 @@ def _group_sums(row, vals, w, ypos, n_positions, lo, gv, cn, cxn, cp, cxp):
         if G == 0 or v > prev:
             G += 1
             gv[G - 1] = v
+            go[G - 1] = vals[pos]
             cn[G] = cn[G - 1]
             cxn[G] = cxn[G - 1]
             cp[G] = cp[G - 1]
@@ -69,6 +73,7 @@ def _group_sums(row, vals, w, ypos, n_positions, lo, gv, cn, cxn, cp, cxp):
 def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total):
     F = order.shape[0]
     gv = np.empty(n_positions)
+    go = np.empty(n_positions)
     cn = np.empty(n_positions + 1)
     cxn = np.empty(n_positions + 1)
     cp = np.empty(n_positions + 1)
@@ -80,7 +85,7 @@ def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
         span = hi[f] - lo[f]
         if span <= 0.0:
             continue
-        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, cn, cxn, cp, cxp)
+        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
             continue
         log_span = math.log(span)
@@ -103,12 +108,12 @@ def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
                 c = below_n + (b * wn - wxn) * inv
                 u = c / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total - pen
                 if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, 1, a, b, c
+                    best, bf, bd, ba, bb, bc = u, f, 1, go[s], go[e], c
                 # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
                 c = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
                 u = c / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total - pen
                 if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, -1, a, b, c
+                    best, bf, bd, ba, bb, bc = u, f, -1, go[s], go[e], c
     return best, bf, bd, ba, bb, bc
 
 
@@ -117,6 +122,7 @@ def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_to
     """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
     F = order.shape[0]
     gv = np.empty(n_positions)
+    go = np.empty(n_positions)
     cn = np.empty(n_positions + 1)
     cxn = np.empty(n_positions + 1)
     cp = np.empty(n_positions + 1)
@@ -128,7 +134,7 @@ def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_to
         span = hi[f] - lo[f]
         if span <= 0.0:
             continue
-        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, cn, cxn, cp, cxp)
+        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
             continue
         h = gamma * span
@@ -138,14 +144,16 @@ def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_to
         i0 = 0  # first group with value >= a
         i1 = 0  # first group with value > b
         for g in range(G - 1):
-            t = gv[g] + (gv[g + 1] - gv[g]) / 2.0
-            if t >= gv[g + 1]:
-                t = gv[g]
-            a = max(t - h, 0.0)
-            b = min(t + h, span)
-            while i0 < G and gv[i0] < a:
+            t = go[g] + (go[g + 1] - go[g]) / 2.0
+            if t >= go[g + 1]:
+                t = go[g]
+            a_orig = max(t - h, lo[f])
+            b_orig = min(t + h, hi[f])
+            a = a_orig - lo[f]
+            b = b_orig - lo[f]
+            while i0 < G and go[i0] < a_orig:
                 i0 += 1
-            while i1 < G and gv[i1] <= b:
+            while i1 < G and go[i1] <= b_orig:
                 i1 += 1
             width = b - a
             inv = 1.0 / width
@@ -157,11 +165,11 @@ def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_to
             c = cn[i0] + (b * wn - wxn) * inv
             u = c / n_rem - p * (cp[i0] + (b * wp - wxp) * inv) / p_total - pen
             if u > best:
-                best, bf, bd, ba, bb, bt, bc = u, f, 1, a, b, t, c
+                best, bf, bd, ba, bb, bt, bc = u, f, 1, a_orig, b_orig, t, c
             c = (tot_n - cn[i1]) + (wxn - a * wn) * inv
             u = c / n_rem - p * ((tot_p - cp[i1]) + (wxp - a * wp) * inv) / p_total - pen
             if u > best:
-                best, bf, bd, ba, bb, bt, bc = u, f, -1, a, b, t, c
+                best, bf, bd, ba, bb, bt, bc = u, f, -1, a_orig, b_orig, t, c
     return best, bf, bd, ba, bb, bt, bc
 
 
@@ -218,13 +226,18 @@ def soft_greedy(
                 n_pos_total,
                 margin,
             )
-        if f < 0 or not c > 0.0:
-            break  # no interval covers any remaining negative weight: no progress
-        a, b = a + lo[f], b + lo[f]
-        t = a + (b - a) / 2.0 if t is None else t + lo[f]
+        if f < 0:
+            break
+        if t is None:
+            t = a + (b - a) / 2.0
         alive = np.flatnonzero(w > 0)
         sig = firing_probability(X[alive, f], d, a, b)
-        covered_pos = float(np.sum(w[alive] * (1.0 - sig) * y_pos[alive]))
+        # Direct sums (exactly 0 when nothing is covered, unlike the prefix-sum form).
+        lost = w[alive] * (1.0 - sig)
+        c = float(np.sum(lost[~y_pos[alive]]))
+        covered_pos = float(np.sum(lost[y_pos[alive]]))
+        if not c > 0.0:
+            break  # the best interval covers no remaining negative weight: no progress
         w[alive] *= sig
         stumps.append(
             LearnedStump(
