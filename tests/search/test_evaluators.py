@@ -127,7 +127,7 @@ def test_knn_equals_sklearn_two_classes_odd_k(k):
     for cols in ([0], [0, 3], [1, 2, 4, 5]):
         mask = np.isin(np.arange(6), cols)
         ref = cross_val_predict(
-            KNeighborsClassifier(k, algorithm="brute"), X[:, cols], y, cv=LeaveOneOut()
+            KNeighborsClassifier(k, algorithm="kd_tree"), X[:, cols], y, cv=LeaveOneOut()
         )
         np.testing.assert_array_equal(ev.predict_state(ev.initial_state(mask)), ref)
 
@@ -140,7 +140,7 @@ def test_knn_equals_sklearn_multiclass_where_votes_unique():
     ev = KNNLeaveOneOut(X, y, 3, np.zeros(4, bool), np.arange(60), n_neighbors=4)
     ours = ev.predict_state(ev.initial_state(np.ones(4, bool)))
     proba = cross_val_predict(
-        KNeighborsClassifier(4, algorithm="brute"), X, y, cv=LeaveOneOut(), method="predict_proba"
+        KNeighborsClassifier(4, algorithm="kd_tree"), X, y, cv=LeaveOneOut(), method="predict_proba"
     )
     top = proba.max(axis=1, keepdims=True)
     unique = (proba == top).sum(axis=1) == 1

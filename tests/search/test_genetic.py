@@ -1,0 +1,96 @@
+import itertools
+
+import numpy as np
+import pytest
+
+from widefs.search import GeneticSelector, initial_population, rank_fitness
+
+
+def data(seed=0, n=30, p=25):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, p)).astype(float)
+    y = rng.integers(0, 2, size=n)
+    X[:, 4] += 4 * y  # one feature that separates the classes
+    return X, y
+
+
+def test_identical_for_any_n_jobs():
+    X, y = data()
+    kw = dict(population_size=10, n_generations=8, mutation_rate=0.02, random_state=3)
+    a = GeneticSelector(n_jobs=1, **kw).fit(X, y)
+    b = GeneticSelector(n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(a.population_, b.population_)
+    assert a.history_ == b.history_
+    c = GeneticSelector(n_jobs=1, **{**kw, "random_state": 4}).fit(X, y)
+    assert c.history_ != a.history_
+
+
+def test_best_is_scored_like_brute_force_and_is_the_best_seen(brute):
+    X, y = data(1)
+    sel = GeneticSelector(population_size=8, n_generations=6, n_neighbors=3, random_state=0)
+    sel.fit(X, y)
+    nominal = np.zeros(X.shape[1], bool)
+    assert sel.score_ == brute.score(X, y, nominal, np.flatnonzero(sel.support_), 3)
+    assert sel.score_ == max(h["best_score"] for h in sel.history_)
+    assert [h["best_so_far"] for h in sel.history_] == list(
+        np.maximum.accumulate([h["best_score"] for h in sel.history_])
+    )
+    # Final population fitness re-scored from scratch.
+    for ind, fit in zip(sel.population_[:3], sel.fitness_[:3]):
+        assert fit == brute.score(X, y, nominal, np.flatnonzero(ind), 3)
+
+
+def test_full_elitism_never_loses_the_best():
+    X, y = data(2)
+    sel = GeneticSelector(
+        population_size=6, n_generations=10, elitism=1.0, mutation_rate=0.05, random_state=1
+    ).fit(X, y)
+    best = [(h["best_score"], -h["best_n_features"]) for h in sel.history_]
+    assert all(b >= a for a, b in itertools.pairwise(best))
+
+
+def test_finds_the_planted_feature():
+    X, y = data(3, p=40)
+    sel = GeneticSelector(random_state=0, n_neighbors=3).fit(X, y)
+    assert sel.support_[4]
+    assert sel.score_ >= 0.9
+    assert len(sel.history_) == 41
+    # Duplicates are not rescored: far fewer evaluations than 20 x 41.
+    assert sel.n_evaluations_ < 20 * 41
+
+
+def test_initial_population_parts():
+    pop = initial_population(np.random.RandomState(0), 20, 200, (0.1, 0.2, 0.4, 0.6, 0.8))
+    assert pop.sum(axis=1).tolist() == [20] * 4 + [40] * 4 + [80] * 4 + [120] * 4 + [160] * 4
+    tiny = initial_population(np.random.RandomState(0), 5, 3, (0.1, 0.2, 0.4, 0.6, 0.8))
+    assert tiny.sum(axis=1).tolist() == [1, 1, 1, 2, 2]
+    # Features are drawn uniformly: each is in about the same number of 10% individuals.
+    many = initial_population(np.random.RandomState(1), 5000, 10, (0.1,))
+    counts = many.sum(axis=0)
+    assert np.all(np.abs(counts - 500) < 5 * np.sqrt(5000 * 0.1 * 0.9))
+
+
+def test_rank_fitness_ties():
+    scores = np.array([0.5, 0.7, 0.7, -np.inf, 0.7])
+    sizes = np.array([1, 4, 2, 0, 2])
+    assert rank_fitness(scores, sizes).tolist() == [2, 4, 1, 0, 3]
+
+
+def test_naive_bayes_and_target_class(brute):
+    X, y = data(4)
+    sel = GeneticSelector(
+        population_size=6, n_generations=3, estimator="naive_bayes", target_class=1, random_state=0
+    ).fit(X, y)
+    assert sel.n_neighbors_ is None and 0.0 <= sel.score_ <= 1.0
+    knn = GeneticSelector(
+        population_size=6, n_generations=3, n_neighbors=1, target_class=0, random_state=0
+    ).fit(X, y)
+    nominal = np.zeros(X.shape[1], bool)
+    assert knn.score_ == brute.score(X, y, nominal, np.flatnonzero(knn.support_), 1, target=0)
+
+
+def test_bad_fractions():
+    X, y = data()
+    with pytest.raises(ValueError, match="initial_fractions must be"):
+        GeneticSelector(initial_fractions=[0.0, 0.5]).fit(X, y)
