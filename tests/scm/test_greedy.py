@@ -1,13 +1,14 @@
 """Greedy learners against plain-Python references of Section VI (Shah et al. 2010)."""
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
-from widefs.scm import dyadic_bits
 from widefs.scm import _greedy as greedy_mod
 from widefs.scm import _pac_bayes as pb_mod
+from widefs.scm import dyadic_bits
 from widefs.scm._greedy import hard_greedy
 from widefs.scm._pac_bayes import soft_greedy
 
@@ -24,9 +25,12 @@ def ref_hard_greedy(X, y_pos, *, utility, p, max_rules, eta=0.0, lo=None, hi=Non
         p_norm = float(y_pos.sum()) if positives == "all" else float((active & y_pos).sum())
         p_norm = max(p_norm, 1.0)
         best = None
+        used = {o[0] for o in out}  # one stump per attribute
         for f in range(n):
+            if f in used:
+                continue
             vals = np.unique(X[active, f])
-            for a, b in zip(vals[:-1], vals[1:]):
+            for a, b in itertools.pairwise(vals):
                 for side in (0, 1):
                     cov = active & ((X[:, f] <= a) if side == 0 else (X[:, f] > a))
                     q = float((cov & ~y_pos).sum())
@@ -107,6 +111,8 @@ def ref_soft_greedy(X, y_pos, lo, hi, p, eta, max_rules):
             break
         best = None
         for f in range(n):
+            if f in {o[0] for o in out}:
+                continue
             vals = np.unique(X[w > 0, f])
             for i, a in enumerate(vals):
                 for b in vals[i + 1 :]:

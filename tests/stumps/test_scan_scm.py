@@ -1,5 +1,7 @@
 """The streaming best-cut scan (presort_features, scan_best_cuts, compact_sorted_features)."""
 
+import itertools
+
 import numba
 import numpy as np
 import pytest
@@ -25,15 +27,14 @@ def _gini_scorer(left, total, a, b, lo, hi, params):
 
 def _brute(X, W, active, params, lo, hi, next_all):
     """Every cut between consecutive distinct active values, scored directly."""
-    m, F = X.shape
+    F = X.shape[1]
     out = []
     for f in range(F):
         best = (-np.inf, -np.inf, None)
         vals = np.unique(X[active, f])
-        for a, b_act in zip(vals[:-1], vals[1:]):
+        for a, b_act in itertools.pairwise(vals):
             b = X[(X[:, f] > a), f].min() if next_all else b_act
             left = active & (X[:, f] <= a)
-            right = active & (X[:, f] > a)
             L = W[left].sum(axis=0)
             T = W[active].sum(axis=0)
             pen = params[0] * (b - a) / (hi[f] - lo[f])

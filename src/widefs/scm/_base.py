@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs.exceptions import HeuristicBoundWarning
@@ -197,9 +197,11 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.size != 2:
+            y_type = type_of_target(y, input_name="y")
             raise ValueError(
-                f"{type(self).__name__} is a binary classifier: y must hold exactly 2 "
-                f"classes, got {self.classes_.size} class(es) ({self.classes_.tolist()!r})."
+                f"Only binary classification is supported. The type of the target is "
+                f"{y_type}: {type(self).__name__} needs y with exactly 2 classes, got "
+                f"{self.classes_.size} class(es) ({self.classes_.tolist()!r})."
             )
         # Conjunction space: the class a conjunction outputs when every stump fires.
         positive_code = 1 if self.model_type == "conjunction" else 0

@@ -134,6 +134,8 @@ def hard_greedy(
     next_value = "all" if (utility == "occam" and threshold_interval == "all") else "active"
     scorer = _sc_scorer if utility == "sc" else _occam_scorer
     n_positions = m
+    # One stump per attribute (Section II; the bounds' prior counts attribute subsets).
+    unused = np.ones(F, dtype=bool)
     stumps: list[LearnedStump] = []
     while len(stumps) < max_rules:
         n_neg = float(np.sum(active & ~y_pos))
@@ -153,6 +155,7 @@ def hard_greedy(
             n_positions=n_positions,
             feature_range=(lo, hi),
             next_value=next_value,
+            feature_mask=unused,
         )
         f = scan.best_feature()
         if f < 0:
@@ -183,6 +186,7 @@ def hard_greedy(
             )
         )
         active[covered] = False
+        unused[f] = False
         n_active = int(active.sum())
         if next_value == "active" and n_active < _COMPACT_BELOW * n_positions:
             n_positions = compact_sorted_features(sf, active, n_positions)

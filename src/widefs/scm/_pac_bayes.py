@@ -70,7 +70,7 @@ def _group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
 
 
 @numba.njit(cache=True, nogil=True)
-def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total):
+def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
     gv = np.empty(n_positions)
     go = np.empty(n_positions)
@@ -83,7 +83,7 @@ def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
     ba, bb, bc = np.nan, np.nan, 0.0
     for f in range(F):
         span = hi[f] - lo[f]
-        if span <= 0.0:
+        if span <= 0.0 or not unused[f]:
             continue
         G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
@@ -118,7 +118,7 @@ def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
 
 
 @numba.njit(cache=True, nogil=True)
-def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma):
+def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
     """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
     F = order.shape[0]
     gv = np.empty(n_positions)
@@ -132,7 +132,7 @@ def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_to
     ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
     for f in range(F):
         span = hi[f] - lo[f]
-        if span <= 0.0:
+        if span <= 0.0 or not unused[f]:
             continue
         G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
@@ -201,6 +201,7 @@ def soft_greedy(
     w = np.ones(m)
     n_pos_total = max(float(y_pos.sum()), 1.0)
     n_positions = m
+    unused = np.ones(X.shape[1], dtype=np.bool_)  # one stump per attribute (Section II)
     stumps: list[LearnedStump] = []
     while len(stumps) < max_rules:
         n_rem = float(np.sum(w[~y_pos]))
@@ -208,7 +209,18 @@ def soft_greedy(
             break  # every negative is totally covered
         if margin is None:
             _, f, d, a, b, c = _soft_step(
-                sf.order, sf.values, w, y_pos, n_positions, lo, hi, p, eta, n_rem, n_pos_total
+                sf.order,
+                sf.values,
+                w,
+                y_pos,
+                n_positions,
+                lo,
+                hi,
+                p,
+                eta,
+                n_rem,
+                n_pos_total,
+                unused,
             )
             t = None
         else:
@@ -225,6 +237,7 @@ def soft_greedy(
                 n_rem,
                 n_pos_total,
                 margin,
+                unused,
             )
         if f < 0:
             break
@@ -239,6 +252,7 @@ def soft_greedy(
         if not c > 0.0:
             break  # the best interval covers no remaining negative weight: no progress
         w[alive] *= sig
+        unused[f] = False
         stumps.append(
             LearnedStump(
                 feature=int(f),
