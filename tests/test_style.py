@@ -13,7 +13,9 @@ RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.whi
 
 
 @pytest.mark.skipif(RUFF is None, reason="ruff is not installed (it is in the [test] extra)")
-@pytest.mark.parametrize("args", [["check", "--no-cache", "."], ["format", "--no-cache", "--check", "."]])
+@pytest.mark.parametrize(
+    "args", [["check", "--no-cache", "."], ["format", "--no-cache", "--check", "."]]
+)
 def test_ruff_clean(args):
     proc = subprocess.run([RUFF, *args], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
