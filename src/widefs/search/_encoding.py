@@ -118,8 +118,12 @@ def encode_fit(estimator, X, y, categorical_features, *, ensure_min_samples: int
     y : ndarray
     encoding : FeatureEncoding
     """
+    from_dtype = isinstance(categorical_features, str) and categorical_features == "from_dtype"
+    explicit = (
+        None if from_dtype or categorical_features is None else np.asarray(categorical_features)
+    )
     frame_nominal = None
-    if _is_frame(X) and categorical_features == "from_dtype":
+    if _is_frame(X) and from_dtype:
         import pandas as pd
 
         frame_nominal = np.array(
@@ -128,16 +132,14 @@ def encode_fit(estimator, X, y, categorical_features, *, ensure_min_samples: int
                 for dt in X.dtypes
             ]
         )
-    numeric_input = (
-        categorical_features is None
-        or (frame_nominal is not None and not frame_nominal.any())
-        or (
-            frame_nominal is None
-            and categorical_features == "from_dtype"
-            and not (hasattr(X, "dtype") and X.dtype == object)
-            and not (isinstance(X, list | tuple))
+    if explicit is not None:
+        numeric_input = explicit.size == 0 or (explicit.dtype == bool and not explicit.any())
+    elif frame_nominal is not None:
+        numeric_input = not frame_nominal.any()
+    else:
+        numeric_input = categorical_features is None or not (
+            (hasattr(X, "dtype") and X.dtype == object) or isinstance(X, list | tuple)
         )
-    )
     if numeric_input:
         Xv, y = validate_data(
             estimator, X, y, dtype=np.float64, ensure_min_samples=ensure_min_samples
@@ -150,8 +152,9 @@ def encode_fit(estimator, X, y, categorical_features, *, ensure_min_samples: int
     n_features = Xv.shape[1]
     if frame_nominal is not None:
         nominal = frame_nominal
-    elif categorical_features == "from_dtype":
-        if Xv.dtype == object:
+    elif from_dtype:
+        if Xv.dtype.kind in "OUS":
+            Xv = Xv.astype(object)
             nominal = np.array([_object_column_is_nominal(Xv[:, j]) for j in range(n_features)])
         else:
             nominal = np.zeros(n_features, dtype=bool)
