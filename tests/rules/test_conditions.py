@@ -6,7 +6,7 @@ import pytest
 
 from widefs.rules._conditions import FeatureEncoding, NodeData, specialization_counts
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import SortedFeatures, threshold_class_counts
+from widefs.stumps import SortedFeatures, threshold_class_counts, threshold_class_counts_many
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -103,3 +103,24 @@ def test_encoding_detects_kinds_and_missing():
     enc2 = FeatureEncoding.fit([obj], "auto", ["x0"])
     assert enc2.nominal.tolist() == [False]
     assert np.isnan(enc2.transform([obj])[0][2, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threshold_class_counts_many_equals_per_mask_calls(seed):
+    rng = np.random.default_rng(seed)
+    n, F, C, M = 35, 3, 4, 5
+    X = rng.integers(0, 5, size=(n, F)).astype(float)
+    X[rng.random((n, F)) < 0.2] = np.nan
+    y = rng.integers(0, C, n)
+    masks = rng.random((M, n)) < 0.5
+    masks[0] = False  # an empty mask yields no candidate
+    sf = SortedFeatures.from_matrix(X)
+    many = threshold_class_counts_many(sf, y, C, masks)
+    for m in range(M):
+        one = threshold_class_counts(sf, y, C, masks[m])
+        sel = many.group == m
+        assert many.feature[sel].tolist() == one.feature.tolist()
+        assert many.threshold[sel].tolist() == one.threshold.tolist()
+        assert many.left[sel].tolist() == one.left.tolist()
+        assert many.right[sel].tolist() == one.right.tolist()
+        assert many.missing[m].tolist() == one.missing.tolist()

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs.rules._conditions import FeatureEncoding, NodeData, specialization_counts
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
-from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
+from widefs.rules._rule import EQ, LE, OP_SYMBOLS, Condition, Rule, format_value
 from widefs.stumps import SortedFeatures
 
 __all__ = ["CN2Classifier"]
@@ -30,7 +30,7 @@ __all__ = ["CN2Classifier"]
 class _Beam:
     """One rule version in the beam: its conditions and the examples it covers."""
 
-    __slots__ = ("conds", "counts", "covered", "key", "quality")
+    __slots__ = ("conds", "counts", "covered", "key", "n_covered", "quality")
 
     def __init__(self, conds: tuple, covered: np.ndarray, counts: np.ndarray, quality: float):
         self.conds = conds  # tuple of (feature, op, value), sorted
@@ -38,6 +38,7 @@ class _Beam:
         self.counts = counts
         self.quality = quality
         self.key = frozenset(conds)
+        self.n_covered = int(counts.sum())
 
 
 def _add_condition(conds: tuple, feature: int, op: int, value: float) -> tuple:
@@ -295,6 +296,12 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         return float(poe_combine(eps_hat, m_k, prior, effective=self.poe_effective))
 
     # ------------------------------------------------------------------ rule search
+    @staticmethod
+    def _pure(entry: _Beam, target) -> bool:
+        if target is None:
+            return np.count_nonzero(entry.counts) <= 1
+        return entry.counts[target] == entry.n_covered
+
     def _find_rule(self, data: NodeData, target, prior: float):
         """Beam search for one rule on ``data``; returns (beam entry or None, m, E)."""
         C = data.n_classes
@@ -308,6 +315,10 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         m_k = 1
         estimate = self._round_estimate(root, 1, prior, target, C) if poe else None
         while beam:
+            if not poe and all(self._pure(b, target) for b in beam):
+                # Pure versions only have pure, smaller (so worse and less significant)
+                # descendants: none could replace the best rule, so stop early.
+                break
             beam = [
                 b
                 for b in beam
@@ -315,54 +326,47 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
             ]
             if not beam:
                 break
-            feats, ops, vals, counts, owner = [], [], [], [], []
-            for i, member in enumerate(beam):
-                cand = specialization_counts(data, member.covered)
-                cover = cand.counts.sum(axis=1)
-                n_member = int(member.covered.sum())
-                # A version must cover enough examples and fewer than its parent.
-                ok = (cover >= self.min_covered) & (cover < n_member)
-                feats.append(cand.feature[ok])
-                ops.append(cand.op[ok])
-                vals.append(cand.value[ok])
-                counts.append(cand.counts[ok])
-                owner.append(np.full(int(ok.sum()), i))
-            feats = np.concatenate(feats)
-            if feats.size == 0:
+            cand = specialization_counts(data, np.array([b.covered for b in beam]))
+            cover = cand.counts.sum(axis=1)
+            n_member = np.array([b.n_covered for b in beam])
+            # A version must cover enough examples and fewer than its parent.
+            ok = (cover >= self.min_covered) & (cover < n_member[cand.owner])
+            if not ok.any():
                 break
-            ops, vals = np.concatenate(ops), np.concatenate(vals)
-            counts, owner = np.concatenate(counts), np.concatenate(owner)
+            feats, ops, vals = cand.feature[ok], cand.op[ok], cand.value[ok]
+            counts, owner, cover = cand.counts[ok], cand.owner[ok], cover[ok]
             quality = self._quality(counts, target)
-            cover = counts.sum(axis=1)
             rank = np.lexsort((np.arange(feats.size), -cover, -quality))
             m_new = m_k + feats.size
 
             # Best so far: the top-ranked version that passes the significance test.
             sig = self._significant(counts, base, alpha)
-            round_best = None
+            best_k = None
             hits = np.flatnonzero(sig[rank])
             if hits.size:
                 k = rank[hits[0]]
                 if best is None or quality[k] > best.quality:
-                    round_best = self._materialize(
-                        data, beam[owner[k]], feats[k], ops[k], vals[k], counts[k], quality[k]
-                    )
+                    best_k = k
 
             # Next beam: the beam_width best distinct conjunctions.
-            new_beam, seen = [], set()
+            chosen, seen = [], set()
             for k in rank:
-                conds = _add_condition(beam[owner[k]].conds, feats[k], ops[k], vals[k])
-                key = frozenset(conds)
+                key = frozenset(_add_condition(beam[owner[k]].conds, feats[k], ops[k], vals[k]))
                 if key in seen:
                     continue
                 seen.add(key)
-                new_beam.append(
-                    self._materialize(
-                        data, beam[owner[k]], feats[k], ops[k], vals[k], counts[k], quality[k]
-                    )
-                )
-                if len(new_beam) == self.beam_width:
+                chosen.append(k)
+                if len(chosen) == self.beam_width:
                     break
+            picked = chosen if best_k is None or best_k in chosen else [*chosen, best_k]
+            made = dict(
+                zip(
+                    picked,
+                    self._materialize(data, beam, picked, feats, ops, vals, owner, counts, quality),
+                )
+            )
+            new_beam = [made[k] for k in chosen]
+            round_best = None if best_k is None else made[best_k]
 
             if poe:
                 candidate = round_best if round_best is not None else best
@@ -376,10 +380,25 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
             beam = new_beam
         return best, m_k, estimate
 
-    def _materialize(self, data, parent, feature, op, value, counts, quality) -> _Beam:
-        covered = parent.covered & data.condition_mask(int(feature), int(op), float(value))
-        conds = _add_condition(parent.conds, int(feature), int(op), float(value))
-        return _Beam(conds, covered, np.asarray(counts), float(quality))
+    @staticmethod
+    def _materialize(data, beam, picked, feats, ops, vals, owner, counts, quality) -> list:
+        """Beam entries (conditions and coverage masks) for the picked candidates at once."""
+        k = np.asarray(picked, dtype=np.intp)
+        f, o, v = feats[k], ops[k], vals[k]
+        with np.errstate(invalid="ignore"):
+            col = data.numeric[:, f]
+            sat = np.where(o == EQ, data.codes[:, f] == v, np.where(o == LE, col <= v, col > v))
+        parents = np.array([beam[owner[j]].covered for j in k]).T
+        covered = (sat & parents).T
+        return [
+            _Beam(
+                _add_condition(beam[owner[j]].conds, int(feats[j]), int(ops[j]), float(vals[j])),
+                covered[i],
+                counts[j],
+                float(quality[j]),
+            )
+            for i, j in enumerate(k)
+        ]
 
     def _make_rule(self, entry: _Beam, counts, prediction_code, m_k, estimate) -> Rule:
         conditions = []

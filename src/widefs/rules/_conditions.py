@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import SortedFeatures, threshold_class_counts
+from widefs.stumps import SortedFeatures, threshold_class_counts_many
 
 __all__ = ["CandidateCounts", "FeatureEncoding", "NodeData", "specialization_counts"]
 
@@ -46,6 +46,8 @@ def _column_is_nominal(col) -> bool:
 
 
 def _as_text(values: np.ndarray) -> np.ndarray:
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return values  # already all str: skip the per-element conversion
     return np.array([str(v) for v in values], dtype=object)
 
 
@@ -89,11 +91,8 @@ class FeatureEncoding:
             if self.nominal[j]:
                 missing = _is_missing(values)
                 text = _as_text(values[~missing])
-                cats = self.categories[j]
-                pos = np.searchsorted(cats, text) if cats.size else np.zeros(text.size, int)
-                pos = np.minimum(pos, max(cats.size - 1, 0))
-                found = cats[pos] == text if cats.size else np.zeros(text.size, bool)
-                codes[~missing, j] = np.where(found, pos, -2)
+                pos = pd.Index(self.categories[j], dtype=object).get_indexer(text)
+                codes[~missing, j] = np.where(pos >= 0, pos, -2)  # -2: unseen category
             else:
                 try:
                     arr = np.asarray(pd.Series(values).astype(object), dtype=object)
@@ -202,54 +201,63 @@ class NodeData:
 
 @dataclass
 class CandidateCounts:
-    """All one-condition specializations of one rule: ``feature op value`` and class counts.
+    """One-condition specializations of one or more rules: ``feature op value`` and counts.
 
-    Sorted by attribute, then operator (``==``, ``<=``, ``>``), then value.
+    ``owner[k]`` is the rule (row of the coverage matrix) candidate ``k`` specializes.
+    Sorted by owner, then attribute, then operator (``==``, ``<=``, ``>``), then value.
     """
 
     feature: np.ndarray
     op: np.ndarray
     value: np.ndarray
     counts: np.ndarray  # (K, n_classes)
+    owner: np.ndarray
 
 
 def specialization_counts(data: NodeData, covered: np.ndarray) -> CandidateCounts:
-    """Class counts of every condition ``a == v``, ``a <= t``, ``a > t`` within ``covered``.
+    """Class counts of every condition ``a == v``, ``a <= t``, ``a > t`` within each rule.
 
-    One ``bincount`` covers all nominal attributes at once (slot ``offset_a + v``, class
-    ``c`` -> bin ``slot * C + c``); numeric thresholds come from one scan of the presorted
-    values restricted to the covered examples. No per-candidate Python object is made.
+    ``covered`` is a boolean vector (one rule) or matrix ``(n_rules, n_samples)`` (a beam).
+    One ``bincount`` covers all nominal attributes of all rules at once (bin
+    ``(rule * S + offset_a + v) * C + c``); numeric thresholds of all rules come from one
+    scan of the presorted values (:func:`widefs.stumps.threshold_class_counts_many`).
+    No per-candidate Python object is made.
     """
     C = data.n_classes
-    y = data.y[covered]
+    covered = np.atleast_2d(np.asarray(covered, dtype=bool))
+    B = covered.shape[0]
     n_slots = data.slot_feature.size
-    parts_f, parts_op, parts_v, parts_c = [], [], [], []
+    parts = []  # (owner, feature, op, value, counts)
     if n_slots:
-        idx = data.slots[covered] * C + y[:, None]
-        counts = np.bincount(idx.ravel(), minlength=n_slots * C).reshape(n_slots, C)
-        real = data.slot_value >= 0
-        parts_f.append(data.slot_feature[real])
-        parts_op.append(np.full(int(real.sum()), EQ))
-        parts_v.append(data.slot_value[real].astype(float))
-        parts_c.append(counts[real])
+        member, row = np.nonzero(covered)
+        idx = (member[:, None] * n_slots + data.slots[row]) * C + data.y[row][:, None]
+        counts = np.bincount(idx.ravel(), minlength=B * n_slots * C).reshape(B, n_slots, C)
+        real = np.flatnonzero(data.slot_value >= 0)
+        k = real.size
+        parts.append(
+            (
+                np.repeat(np.arange(B), k),
+                np.tile(data.slot_feature[real], B),
+                np.full(B * k, EQ),
+                np.tile(data.slot_value[real].astype(float), B),
+                counts[:, real].reshape(B * k, C),
+            )
+        )
     if data.num_features.size:
-        tc = threshold_class_counts(data.sorted_numeric, data.y, C, covered)
+        tc = threshold_class_counts_many(data.sorted_numeric, data.y, C, covered)
         feat = data.num_features[tc.feature]
-        parts_f += [feat, feat]
-        parts_op += [np.full(feat.size, LE), np.full(feat.size, GT)]
-        parts_v += [tc.threshold, tc.threshold]
-        parts_c += [tc.left, tc.right]
-    if not parts_f:
+        parts.append((tc.group, feat, np.full(feat.size, LE), tc.threshold, tc.left))
+        parts.append((tc.group, feat, np.full(feat.size, GT), tc.threshold, tc.right))
+    if not parts:
         empty = np.array([], dtype=np.intp)
-        return CandidateCounts(empty, empty, np.array([]), np.zeros((0, C), np.int64))
-    feature = np.concatenate(parts_f).astype(np.intp)
-    op = np.concatenate(parts_op).astype(np.intp)
-    value = np.concatenate(parts_v).astype(float)
-    # Generation order (the documented tie-break): attribute, then ==, <=, >, then value.
-    order = np.lexsort((value, op, feature))
+        return CandidateCounts(empty, empty, np.array([]), np.zeros((0, C), np.int64), empty)
+    owner, feature, op, value, counts = (np.concatenate(p) for p in zip(*parts))
+    # Generation order (the documented tie-break): rule, attribute, ==, <=, >, value.
+    order = np.lexsort((value, op, feature, owner))
     return CandidateCounts(
-        feature=feature[order],
-        op=op[order],
-        value=value[order],
-        counts=np.concatenate(parts_c).astype(np.int64)[order],
+        feature=feature[order].astype(np.intp),
+        op=op[order].astype(np.intp),
+        value=value[order].astype(float),
+        counts=counts[order].astype(np.int64),
+        owner=owner[order].astype(np.intp),
     )

@@ -14,6 +14,7 @@ from widefs.stumps._scan import (
     presort_features,
     scan_best_cuts,
     threshold_class_counts,
+    threshold_class_counts_many,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "presort_features",
     "scan_best_cuts",
     "threshold_class_counts",
+    "threshold_class_counts_many",
 ]
