@@ -18,7 +18,8 @@ def test_quick_mode_writes_table(tmp_path):
     assert "python experiments/domingos1999/run.py --quick" in text
     assert "| Voting | 4.8±0.4 |" in text  # the paper's number beside ours
     raw = pd.read_csv(out.with_suffix(".csv"))
-    # 2 datasets x 2 splits x 4 methods, ordered mode only
-    assert len(raw) == 16
-    assert set(raw["method"]) == {"CN2", "CN2-LRS", "CN2-POE1", "CN2-POE2"}
+    # 2 datasets x 2 splits x 5 methods, ordered mode only
+    assert len(raw) == 20
+    assert set(raw["method"]) == {"CN2", "CN2-LRS", "CN2-POE1", "CN2-POE2", "CN2-POE(m'=m)"}
+    assert "## Findings" in text
     assert raw["error"].between(0, 100).all() and (raw["size"] >= 0).all()

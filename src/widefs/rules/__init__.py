@@ -5,7 +5,9 @@
 - the POE estimates: :func:`poe_estimate` (Eq. 13 with ``m' = max(1, log2 m)``),
   :func:`poe_combine`, :func:`effective_hypotheses`, :func:`poe_exact_beta` (Eq. 11 for a
   Beta prior) and :func:`poe1_estimate` (the earlier POE1 integral);
-- :class:`Rule` and :class:`Condition`, the readable fitted rules.
+- :class:`Rule` and :class:`Condition`, the readable fitted rules;
+- :func:`rules_summary`: CN2-POE on a 67/33 split with its rule list and held-out error
+  (for reports such as ``widefs run``).
 """
 
 from widefs.rules._cn2 import CN2Classifier
@@ -17,14 +19,17 @@ from widefs.rules._poe import (
     poe_exact_beta,
 )
 from widefs.rules._rule import Condition, Rule
+from widefs.rules._summary import RulesSummary, rules_summary
 
 __all__ = [
     "CN2Classifier",
     "Condition",
     "Rule",
+    "RulesSummary",
     "effective_hypotheses",
     "poe1_estimate",
     "poe_combine",
     "poe_estimate",
     "poe_exact_beta",
+    "rules_summary",
 ]
