@@ -1,0 +1,322 @@
+"""Wrapper search: widefs vs scikit-learn and mlxtend SequentialFeatureSelector (LOO 3-NN).
+
+Three workloads, each timed for widefs and its peers in the same run, with a check that
+they choose the same features (or compute the same fitness):
+
+1. Forward selection of 10 features with leave-one-out 3-NN on 62 x 2000 (synthetic
+   and the bundled colon data, features divided by their maximum absolute value as in
+   Soares 2010). widefs runs the full problem. The peers refit one
+   ``KNeighborsClassifier`` per left-out example and candidate (19,955 candidates x 62
+   folds here, about 40 minutes each), so they run the same search on the first 40
+   columns (355 candidates; same features required) and their full-problem time is
+   extrapolated linearly in the number of candidate evaluations (their cost per
+   candidate does not depend on how many columns are *not* in the subset). To check the
+   extrapolation, scikit-learn also runs the first step on all 2000 colon columns.
+2. Backward selection from 30 colon columns down to 10 (410 candidates), all three full.
+   mlxtend breaks ties between equal removal scores toward the highest column index
+   (its candidate order), widefs and scikit-learn toward the lowest, so mlxtend gets the
+   columns in reverse order, which makes the three rules coincide.
+3. One genetic-algorithm generation on colon with the dissertation's colon settings
+   (population 40): the fitness (LOO 3-NN accuracy) of 40 distinct subsets of 10-80% of
+   the 2000 features, widefs vs ``cross_val_score(KNeighborsClassifier(3), LeaveOneOut())``
+   per subset (what a scikit-learn based GA such as sklearn-genetic does per
+   individual); same 40 fitness values required. Also the mean wall time per generation
+   of a full 40-generation ``GeneticSelector`` run (repeated subsets are cached).
+
+Usage::
+
+    python benchmarks/bench_search.py [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from sklearn.feature_selection import SequentialFeatureSelector  # noqa: E402
+from sklearn.model_selection import LeaveOneOut, cross_val_score  # noqa: E402
+from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import machine_note, median_time, write_section  # noqa: E402
+
+from widefs.datasets import load_dataset  # noqa: E402
+from widefs.search import (  # noqa: E402
+    Criterion,
+    GeneticSelector,
+    KNNLeaveOneOut,
+    SequentialSelector,
+    initial_population,
+)
+
+K = 3
+
+
+def colon():
+    X, y = load_dataset("colon", return_X_y=True)
+    return X / np.abs(X).max(axis=0), y
+
+
+def synthetic(n=62, p=2000, seed=0):
+    """Two classes, 10 weakly informative columns among noise (continuous: no ties)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(["a", "b"], [n // 2, n - n // 2])
+    X = rng.normal(size=(n, p))
+    X[:, :10] += 0.8 * (y == "b")[:, None]
+    return X / np.abs(X).max(axis=0), y
+
+
+def n_candidates(p, steps):
+    """Subsets scored by ``steps`` forward (or backward) steps starting from p candidates."""
+    return sum(p - s for s in range(steps))
+
+
+def ours_sequential(X, y, n_features, direction="forward"):
+    sel = SequentialSelector(direction, n_features=n_features, n_neighbors=K)
+    return sel.fit(X, y)
+
+
+def sklearn_sfs(X, y, n_features, direction="forward"):
+    sel = SequentialFeatureSelector(
+        KNeighborsClassifier(K), n_features_to_select=n_features, direction=direction,
+        cv=LeaveOneOut(),
+    )  # fmt: skip
+    return np.flatnonzero(sel.fit(X, y).get_support())
+
+
+def mlxtend_sfs(X, y, n_features, forward=True):
+    from mlxtend.feature_selection import SequentialFeatureSelector as MlxSFS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = MlxSFS(
+            KNeighborsClassifier(K), k_features=n_features, forward=forward, floating=False,
+            scoring="accuracy", cv=LeaveOneOut(), n_jobs=1,
+        ).fit(X, y)  # fmt: skip
+    return np.array(sorted(sel.k_feature_idx_))
+
+
+def fmt_s(t):
+    return f"{t:.3g} s" if t < 100 else f"{t:,.0f} s ({t / 60:.0f} min)"
+
+
+def forward_rows(name, X, y, p_small, repeat, run_mlxtend):
+    steps = 10
+    t_ours, sel = median_time(lambda: ours_sequential(X, y, steps), repeat)
+    ours_full = np.flatnonzero(sel.support_)
+    Xs = X[:, :p_small]
+    t_ours_small, sel_small = median_time(lambda: ours_sequential(Xs, y, steps), repeat)
+    ours_small = np.flatnonzero(sel_small.support_)
+    cand_full, cand_small = n_candidates(X.shape[1], steps), n_candidates(p_small, steps)
+    rows, answers = [], {}
+    t_sk, sk = median_time(lambda: sklearn_sfs(Xs, y, steps), 1)
+    answers["scikit-learn"] = sk
+    rows.append(("scikit-learn", t_sk, t_sk * cand_full / cand_small))
+    if run_mlxtend:
+        t_ml, ml = median_time(lambda: mlxtend_sfs(Xs, y, steps), 1)
+        answers["mlxtend"] = ml
+        rows.append(("mlxtend", t_ml, t_ml * cand_full / cand_small))
+    same = {peer: bool(np.array_equal(ans, ours_small)) for peer, ans in answers.items()}
+    print(f"[forward {name}] widefs {X.shape}: {t_ours:.3f} s, features {ours_full.tolist()}")
+    print(
+        f"[forward {name}] widefs first {p_small} columns: {t_ours_small:.4f} s {ours_small.tolist()}"
+    )
+    for peer, t_small, t_extra in rows:
+        print(
+            f"[forward {name}] {peer} first {p_small} columns: {t_small:.1f} s, same features: "
+            f"{same[peer]}; extrapolated to {X.shape[1]}: {t_extra:.0f} s "
+            f"= {t_extra / t_ours:,.0f}x widefs"
+        )
+    return {
+        "name": name,
+        "shape": X.shape,
+        "t_ours": t_ours,
+        "t_ours_small": t_ours_small,
+        "p_small": p_small,
+        "rows": rows,
+        "same": same,
+        "features": ours_full.tolist(),
+        "cand": (cand_small, cand_full),
+    }
+
+
+def first_step_check(X, y, repeat):
+    """scikit-learn's first forward step on all columns: direct check of the extrapolation."""
+    t_ours, sel = median_time(lambda: ours_sequential(X, y, 1), repeat)
+    t_sk, sk = median_time(lambda: sklearn_sfs(X, y, 1), 1)
+    same = bool(np.array_equal(sk, np.flatnonzero(sel.support_)))
+    print(f"[first step] widefs {t_ours:.4f} s; scikit-learn {t_sk:.1f} s; same feature: {same}")
+    return t_ours, t_sk, same
+
+
+def backward_rows(X, y, p_small, target, repeat):
+    Xs = X[:, :p_small]
+    t_ours, sel = median_time(lambda: ours_sequential(Xs, y, target, "backward"), repeat)
+    ours = np.flatnonzero(sel.support_)
+    t_sk, sk = median_time(lambda: sklearn_sfs(Xs, y, target, "backward"), 1)
+    rev = Xs[:, ::-1]
+    t_ml, ml_rev = median_time(lambda: mlxtend_sfs(rev, y, target, forward=False), 1)
+    ml = np.sort(p_small - 1 - ml_rev)
+    out = {
+        "t_ours": t_ours,
+        "rows": [("scikit-learn", t_sk), ("mlxtend", t_ml)],
+        "same": {
+            "scikit-learn": bool(np.array_equal(sk, ours)),
+            "mlxtend": bool(np.array_equal(ml, ours)),
+        },
+        "features": ours.tolist(),
+        "cand": n_candidates(p_small, p_small - target),
+    }
+    print(f"[backward] widefs {t_ours:.4f} s {ours.tolist()}; sklearn {t_sk:.1f} s {sk.tolist()}; "
+          f"mlxtend {t_ml:.1f} s {ml.tolist()}")  # fmt: skip
+    return out
+
+
+def genetic_generation(X, y, repeat, n_generations):
+    codes = np.unique(y, return_inverse=True)[1]
+    pop = initial_population(np.random.RandomState(0), 40, X.shape[1], (0.1, 0.2, 0.4, 0.6, 0.8))
+    crit = Criterion(codes)
+    ev = KNNLeaveOneOut(X, codes, 2, np.zeros(X.shape[1], bool), crit.rows, K)
+    t_ours, ours = median_time(lambda: crit.score(ev.predict_masks(pop)), repeat)
+
+    def peer():
+        return np.array(
+            [
+                cross_val_score(KNeighborsClassifier(K), X[:, m], y, cv=LeaveOneOut()).mean()
+                for m in pop
+            ]
+        )
+
+    t_sk, sk = median_time(peer, 1)
+    same = bool(np.array_equal(ours, sk))
+    ga = GeneticSelector(
+        population_size=40, n_generations=n_generations, elitism=0.9, n_neighbors=K, random_state=0
+    )
+    t_ga, ga = median_time(lambda: ga.fit(X, y), 1)
+    per_gen = t_ga / (n_generations + 1)
+    print(f"[GA] 40 subsets: widefs {t_ours:.3f} s, sklearn {t_sk:.1f} s, same fitness {same}; "
+          f"full GA {t_ga:.2f} s = {per_gen:.3f} s/generation, {ga.n_evaluations_} evaluations")  # fmt: skip
+    return {
+        "t_ours": t_ours,
+        "t_sk": t_sk,
+        "same": same,
+        "t_ga": t_ga,
+        "per_gen": per_gen,
+        "n_eval": ga.n_evaluations_,
+        "n_generations": n_generations,
+        "sizes": (int(pop.sum(1).min()), int(pop.sum(1).max())),
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small peer problems, no report")
+    args = parser.parse_args(argv)
+    repeat = 1 if args.quick else 3
+    p_small = 14 if args.quick else 40
+    datasets = {"synthetic": synthetic(), "colon": colon()}
+    # Warm up the compiled kernels so that compilation is not timed.
+    ours_sequential(*synthetic(20, 30), 2)
+    fwd = [forward_rows(n, X, y, p_small, repeat, True) for n, (X, y) in datasets.items()]
+    if args.quick:
+        backward_rows(*datasets["colon"], 14, 10, repeat)
+        genetic_generation(datasets["colon"][0][:, :200], datasets["colon"][1], 1, 2)
+        return 0
+    first = first_step_check(*datasets["colon"], repeat)
+    back = backward_rows(*datasets["colon"], 30, 10, repeat)
+    gen = genetic_generation(*datasets["colon"], repeat, 40)
+    write_section("search", report(fwd, first, back, gen))
+    return 0
+
+
+def report(fwd, first, back, gen):
+    lines = [
+        "## Wrapper search (leave-one-out 3-NN): `widefs.search` vs scikit-learn and mlxtend",
+        "",
+        "Command: `OMP_NUM_THREADS=1 nice python benchmarks/bench_search.py` (single thread).",
+        machine_note(),
+        "",
+        "### Forward selection of 10 features, 62 x 2000",
+        "",
+        "widefs runs the full problem. scikit-learn `SequentialFeatureSelector(KNeighborsClassifier(3), "
+        "cv=LeaveOneOut())` and mlxtend `SequentialFeatureSelector(..., cv=LeaveOneOut())` refit one "
+        "classifier per candidate and left-out example, so they ran the same search on the first "
+        f"{fwd[0]['p_small']} columns ({fwd[0]['cand'][0]} candidate subsets x 62 folds) and their "
+        f"2000-column time is extrapolated by the candidate count ({fwd[0]['cand'][1]:,} candidates); "
+        '"same" compares the features chosen on the small problem.',
+        "",
+        "| data | widefs, 2000 columns | widefs, first 40 | peer | peer, first 40 | same features | "
+        "peer, 2000 columns (extrapolated) | ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for f in fwd:
+        for peer, t_small, t_extra in f["rows"]:
+            lines.append(
+                f"| {f['name']} | {fmt_s(f['t_ours'])} | {fmt_s(f['t_ours_small'])} | {peer} | "
+                f"{fmt_s(t_small)} | {'yes' if f['same'][peer] else 'NO'} | {fmt_s(t_extra)} | "
+                f"{t_extra / f['t_ours']:,.0f}x |"
+            )
+    lines += ["", "Features chosen by widefs on all 2000 columns:"]
+    for f in fwd:
+        lines.append(f"- {f['name']}: {f['features']}")
+    t_ours1, t_sk1, same1 = first
+    per_eval_direct = t_sk1 / 2000
+    small = next(r for r in fwd[1]["rows"] if r[0] == "scikit-learn")
+    per_eval_small = small[1] / fwd[1]["cand"][0]
+    lines += [
+        "",
+        f"Extrapolation check (colon): scikit-learn's first forward step on all 2000 columns took "
+        f"{fmt_s(t_sk1)} ({1000 * per_eval_direct:.1f} ms per candidate; the 40-column run gave "
+        f"{1000 * per_eval_small:.1f} ms per candidate); widefs {fmt_s(t_ours1)} for the same step "
+        f"({t_sk1 / t_ours1:,.0f}x); same first feature: {'yes' if same1 else 'NO'}.",
+        "",
+        "### Backward selection, colon first 30 columns down to 10",
+        "",
+        f"{back['cand']} candidate subsets x 62 folds, all three run in full. mlxtend is given the "
+        "columns in reverse order so that its tie rule (highest index first) coincides with "
+        "widefs' and scikit-learn's (lowest index first).",
+        "",
+        "| widefs | peer | peer time | same features | ratio |",
+        "|---|---|---|---|---|",
+    ]
+    for peer, t in back["rows"]:
+        lines.append(
+            f"| {fmt_s(back['t_ours'])} | {peer} | {fmt_s(t)} | "
+            f"{'yes' if back['same'][peer] else 'NO'} | {t / back['t_ours']:,.0f}x |"
+        )
+    lines += [
+        "",
+        "### Genetic algorithm, one generation on colon (population 40, dissertation's colon setting)",
+        "",
+        f"Fitness of 40 distinct subsets of {gen['sizes'][0]}-{gen['sizes'][1]} of the 2000 "
+        "features (the initial population): widefs `KNNLeaveOneOut.predict_masks` vs "
+        "`cross_val_score(KNeighborsClassifier(3), X[:, subset], y, cv=LeaveOneOut())` per subset.",
+        "",
+        "| widefs | scikit-learn loop | same 40 fitness values | ratio |",
+        "|---|---|---|---|",
+        f"| {fmt_s(gen['t_ours'])} | {fmt_s(gen['t_sk'])} | {'yes' if gen['same'] else 'NO'} | "
+        f"{gen['t_sk'] / gen['t_ours']:,.0f}x |",
+        "",
+        f"A full `GeneticSelector(population_size=40, n_generations={gen['n_generations']}, "
+        f"elitism=0.9)` run took {fmt_s(gen['t_ga'])}, i.e. {fmt_s(gen['per_gen'])} per "
+        f"generation ({gen['n_eval']} distinct subsets scored; repeated subsets are cached).",
+        "",
+        "Why the gap: the peers refit and re-rank for every (candidate, left-out example) pair "
+        "through Python and scikit-learn's validation layers (~2 ms each); widefs keeps the "
+        "pairwise distance matrix of the current subset and scores all candidates in one "
+        "compiled pass over `D + contribution(feature)` (about 10 ns per distance), with no "
+        "refit at all.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
