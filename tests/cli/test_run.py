@@ -30,7 +30,12 @@ def test_colon_report_files_and_numbers(colon_report):
     assert "](chance_curve.png)" in md and "](errors_allowed.png)" in md
     html = (colon_report / "report.html").read_text()
     # Self-contained: both figures embedded, no reference to files beside it.
-    assert html.count('src="data:image/png;base64,') == 2 and 'src="chance_curve.png"' not in html
+    pngs = sorted(p.name for p in colon_report.glob("*.png"))
+    assert (
+        html.count('src="data:image/png;base64,') == len(pngs) >= 3
+        and 'src="chance_curve.png"' not in html
+    )
+    assert "Nested cross-validated accuracy" in md and "MGM + naive Bayes" in md
     # M = 2000 genes, N = 31 validation examples: the report's numbers are Theorem 4.1's.
     assert f"{100 * highest_chance_accuracy(2000, 31):.1f}%" in md
     assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31):.2f}", md)

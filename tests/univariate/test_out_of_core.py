@@ -92,4 +92,4 @@ def test_lazy_input_rejects_nan_and_bad_shapes(tmp_path, wide):
 
 
 def test_block_width_bounds_memory():
-    assert block_width(100, 8) * 100 * 8 <= 64 * 2**20
+    assert block_width(100, 8) * 100 * 8 <= 4 * 2**20

@@ -27,7 +27,7 @@ TOP_TERMINAL = 15
 TOP_REPORT = 100
 
 
-def chance_sections(data: LoadedData, *, seed: int) -> list[Section]:
+def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
     """Score every feature, apply each threshold, run the leave-one-out curve."""
     sel = DiscriminativeSelector("all", random_state=seed).fit(data.X, data.y)
     M, N, p = sel.n_scored_, sel.n_validation_, sel.p_error_

@@ -13,7 +13,9 @@ from rich.table import Table as RichTable
 
 import widefs
 from widefs.cli._chance import chance_sections
+from widefs.cli._compare import comparison_section
 from widefs.cli._data import LoadedData, load_cli_data
+from widefs.cli._methods import METHOD_GROUPS, candidates
 from widefs.cli._report import Report, Section, Table
 from widefs.datasets import list_datasets
 from widefs.exceptions import DataError
@@ -48,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
         "--impute", action="store_true", help="replace NaN/inf values by each column's median"
     )
     run.add_argument("--seed", type=int, default=0, help="random seed of every split (default: 0)")
+    run.add_argument(
+        "--methods",
+        default=",".join(METHOD_GROUPS),
+        help=f"comma-separated report parts among {', '.join(METHOD_GROUPS)} (default: all)",
+    )
+    run.add_argument("--quick", action="store_true", help="a fast pass: fewer folds and repeats")
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
 
@@ -78,6 +86,12 @@ def _show(console: Console, section: Section) -> None:
 
 def _run(args, console: Console) -> int:
     t0 = time.perf_counter()
+    groups = [g.strip() for g in args.methods.split(",") if g.strip()]
+    unknown = sorted(set(groups) - set(METHOD_GROUPS))
+    if unknown or not groups:
+        raise DataError(
+            f"unknown --methods {', '.join(unknown) or '(none)'}; choose among {', '.join(METHOD_GROUPS)}"
+        )
     data = load_cli_data(args.data, target=args.target, impute=args.impute)
     report = Report(
         title=f"widefs report: {data.name}",
@@ -87,7 +101,23 @@ def _run(args, console: Console) -> int:
         ),
     )
     _show(console, report.add(_summary(data)))
-    steps = [("chance analysis and discriminative selection", chance_sections)]
+    steps = []
+    if "chance" in groups:
+        steps.append(("chance analysis and discriminative selection", chance_sections))
+    if "compare" in groups:
+        folds, repeats = (3, 1) if args.quick else (5, 2)
+
+        def compare(data, seed, progress):
+            return comparison_section(
+                data,
+                candidates(groups, quick=args.quick),
+                seed=seed,
+                folds=folds,
+                repeats=repeats,
+                progress=progress,
+            )
+
+        steps.append(("method comparison", compare))
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -99,7 +129,7 @@ def _run(args, console: Console) -> int:
         task = progress.add_task("analysing", total=len(steps))
         for description, build in steps:
             progress.update(task, description=description)
-            for section in build(data, seed=args.seed):
+            for section in build(data, seed=args.seed, progress=progress):
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)

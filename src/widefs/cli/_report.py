@@ -76,6 +76,7 @@ class Table:
     rows: Sequence[Sequence[object]]
     title: str = ""
     terminal_rows: int | None = None
+    terminal_columns: Sequence[int] | None = None
 
     def markdown(self) -> str:
         caption = f"**{self.title}**\n\n" if self.title else ""
@@ -93,12 +94,13 @@ class Table:
     def rich(self) -> RichTable | None:
         if self.terminal_rows == 0:
             return None
+        cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
         table = RichTable(title=self.title or None)
-        for h in self.headers:
-            table.add_column(str(h))
+        for c in cols:
+            table.add_column(str(self.headers[c]))
         rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
         for row in rows:
-            table.add_row(*map(str, row))
+            table.add_row(*(str(row[c]) for c in cols))
         return table
 
 

@@ -170,7 +170,7 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
     Notes
     -----
     ``X`` may be out of core: a dask array, a zarr array or a numpy memmap is scored one
-    block of columns at a time (about 64 MB each), never loaded whole, with the same
+    block of columns at a time (about 4 MB each), never loaded whole, with the same
     result as in memory; ``transform`` then loads only the selected columns.
 
     Attributes

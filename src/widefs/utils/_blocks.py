@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["block_width", "is_lazy_matrix", "iter_column_blocks", "load_columns"]
 
-DEFAULT_BLOCK_BYTES = 64 * 2**20
+DEFAULT_BLOCK_BYTES = 4 * 2**20
 
 
 def is_lazy_matrix(X) -> bool:
