@@ -68,6 +68,7 @@ def test_prediction_rule_by_hand(combiner):
     decided = cefs.decided_by_members(Xte)
     assert 0 < decided.sum() < len(Xte)  # both branches are exercised
     np.testing.assert_array_equal(cefs.predict(Xte)[~decided], overall[~decided])
+    np.testing.assert_array_equal(cefs.predict_overall(Xte), overall)
 
 
 def test_subsets_are_those_of_independent_searches():

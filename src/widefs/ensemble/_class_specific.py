@@ -358,6 +358,21 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         return self.classes_[codes]
 
+    def predict_overall(self, X):
+        """Predictions of the overall-subset model alone ("traditional" selection).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        Xe = encode_transform(self, X, self._encoding)
+        return self.classes_[self.overall_model_.predict_codes(Xe)]
+
     def inclusiveness(self) -> dict:
         """:func:`subset_inclusiveness` of the fitted subsets (feature names)."""
         check_is_fitted(self)
