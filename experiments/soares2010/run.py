@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from widefs.datasets import load_dataset
 from widefs.ensemble import ClassSpecificEnsemble, subset_inclusiveness
@@ -200,7 +201,7 @@ def load(spec: Spec):
     if spec.nominal_all:
         nominal = np.ones(frame.shape[1], dtype=bool)
     else:
-        nominal = np.array([not np.issubdtype(dt, np.number) for dt in frame.dtypes])
+        nominal = np.array([not pd.api.types.is_numeric_dtype(dt) for dt in frame.dtypes])
     columns = []
     for j, col in enumerate(frame.columns):
         s = frame[col]
@@ -613,7 +614,7 @@ def main(argv=None):
         args.splits = 2 if args.quick else 15
     datasets, methods = args.datasets, args.methods
     if args.quick:
-        datasets = datasets or ["breast cancer", "wine", "colon cancer"]
+        datasets = datasets or ["breast cancer", "wine", "credit approval", "colon cancer"]
         methods = methods or ["NB/SBS", "kNN/SFS", "kNN/GA"]
     t0 = time.perf_counter()
     results = run(args.splits, args.quick, datasets, methods)
