@@ -106,9 +106,15 @@ def test_compaction_does_not_change_the_scan():
 
 def test_presort_features_equals_from_matrix():
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 4, size=(30, 11)).astype(float)
+    X = rng.integers(0, 4, size=(300, 11)).astype(float) - 1.5
+    # values equal in all but the lowest mantissa bits (they collide in the packed key),
+    # signed zeros, NaN, infinities, subnormals
+    X[:5, 0] = [1.0, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0), 1.0, -1.0]
+    X[:4, 1] = [0.0, -0.0, 0.0, -0.0]
+    X[3, 2] = np.nan
+    X[:3, 3] = [np.inf, -np.inf, 5e-324]
     ref = SortedFeatures.from_matrix(X)
-    got = presort_features(X, max_bytes=100)  # many small blocks
+    got = presort_features(X, max_bytes=1000)  # several blocks
     np.testing.assert_array_equal(ref.order, got.order)
     np.testing.assert_array_equal(ref.values, got.values)
     assert got.order.dtype == np.int32

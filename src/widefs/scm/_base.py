@@ -150,8 +150,15 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
         raise ValueError(
             "feature_range must be a pair (low, high) of scalars or arrays of length n_features."
         ) from exc
-    lo = np.broadcast_to(np.asarray(lo, dtype=float), (F,)).copy()
-    hi = np.broadcast_to(np.asarray(hi, dtype=float), (F,)).copy()
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    for name, v in (("low", lo), ("high", hi)):
+        if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != F):
+            raise ValueError(
+                f"feature_range {name} must be a scalar or have one entry per feature "
+                f"({F}); got shape {v.shape}."
+            )
+    lo = np.broadcast_to(lo, (F,)).copy()
+    hi = np.broadcast_to(hi, (F,)).copy()
     if np.any(~np.isfinite(lo)) or np.any(~np.isfinite(hi)) or np.any(lo > hi):
         raise ValueError("feature_range must hold finite values with low <= high.")
     outside = np.less(X, lo) | np.greater(X, hi)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -322,14 +323,53 @@ def threshold_class_counts(
 # ---------------------------------------------------------------------------------------
 
 
+@numba.njit(nogil=True, parallel=True, cache=True)
+def _pack_keys(cols, bits):
+    # Order-preserving unsigned image of each float (sign-magnitude -> offset binary),
+    # low ``bits`` bits replaced by the sample index: one integer sort then yields a
+    # stable argsort whenever values differ above those bits (checked in unpack).
+    F, n = cols.shape
+    mask = np.uint64((1 << bits) - 1)
+    top = np.uint64(1) << np.uint64(63)
+    keys = np.empty((F, n), np.uint64)
+    for f in numba.prange(F):
+        for i in range(n):
+            u = np.float64(cols[f, i] + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+            u = ~u if (u & top) else (u | top)
+            keys[f, i] = (u & ~mask) | np.uint64(i)
+    return keys
+
+
+@numba.njit(nogil=True, parallel=True, cache=True)
+def _unpack_keys(keys, cols, bits, order, values):
+    F, n = keys.shape
+    mask = np.uint64((1 << bits) - 1)
+    bad = np.zeros(F, np.bool_)
+    for f in numba.prange(F):
+        for i in range(n):
+            idx = np.int64(keys[f, i] & mask)
+            order[f, i] = idx
+            w = cols[f, idx]
+            values[f, i] = w
+            # NaN, or two distinct values that collided in the kept bits and came out of
+            # order: leave the row to argsort. (Equal values have equal keys up to the
+            # index bits, so ties are always in index order: the sort is stable.)
+            if w != w or (i > 0 and w < values[f, i - 1]):
+                bad[f] = True
+    return bad
+
+
 def presort_features(
     X: ArrayLike, *, index_dtype=np.int32, max_bytes: int = DEFAULT_BLOCK_BYTES
 ) -> SortedFeatures:
     """Sort every column of ``X`` once, a feature block at a time, with compact indices.
 
-    Same result as :meth:`SortedFeatures.from_matrix` (stable order) but without a full
-    transposed copy of ``X`` and with ``order`` stored as ``index_dtype`` (int32 halves
-    the memory of wide data), so the peak is about ``X`` plus the result.
+    Same result as :meth:`SortedFeatures.from_matrix` (stable order) but faster and
+    leaner: each float is mapped to an order-preserving 64-bit integer whose lowest bits
+    are replaced by the sample index, so one integer sort (SIMD in numpy) gives a stable
+    argsort; rows where two distinct values collide in the kept bits, or holding NaN, are
+    re-sorted with ``argsort(kind="stable")``. There is no full transposed copy of ``X``
+    and ``order`` is stored as ``index_dtype`` (int32 halves the memory of wide data).
 
     Examples
     --------
@@ -344,12 +384,19 @@ def presort_features(
     if n > np.iinfo(index_dtype).max:
         raise ValueError(f"{n} samples do not fit in {np.dtype(index_dtype).name} indices.")
     order = np.empty((F, n), dtype=index_dtype)
-    values = np.empty((F, n), dtype=X.dtype if X.dtype.kind == "f" else np.float64)
-    for block in feature_blocks(F, 24 * max(n, 1), max_bytes):
-        cols = np.ascontiguousarray(X[:, block].T)
-        o = np.argsort(cols, axis=1, kind="stable")
-        order[block] = o
-        values[block] = np.take_along_axis(cols, o, axis=1)
+    values = np.empty((F, n), dtype=np.float64)
+    if n == 0 or F == 0:
+        return SortedFeatures(order=order, values=values)
+    bits = max(1, int(n - 1).bit_length())
+    for block in feature_blocks(F, 24 * n, max_bytes):
+        cols = np.ascontiguousarray(X[:, block].T, dtype=np.float64)
+        keys = _pack_keys(cols, bits)
+        keys.sort(axis=1)
+        bad = _unpack_keys(keys, cols, bits, order[block], values[block])
+        for j in np.flatnonzero(bad):
+            o = np.argsort(cols[j], kind="stable")
+            order[block.start + j] = o
+            values[block.start + j] = cols[j, o]
     return SortedFeatures(order=order, values=values)
 
 
@@ -406,12 +453,22 @@ def _make_scan_kernel():
             if active[i]:
                 for k in range(K):
                     total[k] += channels[i, k]
-        left = np.zeros(K)
-        for f in range(F):
+        # Up to 4 channels are accumulated in registers (channel-major copy); more use
+        # the left array directly. Either way the scorer sees ``left`` as an array.
+        small = K <= 4
+        cm = np.zeros((4, channels.shape[0]))
+        if small:
+            for i in range(channels.shape[0]):
+                for k in range(K):
+                    cm[k, i] = channels[i, k]
+        for f in numba.prange(F):
             if not use[f]:
                 continue
-            for k in range(K):
-                left[k] = 0.0
+            left = np.zeros(K)
+            l0 = 0.0
+            l1 = 0.0
+            l2 = 0.0
+            l3 = 0.0
             have = False
             prev = 0.0
             nxt = np.inf  # first value > prev among all samples (next_all)
@@ -431,14 +488,28 @@ def _make_scan_kernel():
                         nxt = v
                     continue
                 if have and v > prev:
+                    if small:
+                        left[0] = l0
+                        if K > 1:
+                            left[1] = l1
+                        if K > 2:
+                            left[2] = l2
+                        if K > 3:
+                            left[3] = l3
                     b = min(v, nxt) if next_all else v
                     s0, t0, s1, t1 = scorer(left, total, prev, b, lo[f], hi[f], params)
                     if s0 > bs or (s0 == bs and t0 > bt):
                         bs, bt, bp, bside, ba, bb = s0, t0, pos, 0, prev, b
                     if s1 > bs or (s1 == bs and t1 > bt):
                         bs, bt, bp, bside, ba, bb = s1, t1, pos, 1, prev, b
-                for k in range(K):
-                    left[k] += channels[idx, k]
+                if small:
+                    l0 += cm[0, idx]
+                    l1 += cm[1, idx]
+                    l2 += cm[2, idx]
+                    l3 += cm[3, idx]
+                else:
+                    for k in range(K):
+                        left[k] += channels[idx, k]
                 have = True
                 prev = v
                 nxt = np.inf
@@ -558,10 +629,10 @@ def scan_best_cuts(
     return CutScan(*out)
 
 
-def _compact_impl(order, values, active, n_positions):
+@numba.njit(nogil=True, parallel=True, cache=True)
+def _compact_kernel(order, values, active, n_positions):
     F = order.shape[0]
-    kept = 0
-    for f in range(F):
+    for f in numba.prange(F):
         kept = 0
         for pos in range(n_positions):
             idx = order[f, pos]
@@ -569,10 +640,7 @@ def _compact_impl(order, values, active, n_positions):
                 order[f, kept] = idx
                 values[f, kept] = values[f, pos]
                 kept += 1
-    return kept
-
-
-_COMPACT_KERNEL = None
+    return int(np.sum(active))
 
 
 def compact_sorted_features(
@@ -592,14 +660,9 @@ def compact_sorted_features(
     >>> sf.order[0, :2].tolist(), sf.values[0, :2].tolist()
     ([2, 0], [2.0, 3.0])
     """
-    global _COMPACT_KERNEL
-    if _COMPACT_KERNEL is None:
-        import numba
-
-        _COMPACT_KERNEL = numba.njit(nogil=True, cache=True)(_compact_impl)
     act = np.asarray(active, dtype=np.bool_)
     npos = sorted_features.n_samples if n_positions is None else int(n_positions)
-    return int(_COMPACT_KERNEL(sorted_features.order, sorted_features.values, act, npos))
+    return int(_compact_kernel(sorted_features.order, sorted_features.values, act, npos))
 
 
 def threshold_class_counts_many(
