@@ -161,9 +161,9 @@ def main(argv=None) -> int:
         "",
         "Both learn one stump per step with utility |Q| - p|R| over all features, both "
         "directions and thresholds at training values, with the same tie order (utility, then "
-        "training-error decrease, then lowest feature index, then smallest threshold); widefs "
-        "also keeps the paper's one-stump-per-attribute rule, which pyscm does not enforce (it "
-        "did not bind here when the rules agree). pyscm copies X and its argsort at every "
+        "training-error decrease, then lowest feature index, then smallest threshold). pyscm may "
+        "put several stumps on one feature, so widefs runs with `feature_reuse=True` here (its "
+        "default is the paper's one stump per attribute). pyscm copies X and its argsort at every "
         "step and reads X with a stride of n features; widefs presorts once into a "
         "feature-major int32/float64 layout and streams it with a numba kernel, compacting "
         "removed examples lazily.",

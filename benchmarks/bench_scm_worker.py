@@ -37,7 +37,9 @@ def _reset_peak():
 def _fit_widefs(X, y, p, max_rules):
     from widefs.scm import SampleCompressionSCM
 
-    clf = SampleCompressionSCM(p=p, max_rules=max_rules, select="none").fit(X, y)
+    # feature_reuse=True: pyscm-ml may put several stumps on one feature.
+    clf = SampleCompressionSCM(p=p, max_rules=max_rules, select="none", feature_reuse=True)
+    clf.fit(X, y)
     kinds = {">": "greater", "<=": "less_equal"}
     return [(int(r.feature), kinds[r.direction], float(r.threshold)) for r in clf.rules_]
 

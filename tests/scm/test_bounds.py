@@ -210,3 +210,25 @@ def test_dyadic_bits_random_agrees_with_numba():
             k += k % 2 == 0
             g = flo + (fhi - flo) * Fraction(k, scale)
             assert not (k < scale and g < fb)
+
+
+def test_feature_reuse_prior_matches_exact():
+    # zeta(k) / C(2n + k - 1, k): multisets of k (attribute, direction) pairs out of 2n.
+    n, k, m, errors, delta = 7, 3, 40, 4, 0.05
+    bits = [0, 2, 0]
+    g = mp.fprod([zeta(b) * mp.mpf(2) ** (-b) for b in bits])
+    d_eff = zeta(k) * g * delta / mp.binomial(2 * n + k - 1, k)
+    got = occam_bound(errors, m, n, bits, delta, feature_reuse=True)
+    assert got == pytest.approx(float(binbar_exact(errors, m, d_eff)), rel=1e-9)
+    total = (
+        mp.log(math.comb(m, k))
+        + mp.log(math.comb(m - k, errors))
+        + mp.log(mp.binomial(2 * n + k - 1, k))
+        - mp.log(zeta(k) * zeta(errors) * delta)
+    )
+    expected = 1 - mp.exp(-total / (m - k - errors))
+    got = sample_compression_bound(errors, m, n, k, delta, feature_reuse=True)
+    assert got == pytest.approx(float(expected), rel=1e-10)
+    # the multiset prior is smaller, so reuse never gives a smaller bound; k > n is allowed
+    assert got >= sample_compression_bound(errors, m, n, k, delta)
+    assert pac_bayes_bound(0.1, m, 2, [0.5] * 4, feature_reuse=True) < 1

@@ -7,13 +7,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_quick_experiment_writes_all_tables(tmp_path):
-    spec = importlib.util.spec_from_file_location("shah2010_run", ROOT / "experiments/shah2010/run.py")
+    spec = importlib.util.spec_from_file_location(
+        "shah2010_run", ROOT / "experiments/shah2010/run.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = tmp_path / "shah2010.md"
     assert mod.main(["--quick", "--out", str(out)]) == 0
     text = out.read_text()
-    for title in ("Table I", "Table II", "Table III", "Table IV", "Table V", "Bound-based selection"):
+    for title in (
+        "Table I",
+        "Table II",
+        "Table III",
+        "Table IV",
+        "Table V",
+        "Bound-based selection",
+    ):
         assert title in text
     # paper's numbers beside ours, and the command that produced the page
     assert "14.68±1.8" in text and "--quick" in text

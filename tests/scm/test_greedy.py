@@ -13,7 +13,9 @@ from widefs.scm._greedy import hard_greedy
 from widefs.scm._pac_bayes import soft_greedy
 
 
-def ref_hard_greedy(X, y_pos, *, utility, p, max_rules, eta=0.0, lo=None, hi=None, positives="all"):
+def ref_hard_greedy(
+    X, y_pos, *, utility, p, max_rules, eta=0.0, lo=None, hi=None, positives="all", reuse=False
+):
     """Literal greedy: every feature, every cut between distinct remaining values, both sides."""
     m, n = X.shape
     active = np.ones(m, bool)
@@ -25,7 +27,7 @@ def ref_hard_greedy(X, y_pos, *, utility, p, max_rules, eta=0.0, lo=None, hi=Non
         p_norm = float(y_pos.sum()) if positives == "all" else float((active & y_pos).sum())
         p_norm = max(p_norm, 1.0)
         best = None
-        used = {o[0] for o in out}  # one stump per attribute
+        used = set() if reuse else {o[0] for o in out}  # one stump per attribute
         for f in range(n):
             if f in used:
                 continue
@@ -65,6 +67,14 @@ def test_sample_compression_greedy_matches_reference(seed, p):
     X, y = _data(seed)
     got = hard_greedy(X, y, utility="sc", p=p, max_rules=6)
     ref = ref_hard_greedy(X, y, utility="sc", p=p, max_rules=6)
+    assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_feature_reuse_greedy_matches_reference(seed):
+    X, y = _data(seed, n=3)  # few features: reuse happens
+    got = hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, feature_reuse=True)
+    ref = ref_hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, reuse=True)
     assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
 
 

@@ -180,6 +180,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         "max_rules": [Interval(numbers.Integral, 1, None, closed="left")],
         "delta": [Interval(numbers.Real, 0, 1, closed="right")],
         "select": [StrOptions({"bound", "none"})],
+        "feature_reuse": ["boolean"],
     }
 
     # -- to implement -------------------------------------------------------------------

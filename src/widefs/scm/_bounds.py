@@ -67,8 +67,16 @@ def _check_common(m: int, n_features: int, delta: float) -> None:
         raise ValueError(f"delta must lie in (0, 1], got {delta!r}.")
 
 
-def _log_attribute_prior(n_features: int, n_stumps: int) -> float:
-    """``ln[ zeta(k) / (C(n, k) 2^k) ]``: the prior of the attribute set and directions."""
+def _log_attribute_prior(n_features: int, n_stumps: int, feature_reuse: bool = False) -> float:
+    """``ln[ zeta(k) / (C(n, k) 2^k) ]``: the prior of the attribute set and directions.
+
+    With ``feature_reuse`` the k stumps are a multiset of the 2n (attribute, direction)
+    pairs: ``zeta(k) / C(2n + k - 1, k)`` (sums to at most 1 over k and the multisets).
+    """
+    if feature_reuse:
+        return log_zeta(n_stumps) - float(
+            log_binomial_coefficient(2 * n_features + n_stumps - 1, n_stumps)
+        )
     if n_stumps > n_features:
         raise ValueError(
             f"A conjunction uses each attribute at most once: {n_stumps} stumps > "
@@ -139,6 +147,8 @@ def occam_bound(
     n_features: int,
     bits: Sequence[int] | ArrayLike,
     delta: float = 0.05,
+    *,
+    feature_reuse: bool = False,
 ) -> float:
     """Occam's razor bound of Theorem 2 (Shah et al. 2010) for a conjunction of stumps.
 
@@ -160,6 +170,10 @@ def occam_bound(
     bits : sequence of int
         Code length ``l_i >= 0`` of each stump's threshold (one entry per stump).
     delta : float, default=0.05
+    feature_reuse : bool, default=False
+        The paper uses each attribute at most once (prior ``1 / (C(n, k) 2^k)``). With
+        ``True`` the stumps form a multiset of (attribute, direction) pairs and the prior is
+        ``1 / C(2n + k - 1, k)``, so conjunctions that reuse an attribute are covered too.
 
     Returns
     -------
@@ -180,7 +194,7 @@ def occam_bound(
         raise ValueError(f"n_errors must lie in [0, m]; got {n_errors} with m={m}.")
     k = bits_arr.size
     log_message = float(np.sum(log_zeta(bits_arr) - bits_arr * math.log(2.0))) if k else 0.0
-    log_delta = _log_attribute_prior(n_features, k) + log_message + math.log(delta)
+    log_delta = _log_attribute_prior(n_features, k, feature_reuse) + log_message + math.log(delta)
     if log_delta < _LOG_TINY:
         return 1.0
     return float(binomial_tail_inversion(int(n_errors), m, math.exp(log_delta)))
@@ -194,6 +208,7 @@ def sample_compression_bound(
     delta: float = 0.05,
     *,
     message_prior: str = "paper",
+    feature_reuse: bool = False,
 ) -> float:
     """Sample-compression bound of eqs. 4-5 (Shah et al. 2010; Marchand & Sokolova 2005).
 
@@ -216,6 +231,8 @@ def sample_compression_bound(
     message_prior : {"paper", "ordered"}, default="paper"
         ``"paper"``: ``P_M(sigma) = 1 / (C(n, k) 2^k)`` (eq. 5). ``"ordered"``: additionally
         divides by ``k!``, which also encodes which compression example serves which stump.
+    feature_reuse : bool, default=False
+        As in :func:`occam_bound`: ``P_M = 1 / C(2n + k - 1, k)`` when attributes may repeat.
 
     Returns
     -------
@@ -239,7 +256,7 @@ def sample_compression_bound(
     free = m - n_stumps - n_errors_outside
     if free <= 0:
         return 1.0
-    log_pm = -_log_attribute_prior(n_features, n_stumps) + log_zeta(n_stumps)  # ln 1/P_M
+    log_pm = -_log_attribute_prior(n_features, n_stumps, feature_reuse) + log_zeta(n_stumps)
     if message_prior == "ordered":
         log_pm += math.lgamma(n_stumps + 1)
     total = (
@@ -259,6 +276,8 @@ def pac_bayes_bound(
     n_features: int,
     interval_ratios: Sequence[float] | ArrayLike,
     delta: float = 0.05,
+    *,
+    feature_reuse: bool = False,
 ) -> float:
     """PAC-Bayes bound of Theorem 5 (Shah et al. 2010) on the Gibbs risk.
 
@@ -280,6 +299,8 @@ def pac_bayes_bound(
     interval_ratios : sequence of float
         ``(b_k - a_k) / (B_k - A_k)`` in ``(0, 1]``, one per stump.
     delta : float, default=0.05
+    feature_reuse : bool, default=False
+        As in :func:`occam_bound` (discrete prior ``zeta(k) / C(2n + k - 1, k)``).
 
     Examples
     --------
@@ -292,6 +313,8 @@ def pac_bayes_bound(
         raise ValueError("interval_ratios must lie in (0, 1].")
     if not (0 <= gibbs_risk <= 1):
         raise ValueError(f"gibbs_risk must lie in [0, 1], got {gibbs_risk!r}.")
-    kl_qp = -_log_attribute_prior(n_features, ratios.size) - float(np.sum(np.log(ratios)))
+    kl_qp = -_log_attribute_prior(n_features, ratios.size, feature_reuse) - float(
+        np.sum(np.log(ratios))
+    )
     psi = (kl_qp + math.log((m + 1) / delta)) / m
     return float(kl_inverse_upper(gibbs_risk, psi))

@@ -99,6 +99,7 @@ def hard_greedy(
     feature_range: tuple[np.ndarray, np.ndarray] | None = None,
     positives: str = "all",
     threshold_interval: str = "remaining",
+    feature_reuse: bool = False,
 ) -> list[LearnedStump]:
     """Greedy covering with the sample-compression (``"sc"``) or Occam (``"occam"``) utility.
 
@@ -118,6 +119,9 @@ def hard_greedy(
         Occam: the interval ``[a, b)`` of equally good thresholds is the gap between the
         values of the examples still uncovered around the cut, or between consecutive
         values of all training examples.
+    feature_reuse : bool
+        Allow several stumps on one attribute (pyscm-ml does); the paper uses each
+        attribute at most once.
 
     Returns
     -------
@@ -186,7 +190,7 @@ def hard_greedy(
             )
         )
         active[covered] = False
-        unused[f] = False
+        unused[f] = feature_reuse
         n_active = int(active.sum())
         if next_value == "active" and n_active < _COMPACT_BELOW * n_positions:
             n_positions = compact_sorted_features(sf, active, n_positions)
@@ -208,6 +212,7 @@ class _HardSCM(BaseSCM):
             p=float(self.p),
             max_rules=int(self.max_rules),
             feature_range=feature_range,
+            feature_reuse=bool(self.feature_reuse),
             **kw,
         )
         return self._finish_fit(X, y_pos, stumps)
@@ -240,6 +245,10 @@ class SampleCompressionSCM(_HardSCM):
     message_prior : {"paper", "ordered"}, default="paper"
         Message prior of the bound: ``1 / (C(n, k) 2^k)`` (eq. 5), or additionally
         ``1 / k!`` (``"ordered"``).
+    feature_reuse : bool, default=False
+        Allow several stumps on the same attribute (as pyscm-ml does). The paper uses each
+        attribute at most once; with reuse the bounds use the prior ``1 / C(2n + k - 1, k)``
+        over multisets of (attribute, direction) pairs.
 
     Attributes
     ----------
@@ -281,6 +290,7 @@ class SampleCompressionSCM(_HardSCM):
         delta=0.05,
         select="bound",
         message_prior="paper",
+        feature_reuse=False,
     ):
         self.model_type = model_type
         self.p = p
@@ -288,6 +298,7 @@ class SampleCompressionSCM(_HardSCM):
         self.delta = delta
         self.select = select
         self.message_prior = message_prior
+        self.feature_reuse = feature_reuse
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -307,7 +318,13 @@ class SampleCompressionSCM(_HardSCM):
             sets.append(chosen)
             path.append(
                 sample_compression_bound(
-                    outside, m, n, k, float(self.delta), message_prior=self.message_prior
+                    outside,
+                    m,
+                    n,
+                    k,
+                    float(self.delta),
+                    message_prior=self.message_prior,
+                    feature_reuse=bool(self.feature_reuse),
                 )
             )
         return path, {"errors": errors, "sets": sets}
@@ -366,6 +383,8 @@ class OccamSCM(_HardSCM):
     threshold_interval : {"remaining", "all"}, default="remaining"
         Interval of equally good thresholds: between the uncovered examples' values
         around the cut, or between consecutive values of all training examples.
+    feature_reuse : bool, default=False
+        As in :class:`SampleCompressionSCM`.
 
     Attributes
     ----------
@@ -404,6 +423,7 @@ class OccamSCM(_HardSCM):
         feature_range=None,
         positives="all",
         threshold_interval="remaining",
+        feature_reuse=False,
     ):
         self.model_type = model_type
         self.p = p
@@ -414,6 +434,7 @@ class OccamSCM(_HardSCM):
         self.feature_range = feature_range
         self.positives = positives
         self.threshold_interval = threshold_interval
+        self.feature_reuse = feature_reuse
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -437,7 +458,9 @@ class OccamSCM(_HardSCM):
         m, n = X.shape
         bits = [s.bits for s in stumps]
         path = [
-            occam_bound(int(errors[k]), m, n, bits[:k], float(self.delta))
+            occam_bound(
+                int(errors[k]), m, n, bits[:k], float(self.delta), feature_reuse=self.feature_reuse
+            )
             for k in range(len(stumps) + 1)
         ]
         return path, {"errors": errors}

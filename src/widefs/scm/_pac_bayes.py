@@ -189,6 +189,7 @@ def soft_greedy(
     eta: float,
     max_rules: int,
     margin: float | None = None,
+    feature_reuse: bool = False,
 ) -> list[LearnedStump]:
     """The soft greedy of Section VI-B (``margin=None``) or the fixed-margin heuristic.
 
@@ -252,7 +253,7 @@ def soft_greedy(
         if not c > 0.0:
             break  # the best interval covers no remaining negative weight: no progress
         w[alive] *= sig
-        unused[f] = False
+        unused[f] = feature_reuse
         stumps.append(
             LearnedStump(
                 feature=int(f),
@@ -299,6 +300,8 @@ class PACBayesSCM(BaseSCM):
         fixed-margin heuristic (Table IV): ``[t - gamma (B - A), t + gamma (B - A)]`` with ``t``
         between consecutive values, clipped to the range; :meth:`predict` then uses the
         deterministic thresholds ``t``.
+    feature_reuse : bool, default=False
+        Allow several stumps on one attribute (bound prior ``1 / C(2n + k - 1, k)``).
 
     Attributes
     ----------
@@ -346,6 +349,7 @@ class PACBayesSCM(BaseSCM):
         select="bound",
         feature_range=None,
         margin=None,
+        feature_reuse=False,
     ):
         self.model_type = model_type
         self.p = p
@@ -355,6 +359,7 @@ class PACBayesSCM(BaseSCM):
         self.select = select
         self.feature_range = feature_range
         self.margin = margin
+        self.feature_reuse = feature_reuse
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -372,6 +377,7 @@ class PACBayesSCM(BaseSCM):
             eta=float(self.eta),
             max_rules=int(self.max_rules),
             margin=None if self.margin is None else float(self.margin),
+            feature_reuse=bool(self.feature_reuse),
         )
         return self._finish_fit(X, y_pos, stumps)
 
@@ -397,7 +403,16 @@ class PACBayesSCM(BaseSCM):
             # Gibbs risk on (x, y): prod for a negative, 1 - prod for a positive (eq. 6).
             risk = float(np.mean(np.where(y_pos, 1.0 - prod, prod)))
             gibbs.append(risk)
-            path.append(pac_bayes_bound(min(max(risk, 0.0), 1.0), m, n, ratios, float(self.delta)))
+            path.append(
+                pac_bayes_bound(
+                    min(max(risk, 0.0), 1.0),
+                    m,
+                    n,
+                    ratios,
+                    float(self.delta),
+                    feature_reuse=bool(self.feature_reuse),
+                )
+            )
         return path, {"gibbs": gibbs, "ratios": ratios}
 
     def _set_extra(self, extra, k):
