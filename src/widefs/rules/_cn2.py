@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_consistent_length, column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -559,7 +560,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
     def __str__(self) -> str:
         try:
             return self.format_rules()
-        except Exception:  # not fitted: fall back to the parameter repr
+        except NotFittedError:
             return self.__repr__()
 
     def __sklearn_tags__(self):
