@@ -59,8 +59,8 @@ def make_data(m: int, n: int, seed: int, out: Path) -> None:
     X = np.empty((m, n))
     for start in range(0, n, 10000):  # fill in blocks to keep the temporary small
         stop = min(start + 10000, n)
-        X[:, start:stop] = np.round(rng.normal(size=(m, stop - start)) * 100.0)
-    y = ((X[:, 0] > -30) & (X[:, 1] < 50)) ^ (rng.random(m) < 0.1)
+        X[:, start:stop] = np.round(rng.normal(size=(m, stop - start)) * 1000.0)
+    y = ((X[:, 0] > -300) & (X[:, 1] < 500)) ^ (rng.random(m) < 0.1)
     np.save(out / "X.npy", X)
     np.save(out / "y.npy", y.astype(np.int64))
 
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
         "",
         f"Command: `{cmd.strip()}`. {machine_note()}",
         "",
-        "Synthetic microarray-like data (integer values, normal x 100, planted conjunction of "
+        "Synthetic microarray-like data (integer values, round(1000 x normal), like Affymetrix intensities; planted conjunction of "
         f"two features, 10% label noise, seed {args.seed}), saved once and fitted by each "
         f"library in its own process; `max_rules={args.max_rules}`, `select='none'`, "
         f"median of {args.repeat} fits (single thread). Peak RSS = highest resident memory "
