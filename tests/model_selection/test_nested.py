@@ -129,3 +129,22 @@ def test_stability_index_reference_values():
         [rng.permutation(np.r_[np.ones(10), np.zeros(90)]) for _ in range(200)], bool
     )
     assert abs(selection_stability(random_masks)) < 0.05
+
+
+def test_selected_feature_mask_of_rules_and_ensembles():
+    from widefs.ensemble import ClassSpecificEnsemble
+    from widefs.rules import CN2Classifier
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 12))
+    y = np.repeat([0, 1], 20)
+    X[:, 3] += 3 * y
+    cn2 = CN2Classifier().fit(X, y)
+    tested = {c.feature for r in cn2.rules_ for c in r.conditions}
+    assert set(np.flatnonzero(selected_feature_mask(cn2, 12))) == tested and 3 in tested
+    cefs = ClassSpecificEnsemble(random_state=0).fit(X, y)
+    mask = selected_feature_mask(cefs, 12)
+    union = cefs.overall_support_.copy()
+    for support in cefs.class_supports_.values():
+        union |= support
+    np.testing.assert_array_equal(mask, union)

@@ -16,6 +16,7 @@ from widefs.cli._chance import chance_sections
 from widefs.cli._compare import comparison_section
 from widefs.cli._data import LoadedData, load_cli_data
 from widefs.cli._methods import METHOD_GROUPS, candidates
+from widefs.cli._models import cefs_sections, rules_sections, scm_sections
 from widefs.cli._report import Report, Section, Table
 from widefs.datasets import list_datasets
 from widefs.exceptions import DataError
@@ -104,6 +105,12 @@ def _run(args, console: Console) -> int:
     steps = []
     if "chance" in groups:
         steps.append(("chance analysis and discriminative selection", chance_sections))
+    if "scm" in groups:
+        steps.append(("Set Covering Machines", scm_sections))
+    if "rules" in groups:
+        steps.append(("CN2-POE rules", rules_sections))
+    if "cefs" in groups:
+        steps.append(("class-specific ensemble feature selection", cefs_sections))
     if "compare" in groups:
         folds, repeats = (3, 1) if args.quick else (5, 2)
 

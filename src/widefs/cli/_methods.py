@@ -8,13 +8,16 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from widefs.cli._compare import Candidate
+from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import PriorFallbackClassifier
+from widefs.rules import CN2Classifier
+from widefs.scm import PACBayesSCM, SampleCompressionSCM
 from widefs.univariate import DiscriminativeSelector
 
 __all__ = ["METHOD_GROUPS", "candidates"]
 
 # Report parts selectable with --methods, in report order.
-METHOD_GROUPS = ("chance", "compare")
+METHOD_GROUPS = ("chance", "scm", "rules", "cefs", "compare")
 
 
 def _selector_nb(threshold):
@@ -47,4 +50,30 @@ def candidates(groups, *, quick: bool) -> list[Candidate]:
                 "FDR 5% + naive Bayes", _selector_nb("fdr"), "binomial test + Benjamini-Hochberg"
             ),
         ]
+    if "scm" in groups:
+        note = "Shah et al. 2010; size chosen by the bound"
+        out += [
+            Candidate("PAC-Bayes SCM", lambda seed: PACBayesSCM(), note, binary_only=True),
+            Candidate(
+                "sample-compression SCM",
+                lambda seed: SampleCompressionSCM(),
+                note,
+                binary_only=True,
+            ),
+        ]
+    if "rules" in groups:
+        out += [
+            Candidate("CN2-POE rules", lambda seed: CN2Classifier(stopping="poe"), "Domingos 1999"),
+            Candidate(
+                "CN2 rules (significance)", lambda seed: CN2Classifier(), "Clark & Niblett 1989"
+            ),
+        ]
+    if "cefs" in groups:
+        out.append(
+            Candidate(
+                "CEFS ensemble (kNN, SFS)",
+                lambda seed: ClassSpecificEnsemble(random_state=seed),
+                "Soares 2010",
+            )
+        )
     return out

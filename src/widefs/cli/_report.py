@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.table import Table as RichTable
 
-__all__ = ["Figure", "Report", "Section", "Table", "Text", "md_table"]
+__all__ = ["Code", "Figure", "Report", "Section", "Table", "Text", "md_table"]
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -66,6 +66,24 @@ class Text:
             else:
                 parts.append(f"<p>{_inline_html(' '.join(line.strip() for line in lines))}</p>")
         return "\n".join(parts)
+
+
+@dataclass
+class Code:
+    """Preformatted text (a rule list, a model description), shown as is."""
+
+    text: str
+
+    def markdown(self) -> str:
+        return "```text\n" + self.text.rstrip() + "\n```"
+
+    def html(self) -> str:
+        return f"<pre>{html.escape(self.text.rstrip())}</pre>"
+
+    def rich(self):
+        from rich.panel import Panel
+
+        return Panel(self.text.rstrip(), expand=False)
 
 
 @dataclass
@@ -145,7 +163,7 @@ h1{border-bottom:2px solid #345;padding-bottom:.3em}h2{margin-top:2em;color:#234
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#eef2f6}caption{font-weight:bold;text-align:left;padding:.3em 0}
 figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.85em;color:#555}
-code{background:#f3f3f3;padding:0 .2em}nav ul{columns:2}
+code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.85em}nav ul{columns:2}
 """
 
 

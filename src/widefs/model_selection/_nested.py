@@ -20,9 +20,10 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
     """Boolean mask of the input features a fitted estimator uses, or None if unknown.
 
     Looks through pipelines (composing the masks of successive selectors), through
-    search estimators (``best_estimator_``) and at the usual attributes: ``get_support``
-    (selectors), ``selected_features_`` (index array), ``support_``, and non-zero
-    ``feature_importances_`` or ``coef_``.
+    search estimators (``best_estimator_``) and at the usual attributes: the members'
+    supports of a class-specific ensemble, the features tested by a rule list's
+    conditions, ``get_support`` (selectors), ``selected_features_`` (index array),
+    ``support_``, and non-zero ``feature_importances_`` or ``coef_``.
     """
     if hasattr(estimator, "best_estimator_"):
         return selected_feature_mask(estimator.best_estimator_, n_features)
@@ -41,6 +42,20 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
             mask = np.zeros(n_features, bool)
             mask[positions[inner]] = True
         return mask if known else None
+    if hasattr(estimator, "class_supports_") and hasattr(estimator, "overall_support_"):
+        # Class-specific ensemble: every feature some member or the overall model uses.
+        mask = np.asarray(estimator.overall_support_, bool).copy()
+        for support in estimator.class_supports_.values():
+            mask |= np.asarray(support, bool)
+        return mask
+    rules = getattr(estimator, "rules_", None)
+    if rules is not None and all(hasattr(r, "conditions") for r in rules):
+        # Rule learners: the features their conditions test.
+        mask = np.zeros(n_features, bool)
+        for rule in rules:
+            for cond in rule.conditions:
+                mask[int(cond.feature)] = True
+        return mask
     if hasattr(estimator, "get_support"):
         return np.asarray(estimator.get_support(), bool)
     if hasattr(estimator, "selected_features_"):
