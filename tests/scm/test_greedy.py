@@ -76,6 +76,8 @@ def test_feature_reuse_greedy_matches_reference(seed):
     got = hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, feature_reuse=True)
     ref = ref_hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, reuse=True)
     assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
+    if seed in (0, 2):  # these draws do put two stumps on one feature
+        assert len({s.feature for s in got}) < len(got)
 
 
 @pytest.mark.parametrize("seed", range(4))
