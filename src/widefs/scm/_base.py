@@ -22,7 +22,6 @@ Conventions (Shah, Marchand & Corbeil 2010, Section II):
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from dataclasses import asdict, dataclass
@@ -333,8 +332,3 @@ def conj_fires(X: np.ndarray, stumps: list[LearnedStump]) -> np.ndarray:
         x = X[:, s.feature]
         out[:, i] = x > s.threshold if s.direction > 0 else x <= s.threshold
     return out
-
-
-def log_ratio(width: float, full: float) -> float:
-    """``ln(full / width)`` for the margin penalty (0 when the interval is the whole range)."""
-    return math.log(full / width)
