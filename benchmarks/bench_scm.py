@@ -122,6 +122,7 @@ def main(argv=None) -> int:
                     "peak_pyscm": peer["fit_peak_mb"],
                     "extra_widefs": ours["fit_extra_mb"],
                     "extra_pyscm": peer["fit_extra_mb"],
+                    "threads": ours["threads"],
                 }
                 rows.append(row)
                 print(
@@ -142,7 +143,9 @@ def main(argv=None) -> int:
         "Synthetic microarray-like data (integer values, round(1000 x normal), like Affymetrix intensities; planted conjunction of "
         f"two features, 10% label noise, seed {args.seed}), saved once and fitted by each "
         f"library in its own process; `max_rules={args.max_rules}`, `select='none'`, "
-        f"median of {args.repeat} fits (single thread). Peak RSS = highest resident memory "
+        f"median of {args.repeat} fits. pyscm is single-threaded; widefs's scan and presort "
+        f"run over features on {rows[0]['threads'] if rows else '?'} numba thread(s) "
+        "(`NUMBA_NUM_THREADS`). Peak RSS = highest resident memory "
         "during the first timed fit (VmHWM reset before it; includes the loaded data and the "
         "libraries), extra = that peak minus the RSS just before the fit.",
         "",

@@ -74,10 +74,16 @@ def main():
         t0 = time.perf_counter()
         fit(X, y, args.p, args.max_rules)
         times.append(time.perf_counter() - t0)
+    threads = 1
+    if args.lib == "widefs":
+        import numba
+
+        threads = numba.get_num_threads()
     print(
         json.dumps(
             {
                 "lib": args.lib,
+                "threads": threads,
                 "times": times,
                 "median": statistics.median(times),
                 "rules": rules,
