@@ -39,7 +39,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.model_selection import check_cv, cross_val_predict
@@ -154,8 +154,6 @@ def _split(n: int, n_jobs: int) -> list[np.ndarray]:
 
 
 def _effective_jobs(n_jobs) -> int:
-    from joblib import effective_n_jobs
-
     return effective_n_jobs(n_jobs)
 
 
