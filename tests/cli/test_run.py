@@ -115,3 +115,54 @@ def test_impute_replaces_missing_values(tmp_path):
 def test_datasets_command(capsys):
     assert main(["datasets"]) == 0
     assert "colon" in capsys.readouterr().out
+
+
+def test_leukemia_quick_report_is_complete(tmp_path):
+    out = tmp_path / "leuk"
+    assert main(["run", "leukemia", "--quick", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    for heading in [
+        "## Chance analysis",
+        "## Set Covering Machines",
+        "## CN2 rules",
+        "## Class-specific ensemble",
+        "## Method comparison",
+        "## Stability of the selected features",
+    ]:
+        assert heading in md
+    # Every method of the comparison has a row with an accuracy.
+    table = md.split("## Method comparison")[1]
+    for name in ["MGM + naive Bayes", "PAC-Bayes SCM", "CN2-POE rules", "CEFS ensemble"]:
+        assert re.search(rf"\| {re.escape(name)}[^|]* \| \d+\.\d ± \d+\.\d \|", table), name
+
+
+def test_multiclass_csv_skips_binary_only_methods(tmp_path):
+    frame = toy_frame(n=45, p=30)
+    frame["label"] = np.array(["a", "b", "c"] * 15)
+    frame.loc[frame["label"] == "c", "g1"] += 3
+    path = write_csv(tmp_path / "three.csv", frame)
+    out = tmp_path / "out"
+    assert (
+        main(
+            [
+                "run",
+                path,
+                "--target",
+                "label",
+                "--quick",
+                "--methods",
+                "chance,scm,compare",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    md = (out / "report.md").read_text()
+    assert "binary classifiers; this dataset has more than two classes" in md
+    assert "| PAC-Bayes SCM | binary data only |" in md
+
+
+def test_unknown_method_group(tmp_path, capsys):
+    assert main(["run", "colon", "--methods", "chance,nope", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown --methods nope" in capsys.readouterr().err

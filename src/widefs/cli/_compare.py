@@ -10,7 +10,7 @@ import numpy as np
 
 from widefs.cli._data import LoadedData
 from widefs.cli._report import Figure, Section, Table, Text
-from widefs.exceptions import NothingSelectedWarning
+from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
 from widefs.model_selection import nested_evaluate
 
 __all__ = ["Candidate", "comparison_section"]
@@ -65,6 +65,9 @@ def comparison_section(
         with warnings.catch_warnings():
             # Selecting nothing in a fold is a legitimate outcome, reported in the table.
             warnings.filterwarnings("ignore", category=NothingSelectedWarning)
+            warnings.filterwarnings(
+                "ignore", category=HeuristicBoundWarning
+            )  # said in the SCM text
             warnings.filterwarnings("ignore", message="No features were selected")
             res = nested_evaluate(
                 cand.make(seed), data.X, data.y, cv=folds, n_repeats=repeats, random_state=seed
