@@ -31,14 +31,13 @@ __all__ = ["CN2Classifier"]
 class _Beam:
     """One rule version in the beam: its conditions and the examples it covers."""
 
-    __slots__ = ("conds", "counts", "covered", "key", "n_covered", "quality")
+    __slots__ = ("conds", "counts", "covered", "n_covered", "quality")
 
     def __init__(self, conds: tuple, covered: np.ndarray, counts: np.ndarray, quality: float):
         self.conds = conds  # tuple of (feature, op, value), sorted
         self.covered = covered
         self.counts = counts
         self.quality = quality
-        self.key = frozenset(conds)
         self.n_covered = int(counts.sum())
 
 
@@ -211,7 +210,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
                 )
-            cols = [X.iloc[:, j] for j in range(X.shape[1])]
+            cols = [col for _, col in X.items()]
             return cols, [str(c) for c in X.columns]
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
         if X.dtype.kind not in "biufO":
@@ -228,8 +227,11 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
     def _encode(self, X, *, reset: bool):
         columns, names = self._columns(X, reset=reset)
         if reset:
-            self._encoding = FeatureEncoding.fit(columns, self.nominal_features, names)
-        numeric, codes = self._encoding.transform(columns)
+            self._encoding, numeric, codes = FeatureEncoding.fit_transform(
+                columns, self.nominal_features, names
+            )
+        else:
+            numeric, codes = self._encoding.transform(columns)
         if np.isinf(numeric).any():
             raise ValueError("Input X contains infinity in a numeric column.")
         return numeric, codes
@@ -337,35 +339,50 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
             feats, ops, vals = cand.feature[ok], cand.op[ok], cand.value[ok]
             counts, owner, cover = cand.counts[ok], cand.owner[ok], cover[ok]
             quality = self._quality(counts, target)
-            rank = np.lexsort((np.arange(feats.size), -cover, -quality))
+            rank = np.lexsort((-cover, -quality))  # stable: ties keep generation order
             m_new = m_k + feats.size
 
             # Best so far: the top-ranked version that passes the significance test.
-            sig = self._significant(counts, base, alpha)
             best_k = None
-            hits = np.flatnonzero(sig[rank])
+            if alpha is None:
+                hits = np.zeros(1, dtype=np.intp)
+            else:
+                hits = np.flatnonzero(self._significant(counts, base, alpha)[rank])
             if hits.size:
-                k = rank[hits[0]]
+                k = int(rank[hits[0]])
                 if best is None or quality[k] > best.quality:
                     best_k = k
 
             # Next beam: the beam_width best distinct conjunctions.
-            chosen, seen = [], set()
-            for k in rank:
-                key = frozenset(_add_condition(beam[owner[k]].conds, feats[k], ops[k], vals[k]))
-                if key in seen:
-                    continue
-                seen.add(key)
-                chosen.append(k)
-                if len(chosen) == self.beam_width:
-                    break
-            picked = chosen if best_k is None or best_k in chosen else [*chosen, best_k]
-            made = dict(
-                zip(
-                    picked,
-                    self._materialize(data, beam, picked, feats, ops, vals, owner, counts, quality),
+            chosen, seen = {}, set()
+            start, limit = 0, self.beam_width * 4
+            while len(chosen) < self.beam_width and start < rank.size:
+                top = rank[start:limit]  # ranked chunks: duplicates are rare
+                for k, f, o, v, w in zip(
+                    top.tolist(),
+                    feats[top].tolist(),
+                    ops[top].tolist(),
+                    vals[top].tolist(),
+                    owner[top].tolist(),
+                ):
+                    conds = _add_condition(beam[w].conds, f, o, v)
+                    key = frozenset(conds)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    chosen[k] = conds
+                    if len(chosen) == self.beam_width:
+                        break
+                start, limit = limit, limit * 4
+            picked = dict(chosen)
+            if best_k is not None and best_k not in picked:
+                picked[best_k] = _add_condition(
+                    beam[owner[best_k]].conds,
+                    int(feats[best_k]),
+                    int(ops[best_k]),
+                    float(vals[best_k]),
                 )
-            )
+            made = self._materialize(data, beam, picked, feats, ops, vals, owner, counts, quality)
             new_beam = [made[k] for k in chosen]
             round_best = None if best_k is None else made[best_k]
 
@@ -382,24 +399,19 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         return best, m_k, estimate
 
     @staticmethod
-    def _materialize(data, beam, picked, feats, ops, vals, owner, counts, quality) -> list:
-        """Beam entries (conditions and coverage masks) for the picked candidates at once."""
-        k = np.asarray(picked, dtype=np.intp)
+    def _materialize(data, beam, picked, feats, ops, vals, owner, counts, quality) -> dict:
+        """Beam entries (coverage masks) for the picked candidates, in one vectorized step."""
+        k = np.fromiter(picked, dtype=np.intp, count=len(picked))
         f, o, v = feats[k], ops[k], vals[k]
         with np.errstate(invalid="ignore"):
             col = data.numeric[:, f]
             sat = np.where(o == EQ, data.codes[:, f] == v, np.where(o == LE, col <= v, col > v))
-        parents = np.array([beam[owner[j]].covered for j in k]).T
+        parents = np.array([beam[w].covered for w in owner[k].tolist()]).T
         covered = (sat & parents).T
-        return [
-            _Beam(
-                _add_condition(beam[owner[j]].conds, int(feats[j]), int(ops[j]), float(vals[j])),
-                covered[i],
-                counts[j],
-                float(quality[j]),
-            )
-            for i, j in enumerate(k)
-        ]
+        return {
+            j: _Beam(conds, covered[i], counts[j], float(quality[j]))
+            for i, (j, conds) in enumerate(picked.items())
+        }
 
     def _make_rule(self, entry: _Beam, counts, prediction_code, m_k, estimate) -> Rule:
         conditions = []
