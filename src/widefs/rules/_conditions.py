@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import SortedFeatures, threshold_class_counts_many
+from widefs.stumps import RunLayout, SortedFeatures, run_layout, threshold_class_counts_many
 
 __all__ = ["CandidateCounts", "FeatureEncoding", "NodeData", "specialization_counts"]
 
@@ -183,6 +183,7 @@ class NodeData:
     slots: np.ndarray  # (n, A_nom): offset + code; missing goes to a dropped slot
     slot_feature: np.ndarray  # (S,) attribute of each slot
     slot_value: np.ndarray  # (S,) category code of each slot (-1 for missing slots)
+    layout: RunLayout | None = None  # runs of tied values of sorted_numeric
 
     @classmethod
     def build(
@@ -215,21 +216,24 @@ class NodeData:
             slots=slots,
             slot_feature=slot_feature,
             slot_value=slot_value,
+            layout=run_layout(sorted_numeric),
         )
 
     def subset(self, mask: np.ndarray) -> NodeData:
         """The same data restricted to ``mask`` (presort reused, not recomputed)."""
+        sorted_numeric = self.sorted_numeric.subset(mask)
         return NodeData(
             y=self.y[mask],
             n_classes=self.n_classes,
             numeric=self.numeric[mask],
             codes=self.codes[mask],
             num_features=self.num_features,
-            sorted_numeric=self.sorted_numeric.subset(mask),
+            sorted_numeric=sorted_numeric,
             nom_features=self.nom_features,
             slots=self.slots[mask],
             slot_feature=self.slot_feature,
             slot_value=self.slot_value,
+            layout=run_layout(sorted_numeric),
         )
 
     def condition_mask(self, feature: int, op: int, value: float) -> np.ndarray:
@@ -284,20 +288,23 @@ def specialization_counts(data: NodeData, covered: np.ndarray) -> CandidateCount
             )
         )
     if data.num_features.size:
-        tc = threshold_class_counts_many(data.sorted_numeric, data.y, C, covered)
+        tc = threshold_class_counts_many(data.sorted_numeric, data.y, C, covered, data.layout)
         feat = data.num_features[tc.feature]
         parts.append((tc.group, feat, np.full(feat.size, LE), tc.threshold, tc.left))
         parts.append((tc.group, feat, np.full(feat.size, GT), tc.threshold, tc.right))
     if not parts:
         empty = np.array([], dtype=np.intp)
         return CandidateCounts(empty, empty, np.array([]), np.zeros((0, C), np.int64), empty)
+    if len(parts) == 1:  # nominal only: slots are already in generation order
+        owner, feature, op, value, counts = parts[0]
+        return CandidateCounts(feature, op, value, counts, owner)
     owner, feature, op, value, counts = (np.concatenate(p) for p in zip(*parts))
     # Generation order (the documented tie-break): rule, attribute, ==, <=, >, value.
     order = np.lexsort((value, op, feature, owner))
     return CandidateCounts(
-        feature=feature[order].astype(np.intp),
-        op=op[order].astype(np.intp),
-        value=value[order].astype(float),
-        counts=counts[order].astype(np.int64),
-        owner=owner[order].astype(np.intp),
+        feature=feature[order],
+        op=op[order],
+        value=value[order],
+        counts=counts[order],
+        owner=owner[order],
     )

@@ -2,6 +2,7 @@
 
 from widefs.stumps._scan import (
     CutScan,
+    RunLayout,
     SortedFeatures,
     StumpTable,
     ThresholdCounts,
@@ -12,6 +13,7 @@ from widefs.stumps._scan import (
     predict_stumps,
     prefix_sums,
     presort_features,
+    run_layout,
     scan_best_cuts,
     threshold_class_counts,
     threshold_class_counts_many,
@@ -19,6 +21,7 @@ from widefs.stumps._scan import (
 
 __all__ = [
     "CutScan",
+    "RunLayout",
     "SortedFeatures",
     "StumpTable",
     "ThresholdCounts",
@@ -29,6 +32,7 @@ __all__ = [
     "predict_stumps",
     "prefix_sums",
     "presort_features",
+    "run_layout",
     "scan_best_cuts",
     "threshold_class_counts",
     "threshold_class_counts_many",

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "CutScan",
+    "RunLayout",
     "SortedFeatures",
     "StumpTable",
     "ThresholdCounts",
@@ -38,6 +39,7 @@ __all__ = [
     "predict_stumps",
     "prefix_sums",
     "presort_features",
+    "run_layout",
     "scan_best_cuts",
     "threshold_class_counts",
     "threshold_class_counts_many",
@@ -670,6 +672,7 @@ def threshold_class_counts_many(
     y_codes: ArrayLike,
     n_classes: int,
     sample_masks: ArrayLike,
+    layout: RunLayout | None = None,
 ) -> ThresholdCounts:
     """:func:`threshold_class_counts` for several sample masks at once (e.g. a rule beam).
 
@@ -681,6 +684,9 @@ def threshold_class_counts_many(
     mask covers one of its samples. Candidates are ordered by mask, then feature, then
     threshold, exactly as concatenating per-mask calls would give.
 
+    ``layout`` (from :func:`run_layout`) may be passed when the same presort is scanned
+    for many sets of masks, as a rule search does round after round.
+
     Examples
     --------
     >>> s = SortedFeatures.from_matrix([[3.0], [1.0], [np.nan], [1.0], [2.0]])
@@ -690,41 +696,79 @@ def threshold_class_counts_many(
     """
     y = np.asarray(y_codes, dtype=np.intp)
     masks = np.atleast_2d(np.asarray(sample_masks, dtype=bool))
+    lay = run_layout(sorted_features) if layout is None else layout
     order = sorted_features.order
-    n_feat, n = order.shape
+    n_feat = order.shape[0]
     n_masks = masks.shape[0]
-    v = sorted_features.values.astype(float, copy=False)
-    finite = ~np.isnan(v)
-    # Runs of tied non-missing values; the missing values of feature j form bin n_runs + j.
-    new_run = finite.copy()
-    new_run[:, 1:] &= v[:, 1:] != v[:, :-1]
-    n_runs = int(new_run.sum())
-    run_id = np.cumsum(new_run.ravel()).reshape(n_feat, n) - 1
-    run_id = np.where(finite, run_id, n_runs + np.arange(n_feat)[:, None])
-    bins = run_id * n_classes + y[order]  # (F, n): (run, class) bin of each sorted sample
+    n_runs = lay.n_runs
+    bins = lay.run_id * n_classes + y[order]  # (F, n): (run, class) bin of each sample
     width = (n_runs + n_feat) * n_classes
     member, flat = np.nonzero(masks[:, order].reshape(n_masks, -1))
     counts = np.bincount(member * width + bins.ravel()[flat], minlength=n_masks * width)
     counts = counts.reshape(n_masks, n_runs + n_feat, n_classes)
     run_counts = counts[:, :n_runs]
-    # Feature and last position of each run (runs are numbered feature by feature).
+    fe = lay.run_feature
+    cum = np.cumsum(run_counts, axis=1)
+    before = np.concatenate([np.zeros((n_masks, 1, n_classes), cum.dtype), cum], axis=1)
+    base = before[:, lay.first_run]  # (M, F, C): counts of all runs of earlier features
+    nonmissing = before[:, lay.end_run] - base  # (M, F, C)
+    group, k = np.nonzero(run_counts.any(axis=2))
+    left = cum[group, k] - base[group, fe[k]]
+    missing = counts[:, n_runs:]
+    return ThresholdCounts(
+        feature=fe[k],
+        threshold=lay.run_value[k],
+        left=left,
+        right=nonmissing[group, fe[k]] - left,
+        missing=missing,
+        group=group,
+    )
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """Runs of tied non-missing values of a presort (independent of labels and masks).
+
+    ``run_id[j, i]`` numbers the run of sorted position i of feature j (runs are numbered
+    feature by feature; missing values of feature j get ``n_runs + j``);
+    ``run_feature``/``run_value`` give each run's feature and value; ``first_run[j]`` and
+    ``end_run[j]`` delimit feature j's runs.
+    """
+
+    run_id: NDArray[np.intp]
+    n_runs: int
+    run_feature: NDArray[np.intp]
+    run_value: NDArray[np.floating]
+    first_run: NDArray[np.intp]
+    end_run: NDArray[np.intp]
+
+
+def run_layout(sorted_features: SortedFeatures) -> RunLayout:
+    """The :class:`RunLayout` of a presort, for repeated :func:`threshold_class_counts_many`.
+
+    Examples
+    --------
+    >>> lay = run_layout(SortedFeatures.from_matrix([[3.0], [1.0], [np.nan], [1.0]]))
+    >>> lay.run_id.tolist(), lay.run_value.tolist()
+    ([[0, 0, 1, 2]], [1.0, 3.0])
+    """
+    v = sorted_features.values.astype(float, copy=False)
+    n_feat, n = v.shape
+    finite = ~np.isnan(v)
+    new_run = finite.copy()
+    new_run[:, 1:] &= v[:, 1:] != v[:, :-1]
+    n_runs = int(new_run.sum())
+    run_id = np.cumsum(new_run.ravel()).reshape(n_feat, n) - 1
+    run_id = np.where(finite, run_id, n_runs + np.arange(n_feat)[:, None])
     run_end = finite.copy()
     run_end[:, :-1] &= v[:, 1:] != v[:, :-1]
     fe, pe = np.nonzero(run_end)
-    first_run = np.searchsorted(fe, np.arange(n_feat))  # index of each feature's first run
-    cum = np.cumsum(run_counts, axis=1)
-    before = np.concatenate([np.zeros((n_masks, 1, n_classes), cum.dtype), cum], axis=1)
-    base = before[:, first_run]  # (M, F, C): counts of all runs of earlier features
-    last = np.append(first_run[1:], n_runs)
-    nonmissing = before[:, last] - base  # (M, F, C)
-    group, k = np.nonzero(run_counts.sum(axis=2) > 0)
-    left = (cum[group, k] - base[group, fe[k]]).astype(np.int64)
-    missing = counts[:, n_runs:].astype(np.int64)
-    return ThresholdCounts(
-        feature=fe[k].astype(np.intp),
-        threshold=v[fe[k], pe[k]],
-        left=left,
-        right=nonmissing[group, fe[k]].astype(np.int64) - left,
-        missing=missing,
-        group=group.astype(np.intp),
+    first_run = np.searchsorted(fe, np.arange(n_feat))
+    return RunLayout(
+        run_id=run_id.astype(np.intp),
+        n_runs=n_runs,
+        run_feature=fe.astype(np.intp),
+        run_value=v[fe, pe],
+        first_run=first_run.astype(np.intp),
+        end_run=np.append(first_run[1:], n_runs).astype(np.intp),
     )
