@@ -311,7 +311,7 @@ def main(argv=None) -> int:
         " points.\n\n"
         f"Targets (issue 4): at least 10x faster median CPU per fit -> median ratio "
         f"{statistics.median(ratios):,.0f}x; below 10x on {len(below10)} of {n} datasets "
-        f"({', '.join(below10) or 'none'}: small, all-nominal data where Orange's per-selector "
+        f"({', '.join(below10) or 'none'}: small, mostly nominal data where Orange's per-selector "
         "numpy filtering is cheap and widefs' fixed per-round cost dominates). Equal or better "
         f"accuracy -> on {acc_ok} of {n} datasets; the paired difference above is "
         f"{verdict(diffs)}."

@@ -6,7 +6,12 @@ import pytest
 
 from widefs.rules._conditions import FeatureEncoding, NodeData, specialization_counts
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import SortedFeatures, threshold_class_counts, threshold_class_counts_many
+from widefs.stumps import (
+    SortedFeatures,
+    run_layout,
+    threshold_class_counts,
+    threshold_class_counts_many,
+)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -116,6 +121,8 @@ def test_threshold_class_counts_many_equals_per_mask_calls(seed):
     masks[0] = False  # an empty mask yields no candidate
     sf = SortedFeatures.from_matrix(X)
     many = threshold_class_counts_many(sf, y, C, masks)
+    again = threshold_class_counts_many(sf, y, C, masks, run_layout(sf))
+    assert again.left.tolist() == many.left.tolist() and again.group.tolist() == many.group.tolist()
     for m in range(M):
         one = threshold_class_counts(sf, y, C, masks[m])
         sel = many.group == m

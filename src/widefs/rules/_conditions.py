@@ -3,12 +3,13 @@
 Nominal attributes are encoded as category codes (-1 for missing), numeric ones as floats
 (NaN for missing). A missing value satisfies no condition (neither ``a == v`` nor
 ``a <= t`` nor ``a > t``), so rules never impute: an example with a missing value is simply
-not covered by a condition on that attribute (the CN2 convention of treating "unknown" as
-matching nothing).
+not covered by a condition on that attribute, in training counts and in prediction alike.
+No value is guessed, so no imputation model can leak into the rules' coverage counts.
 
 :func:`specialization_counts` gives the class counts of *every* one-condition
-specialization of a rule in one pass: a single ``bincount`` over all nominal attributes
-and one sorted scan (:func:`widefs.stumps.threshold_class_counts`) over all numeric ones.
+specialization of every rule in a beam in one pass: a single ``bincount`` over all nominal
+attributes and one scan of the presorted numeric values
+(:func:`widefs.stumps.threshold_class_counts_many`).
 """
 
 from __future__ import annotations
