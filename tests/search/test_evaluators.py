@@ -319,3 +319,23 @@ def test_cross_validation_evaluator_matches_cross_val_predict():
         np.testing.assert_array_equal(
             row, cross_val_predict(est, X[:, m], y, cv=StratifiedKFold(5))
         )
+
+
+def test_knn_many_k_both_ranking_paths():
+    # k <= 32 ranks by insertion, larger k by a stable sort: both must match brute force.
+    X, y, nominal = grid_data(9, n=50, p=5)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(50), n_neighbors=1)
+    D = ev.initial_state(np.ones(5, bool))
+    for ks in ([3, 32], [33, 49], [1, 45, 20]):
+        for k, pred in zip(ks, ev.predict_state_ks(D, ks)):
+            np.testing.assert_array_equal(
+                pred, brute_knn_loo(X, y, nominal, range(5), k, range(50))
+            )
+    model = KNNModel(X[:40], y[:40], 3, nominal, np.arange(5), 36)
+    expected = [
+        brute_knn_loo(
+            np.vstack([X[:40], X[[i]]]), np.append(y[:40], 0), nominal, range(5), 36, [40]
+        )[0]
+        for i in range(40, 50)
+    ]
+    np.testing.assert_array_equal(model.predict_codes(X[40:]), expected)

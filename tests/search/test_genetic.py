@@ -94,3 +94,32 @@ def test_bad_fractions():
     X, y = data()
     with pytest.raises(ValueError, match="initial_fractions must be"):
         GeneticSelector(initial_fractions=[0.0, 0.5]).fit(X, y)
+
+
+def test_parent_distance_updates_change_nothing(monkeypatch):
+    # Integer data: updating a parent's distances is exact, so the GA must be identical
+    # with and without the updates (forced off by a zero memory cap).
+    X, y = data(5, p=30)
+    kw = dict(population_size=10, n_generations=8, mutation_rate=0.02, random_state=1)
+    fast = GeneticSelector(**kw).fit(X, y)
+    monkeypatch.setattr(GeneticSelector, "_delta_bytes", 0)
+    slow = GeneticSelector(**kw).fit(X, y)
+    assert fast.history_ == slow.history_
+    np.testing.assert_array_equal(fast.support_, slow.support_)
+
+
+def test_state_from_parent_equals_from_scratch():
+    from widefs.search import KNNLeaveOneOut
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(15, 12))
+    X[:, 5] = rng.integers(0, 3, 15)
+    nominal = np.zeros(12, bool)
+    nominal[5] = True
+    ev = KNNLeaveOneOut(X, rng.integers(0, 2, 15), 2, nominal, np.arange(15), 3)
+    ref = rng.random(12) < 0.6
+    child = ref.copy()
+    child[[0, 5, 7]] = ~child[[0, 5, 7]]
+    D = ev.state_from(ev.initial_state(ref), ref, child)
+    np.testing.assert_allclose(D, ev.initial_state(child), rtol=1e-12, atol=1e-12)
+    assert ev.state_from(D, child, child) is D

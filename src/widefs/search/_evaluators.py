@@ -49,6 +49,7 @@ from widefs.search._kernels import (
     knn_candidates,
     knn_from_distances,
     pairwise_distances,
+    update_distances,
 )
 
 __all__ = [
@@ -208,6 +209,21 @@ class KNNLeaveOneOut:
 
     def initial_state(self, mask) -> NDArray[np.float64]:
         return self.distances(np.flatnonzero(mask))
+
+    def state_from(self, D_ref, ref_mask, mask) -> NDArray[np.float64]:
+        """Distances on ``mask`` from those on ``ref_mask``, updating only the features
+        that differ (from scratch when that is cheaper)."""
+        ref_mask = np.asarray(ref_mask, dtype=bool)
+        mask = np.asarray(mask, dtype=bool)
+        add = np.flatnonzero(mask & ~ref_mask)
+        remove = np.flatnonzero(ref_mask & ~mask)
+        if add.size + remove.size == 0:
+            return D_ref
+        if add.size + remove.size >= mask.sum():
+            return self.initial_state(mask)
+        D = np.empty_like(D_ref)
+        update_distances(D_ref, self.XT, self.nominal, add, remove, D)
+        return D
 
     def contribution(self, f: int) -> NDArray[np.float64]:
         """``c_f(i, j)``: squared difference, or 0/1 mismatch for a nominal column."""

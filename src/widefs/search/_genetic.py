@@ -5,11 +5,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from widefs.search._base import WrapperSelector, logger
+from widefs.search._evaluators import KNNLeaveOneOut
 from widefs.search._sequential import _COMMON_ATTRS, _COMMON_PARAMS
 
 __all__ = ["GeneticSelector", "initial_population", "rank_fitness"]
@@ -115,6 +117,8 @@ class GeneticSelector(WrapperSelector):
     (True, True, 11)
     """
 
+    _delta_bytes = 2**28  # memory cap for the kept distance matrices (population x n x n)
+
     _parameter_constraints: dict = {
         **WrapperSelector._parameter_constraints,
         "population_size": [Interval(numbers.Integral, 2, None, closed="left")],
@@ -184,6 +188,34 @@ class GeneticSelector(WrapperSelector):
         )
         return out, len(todo)
 
+    def _evaluate_knn(self, pop, make_state, ev, crit, cache):
+        """Scores and distance matrices of ``pop``; ``make_state(t)`` builds row t's matrix
+        (from a parent's when cheaper). New subsets are scored once, in parallel threads."""
+        keys = [np.packbits(ind).tobytes() for ind in pop]
+        first: dict = {}
+        for i, key in enumerate(keys):
+            if pop[i].any() and key not in cache and key not in first:
+                first[key] = i
+        todo = set(first.values())
+
+        def work(t):
+            D = make_state(t)
+            return D, (float(crit.score(ev.predict_state(D))) if t in todo else None)
+
+        jobs = effective_n_jobs(self.n_jobs)
+        if jobs > 1 and len(pop) > 1:
+            results = Parallel(n_jobs=jobs, backend="threading")(
+                delayed(work)(t) for t in range(len(pop))
+            )
+        else:
+            results = [work(t) for t in range(len(pop))]
+        for key, i in first.items():
+            cache[key] = results[i][1]
+        fit = np.array(
+            [cache[k] if pop[i].any() else -np.inf for i, k in enumerate(keys)], dtype=float
+        )
+        return fit, [r[0] for r in results], len(first)
+
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Run the genetic algorithm.
@@ -208,7 +240,16 @@ class GeneticSelector(WrapperSelector):
         mu, p = int(self.population_size), Xe.shape[1]
         cache: dict = {}
         pop = initial_population(rng, mu, p, fractions)
-        fit, n_new = self._evaluate(pop, ev, crit, cache)
+        # kNN: keep each individual's distance matrix, so that an offspring's comes from
+        # its closer parent by adding/subtracting the differing features only.
+        delta = isinstance(ev, KNNLeaveOneOut) and mu * Xe.shape[0] ** 2 * 8 <= self._delta_bytes
+        states = None
+        if delta:
+            fit, states, n_new = self._evaluate_knn(
+                pop, lambda t: ev.initial_state(pop[t]), ev, crit, cache
+            )
+        else:
+            fit, n_new = self._evaluate(pop, ev, crit, cache)
         sizes = pop.sum(axis=1)
         order = rank_fitness(fit, sizes)
         best_mask, best_score = pop[order[0]].copy(), float(fit[order[0]])
@@ -227,12 +268,30 @@ class GeneticSelector(WrapperSelector):
                     children[t, cut:] = children[t + 1, cut:]
                     children[t + 1, cut:] = tail
             children ^= rng.random_sample(children.shape) < self.mutation_rate
-            child_fit, n_new = self._evaluate(children, ev, crit, cache)
+            if delta:
+                # Child t starts as a copy of parent t and may take a tail from its partner.
+                def make_state(t, parents=parents, old=pop, old_states=states, kids=children):
+                    refs = {int(parents[t])}
+                    partner = t + 1 if t % 2 == 0 else t - 1
+                    if partner < mu:
+                        refs.add(int(parents[partner]))
+                    ref = min(sorted(refs), key=lambda r: int((old[r] != kids[t]).sum()))
+                    return ev.state_from(old_states[ref], old[ref], kids[t])
+
+                child_fit, child_states, n_new = self._evaluate_knn(
+                    children, make_state, ev, crit, cache
+                )
+            else:
+                child_fit, n_new = self._evaluate(children, ev, crit, cache)
             child_sizes = children.sum(axis=1)
             if rng.random_sample() < self.elitism:
                 worst = rank_fitness(child_fit, child_sizes)[-1]
                 children[worst] = pop[order[0]]
                 child_fit[worst], child_sizes[worst] = fit[order[0]], sizes[order[0]]
+                if delta:
+                    child_states[worst] = states[order[0]]
+            if delta:
+                states = child_states
             pop, fit, sizes = children, child_fit, child_sizes
             order = rank_fitness(fit, sizes)
             top = order[0]

@@ -24,6 +24,7 @@ __all__ = [
     "knn_candidates",
     "knn_from_distances",
     "pairwise_distances",
+    "update_distances",
 ]
 
 
@@ -108,10 +109,38 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
     n = D.shape[1]
     counts = np.zeros(n_classes, dtype=np.int64)
     first = np.empty(n_classes, dtype=np.int64)
+    kmax = min(ks[ks.size - 1], n)
+    small = kmax <= 32
+    bestd = np.empty(kmax, dtype=np.float64)
+    besti = np.empty(kmax, dtype=np.int64)
     for r in range(rows.size):
         i = rows[r]
-        # Stable sort: equal distances keep the lower training index first.
-        order = np.argsort(D[i] if exclude_self else D[r], kind="mergesort")
+        drow = D[i] if exclude_self else D[r]
+        if small:
+            # The kmax nearest by insertion, ordered like a stable sort (equal distances
+            # keep the lower index first); the walk below never goes past them.
+            m = 0
+            for j in range(n):
+                if exclude_self and j == i:
+                    continue
+                d = drow[j]
+                if m < kmax:
+                    pos = m
+                    m += 1
+                elif d < bestd[kmax - 1]:
+                    pos = kmax - 1
+                else:
+                    continue
+                while pos > 0 and bestd[pos - 1] > d:
+                    bestd[pos] = bestd[pos - 1]
+                    besti[pos] = besti[pos - 1]
+                    pos -= 1
+                bestd[pos] = d
+                besti[pos] = j
+            order = besti[:m]
+        else:
+            # Stable sort: equal distances keep the lower training index first.
+            order = np.argsort(drow, kind="mergesort")
         counts[:] = 0
         first[:] = n + 1
         q = 0  # neighbours taken so far
@@ -119,7 +148,7 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
         ki = 0
         while ki < ks.size:
             target = min(ks[ki], n - 1 if exclude_self else n)
-            while q < target and pos < n:
+            while q < target and pos < order.size:
                 j = order[pos]
                 pos += 1
                 if exclude_self and j == i:
@@ -186,3 +215,32 @@ def cross_distances(QT, XT, nominal, cols, D):
                     Da[j] += 1.0 if diff != 0.0 else 0.0
                 else:
                     Da[j] += diff * diff
+
+
+@njit(cache=True, nogil=True)
+def update_distances(D_ref, XT, nominal, add, remove, D):
+    """``D = D_ref + sum_{f in add} c_f - sum_{f in remove} c_f`` (new array ``D``).
+
+    Used by the genetic algorithm: an offspring differs from one of its parents by a few
+    features, so its distances cost ``n^2`` per differing feature instead of per feature.
+    """
+    n = D.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            D[i, j] = D_ref[i, j]
+    for sign, cols in ((1.0, add), (-1.0, remove)):
+        for t in range(cols.size):
+            f = cols[t]
+            xf = XT[f]
+            nom = nominal[f]
+            for i in range(n):
+                xi = xf[i]
+                Di = D[i]
+                for j in range(i + 1, n):
+                    diff = xi - xf[j]
+                    c = (1.0 if diff != 0.0 else 0.0) if nom else diff * diff
+                    Di[j] += sign * c
+    for i in range(n):
+        D[i, i] = 0.0
+        for j in range(i + 1, n):
+            D[j, i] = D[i, j]
