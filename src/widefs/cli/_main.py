@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from widefs.cli._models import cefs_sections, rules_sections, scm_sections
 from widefs.cli._report import Report, Section, Table
 from widefs.datasets import list_datasets
 from widefs.exceptions import DataError
+from widefs.experiments import REPRODUCTIONS
 
 __all__ = ["main"]
 
@@ -57,6 +59,15 @@ def _parser() -> argparse.ArgumentParser:
         help=f"comma-separated report parts among {', '.join(METHOD_GROUPS)} (default: all)",
     )
     run.add_argument("--quick", action="store_true", help="a fast pass: fewer folds and repeats")
+    rep = sub.add_parser(
+        "reproduce",
+        help="run a paper's reproduction and write its page to docs/results/",
+        description="Run one of the papers' experiments; options after PAPER go to it (e.g. --quick).",
+    )
+    rep.add_argument("paper", choices=sorted(REPRODUCTIONS), help="which paper")
+    rep.add_argument(
+        "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
+    )
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
 
@@ -165,6 +176,9 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return _run(args, console)
+        if args.command == "reproduce":
+            module = importlib.import_module(REPRODUCTIONS[args.paper])
+            return module.main(args.args)
         return _datasets(console)
     except DataError as exc:
         # One line naming the problem, non-zero status, nothing written.
