@@ -28,10 +28,6 @@ def rank_fitness(scores: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(scores.size), sizes, -np.asarray(scores, dtype=float)))
 
 
-def _at_least_as_fit(sa, na, sb, nb) -> bool:
-    return sa > sb or (sa == sb and na <= nb)
-
-
 def initial_population(
     rng: np.random.RandomState, population_size: int, n_features: int, fractions
 ) -> np.ndarray:
@@ -255,11 +251,13 @@ class GeneticSelector(WrapperSelector):
         best_mask, best_score = pop[order[0]].copy(), float(fit[order[0]])
         history = [self._record(0, fit, sizes, order, best_score, n_new)]
         for gen in range(1, int(self.n_generations) + 1):
-            # Binary tournaments: two distinct individuals, the fitter becomes a parent.
-            parents = np.empty(mu, dtype=np.int64)
-            for t in range(mu):
-                a, b = rng.choice(mu, 2, replace=False)
-                parents[t] = a if _at_least_as_fit(fit[a], sizes[a], fit[b], sizes[b]) else b
+            # Binary tournaments: two distinct individuals, the fitter becomes a parent
+            # (a full tie goes to the first drawn).
+            a = rng.randint(mu, size=mu)
+            b = rng.randint(mu - 1, size=mu)
+            b += b >= a
+            a_wins = (fit[a] > fit[b]) | ((fit[a] == fit[b]) & (sizes[a] <= sizes[b]))
+            parents = np.where(a_wins, a, b)
             children = pop[parents].copy()
             for t in range(0, mu - 1, 2):
                 if p > 1 and rng.random_sample() < self.crossover_rate:
@@ -269,14 +267,17 @@ class GeneticSelector(WrapperSelector):
                     children[t + 1, cut:] = tail
             children ^= rng.random_sample(children.shape) < self.mutation_rate
             if delta:
-                # Child t starts as a copy of parent t and may take a tail from its partner.
-                def make_state(t, parents=parents, old=pop, old_states=states, kids=children):
-                    refs = {int(parents[t])}
-                    partner = t + 1 if t % 2 == 0 else t - 1
-                    if partner < mu:
-                        refs.add(int(parents[partner]))
-                    ref = min(sorted(refs), key=lambda r: int((old[r] != kids[t]).sum()))
-                    return ev.state_from(old_states[ref], old[ref], kids[t])
+                # Child t starts as a copy of parent t and may take a tail from its partner;
+                # its distances come from whichever of the two differs in fewer features.
+                partner = np.arange(mu) ^ 1
+                partner[partner >= mu] = mu - 1
+                r1, r2 = parents, parents[partner]
+                d1 = np.count_nonzero(pop[r1] != children, axis=1)
+                d2 = np.count_nonzero(pop[r2] != children, axis=1)
+                ref = np.where((d2 < d1) | ((d2 == d1) & (r2 < r1)), r2, r1)
+
+                def make_state(t, ref=ref, old=pop, old_states=states, kids=children):
+                    return ev.state_from(old_states[ref[t]], old[ref[t]], kids[t])
 
                 child_fit, child_states, n_new = self._evaluate_knn(
                     children, make_state, ev, crit, cache
