@@ -28,12 +28,12 @@ from widefs.scm._base import (
     resolve_feature_range,
 )
 from widefs.scm._bounds import MAX_BITS, occam_bound, sample_compression_bound
-from widefs.stumps import compact_sorted_features, presort_features, scan_best_cuts
+from widefs.stumps import presort_features, scan_best_cuts
 
 __all__ = ["OccamSCM", "SampleCompressionSCM", "hard_greedy"]
 
 # Compact the sorted rows once fewer than this fraction of their entries is still active.
-_COMPACT_BELOW = 0.75
+_COMPACT_BELOW = 0.5
 
 
 @numba.njit(cache=True)
@@ -145,6 +145,11 @@ def hard_greedy(
         n_neg = float(np.sum(active & ~y_pos))
         if n_neg == 0:
             break
+        # Lazy compaction, fused into the scan that follows enough removals. Rows of used
+        # features are then left as they are, so those features stay masked from now on
+        # (without feature_reuse), or no feature is masked (with it).
+        n_active = int(np.sum(active))
+        compact = next_value == "active" and n_active < _COMPACT_BELOW * n_positions
         if utility == "sc":
             params = np.array([p])
         else:
@@ -160,7 +165,10 @@ def hard_greedy(
             feature_range=(lo, hi),
             next_value=next_value,
             feature_mask=unused,
+            compact=compact,
         )
+        if compact:
+            n_positions = n_active
         f = scan.best_feature()
         if f < 0:
             break
@@ -191,9 +199,6 @@ def hard_greedy(
         )
         active[covered] = False
         unused[f] = feature_reuse
-        n_active = int(active.sum())
-        if next_value == "active" and n_active < _COMPACT_BELOW * n_positions:
-            n_positions = compact_sorted_features(sf, active, n_positions)
     return stumps
 
 

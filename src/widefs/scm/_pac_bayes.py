@@ -208,6 +208,8 @@ def soft_greedy(
         n_rem = float(np.sum(w[~y_pos]))
         if n_rem <= 0.0:
             break  # every negative is totally covered
+        if np.sum(w > 0) < _COMPACT_BELOW * n_positions:  # lazy, only before a scan
+            n_positions = compact_sorted_features(sf, w > 0, n_positions)
         if margin is None:
             _, f, d, a, b, c = _soft_step(
                 sf.order,
@@ -265,9 +267,6 @@ def soft_greedy(
                 covered_positives=covered_pos,
             )
         )
-        n_alive = int(np.sum(w > 0))
-        if n_alive < _COMPACT_BELOW * n_positions:
-            n_positions = compact_sorted_features(sf, w > 0, n_positions)
     return stumps
 
 

@@ -325,6 +325,28 @@ def threshold_class_counts(
 # ---------------------------------------------------------------------------------------
 
 
+# Below this many (feature x sample) entries a parallel region costs more than it saves
+# (thread wake-up dominates, worse on a loaded machine): run the kernels on one thread.
+PARALLEL_MIN_ENTRIES = 20_000_000
+
+
+class _threads:
+    """Context manager: numba threads for a kernel over ``entries`` matrix entries."""
+
+    def __init__(self, entries: int):
+        self.entries = entries
+
+    def __enter__(self):
+        self.saved = numba.get_num_threads()
+        if self.entries < PARALLEL_MIN_ENTRIES:
+            numba.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        numba.set_num_threads(self.saved)
+        return False
+
+
 @numba.njit(nogil=True, parallel=True, cache=True)
 def _pack_keys(cols, bits):
     # Order-preserving unsigned image of each float (sign-magnitude -> offset binary),
@@ -392,9 +414,10 @@ def presort_features(
     bits = max(1, int(n - 1).bit_length())
     for block in feature_blocks(F, 24 * n, max_bytes):
         cols = np.ascontiguousarray(X[:, block].T, dtype=np.float64)
-        keys = _pack_keys(cols, bits)
-        keys.sort(axis=1)
-        bad = _unpack_keys(keys, cols, bits, order[block], values[block])
+        with _threads(cols.size):
+            keys = _pack_keys(cols, bits)
+            keys.sort(axis=1)
+            bad = _unpack_keys(keys, cols, bits, order[block], values[block])
         for j in np.flatnonzero(bad):
             o = np.argsort(cols[j], kind="stable")
             order[block.start + j] = o
@@ -437,11 +460,13 @@ class CutScan:
         return int(ranked[0])
 
 
-def _make_scan_kernel():
-    import numba
-
-    @numba.njit(nogil=True)
-    def kernel(order, values, channels, active, n_positions, scorer, params, lo, hi, next_all, use):
+def _make_scan_kernel(parallel: bool):
+    # Two compilations of one body: the parallel one (prange over features) pays off only
+    # for large scans; compiled with parallel=False the loop is plain and faster on one core.
+    @numba.njit(nogil=True, parallel=parallel)
+    def kernel(
+        order, values, channels, active, n_positions, scorer, params, lo, hi, next_all, use, compact
+    ):
         F = order.shape[0]
         K = channels.shape[1]
         best_s = np.full(F, -np.inf)
@@ -482,6 +507,7 @@ def _make_scan_kernel():
             bb = np.nan
             row = order[f]
             vals = values[f]
+            kept = 0  # with ``compact``, active samples are moved to the row's front
             for pos in range(n_positions):
                 idx = row[pos]
                 v = vals[pos]
@@ -489,6 +515,11 @@ def _make_scan_kernel():
                     if next_all and have and v > prev and v < nxt:
                         nxt = v
                     continue
+                if compact:
+                    row[kept] = idx
+                    vals[kept] = v
+                here = kept if compact else pos
+                kept += 1
                 if have and v > prev:
                     if small:
                         left[0] = l0
@@ -501,9 +532,9 @@ def _make_scan_kernel():
                     b = min(v, nxt) if next_all else v
                     s0, t0, s1, t1 = scorer(left, total, prev, b, lo[f], hi[f], params)
                     if s0 > bs or (s0 == bs and t0 > bt):
-                        bs, bt, bp, bside, ba, bb = s0, t0, pos, 0, prev, b
+                        bs, bt, bp, bside, ba, bb = s0, t0, here, 0, prev, b
                     if s1 > bs or (s1 == bs and t1 > bt):
-                        bs, bt, bp, bside, ba, bb = s1, t1, pos, 1, prev, b
+                        bs, bt, bp, bside, ba, bb = s1, t1, here, 1, prev, b
                 if small:
                     l0 += cm[0, idx]
                     l1 += cm[1, idx]
@@ -526,7 +557,7 @@ def _make_scan_kernel():
     return kernel
 
 
-_SCAN_KERNEL = None
+_SCAN_KERNELS: dict = {}
 
 
 def scan_best_cuts(
@@ -540,6 +571,7 @@ def scan_best_cuts(
     feature_range: tuple[ArrayLike, ArrayLike] | None = None,
     next_value: str = "active",
     feature_mask: ArrayLike | None = None,
+    compact: bool = False,
 ) -> CutScan:
     """One streaming pass over every feature's sorted order, scoring every cut.
 
@@ -575,6 +607,12 @@ def scan_best_cuts(
         Whether ``b`` is the next active value or the next value of any sample.
     feature_mask : array_like of bool, shape (n_features,), optional
         Features to scan (default all); the others get score ``-inf``.
+    compact : bool, default=False
+        Also compact the rows in place during the same pass (as
+        :func:`compact_sorted_features`, for the scanned features); positions then refer to
+        the compacted rows, whose length is the number of active samples. Rows of features
+        excluded by ``feature_mask`` are not compacted, so only use this without a mask or
+        when masked features are never scanned again.
 
     Returns
     -------
@@ -593,11 +631,10 @@ def scan_best_cuts(
     >>> scan.score.tolist(), scan.position.tolist(), scan.left_value.tolist()
     ([-0.0], [2], [1.0])
     """
-    global _SCAN_KERNEL
-    if _SCAN_KERNEL is None:
-        _SCAN_KERNEL = _make_scan_kernel()
     if next_value not in ("active", "all"):
         raise ValueError(f"next_value must be 'active' or 'all', got {next_value!r}.")
+    if compact and next_value == "all":
+        raise ValueError("compact=True drops inactive samples, which next_value='all' needs.")
     order, values = sorted_features.order, sorted_features.values
     F, n = order.shape
     ch = np.ascontiguousarray(np.asarray(channels, dtype=np.float64))
@@ -615,19 +652,24 @@ def scan_best_cuts(
     use = np.ones(F, np.bool_) if feature_mask is None else np.asarray(feature_mask, np.bool_)
     if use.shape != (F,):
         raise ValueError("feature_mask must have one entry per feature.")
-    out = _SCAN_KERNEL(
-        order,
-        values,
-        ch,
-        act,
-        npos,
-        scorer,
-        np.asarray(params, dtype=np.float64).reshape(-1),
-        lo,
-        hi,
-        next_value == "all",
-        use,
-    )
+    parallel = F * npos >= PARALLEL_MIN_ENTRIES and numba.get_num_threads() > 1
+    if parallel not in _SCAN_KERNELS:
+        _SCAN_KERNELS[parallel] = _make_scan_kernel(parallel)
+    with _threads(F * npos):
+        out = _SCAN_KERNELS[parallel](
+            order,
+            values,
+            ch,
+            act,
+            npos,
+            scorer,
+            np.asarray(params, dtype=np.float64).reshape(-1),
+            lo,
+            hi,
+            next_value == "all",
+            use,
+            bool(compact),
+        )
     return CutScan(*out)
 
 
@@ -664,7 +706,8 @@ def compact_sorted_features(
     """
     act = np.asarray(active, dtype=np.bool_)
     npos = sorted_features.n_samples if n_positions is None else int(n_positions)
-    return int(_compact_kernel(sorted_features.order, sorted_features.values, act, npos))
+    with _threads(sorted_features.n_features * npos):
+        return int(_compact_kernel(sorted_features.order, sorted_features.values, act, npos))
 
 
 def threshold_class_counts_many(
