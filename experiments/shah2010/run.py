@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -357,11 +356,12 @@ def load(name, max_features=None):
 
 def one_repetition(name, rep, seed, g, algorithms, max_features, tables45):
     """All algorithms on the 5 outer folds of one permutation of one data set."""
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    import numba
     from sklearn.model_selection import KFold
 
     from widefs.exceptions import HeuristicBoundWarning
 
+    numba.set_num_threads(1)  # the workers already use both cores
     warnings.simplefilter("ignore", HeuristicBoundWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
     X, y = load(name, max_features)
@@ -680,7 +680,6 @@ def main(argv=None) -> int:
     tasks = [(n, r, int(seeds[r])) for r in range(args.reps) for n in names]
     t0 = time.perf_counter()
     if args.jobs > 1:
-        os.environ["NUMBA_NUM_THREADS"] = "1"
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=args.jobs, verbose=0)(
