@@ -333,18 +333,19 @@ def report(fwd, first, back, gen):
         f"| {fmt_s(gen['t_ours'])} | {fmt_s(gen['t_sk'])} | {'yes' if gen['same'] else 'NO'} | "
         f"{gen['t_sk'] / gen['t_ours']:,.0f}x |",
         "",
-        "Timings are noisy: other jobs shared the two cores during the run (scikit-learn's "
-        "cost per candidate subset on the two 62 x 40 forward problems, the same work: "
+        "Other jobs may share the two cores during a run; as a consistency check, "
+        "scikit-learn's cost per candidate subset on the two 62 x 40 forward problems (the "
+        "same work) was: "
         + ", ".join(
             f"{f['name']} {1000 * r[1] / f['cand'][0]:.0f} ms"
             for f in fwd
             for r in f["rows"]
             if r[0] == "scikit-learn"
         )
-        + ").",
+        + ".",
         "",
         "Why the gap: the peers refit and re-rank for every (candidate, left-out example) pair "
-        "through Python and scikit-learn's validation layers (2-3 ms each here); widefs keeps the "
+        "through Python and scikit-learn's validation layers (1.5-3 ms each on this machine); widefs keeps the "
         "pairwise distance matrix of the current subset and scores all candidates in one "
         "compiled pass over `D + contribution(feature)` (about 10 ns per distance), with no "
         "refit at all.",
