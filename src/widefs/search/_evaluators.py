@@ -48,6 +48,7 @@ from widefs.search._kernels import (
     cross_distances,
     knn_candidates,
     knn_from_distances,
+    knn_loo_batch,
     pairwise_distances,
     update_distances,
 )
@@ -252,6 +253,14 @@ class KNNLeaveOneOut:
         result = np.empty_like(out)
         result[order] = out
         return result
+
+    def predict_states(self, Ds) -> NDArray[np.int64]:
+        """Predictions for a stack of distance matrices ``(m, n, n)``, shape ``(m, rows)``."""
+        Ds = np.ascontiguousarray(Ds)
+        out = np.empty((Ds.shape[0], self.rows.size), dtype=np.int64)
+        ks = np.array([self.n_neighbors], dtype=np.int64)
+        knn_loo_batch(Ds, self.rows, self.y, ks, self.n_classes, out)
+        return out
 
     def predict_moves(self, D, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         """Predictions after adding (removing) each candidate, shape ``(m, len(rows))``."""

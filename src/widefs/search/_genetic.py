@@ -192,25 +192,36 @@ class GeneticSelector(WrapperSelector):
         for i, key in enumerate(keys):
             if pop[i].any() and key not in cache and key not in first:
                 first[key] = i
-        todo = set(first.values())
-
-        def work(t):
-            D = make_state(t)
-            return D, (float(crit.score(ev.predict_state(D))) if t in todo else None)
-
+        new = list(first.values())
         jobs = effective_n_jobs(self.n_jobs)
-        if jobs > 1 and len(pop) > 1:
-            results = Parallel(n_jobs=jobs, backend="threading")(
-                delayed(work)(t) for t in range(len(pop))
+        chunks = [c for c in np.array_split(np.arange(len(pop)), max(1, jobs)) if c.size]
+
+        def work(idx):
+            # Distance matrices of rows idx, then one compiled call for the new subsets.
+            states = {int(t): make_state(int(t)) for t in idx}
+            mine = [t for t in new if t in states]
+            scores = {}
+            if mine:
+                preds = ev.predict_states(np.stack([states[t] for t in mine]))
+                scores = dict(zip(mine, np.atleast_1d(crit.score(preds)).tolist()))
+            return states, scores
+
+        if len(chunks) > 1:
+            parts = Parallel(n_jobs=len(chunks), backend="threading")(
+                delayed(work)(c) for c in chunks
             )
         else:
-            results = [work(t) for t in range(len(pop))]
+            parts = [work(chunks[0])] if chunks else []
+        states, scores = {}, {}
+        for st, sc in parts:
+            states.update(st)
+            scores.update(sc)
         for key, i in first.items():
-            cache[key] = results[i][1]
+            cache[key] = scores[i]
         fit = np.array(
             [cache[k] if pop[i].any() else -np.inf for i, k in enumerate(keys)], dtype=float
         )
-        return fit, [r[0] for r in results], len(first)
+        return fit, [states[t] for t in range(len(pop))], len(first)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):

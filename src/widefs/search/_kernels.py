@@ -23,6 +23,7 @@ __all__ = [
     "cross_distances",
     "knn_candidates",
     "knn_from_distances",
+    "knn_loo_batch",
     "pairwise_distances",
     "update_distances",
 ]
@@ -244,3 +245,13 @@ def update_distances(D_ref, XT, nominal, add, remove, D):
         D[i, i] = 0.0
         for j in range(i + 1, n):
             D[j, i] = D[i, j]
+
+
+@njit(cache=True, nogil=True)
+def knn_loo_batch(Ds, rows, y, ks, n_classes, out):
+    """Leave-one-out predictions for a stack of distance matrices ``Ds`` (m, n, n), one k
+    per call of :func:`knn_from_distances`; ``out`` is ``(m, len(rows))``."""
+    tmp = np.empty((ks.size, rows.size), dtype=np.int64)
+    for b in range(Ds.shape[0]):
+        knn_from_distances(Ds[b], rows, True, y, ks, n_classes, tmp)
+        out[b] = tmp[0]
