@@ -58,7 +58,9 @@ def make_store(path: str, n_features: int, seed: int = 0) -> None:
 
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1], N_SAMPLES // 2)
-    z = zarr.create_array(store=path, shape=(N_SAMPLES, n_features), chunks=(N_SAMPLES, 16384), dtype="f4")
+    z = zarr.create_array(
+        store=path, shape=(N_SAMPLES, n_features), chunks=(N_SAMPLES, 16384), dtype="f4"
+    )
     block = 65536
     for start in range(0, n_features, block):
         stop = min(start + block, n_features)
@@ -73,7 +75,10 @@ def run_child(path: str, n_features: int, n_jobs: int, scorer: str = "gaussian_n
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     out = subprocess.run(
         [sys.executable, "-c", CHILD, path, str(n_features), str(n_jobs), scorer],
-        capture_output=True, text=True, env=env, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -113,8 +118,13 @@ def main(argv=None) -> int:
             f"| {n:,} | {N_SAMPLES * n * 4 / 2**20:.1f} | {r['seconds']:.2f} | {r['peak_mb']:.0f} | "
             f"{r['base_mb']:.0f} | {r['peak_mb'] - r['base_mb']:.0f} | {r['selected']} | {r['informative_selected']} |"
         )
-    lines += ["", f"Workers at {largest:,} features (joblib loky processes, n_jobs):", "",
-              "| n_jobs | fit (s) | speed-up | peak RSS of the parent (MB) |", "|---|---|---|---|"]
+    lines += [
+        "",
+        f"Workers at {largest:,} features (joblib loky processes, n_jobs):",
+        "",
+        "| n_jobs | fit (s) | speed-up | peak RSS of the parent (MB) |",
+        "|---|---|---|---|",
+    ]
     base_t = workers[0][1]["seconds"]
     for w, r in workers:
         lines.append(
@@ -147,7 +157,9 @@ def _plot(curve, workers, path: Path) -> None:
     ax1, ax2 = fig.subplots(1, 2)
     ns = [n for n, _ in curve]
     ax1.loglog(ns, [r["seconds"] for _, r in curve], "o-", label="fit time (s)")
-    ax1.loglog(ns, [r["peak_mb"] - r["base_mb"] for _, r in curve], "s-", label="fit's peak memory (MB)")
+    ax1.loglog(
+        ns, [r["peak_mb"] - r["base_mb"] for _, r in curve], "s-", label="fit's peak memory (MB)"
+    )
     ax1.loglog(ns, [N_SAMPLES * n * 4 / 2**20 for n in ns], "k--", label="matrix size (MB)")
     ax1.set_xlabel("number of features (100 samples, float32)")
     ax1.legend(fontsize="small")
