@@ -8,6 +8,7 @@ repository calls the same function.
 REPRODUCTIONS = {
     "palatucci2008": "widefs.experiments.palatucci2008",
     "domingos1999": "widefs.experiments.domingos1999",
+    "shah2010": "widefs.experiments.shah2010",
 }
 
 __all__ = ["REPRODUCTIONS"]
