@@ -20,32 +20,24 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from widefs.rules._conditions import FeatureEncoding, NodeData, specialization_counts
+from widefs.rules._conditions import FeatureEncoding
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
-from widefs.rules._rule import EQ, LE, OP_SYMBOLS, Condition, Rule, format_value
-from widefs.stumps import SortedFeatures
+from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
+from widefs.rules._search import QUALITY_CODES, CandidateTable, beam_round, quality_of
 
 __all__ = ["CN2Classifier"]
 
 
-class _Beam:
-    """One rule version in the beam: its conditions and the examples it covers."""
+class _Found:
+    """A rule version: sorted static condition ids, covered rows (full training set), counts."""
 
-    __slots__ = ("conds", "counts", "covered", "n_covered", "quality")
+    __slots__ = ("counts", "covered", "quality", "sids")
 
-    def __init__(self, conds: tuple, covered: np.ndarray, counts: np.ndarray, quality: float):
-        self.conds = conds  # tuple of (feature, op, value), sorted
+    def __init__(self, sids: np.ndarray, covered: np.ndarray, counts: np.ndarray, quality: float):
+        self.sids = sids
         self.covered = covered
         self.counts = counts
         self.quality = quality
-        self.n_covered = int(counts.sum())
-
-
-def _add_condition(conds: tuple, feature: int, op: int, value: float) -> tuple:
-    """Conjoin a condition; a tighter numeric bound replaces the looser one on the same side."""
-    if op != EQ:
-        conds = tuple(c for c in conds if not (c[0] == feature and c[1] == op))
-    return tuple(sorted((*conds, (feature, op, value))))
 
 
 class CN2Classifier(ClassifierMixin, BaseEstimator):
@@ -289,133 +281,122 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
             return e0
         return float((n - hit + m * e0) / (n + m))
 
-    def _round_estimate(self, best: _Beam, m_k: int, prior: float, target, C: int) -> float:
+    def _round_estimate(self, counts: np.ndarray, m_k: int, prior: float, target, C: int) -> float:
         if self.stopping == "poe1":
-            n = int(best.counts.sum())
-            hit = best.counts.max() if target is None else best.counts[target]
+            n = int(counts.sum())
+            hit = counts.max() if target is None else counts[target]
             m_eff = effective_hypotheses(m_k, self.poe_effective)
             return float(poe1_estimate(n, n - int(hit), m_eff))
-        eps_hat = self._error_estimate(best.counts, target, C)
+        eps_hat = self._error_estimate(counts, target, C)
         return float(poe_combine(eps_hat, m_k, prior, effective=self.poe_effective))
 
     # ------------------------------------------------------------------ rule search
-    @staticmethod
-    def _pure(entry: _Beam, target) -> bool:
-        if target is None:
-            return np.count_nonzero(entry.counts) <= 1
-        return entry.counts[target] == entry.n_covered
+    def _find_rule(self, table: CandidateTable, y, C: int, active, target, prior: float):
+        """Beam search for one rule on the ``active`` rows; returns (found or None, m, E).
 
-    def _find_rule(self, data: NodeData, target, prior: float):
-        """Beam search for one rule on ``data``; returns (beam entry or None, m, E)."""
-        C = data.n_classes
+        Each round is one compiled call (:func:`widefs.rules._search.beam_round`) that
+        counts, ranks and keeps the specializations; this loop applies the stopping rules.
+        """
         alpha = self._alpha()
-        n = data.y.size
-        base = np.bincount(data.y, minlength=C)
-        root = _Beam((), np.ones(n, dtype=bool), base, float(self._quality(base, target)))
+        base = np.bincount(y[active], minlength=C)
+        kind = QUALITY_CODES[self.quality]
+        tgt = -1 if target is None else int(target)
+        m = float(self.m)
+        root_quality = float(quality_of(base, tgt, kind, m, np.zeros(C)))
+        base_p = base / base.sum()
+        test = alpha is not None
+        df = int((base_p > 0).sum()) - 1
+        threshold = float(stats.chi2.isf(alpha, df)) if test and df >= 1 else np.inf
+        L = max(1, table.max_conditions)
+        cov = active[None, :].copy()
+        conds = np.zeros((1, L), dtype=np.intp)
+        lens = np.zeros(1, dtype=np.intp)
+        counts = base[None, :]
         poe = self.stopping in ("poe", "poe1")
-        beam = [root]
-        best = root if poe else None
+        empty = np.zeros(0, dtype=np.intp)
+        best = _Found(empty, active.copy(), base, root_quality) if poe else None
         m_k = 1
-        estimate = self._round_estimate(root, 1, prior, target, C) if poe else None
-        while beam:
-            if not poe and all(self._pure(b, target) for b in beam):
+        estimate = self._round_estimate(base, 1, prior, target, C) if poe else None
+        n_bins = int(table.feature_n_bins.sum())
+        max_len = self.max_rule_length
+        while lens.size:
+            if not poe:
                 # Pure versions only have pure, smaller (so worse and less significant)
                 # descendants: none could replace the best rule, so stop early.
+                if target is None:
+                    pure = np.count_nonzero(counts, axis=1) <= 1
+                else:
+                    pure = counts[:, target] == counts.sum(axis=1)
+                if pure.all():
+                    break
+            if max_len is not None and (lens >= max_len).any():
+                keep = lens < max_len
+                cov, conds, lens, counts = cov[keep], conds[keep], lens[keep], counts[keep]
+                if not lens.size:
+                    break
+            (
+                n_ok,
+                cov,
+                conds,
+                lens,
+                new_counts,
+                _,
+                found,
+                best_cov,
+                best_conds,
+                best_len,
+                best_counts,
+                best_quality,
+            ) = beam_round(
+                table.bins,
+                y,
+                C,
+                table.feature_nominal,
+                table.feature_offset,
+                table.feature_n_bins,
+                table.feature_first_candidate,
+                table.cand_feature,
+                table.cand_op,
+                table.cand_bin,
+                n_bins,
+                cov,
+                conds,
+                lens,
+                counts.sum(axis=1),
+                kind,
+                m,
+                tgt,
+                int(self.min_covered),
+                test,
+                base_p,
+                threshold,
+                int(self.beam_width),
+            )
+            if n_ok == 0:
                 break
-            beam = [
-                b
-                for b in beam
-                if self.max_rule_length is None or len(b.conds) < self.max_rule_length
-            ]
-            if not beam:
-                break
-            cand = specialization_counts(data, np.array([b.covered for b in beam]))
-            cover = cand.counts.sum(axis=1)
-            n_member = np.array([b.n_covered for b in beam])
-            # A version must cover enough examples and fewer than its parent.
-            ok = (cover >= self.min_covered) & (cover < n_member[cand.owner])
-            if not ok.any():
-                break
-            feats, ops, vals = cand.feature[ok], cand.op[ok], cand.value[ok]
-            counts, owner, cover = cand.counts[ok], cand.owner[ok], cover[ok]
-            quality = self._quality(counts, target)
-            rank = np.lexsort((-cover, -quality))  # stable: ties keep generation order
-            m_new = m_k + feats.size
-
-            # Best so far: the top-ranked version that passes the significance test.
-            best_k = None
-            if alpha is None:
-                hits = np.zeros(1, dtype=np.intp)
-            else:
-                hits = np.flatnonzero(self._significant(counts, base, alpha)[rank])
-            if hits.size:
-                k = int(rank[hits[0]])
-                if best is None or quality[k] > best.quality:
-                    best_k = k
-
-            # Next beam: the beam_width best distinct conjunctions.
-            chosen, seen = {}, set()
-            start, limit = 0, self.beam_width * 4
-            while len(chosen) < self.beam_width and start < rank.size:
-                top = rank[start:limit]  # ranked chunks: duplicates are rare
-                for k, f, o, v, w in zip(
-                    top.tolist(),
-                    feats[top].tolist(),
-                    ops[top].tolist(),
-                    vals[top].tolist(),
-                    owner[top].tolist(),
-                ):
-                    conds = _add_condition(beam[w].conds, f, o, v)
-                    key = frozenset(conds)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    chosen[k] = conds
-                    if len(chosen) == self.beam_width:
-                        break
-                start, limit = limit, limit * 4
-            picked = dict(chosen)
-            if best_k is not None and best_k not in picked:
-                picked[best_k] = _add_condition(
-                    beam[owner[best_k]].conds,
-                    int(feats[best_k]),
-                    int(ops[best_k]),
-                    float(vals[best_k]),
-                )
-            made = self._materialize(data, beam, picked, feats, ops, vals, owner, counts, quality)
-            new_beam = [made[k] for k in chosen]
-            round_best = None if best_k is None else made[best_k]
-
+            counts = new_counts
+            m_new = m_k + n_ok
+            round_best = None
+            if found and (best is None or best_quality > best.quality):
+                round_best = _Found(best_conds[:best_len], best_cov, best_counts, best_quality)
             if poe:
                 candidate = round_best if round_best is not None else best
-                new_estimate = self._round_estimate(candidate, m_new, prior, target, C)
+                new_estimate = self._round_estimate(candidate.counts, m_new, prior, target, C)
                 if new_estimate >= estimate:
                     break
                 best, estimate = candidate, new_estimate
             elif round_best is not None:
                 best = round_best
             m_k = m_new
-            beam = new_beam
         return best, m_k, estimate
 
-    @staticmethod
-    def _materialize(data, beam, picked, feats, ops, vals, owner, counts, quality) -> dict:
-        """Beam entries (coverage masks) for the picked candidates, in one vectorized step."""
-        k = np.fromiter(picked, dtype=np.intp, count=len(picked))
-        f, o, v = feats[k], ops[k], vals[k]
-        with np.errstate(invalid="ignore"):
-            col = data.numeric[:, f]
-            sat = np.where(o == EQ, data.codes[:, f] == v, np.where(o == LE, col <= v, col > v))
-        parents = np.array([beam[w].covered for w in owner[k].tolist()]).T
-        covered = (sat & parents).T
-        return {
-            j: _Beam(conds, covered[i], counts[j], float(quality[j]))
-            for i, (j, conds) in enumerate(picked.items())
-        }
-
-    def _make_rule(self, entry: _Beam, counts, prediction_code, m_k, estimate) -> Rule:
+    def _make_rule(self, entry: _Found, counts, prediction_code, m_k, estimate) -> Rule:
         conditions = []
-        for feature, op, value in entry.conds:
+        table = self._table
+        for s in entry.sids.tolist():
+            feature = int(table.cand_feature[s])
+            op = int(table.cand_op[s])
+            value = float(table.cand_value[s])
             name = self._encoding.names[feature]
             if op == EQ:
                 label = str(self._encoding.categories[feature][int(value)])
@@ -465,16 +446,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         self.categories_ = [c.copy() for c in self._encoding.categories]
         C = self.classes_.size
         n_cats = np.array([c.size for c in self._encoding.categories], dtype=np.intp)
-        num = np.flatnonzero(~self._encoding.nominal)
-        full = NodeData.build(
-            y_codes,
-            C,
-            numeric,
-            codes,
-            self._encoding.nominal,
-            n_cats,
-            SortedFeatures.from_matrix(numeric[:, num]),
-        )
+        table = CandidateTable.build(numeric, codes, self._encoding.nominal, n_cats)
+        self._table = table
         totals = np.bincount(y_codes, minlength=C)
         all_prior = 1.0 - totals.max() / totals.sum()
         self.rules_ = []
@@ -484,41 +457,43 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
                 remaining = np.bincount(y_codes[active], minlength=C)
                 if np.count_nonzero(remaining) <= 1:
                     break  # the default rule already classifies the rest without error
-                data = full.subset(active)
                 prior = 1.0 - remaining.max() / remaining.sum()
                 entry, m_k, est = self._find_rule(
-                    data, None, prior if self.poe_prior == "uncovered" else all_prior
+                    table,
+                    y_codes,
+                    C,
+                    active,
+                    None,
+                    prior if self.poe_prior == "uncovered" else all_prior,
                 )
-                if entry is None or not entry.conds:
+                if entry is None or not entry.sids.size:
                     break
                 self.rules_.append(
                     self._make_rule(entry, entry.counts, int(np.argmax(entry.counts)), m_k, est)
                 )
-                idx = np.flatnonzero(active)
-                active[idx[entry.covered]] = False
+                active &= ~entry.covered
             left = np.bincount(y_codes[active], minlength=C)
             self.default_counts_ = left if left.sum() else totals
         else:
             for t in range(C):
                 active = np.ones(y_codes.size, dtype=bool)
                 while (active & (y_codes == t)).any():
-                    data = full.subset(active)
-                    remaining = np.bincount(data.y, minlength=C)
+                    remaining = np.bincount(y_codes[active], minlength=C)
                     prior = 1.0 - remaining.max() / remaining.sum()
                     entry, m_k, est = self._find_rule(
-                        data, t, prior if self.poe_prior == "uncovered" else all_prior
+                        table,
+                        y_codes,
+                        C,
+                        active,
+                        t,
+                        prior if self.poe_prior == "uncovered" else all_prior,
                     )
-                    if entry is None or not entry.conds or entry.counts[t] == 0:
+                    if entry is None or not entry.sids.size or entry.counts[t] == 0:
                         break
-                    idx = np.flatnonzero(active)
-                    covered_all = np.zeros(y_codes.size, dtype=bool)
-                    covered_all[idx[entry.covered]] = True
-                    rule_mask = np.ones(y_codes.size, dtype=bool)
-                    for f, op, v in entry.conds:
-                        rule_mask &= full.condition_mask(f, op, v)
-                    counts = np.bincount(y_codes[rule_mask], minlength=C)
+                    # Unordered rules report their counts on the whole training set.
+                    counts = np.bincount(y_codes[table.coverage(entry.sids)], minlength=C)
                     self.rules_.append(self._make_rule(entry, counts, t, m_k, est))
-                    active &= ~(covered_all & (y_codes == t))
+                    active &= ~(entry.covered & (y_codes == t))
             self.default_counts_ = totals
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
         self.theory_size_ = int(sum(r.length for r in self.rules_))
