@@ -373,7 +373,7 @@ def main(argv=None) -> int:
         "rules, widefs the version covering more examples, then the first generated); and "
         "Orange's `RuleFinder` updates its best rule from `new_rules[1:]` only, so the first "
         "refinement of each beam member (apart from the empty rule's) is never returned. "
-        "widefs follows CN2 as published on all three points. Fitting "
+        "widefs' choices are the documented ones of `CN2Classifier`, not tuned to Orange's. Fitting "
         "widefs on the data imputed as Orange does isolates the first cause: then better on "
         f"{ib}, equal on {ie}, worse on {iw}"
         + (f" ({', '.join(iw_names)})" if iw_names else "")
