@@ -9,7 +9,9 @@ No value is guessed, so no imputation model can leak into the rules' coverage co
 :func:`specialization_counts` gives the class counts of *every* one-condition
 specialization of every rule in a beam in one pass: a single ``bincount`` over all nominal
 attributes and one scan of the presorted numeric values
-(:func:`widefs.stumps.threshold_class_counts_many`).
+(:func:`widefs.stumps.threshold_class_counts_many`). ``CN2Classifier`` now runs its beam
+rounds in the compiled kernel of :mod:`widefs.rules._search` (same candidates, same order,
+less per-round overhead); this numpy formulation is its independent reference in the tests.
 """
 
 from __future__ import annotations

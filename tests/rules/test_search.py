@@ -1,0 +1,179 @@
+"""The compiled beam round against the numpy candidate counts and a plain ranking."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from widefs.rules import CN2Classifier
+from widefs.rules._conditions import NodeData, specialization_counts
+from widefs.rules._rule import EQ, GT, LE
+from widefs.rules._search import QUALITY_CODES, CandidateTable, beam_round
+from widefs.stumps import SortedFeatures
+
+
+def _problem(seed, n=70):
+    rng = np.random.default_rng(seed)
+    nominal = np.array([True, False, True, False, False])
+    n_cats = np.array([3, 0, 4, 0, 0])
+    codes = np.full((n, 5), -1)
+    numeric = np.full((n, 5), np.nan)
+    for f in (0, 2):
+        codes[:, f] = rng.integers(-1, n_cats[f], n)
+    for f in (1, 3, 4):
+        numeric[:, f] = rng.integers(0, 6, n) - 2.0
+        numeric[rng.random(n) < 0.1, f] = np.nan
+    y = rng.integers(0, 3, n)
+    return y, numeric, codes, nominal, n_cats
+
+
+def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p, thr, width):
+    return beam_round(
+        table.bins,
+        y,
+        3,
+        table.feature_nominal,
+        table.feature_offset,
+        table.feature_n_bins,
+        table.feature_first_candidate,
+        table.cand_feature,
+        table.cand_op,
+        table.cand_bin,
+        int(table.feature_n_bins.sum()),
+        cov,
+        conds,
+        lens,
+        cov.sum(axis=1),
+        QUALITY_CODES[quality],
+        2.0,
+        target,
+        min_covered,
+        test,
+        base_p,
+        thr,
+        width,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
+@pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
+def test_beam_round_matches_numpy_candidates(seed, quality, width):
+    y, numeric, codes, nominal, n_cats = _problem(seed)
+    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    data = NodeData.build(
+        y, 3, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])
+    )
+    rng = np.random.default_rng(100 + seed)
+    cov = rng.random((3, y.size)) < 0.6
+    L = table.max_conditions
+    # Empty members: the same condition from two members is one conjunction (deduplicated).
+    conds, lens = np.zeros((3, L), dtype=np.intp), np.zeros(3, dtype=np.intp)
+    target = -1 if quality == "entropy" else [-1, 0, 1, 2][seed]  # entropy: ordered only
+    min_covered = 1 + seed % 3
+    model = CN2Classifier(quality=quality, m=2.0)
+    base = np.bincount(y, minlength=3)
+    alpha_test = seed % 2 == 1
+    thr = 3.0 if alpha_test else np.inf
+    out = _run(
+        table, y, cov, conds, lens, quality, target, min_covered, alpha_test, base / base.sum(),
+        thr, width,
+    )  # fmt: skip
+    n_ok, new_cov, new_conds, new_lens, new_counts, new_q, found, best_cov = out[:8]
+    best_conds, best_len, best_counts, best_q = out[8:]
+
+    cand = specialization_counts(data, cov)
+    cover = cand.counts.sum(axis=1)
+    ok = (cover >= min_covered) & (cover < cov.sum(axis=1)[cand.owner])
+    assert n_ok == ok.sum()
+    counts = cand.counts[ok]
+    key = list(zip(cand.feature[ok], cand.op[ok], cand.value[ok]))
+    q = model._quality(counts, None if target < 0 else target)
+    rank = np.lexsort((-cover[ok], -q))
+
+    def mask(f, op, v):
+        if op == EQ:
+            return codes[:, f] == v
+        col = numeric[:, f]
+        return col <= v if op == LE else col > v
+
+    picked, seen = [], set()
+    for k in rank:
+        if key[k] not in seen:
+            seen.add(key[k])
+            picked.append(k)
+        if len(picked) == width:
+            break
+    assert new_lens.tolist() == [1] * len(picked)
+    np.testing.assert_array_equal(new_q, q[picked])  # bitwise, not approximately
+    for p, k in enumerate(picked):
+        s = new_conds[p, 0]
+        assert (table.cand_feature[s], table.cand_op[s], table.cand_value[s]) == key[k]
+        assert new_counts[p].tolist() == counts[k].tolist()
+        owner = cand.owner[ok][k]
+        np.testing.assert_array_equal(new_cov[p], cov[owner] & mask(*key[k]))
+
+    sig = np.ones(len(key), dtype=bool)
+    if alpha_test:  # the likelihood-ratio statistic of CN2Classifier._significant, above 3.0
+        p_ = base / base.sum()
+        expected = counts.sum(axis=1, keepdims=True) * p_
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lrs = 2 * np.where(counts > 0, counts * np.log(counts / expected), 0.0).sum(axis=1)
+        sig = lrs > 3.0
+    hits = np.flatnonzero(sig[rank])
+    assert found == bool(hits.size)
+    if hits.size:
+        k = rank[hits[0]]
+        assert best_len == 1 and best_counts.tolist() == counts[k].tolist()
+        s = best_conds[0]
+        assert (table.cand_feature[s], table.cand_op[s], table.cand_value[s]) == key[k]
+        assert best_q == q[k]
+        np.testing.assert_array_equal(best_cov, cov[cand.owner[ok][k]] & mask(*key[k]))
+
+
+def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
+    # Member 0 holds x1 <= t and member 1 holds x3 > t'; the kernel merges sorted ids.
+    y, numeric, codes, nominal, n_cats = _problem(9, n=60)
+    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    le1 = np.flatnonzero((table.cand_feature == 1) & (table.cand_op == LE))
+    gt3 = np.flatnonzero((table.cand_feature == 3) & (table.cand_op == GT))
+    a, b = le1[-2], gt3[0]  # loose bounds: tighter ones on the same side replace them
+    L = table.max_conditions
+    conds = np.zeros((2, L), dtype=np.intp)
+    conds[0, 0], conds[1, 0] = a, b
+    lens = np.ones(2, dtype=np.intp)
+    cov = np.vstack([table.coverage([a]), table.coverage([b])])
+    out = _run(table, y, cov, conds, lens, "laplace", -1, 1, False, np.ones(3) / 3, np.inf, 500)
+    new_conds, new_lens = out[2], out[3]
+    rules = [tuple(new_conds[i, : new_lens[i]]) for i in range(new_lens.size)]
+    assert len(rules) == len(set(rules))  # {a, b} reached from both members is kept once
+    assert (a, b) in rules or (b, a) in rules
+    for i, r in enumerate(rules):
+        assert list(r) == sorted(r)
+        sides = [(table.cand_feature[s], table.cand_op[s]) for s in r if table.cand_op[s] != EQ]
+        assert len(sides) == len(set(sides))  # one bound per attribute and side
+        # Parents cover exactly their own conditions' rows, so a child covers its rule's.
+        np.testing.assert_array_equal(out[1][i], table.coverage(np.array(r)))
+        assert out[4][i].tolist() == np.bincount(y[out[1][i]], minlength=3).tolist()
+
+
+def test_candidate_table_bins_follow_values():
+    _, numeric, codes, nominal, n_cats = _problem(3)
+    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    for s in range(table.cand_feature.size):
+        f, op, v = table.cand_feature[s], table.cand_op[s], table.cand_value[s]
+        if op == EQ:
+            expected = codes[:, f] == v
+        else:
+            with np.errstate(invalid="ignore"):
+                expected = numeric[:, f] <= v if op == LE else numeric[:, f] > v
+        np.testing.assert_array_equal(table.coverage([s]), expected)
+    for f in np.flatnonzero(~nominal):
+        vals = table.cand_value[(table.cand_feature == f) & (table.cand_op == LE)]
+        assert vals.tolist() == np.unique(numeric[:, f][~np.isnan(numeric[:, f])]).tolist()
+
+
+def test_negative_zero_is_one_threshold_printed_as_zero():
+    X = pd.DataFrame({"x": [-0.0, 0.0, 1.0, 2.0, -0.0, 3.0]})
+    y = ["a", "a", "b", "b", "a", "b"]
+    model = CN2Classifier(alpha=None).fit(X, y)
+    assert str(model.rules_[0]) == "IF x <= 0 THEN a  [3, 0]"
