@@ -252,9 +252,16 @@ class GeneticSelector(WrapperSelector):
         delta = isinstance(ev, KNNLeaveOneOut) and mu * Xe.shape[0] ** 2 * 8 <= self._delta_bytes
         states = None
         if delta:
-            fit, states, n_new = self._evaluate_knn(
-                pop, lambda t: ev.initial_state(pop[t]), ev, crit, cache
-            )
+            # Individuals holding most features are cheaper as "all minus the rest".
+            full = np.ones(p, dtype=bool)
+            D_all = ev.initial_state(full) if np.any(pop.sum(axis=1) > p / 2) else None
+
+            def make_initial(t):
+                if D_all is None:
+                    return ev.initial_state(pop[t])
+                return ev.state_from(D_all, full, pop[t])
+
+            fit, states, n_new = self._evaluate_knn(pop, make_initial, ev, crit, cache)
         else:
             fit, n_new = self._evaluate(pop, ev, crit, cache)
         sizes = pop.sum(axis=1)
