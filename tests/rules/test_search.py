@@ -42,7 +42,8 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
         cov,
         conds,
         lens,
-        cov.sum(axis=1),
+        np.array([np.bincount(y[c], minlength=3) for c in cov]),
+        0,
         QUALITY_CODES[quality],
         2.0,
         target,
@@ -79,7 +80,7 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width):
         thr, width,
     )  # fmt: skip
     n_ok, new_cov, new_conds, new_lens, new_counts, new_q, found, best_cov = out[:8]
-    best_conds, best_len, best_counts, best_q = out[8:]
+    best_conds, best_len, best_counts, best_q, all_pure = out[8:]
 
     cand = specialization_counts(data, cov)
     cover = cand.counts.sum(axis=1)
@@ -105,6 +106,11 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width):
             break
     assert new_lens.tolist() == [1] * len(picked)
     np.testing.assert_array_equal(new_q, q[picked])  # bitwise, not approximately
+    if target < 0:
+        pure = [np.count_nonzero(counts[k]) <= 1 for k in picked]
+    else:
+        pure = [counts[k, target] == counts[k].sum() for k in picked]
+    assert all_pure == all(pure)
     for p, k in enumerate(picked):
         s = new_conds[p, 0]
         assert (table.cand_feature[s], table.cand_op[s], table.cand_value[s]) == key[k]

@@ -307,9 +307,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         test = alpha is not None
         df = int((base_p > 0).sum()) - 1
         threshold = float(stats.chi2.isf(alpha, df)) if test and df >= 1 else np.inf
-        L = max(1, table.max_conditions)
         cov = active[None, :].copy()
-        conds = np.zeros((1, L), dtype=np.intp)
+        conds = np.zeros((1, table.max_conditions), dtype=np.intp)
         lens = np.zeros(1, dtype=np.intp)
         counts = base[None, :]
         poe = self.stopping in ("poe", "poe1")
@@ -317,23 +316,13 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         best = _Found(empty, active.copy(), base, root_quality) if poe else None
         m_k = 1
         estimate = self._round_estimate(base, 1, prior, target, C) if poe else None
-        n_bins = int(table.feature_n_bins.sum())
-        max_len = self.max_rule_length
-        while lens.size:
-            if not poe:
-                # Pure versions only have pure, smaller (so worse and less significant)
-                # descendants: none could replace the best rule, so stop early.
-                if target is None:
-                    pure = np.count_nonzero(counts, axis=1) <= 1
-                else:
-                    pure = counts[:, target] == counts.sum(axis=1)
-                if pure.all():
-                    break
-            if max_len is not None and (lens >= max_len).any():
-                keep = lens < max_len
-                cov, conds, lens, counts = cov[keep], conds[keep], lens[keep], counts[keep]
-                if not lens.size:
-                    break
+        max_len = 0 if self.max_rule_length is None else int(self.max_rule_length)
+        # Pure versions only have pure, smaller (so worse and less significant)
+        # descendants: none could replace the best rule, so classic CN2 stops there.
+        all_pure = (np.count_nonzero(base) <= 1) if target is None else base[target] == base.sum()
+        while True:
+            if all_pure and not poe:
+                break
             (
                 n_ok,
                 cov,
@@ -347,6 +336,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
                 best_len,
                 best_counts,
                 best_quality,
+                all_pure,
             ) = beam_round(
                 table.bins,
                 y,
@@ -358,11 +348,12 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
                 table.cand_feature,
                 table.cand_op,
                 table.cand_bin,
-                n_bins,
+                table.n_bins_total,
                 cov,
                 conds,
                 lens,
-                counts.sum(axis=1),
+                counts,
+                max_len,
                 kind,
                 m,
                 tgt,

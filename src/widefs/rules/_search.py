@@ -51,6 +51,10 @@ class CandidateTable:
     cand_feature, cand_op, cand_value, cand_bin : ndarray
         Per static candidate: attribute, operator code (``EQ``, ``LE``, ``GT``), category
         code or threshold, and bin (the category's, or the threshold's run).
+    n_bins_total : int
+    max_conditions : int
+        Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
+        one ``>`` per numeric one).
     """
 
     bins: np.ndarray
@@ -63,10 +67,8 @@ class CandidateTable:
     cand_value: np.ndarray
     cand_bin: np.ndarray
 
-    @property
-    def max_conditions(self) -> int:
-        """Most conditions a rule can hold: one ``==`` per nominal, ``<=`` and ``>`` per numeric."""
-        return int(np.sum(np.where(self.feature_nominal, 1, 2)))
+    n_bins_total: int
+    max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
 
     @classmethod
     def build(
@@ -132,6 +134,8 @@ class CandidateTable:
             cand_op=cand_op,
             cand_value=all_values[cand_bin].astype(float),
             cand_bin=cand_bin.astype(np.intp),
+            n_bins_total=int(n_bins.sum()),
+            max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 
     def coverage(self, sids: np.ndarray) -> np.ndarray:
@@ -268,7 +272,8 @@ def beam_round(
     cov,
     conds,
     lens,
-    n_member,
+    member_counts,
+    max_len,
     kind,
     m,
     target,
@@ -281,12 +286,14 @@ def beam_round(
     """One beam round of CN2: count, rank and keep the specializations of a beam.
 
     Every one-condition specialization of every member (``cov[b]``: covered rows,
-    ``conds[b, :lens[b]]``: sorted static ids) that covers at least ``min_covered`` and
-    fewer than ``n_member[b]`` examples is a candidate. Returns ``(n_candidates,
-    new_cov, new_conds, new_lens, new_counts, new_quality, best_found, best_cov,
-    best_conds, best_len, best_counts, best_quality)``: the ``beam_width`` best distinct
-    conjunctions in rank order and the best candidate passing the likelihood-ratio test
-    (every candidate passes when ``test`` is False).
+    ``conds[b, :lens[b]]``: sorted static ids, ``member_counts[b]``: class counts) with
+    fewer than ``max_len`` conditions (``max_len <= 0``: no limit) that covers at least
+    ``min_covered`` and fewer examples than the member is a candidate. Returns
+    ``(n_candidates, new_cov, new_conds, new_lens, new_counts, new_quality, best_found,
+    best_cov, best_conds, best_len, best_counts, best_quality, all_pure)``: the
+    ``beam_width`` best distinct conjunctions in rank order, the best candidate passing the
+    likelihood-ratio test (every candidate passes when ``test`` is False), and whether
+    every kept version is pure (covers one class; only ``target`` when ``target >= 0``).
     """
     n, F = bins.shape
     B = cov.shape[0]
@@ -306,6 +313,11 @@ def beam_round(
     n_ok = 0
     best_i = -1
     for b in range(B):
+        if max_len > 0 and lens[b] >= max_len:
+            continue  # complete: not specialized further
+        limit = 0
+        for c in range(C):
+            limit += member_counts[b, c]
         counts[:] = 0
         for i in range(n):
             if cov[b, i]:
@@ -314,7 +326,6 @@ def beam_round(
                     k = bins[i, f]
                     if k >= 0:
                         counts[k, yi] += 1
-        limit = n_member[b]
         for f in range(F):
             off = feature_offset[f]
             nb = feature_n_bins[f]
@@ -472,6 +483,15 @@ def beam_round(
         )
         _cover_rows(bins, y, cov[b], s, cand_feature, cand_op, cand_bin, best_cov, best_counts)
         best_quality = c_quality[best_i]
+    all_pure = True
+    for p in range(n_picked):
+        size = 0
+        classes = 0
+        for c in range(C):
+            size += new_counts[p, c]
+            classes += new_counts[p, c] > 0
+        if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
+            all_pure = False
     return (
         n_ok,
         new_cov,
@@ -485,6 +505,7 @@ def beam_round(
         best_len,
         best_counts,
         best_quality,
+        all_pure,
     )
 
 
