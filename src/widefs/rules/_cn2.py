@@ -4,6 +4,11 @@ CN2 (Clark & Niblett 1989; Clark & Boswell 1991) learns rules one at a time by a
 search over conjunctions of conditions. Domingos (IJCAI 1999, Sec. 3-4) stops each rule's
 search with the process-oriented estimate of Eq. 13: the more rule versions the search has
 generated, the more the best rule's observed error is pulled towards the prior error.
+
+Each beam round (count every one-condition specialization of every beam member, rank them,
+keep the best distinct conjunctions) is one compiled call,
+:func:`widefs.rules._search.beam_round`; this module keeps the stopping rules and the
+rule lists. The first fit on a machine compiles it (a few seconds, cached on disk).
 """
 
 from __future__ import annotations
