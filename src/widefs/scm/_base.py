@@ -30,11 +30,42 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from widefs.exceptions import HeuristicBoundWarning
+from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 
 __all__ = ["StumpRule"]
+
+
+def check_finite_block(Xb: np.ndarray, start: int) -> None:
+    """Reject NaN/inf in one loaded block of an out-of-core ``X`` (columns ``start...``)."""
+    if not np.isfinite(Xb).all():
+        bad = start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
+        raise ValueError(
+            f"Input X contains NaN or infinity (columns {bad[:5].tolist()}"
+            f"{'...' if bad.size > 5 else ''}); the Set Covering Machines need finite values."
+        )
+
+
+class SelectedColumns:
+    """The few columns of an out-of-core ``X`` that a fitted model reads, loaded once.
+
+    Supports ``shape`` and ``X[rows, j]`` for the loaded columns ``j``, which is all that the
+    bound path, the compression set and prediction use.
+    """
+
+    def __init__(self, X, features):
+        self.shape = tuple(X.shape)
+        feats = sorted({int(f) for f in features})
+        data = load_columns(X, np.array(feats, dtype=np.intp)) if feats else None
+        if data is not None:
+            check_finite_block(data, 0)
+        self._columns = {f: data[:, i] for i, f in enumerate(feats)}
+
+    def __getitem__(self, key):
+        rows, f = key
+        return self._columns[int(f)][rows]
 
 
 @dataclass(frozen=True)
@@ -142,6 +173,9 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
             HeuristicBoundWarning,
             stacklevel=3,
         )
+        if is_lazy_matrix(X):
+            lo, hi = _lazy_min_max(X)
+            return lo, hi
         return X.min(axis=0).astype(float), X.max(axis=0).astype(float)
     try:
         lo, hi = feature_range
@@ -150,6 +184,7 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
             "feature_range must be a pair (low, high) of scalars or arrays of length n_features."
         ) from exc
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    lazy = is_lazy_matrix(X)
     for name, v in (("low", lo), ("high", hi)):
         if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != F):
             raise ValueError(
@@ -160,14 +195,26 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
     hi = np.broadcast_to(hi, (F,)).copy()
     if np.any(~np.isfinite(lo)) or np.any(~np.isfinite(hi)) or np.any(lo > hi):
         raise ValueError("feature_range must hold finite values with low <= high.")
-    outside = np.less(X, lo) | np.greater(X, hi)
+    xmin, xmax = _lazy_min_max(X) if lazy else (X.min(axis=0), X.max(axis=0))
+    outside = (xmin < lo) | (xmax > hi)
     if outside.any():
-        j = int(np.flatnonzero(outside.any(axis=0))[0])
+        j = int(np.flatnonzero(outside)[0])
         raise ValueError(
             f"feature_range does not contain the training data: feature {j} has values in "
-            f"[{X[:, j].min():g}, {X[:, j].max():g}] outside [{lo[j]:g}, {hi[j]:g}]."
+            f"[{xmin[j]:g}, {xmax[j]:g}] outside [{lo[j]:g}, {hi[j]:g}]."
         )
     return lo, hi
+
+
+def _lazy_min_max(X):
+    """Column minima and maxima of an out-of-core ``X``, one block at a time."""
+    F = X.shape[1]
+    xmin, xmax = np.empty(F), np.empty(F)
+    for b in iter_column_blocks(F, block_width(X.shape[0])):
+        Xb = load_columns(X, b)
+        check_finite_block(Xb, b.start)
+        xmin[b], xmax[b] = Xb.min(axis=0), Xb.max(axis=0)
+    return xmin, xmax
 
 
 class BaseSCM(ClassifierMixin, BaseEstimator):
@@ -200,7 +247,22 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
 
     # -- fit ---------------------------------------------------------------------------
     def _validate_xy(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        """``(X, y_pos)``; an out-of-core ``X`` is returned as is (its values are checked per block)."""
+        if is_lazy_matrix(X):
+            if len(X.shape) != 2:
+                raise ValueError(f"Expected a 2D matrix, got shape {X.shape}.")
+            y = column_or_1d(y, warn=True)
+            if X.shape[0] != y.shape[0] or X.shape[0] < 2:
+                raise ValueError(
+                    f"X has {X.shape[0]} rows and y {y.shape[0]} labels; need equal counts >= 2."
+                )
+            if X.shape[1] < 1:
+                raise ValueError("X has 0 features; at least 1 is required.")
+            self.n_features_in_ = X.shape[1]
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.size != 2:
@@ -215,11 +277,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         return X, y_codes == positive_code
 
     def _finish_fit(self, X, y_pos, stumps):
-        names = (
-            self.feature_names_in_
-            if hasattr(self, "feature_names_in_")
-            else np.array([f"x{j}" for j in range(X.shape[1])])
-        )
+        names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else _DefaultNames()
         path, extra = self._bound_path(X, y_pos, stumps)
         self.bound_path_ = np.asarray(path, dtype=float)
         # argmin returns the first minimum: the shortest prefix among equal bounds.
@@ -248,6 +306,10 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     # -- predict -----------------------------------------------------------------------
     def _check_X(self, X):
         check_is_fitted(self, "rules_")
+        if is_lazy_matrix(X):  # load only the columns the rules read
+            if len(X.shape) != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has shape {X.shape}; expected {self.n_features_in_} features.")
+            return SelectedColumns(X, [r.feature for r in self.rules_])
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     def _rule_outputs(self, X, rules) -> np.ndarray:
@@ -312,6 +374,13 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         if not isinstance(model, cls):
             raise TypeError(f"The JSON holds a {type(model).__name__}, not a {cls.__name__}.")
         return model
+
+
+class _DefaultNames:
+    """``"x<j>"`` for column j, built only for the columns asked for (not for every feature)."""
+
+    def __getitem__(self, j):
+        return f"x{int(j)}"
 
 
 def errors_of_prefixes(fires: np.ndarray, y_pos: np.ndarray) -> np.ndarray:

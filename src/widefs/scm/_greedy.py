@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numbers
 
-import numba
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -22,13 +21,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from widefs.scm._base import (
     BaseSCM,
     LearnedStump,
+    SelectedColumns,
     StumpRule,
+    check_finite_block,
     conj_fires,
     errors_of_prefixes,
     resolve_feature_range,
 )
-from widefs.scm._bounds import MAX_BITS, occam_bound, sample_compression_bound
+from widefs.scm._bounds import occam_bound, sample_compression_bound
+from widefs.scm._covering import sc_greedy, sc_greedy_supported
 from widefs.stumps import presort_features, scan_best_cuts
+from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 
 __all__ = ["OccamSCM", "SampleCompressionSCM", "hard_greedy"]
 
@@ -36,56 +39,15 @@ __all__ = ["OccamSCM", "SampleCompressionSCM", "hard_greedy"]
 _COMPACT_BELOW = 0.5
 
 
-@numba.njit(cache=True)
-def _dyadic_bits_nb(a, b, lo, hi):
-    """Numba twin of :func:`widefs.scm._bounds.dyadic_bits` (same float operations)."""
-    width = hi - lo
-    for bits in range(MAX_BITS + 1):
-        scale = 2.0 ** (bits + 1)
-        k = np.ceil((a - lo) / width * scale)
-        if k % 2.0 == 0.0:
-            k += 1.0
-        for step in range(2):
-            kk = k + 2.0 * step
-            if kk > scale - 1.0:
-                break
-            t = lo + width * kk / scale
-            if a <= t < b:
-                return bits, t
-            if t >= b:
-                break
-    return -1, np.nan
+def _kernels():
+    """The numba scorers (Occam; the sample-compression twin of the generic scan), loaded on use.
 
+    numba is imported only then: the sample-compression learner runs on numpy alone
+    (:mod:`widefs.scm._covering`), so importing widefs or fitting it needs no JIT.
+    """
+    from widefs.scm import _greedy_kernels
 
-@numba.njit
-def _sc_scorer(left, total, a, b, lo, hi, params):
-    # Eq. 8: U = |Q| - p |R|. Left part covered <=> stump "x > t"; right part <=> "x <= t".
-    p = params[0]
-    q0 = left[0]
-    r0 = left[1]
-    q1 = total[0] - q0
-    r1 = total[1] - r0
-    return q0 - p * r0, q0 - r0, q1 - p * r1, q1 - r1
-
-
-@numba.njit
-def _occam_scorer(left, total, a, b, lo, hi, params):
-    # Section VI-A: U = |Q| / |N'| - p |R| / |P| - eta * l, l = dyadic code length of [a, b).
-    p, eta, n_rem, p_norm = params[0], params[1], params[2], params[3]
-    bits, _ = _dyadic_bits_nb(a, b, lo, hi)
-    if bits < 0:
-        return -np.inf, -np.inf, -np.inf, -np.inf
-    q0 = left[0]
-    r0 = left[1]
-    q1 = total[0] - q0
-    r1 = total[1] - r0
-    pen = eta * bits
-    return (
-        q0 / n_rem - p * r0 / p_norm - pen,
-        q0 - r0,
-        q1 / n_rem - p * r1 / p_norm - pen,
-        q1 - r1,
-    )
+    return _greedy_kernels
 
 
 def hard_greedy(
@@ -100,6 +62,8 @@ def hard_greedy(
     positives: str = "all",
     threshold_interval: str = "remaining",
     feature_reuse: bool = False,
+    engine: str = "auto",
+    lazy: bool = False,
 ) -> list[LearnedStump]:
     """Greedy covering with the sample-compression (``"sc"``) or Occam (``"occam"``) utility.
 
@@ -122,11 +86,35 @@ def hard_greedy(
     feature_reuse : bool
         Allow several stumps on one attribute (pyscm-ml does); the paper uses each
         attribute at most once.
+    engine : {"auto", "numpy", "numba"}
+        ``"sc"`` runs on the numpy engine of :mod:`widefs.scm._covering` (packed presort,
+        rank tables, pruning) unless its rank table would be too large (thousands of
+        examples) or ``"numba"`` is asked; ``"occam"`` always uses the numba scan
+        :func:`widefs.stumps.scan_best_cuts`. Both give the same stumps.
+    lazy : bool
+        ``X`` is out of core (dask, zarr, memmap); read one block of columns at a time.
 
     Returns
     -------
     list of LearnedStump
     """
+    if engine not in ("auto", "numpy", "numba"):
+        raise ValueError(f"engine must be 'auto', 'numpy' or 'numba', got {engine!r}.")
+    if utility == "sc" and engine != "numba" and (engine == "numpy" or sc_greedy_supported(y_pos)):
+        return sc_greedy(X, y_pos, p=p, max_rules=max_rules, feature_reuse=feature_reuse, lazy=lazy)
+    if lazy:
+        return lazy_hard_greedy(
+            X,
+            y_pos,
+            utility=utility,
+            p=p,
+            max_rules=max_rules,
+            eta=eta,
+            feature_range=feature_range,
+            positives=positives,
+            threshold_interval=threshold_interval,
+            feature_reuse=feature_reuse,
+        )
     m, F = X.shape
     sf = presort_features(X)
     active = np.ones(m, dtype=bool)
@@ -136,7 +124,8 @@ def hard_greedy(
     n_pos_total = max(float(y_pos.sum()), 1.0)
     lo, hi = (np.zeros(F), np.zeros(F)) if feature_range is None else feature_range
     next_value = "all" if (utility == "occam" and threshold_interval == "all") else "active"
-    scorer = _sc_scorer if utility == "sc" else _occam_scorer
+    kern = _kernels()
+    scorer = kern.sc_scorer if utility == "sc" else kern.occam_scorer
     n_positions = m
     # One stump per attribute (Section II; the bounds' prior counts attribute subsets).
     unused = np.ones(F, dtype=bool)
@@ -184,7 +173,7 @@ def hard_greedy(
             # The threshold is the value of a training example (the compression set).
             bits, t = 0, a
         else:
-            bits, t = _dyadic_bits_nb(a, b, lo[f], hi[f])
+            bits, t = kern.dyadic_bits_nb(a, b, lo[f], hi[f])
         stumps.append(
             LearnedStump(
                 feature=f,
@@ -202,8 +191,109 @@ def hard_greedy(
     return stumps
 
 
+def lazy_hard_greedy(
+    X,
+    y_pos: np.ndarray,
+    *,
+    utility: str,
+    p: float,
+    max_rules: int,
+    eta: float = 0.0,
+    feature_range: tuple[np.ndarray, np.ndarray] | None = None,
+    positives: str = "all",
+    threshold_interval: str = "remaining",
+    feature_reuse: bool = False,
+    block_bytes: int | None = None,
+) -> list[LearnedStump]:
+    """:func:`hard_greedy` on an out-of-core ``X``: each step reads ``X`` one block of columns at a time.
+
+    Each block is presorted and scanned with :func:`widefs.stumps.scan_best_cuts`; blocks
+    are visited in feature order and a later block wins only with a strictly better
+    (utility, tie-break), so ties go to the lowest feature index exactly as in memory.
+    Only one block (and its presort) is in memory at a time.
+    """
+    m, F = X.shape
+    width = block_width(m) if block_bytes is None else block_width(m, max_bytes=block_bytes)
+    active = np.ones(m, dtype=bool)
+    channels = np.zeros((m, 2))
+    channels[:, 0] = ~y_pos
+    channels[:, 1] = y_pos
+    n_pos_total = max(float(y_pos.sum()), 1.0)
+    lo, hi = (np.zeros(F), np.zeros(F)) if feature_range is None else feature_range
+    next_value = "all" if (utility == "occam" and threshold_interval == "all") else "active"
+    kern = _kernels()
+    scorer = kern.sc_scorer if utility == "sc" else kern.occam_scorer
+    unused = np.ones(F, dtype=bool)
+    stumps: list[LearnedStump] = []
+    while len(stumps) < max_rules:
+        n_neg = float(np.sum(active & ~y_pos))
+        if n_neg == 0:
+            break
+        if utility == "sc":
+            params = np.array([p])
+        else:
+            p_norm = n_pos_total if positives == "all" else max(float(np.sum(active & y_pos)), 1.0)
+            params = np.array([p, eta, n_neg, p_norm])
+        best = None
+        for b in iter_column_blocks(F, width):
+            if not unused[b].any():
+                continue
+            Xb = load_columns(X, b)
+            check_finite_block(Xb, b.start)
+            scan = scan_best_cuts(
+                presort_features(Xb),
+                channels,
+                scorer,
+                params,
+                active=active,
+                feature_range=(lo[b], hi[b]),
+                next_value=next_value,
+                feature_mask=unused[b],
+            )
+            j = scan.best_feature()
+            if j < 0:
+                continue
+            s, t = float(scan.score[j]), float(scan.tiebreak[j])
+            if best is None or s > best[0] or (s == best[0] and t > best[1]):
+                side = int(scan.side[j])
+                best = (
+                    s,
+                    t,
+                    b.start + j,
+                    side,
+                    float(scan.left_value[j]),
+                    float(scan.right_value[j]),
+                )
+        if best is None:
+            break
+        _, _, f, side, a, b = best
+        x = load_columns(X, [f])[:, 0]
+        # Every value equal to a is left of the cut: the left part is {x <= a}.
+        covered = np.flatnonzero(active & ((x <= a) if side == 0 else (x > a)))
+        q = int(np.sum(~y_pos[covered]))
+        if q == 0:
+            break
+        bits, t = (0, a) if utility == "sc" else kern.dyadic_bits_nb(a, b, lo[f], hi[f])
+        stumps.append(
+            LearnedStump(
+                feature=f,
+                direction=1 if side == 0 else -1,
+                threshold=float(t),
+                a=a,
+                b=b,
+                bits=int(bits),
+                covered_negatives=q,
+                covered_positives=int(covered.size - q),
+            )
+        )
+        active[covered] = False
+        unused[f] = feature_reuse
+    return stumps
+
+
 class _HardSCM(BaseSCM):
     def _fit_hard(self, X, y, *, utility, **kw):
+        lazy = is_lazy_matrix(X)
         X, y_pos = self._validate_xy(X, y)
         self._m, self._n = X.shape
         feature_range = None
@@ -218,8 +308,11 @@ class _HardSCM(BaseSCM):
             max_rules=int(self.max_rules),
             feature_range=feature_range,
             feature_reuse=bool(self.feature_reuse),
+            lazy=lazy,
             **kw,
         )
+        if lazy:  # the bound path and the compression set need only the chosen columns
+            X = SelectedColumns(X, [s.feature for s in stumps])
         return self._finish_fit(X, y_pos, stumps)
 
     def _set_extra(self, extra, k):

@@ -15,162 +15,28 @@ are O(1), so one step costs O(n G^2) instead of the paper's O(n m^3).
 
 from __future__ import annotations
 
-import math
 import numbers
 
-import numba
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from widefs.scm._base import BaseSCM, LearnedStump, StumpRule, resolve_feature_range
+from widefs.scm._base import (
+    BaseSCM,
+    LearnedStump,
+    SelectedColumns,
+    StumpRule,
+    check_finite_block,
+    resolve_feature_range,
+)
 from widefs.scm._bounds import pac_bayes_bound
 from widefs.stumps import compact_sorted_features, presort_features
+from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 
 __all__ = ["PACBayesSCM", "soft_greedy"]
 
 _COMPACT_BELOW = 0.75
-
-
-@numba.njit(cache=True, nogil=True)
-def _group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
-    """Distinct active values (``go``; shifted by lo in ``gv``) and class-wise prefix sums of w and w*x.
-
-    Sums use values shifted by the range's low end to limit cancellation in ``b W - WX``.
-    """
-    G = 0
-    prev = 0.0
-    cn[0] = 0.0
-    cxn[0] = 0.0
-    cp[0] = 0.0
-    cxp[0] = 0.0
-    for pos in range(n_positions):
-        idx = row[pos]
-        wi = w[idx]
-        if wi == 0.0:
-            continue
-        v = vals[pos] - lo
-        if G == 0 or v > prev:
-            G += 1
-            gv[G - 1] = v
-            go[G - 1] = vals[pos]
-            cn[G] = cn[G - 1]
-            cxn[G] = cxn[G - 1]
-            cp[G] = cp[G - 1]
-            cxp[G] = cxp[G - 1]
-            prev = v
-        if ypos[idx]:
-            cp[G] += wi
-            cxp[G] += wi * v
-        else:
-            cn[G] += wi
-            cxn[G] += wi * v
-    return G
-
-
-@numba.njit(cache=True, nogil=True)
-def _soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
-    F = order.shape[0]
-    gv = np.empty(n_positions)
-    go = np.empty(n_positions)
-    cn = np.empty(n_positions + 1)
-    cxn = np.empty(n_positions + 1)
-    cp = np.empty(n_positions + 1)
-    cxp = np.empty(n_positions + 1)
-    best = -np.inf
-    bf, bd = -1, 0
-    ba, bb, bc = np.nan, np.nan, 0.0
-    for f in range(F):
-        span = hi[f] - lo[f]
-        if span <= 0.0 or not unused[f]:
-            continue
-        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
-        if G < 2:
-            continue
-        log_span = math.log(span)
-        tot_n = cn[G]
-        tot_p = cp[G]
-        for s in range(G - 1):
-            a = gv[s]
-            below_n = cn[s]
-            below_p = cp[s]
-            for e in range(s + 1, G):
-                b = gv[e]
-                width = b - a
-                inv = 1.0 / width
-                wn = cn[e + 1] - cn[s]
-                wxn = cxn[e + 1] - cxn[s]
-                wp = cp[e + 1] - cp[s]
-                wxp = cxp[e + 1] - cxp[s]
-                pen = eta * (log_span - math.log(width))
-                # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
-                c = below_n + (b * wn - wxn) * inv
-                u = c / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total - pen
-                if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, 1, go[s], go[e], c
-                # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
-                c = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
-                u = c / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total - pen
-                if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, -1, go[s], go[e], c
-    return best, bf, bd, ba, bb, bc
-
-
-@numba.njit(cache=True, nogil=True)
-def _fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
-    """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
-    F = order.shape[0]
-    gv = np.empty(n_positions)
-    go = np.empty(n_positions)
-    cn = np.empty(n_positions + 1)
-    cxn = np.empty(n_positions + 1)
-    cp = np.empty(n_positions + 1)
-    cxp = np.empty(n_positions + 1)
-    best = -np.inf
-    bf, bd = -1, 0
-    ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
-    for f in range(F):
-        span = hi[f] - lo[f]
-        if span <= 0.0 or not unused[f]:
-            continue
-        G = _group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
-        if G < 2:
-            continue
-        h = gamma * span
-        log_span = math.log(span)
-        tot_n = cn[G]
-        tot_p = cp[G]
-        i0 = 0  # first group with value >= a
-        i1 = 0  # first group with value > b
-        for g in range(G - 1):
-            t = go[g] + (go[g + 1] - go[g]) / 2.0
-            if t >= go[g + 1]:
-                t = go[g]
-            a_orig = max(t - h, lo[f])
-            b_orig = min(t + h, hi[f])
-            a = a_orig - lo[f]
-            b = b_orig - lo[f]
-            while i0 < G and go[i0] < a_orig:
-                i0 += 1
-            while i1 < G and go[i1] <= b_orig:
-                i1 += 1
-            width = b - a
-            inv = 1.0 / width
-            wn = cn[i1] - cn[i0]
-            wxn = cxn[i1] - cxn[i0]
-            wp = cp[i1] - cp[i0]
-            wxp = cxp[i1] - cxp[i0]
-            pen = eta * (log_span - math.log(width))
-            c = cn[i0] + (b * wn - wxn) * inv
-            u = c / n_rem - p * (cp[i0] + (b * wp - wxp) * inv) / p_total - pen
-            if u > best:
-                best, bf, bd, ba, bb, bt, bc = u, f, 1, a_orig, b_orig, t, c
-            c = (tot_n - cn[i1]) + (wxn - a * wn) * inv
-            u = c / n_rem - p * ((tot_p - cp[i1]) + (wxp - a * wp) * inv) / p_total - pen
-            if u > best:
-                best, bf, bd, ba, bb, bt, bc = u, f, -1, a_orig, b_orig, t, c
-    return best, bf, bd, ba, bb, bt, bc
 
 
 def firing_probability(x: np.ndarray, direction: int, a: float, b: float) -> np.ndarray:
@@ -179,8 +45,15 @@ def firing_probability(x: np.ndarray, direction: int, a: float, b: float) -> np.
     return rise if direction > 0 else 1.0 - rise
 
 
+def _kernels():
+    """The numba kernels, imported (compiled or loaded from numba's cache) on first use."""
+    from widefs.scm import _pac_bayes_kernels
+
+    return _pac_bayes_kernels
+
+
 def soft_greedy(
-    X: np.ndarray,
+    X,
     y_pos: np.ndarray,
     lo: np.ndarray,
     hi: np.ndarray,
@@ -190,64 +63,72 @@ def soft_greedy(
     max_rules: int,
     margin: float | None = None,
     feature_reuse: bool = False,
+    lazy: bool = False,
+    block_bytes: int | None = None,
 ) -> list[LearnedStump]:
     """The soft greedy of Section VI-B (``margin=None``) or the fixed-margin heuristic.
 
     Ties go to the first maximum in the order (feature index, interval start, interval
     end, direction +1 before -1). Returns stumps in conjunction space with their margin
     interval ``[a, b]`` and deterministic threshold (middle of the interval).
+
+    With ``lazy=True``, ``X`` is an out-of-core matrix (dask, zarr, memmap): every step
+    reads it one block of columns at a time (``block_bytes`` per loaded block), presorts
+    and scans the block, and keeps the best interval; a later block wins only with a
+    strictly larger utility, so the result is the in-memory one.
     """
-    m = X.shape[0]
-    sf = presort_features(X)
+    kern = _kernels()
+    m, F = X.shape
     w = np.ones(m)
     n_pos_total = max(float(y_pos.sum()), 1.0)
-    n_positions = m
-    unused = np.ones(X.shape[1], dtype=np.bool_)  # one stump per attribute (Section II)
+    unused = np.ones(F, dtype=np.bool_)  # one stump per attribute (Section II)
+    if lazy:
+        width = block_width(m) if block_bytes is None else block_width(m, max_bytes=block_bytes)
+        spans = list(iter_column_blocks(F, width))
+    else:
+        sf = presort_features(X)
+        n_positions = m
     stumps: list[LearnedStump] = []
+
+    def step(sorted_features, n_pos, lo_b, hi_b, unused_b, n_rem):
+        if margin is None:
+            u, f, d, a, b, _ = kern.soft_step(
+                sorted_features.order, sorted_features.values, w, y_pos, n_pos,
+                lo_b, hi_b, p, eta, n_rem, n_pos_total, unused_b,
+            )  # fmt: skip
+            return u, f, d, a, b, None
+        u, f, d, a, b, t, _ = kern.fixed_step(
+            sorted_features.order, sorted_features.values, w, y_pos, n_pos,
+            lo_b, hi_b, p, eta, n_rem, n_pos_total, margin, unused_b,
+        )  # fmt: skip
+        return u, f, d, a, b, t
+
     while len(stumps) < max_rules:
         n_rem = float(np.sum(w[~y_pos]))
         if n_rem <= 0.0:
             break  # every negative is totally covered
-        if np.sum(w > 0) < _COMPACT_BELOW * n_positions:  # lazy, only before a scan
-            n_positions = compact_sorted_features(sf, w > 0, n_positions)
-        if margin is None:
-            _, f, d, a, b, c = _soft_step(
-                sf.order,
-                sf.values,
-                w,
-                y_pos,
-                n_positions,
-                lo,
-                hi,
-                p,
-                eta,
-                n_rem,
-                n_pos_total,
-                unused,
-            )
-            t = None
+        if lazy:
+            best = (-np.inf, -1, 0, np.nan, np.nan, None)
+            for span in spans:
+                if not unused[span].any():
+                    continue
+                Xb = load_columns(X, span)
+                check_finite_block(Xb, span.start)
+                got = step(presort_features(Xb), m, lo[span], hi[span], unused[span], n_rem)
+                if got[1] >= 0 and got[0] > best[0]:  # strict: the lower feature keeps ties
+                    best = (got[0], got[1] + span.start, *got[2:])
+            _, f, d, a, b, t = best
         else:
-            _, f, d, a, b, t, c = _fixed_step(
-                sf.order,
-                sf.values,
-                w,
-                y_pos,
-                n_positions,
-                lo,
-                hi,
-                p,
-                eta,
-                n_rem,
-                n_pos_total,
-                margin,
-                unused,
-            )
+            if np.sum(w > 0) < _COMPACT_BELOW * n_positions:  # lazy, only before a scan
+                n_positions = compact_sorted_features(sf, w > 0, n_positions)
+            _, f, d, a, b, t = step(sf, n_positions, lo, hi, unused, n_rem)
         if f < 0:
             break
         if t is None:
             t = a + (b - a) / 2.0
         alive = np.flatnonzero(w > 0)
-        sig = firing_probability(X[alive, f], d, a, b)
+        x = load_columns(X, [f])[:, 0] if lazy else X[:, f]
+        sig = firing_probability(x[alive], d, a, b)
         # Direct sums (exactly 0 when nothing is covered, unlike the prefix-sum form).
         lost = w[alive] * (1.0 - sig)
         c = float(np.sum(lost[~y_pos[alive]]))
@@ -363,6 +244,7 @@ class PACBayesSCM(BaseSCM):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run the soft greedy, then keep the prefix chosen by ``select``."""
+        lazy = is_lazy_matrix(X)
         X, y_pos = self._validate_xy(X, y)
         self._m = X.shape[0]
         self.feature_range_ = resolve_feature_range(self.feature_range, X, type(self).__name__)
@@ -377,7 +259,10 @@ class PACBayesSCM(BaseSCM):
             max_rules=int(self.max_rules),
             margin=None if self.margin is None else float(self.margin),
             feature_reuse=bool(self.feature_reuse),
+            lazy=lazy,
         )
+        if lazy:  # the bound path needs only the chosen columns
+            X = SelectedColumns(X, [s.feature for s in stumps])
         return self._finish_fit(X, y_pos, stumps)
 
     def _to_rule(self, stump, names):

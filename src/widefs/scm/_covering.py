@@ -1,0 +1,437 @@
+"""Sample-compression greedy covering on a packed presort, in numpy, by feature blocks.
+
+The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utility
+``U = |Q| - p |R|`` (eq. 8), organised so that it needs no JIT compiler and no full copy of
+``X``, and so that it reads an out-of-core ``X`` (dask, zarr, memmap) once, block by block:
+
+- **Packed presort, position-major.** Each block of columns is sorted once (one integer sort
+  of order-preserving 64-bit keys whose low bits hold the row index) into an array
+  ``P[pos, j] = row | boundary << bits``: the row at sorted position ``pos`` of feature ``j``
+  and a flag set when its value differs from the previous position's. One byte per entry
+  for ``m <= 128`` (two up to 32768), instead of the matrix's four or eight.
+- **One table look-up per cut.** With ``c = 1`` for an active negative and ``c = Q0 + 1`` for
+  an active positive, the cumulative sum of ``c`` along a feature's order is ``q + r (Q0 + 1)``:
+  it indexes a precomputed table of the dense rank of ``(q - p r, q - r)``, the utility and
+  its tie-break, computed exactly as in the reference (``q - p * r`` in float64). Both
+  sides of a cut read one table each (the right side's is the left one reversed). Cuts
+  inside a run of tied values, and cuts leaving a side without active examples, get rank
+  ``-1``. Sums along the sorted position are row-wise vector additions.
+- **Lazy greedy (pruning).** Removing the examples covered at a step can raise a
+  candidate's utility by at most ``p`` times the number of positives removed, and creates no
+  new split, so a feature whose last exact best plus that allowance is below the best
+  utility found in the current step cannot win (not even a tie) and is not rescanned.
+- **Lazy compaction.** Once half of a block's rows are inactive they are dropped (run flags
+  merged), so later steps scan only the remaining examples.
+
+The result, including every tie (utility, then training-error decrease ``q - r``, then lowest
+feature index, then smallest threshold, then direction ``+1`` before ``-1``), is that of the
+literal greedy; ``tests/scm/test_greedy.py`` checks it against one.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+import numpy as np
+
+from widefs.scm._base import LearnedStump, check_finite_block
+from widefs.utils import iter_column_blocks, load_columns
+
+__all__ = ["MAX_TABLE_ENTRIES", "sc_greedy", "sc_greedy_supported"]
+
+# Entries of one working block (rows x columns); temporaries are a few int64 arrays of it.
+BLOCK_ENTRIES = 1 << 17
+# Largest (Q0 + 1)(R0 + 1) rank table (int32): 4M entries = 16 MB, m up to about 4000.
+MAX_TABLE_ENTRIES = 1 << 22
+# Compact the stored rows once fewer than this fraction of them is active.
+COMPACT_BELOW = 0.5
+# Features evaluated first at each step (highest upper bounds) to set a good bar early.
+PROBE = 64
+# Worker threads over blocks (numpy releases the GIL in the kernels used here).
+MAX_THREADS = 4
+
+
+def sc_greedy_supported(y_pos: np.ndarray) -> bool:
+    """Whether the rank table of this label vector is small enough for :func:`sc_greedy`."""
+    n_pos = int(np.sum(y_pos))
+    return (y_pos.size - n_pos + 1) * (n_pos + 1) <= MAX_TABLE_ENTRIES
+
+
+def _packed_dtype(bits: int):
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if bits + 1 <= np.iinfo(dt).bits:
+            return dt
+    return np.uint64
+
+
+def _row_chunks(n: int, w: int, entries: int = 1 << 15):
+    """Slices of rows holding about ``entries`` entries: temporaries stay in cache and are
+    reused by the allocator instead of being fresh (page-faulting) memory at every call."""
+    step = max(1, entries // max(w, 1))
+    for i in range(0, n, step):
+        yield slice(i, min(i + step, n))
+
+
+def _sort_block(Xb: np.ndarray, bits: int, dtype) -> np.ndarray:
+    """Packed presort ``(m, w)`` of one block of columns (see the module docstring)."""
+    m, w = Xb.shape
+    k = np.add(Xb, 0.0, dtype=np.float64).view(np.int64)  # copy; + 0.0 maps -0.0 to 0.0
+    low = np.int64((1 << bits) - 1)
+    # Keys lose their lowest ``bits`` bits to the row index; when those bits are zero for
+    # every value (integers, short mantissas) no two distinct values can collide.
+    exact = True
+    for rows in _row_chunks(m, w):
+        kc = k[rows]
+        exact = exact and not np.bitwise_and(kc, low).any()
+        # Order-preserving signed image of a float: flip the magnitude bits of negatives.
+        sign = kc >> 63
+        sign >>= 1  # logical shift of the sign mask: 0 or 0x7FFF...F
+        sign &= np.int64(0x7FFF_FFFF_FFFF_FFFF)
+        kc ^= sign
+        kc &= ~low
+        kc |= np.arange(rows.start, rows.stop, dtype=np.int64)[:, None]
+    k.sort(axis=0)
+    packed = np.empty(k.shape, dtype=dtype)
+    np.bitwise_and(k, low, out=packed, casting="unsafe")
+    k >>= bits
+    tie_cols = []
+    for rows in _row_chunks(m - 1, w):
+        new_run = k[rows.start + 1 : rows.stop + 1] != k[rows]
+        packed[rows.start + 1 : rows.stop + 1] |= np.left_shift(new_run, bits, dtype=dtype)
+        if not exact and not new_run.all():
+            tie_cols.append(np.flatnonzero(~new_run.all(axis=0)))
+    del k
+    if tie_cols:
+        # Two distinct values can share the kept high bits (they differ only in the lowest
+        # ``bits`` bits of the mantissa): in columns with tied keys compare the real
+        # values, and sort the columns where that happened exactly.
+        flag = dtype(1 << bits)
+        for j in np.unique(np.concatenate(tie_cols)).tolist():
+            rows = (packed[:, j] & dtype(low)).astype(np.intp)
+            v = Xb[rows, j]
+            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == (packed[1:, j] >= flag)):
+                continue
+            o = np.argsort(Xb[:, j], kind="stable")
+            v = Xb[o, j]
+            packed[:, j] = o
+            packed[1:, j] |= np.left_shift(v[1:] != v[:-1], bits, dtype=dtype)
+    return packed
+
+
+def _rank_table(n_neg: int, n_pos: int, p: float):
+    """Dense rank of ``(q - p r, q - r)`` at index ``q + r (n_neg + 1)``, and each rank's utility."""
+    q = np.tile(np.arange(n_neg + 1, dtype=np.float64), n_pos + 1)
+    r = np.repeat(np.arange(n_pos + 1, dtype=np.float64), n_neg + 1)
+    score = q - p * r  # the reference's formula, in float64
+    tie = q - r
+    order = np.lexsort((tie, score))
+    s, t = score[order], tie[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (t[1:] != t[:-1])
+    rank = np.empty(order.size, dtype=np.int32)
+    rank[order] = np.cumsum(new) - 1
+    return rank, s[new]
+
+
+def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Cumulative sum along axis 0 as row-wise vector additions (fast for wide blocks)."""
+    if out is None:
+        out = np.empty(a.shape, dtype=np.intp)
+    if a.shape[1] >= 128 and a.shape[0] > 1:
+        if out is not a:
+            out[0] = a[0]
+        for i in range(1, a.shape[0]):
+            np.add(out[i - 1], a[i], out=out[i])
+    else:
+        np.cumsum(a, axis=0, out=out)
+    return out
+
+
+class _State:
+    """Per-step tables shared by all blocks."""
+
+    def __init__(self, bits: int, m: int, stride: int, rank: np.ndarray):
+        self.bits = bits
+        self.flag = 1 << bits
+        self.m = m
+        self.stride = stride
+        self.rank = rank
+
+    def update(self, active: np.ndarray, y_pos: np.ndarray) -> None:
+        code = np.zeros(1 << self.bits, dtype=np.intp)
+        code[: self.m] = np.where(active, np.where(y_pos, self.stride, 1), 0)
+        self.code = np.tile(code, 2)  # indexed by the packed entry (row | flag)
+        self.n_neg = int(np.sum(active & ~y_pos))
+        self.n_pos = int(np.sum(active & y_pos))
+        total = self.n_neg + self.n_pos * self.stride
+        t0 = self.rank[: total + 1].copy()
+        t1 = self.rank[total::-1].copy()  # right side of a cut: (Q - q, R - r)
+        for t in (t0, t1):
+            t[0] = t[total] = -1  # a side without active examples
+        self.t0, self.t1 = t0, t1
+        self.t01 = np.maximum(t0, t1)  # the better side of each cut
+        act = np.zeros(1 << self.bits, dtype=bool)
+        act[: self.m] = active
+        self.active_tab = np.tile(act, 2)
+
+    def _cut_sums(self, P: np.ndarray, rows: slice, carry: np.ndarray) -> np.ndarray:
+        """``q + r (Q0 + 1)`` left of the cuts after positions ``rows``; 0 where no cut exists."""
+        # mode="clip": indices are valid, and it spares numpy a checked, buffered gather.
+        cum = np.take(self.code, P[rows], mode="clip")
+        cum[0] += carry
+        _cumsum_rows(cum, out=cum)
+        carry[:] = cum[-1]
+        # a cut after position i exists iff position i + 1 starts a run of tied values
+        cum *= P[rows.start + 1 : rows.stop + 1] >= self.flag
+        return cum
+
+    def side_ranks(self, P: np.ndarray):
+        """Ranks of the left (covered by ``x > t``) and right parts at every cut ``(n - 1, w)``."""
+        cum = self._cut_sums(P, slice(0, P.shape[0] - 1), np.zeros(P.shape[1], np.intp))
+        return np.take(self.t0, cum, mode="clip"), np.take(self.t1, cum, mode="clip")
+
+    def best_ranks(self, P: np.ndarray) -> np.ndarray:
+        """Best rank of each column over its cuts and both sides (-1: no cut)."""
+        n, w = P.shape
+        best = np.full(w, -1, dtype=np.int32)
+        carry = np.zeros(w, dtype=np.intp)
+        # Row chunks keep every temporary small, in cache and recycled by the allocator.
+        for rows in _row_chunks(n - 1, w):
+            cum = self._cut_sums(P, rows, carry)
+            np.maximum(best, np.take(self.t01, cum, mode="clip").max(axis=0), out=best)
+        return best
+
+    def compact(self, P: np.ndarray, n_active: int) -> np.ndarray:
+        """Drop inactive rows of a block, keeping order; a run flag survives on the next kept row."""
+        n, w = P.shape
+        out = np.empty((n_active, w), dtype=P.dtype)
+        step = max(1, (1 << 14) // n)  # column chunks: small, recycled temporaries
+        for c in range(0, w, step):
+            out[:, c : c + step] = self._compact_columns(np.ascontiguousarray(P[:, c : c + step]))
+        return out
+
+    def _compact_columns(self, P: np.ndarray) -> np.ndarray:
+        w = P.shape[1]
+        keep = np.take(self.active_tab, P, mode="clip")
+        # Destination of every entry in a flat (n_active + 1, w) array; row 0 collects the
+        # dropped ones (one flat scatter is much cheaper than 2-D fancy indexing).
+        dest = _cumsum_rows(keep)
+        n_active = int(dest[-1, 0])
+        dest *= keep
+        dest *= w
+        dest += np.arange(w)
+        dest = dest.ravel()
+        rows = np.empty((n_active + 1) * w, dtype=P.dtype)
+        rows[dest] = (P & P.dtype.type(self.flag - 1)).ravel()
+        run = np.empty((n_active + 1) * w, dtype=np.intp)
+        run[dest] = _cumsum_rows(self.flag <= P).ravel()  # run id of every entry
+        out = rows.reshape(n_active + 1, w)[1:]
+        run = run.reshape(n_active + 1, w)[1:]
+        out[1:] |= np.left_shift(run[1:] != run[:-1], self.bits, dtype=P.dtype)
+        return out
+
+
+def sc_greedy(
+    X,
+    y_pos: np.ndarray,
+    *,
+    p: float,
+    max_rules: int,
+    feature_reuse: bool = False,
+    lazy: bool = False,
+    block_entries: int = BLOCK_ENTRIES,
+) -> list[LearnedStump]:
+    """Greedy covering with ``U = |Q| - p |R|``; thresholds at training values.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n), or an out-of-core matrix with ``lazy=True`` (read once,
+        one block of columns at a time; NaN or infinite values raise ``ValueError``).
+    y_pos : ndarray of bool, shape (m,)
+        Conjunction-space labels.
+    p : float
+    max_rules : int
+    feature_reuse : bool
+        Allow several stumps on one attribute.
+    lazy : bool
+        ``X`` is a dask/zarr/memmap matrix, loaded block by block.
+    block_entries : int
+        Entries (rows x columns) of one block.
+
+    Returns
+    -------
+    list of LearnedStump
+    """
+    m, F = X.shape
+    y_pos = np.asarray(y_pos, dtype=bool)
+    bits = max(1, int(m - 1).bit_length())
+    dtype = _packed_dtype(bits)
+    width = max(1, int(block_entries) // max(m, 1))
+    spans = list(iter_column_blocks(F, width))
+    starts = [b.start for b in spans]
+    threads = _n_threads(len(spans))
+    with ThreadPoolExecutor(threads) if threads > 1 else _Serial() as pool:
+        # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
+        if lazy:
+            # Load in this thread (one block at a time, checked), sort in the pool.
+            pending, blocks = [], []
+            for b in spans:
+                Xb = load_columns(X, b)
+                check_finite_block(Xb, b.start)
+                pending.append(pool.submit(_sort_block, Xb, bits, dtype))
+                del Xb
+                if len(pending) > threads:
+                    blocks.append(pending.pop(0).result())
+            blocks += [f.result() for f in pending]
+        else:
+            blocks = list(pool.map(lambda b: _sort_block(X[:, b], bits, dtype), spans))
+        return _greedy_steps(
+            X, y_pos, blocks, starts, pool, p=p, max_rules=max_rules,
+            feature_reuse=feature_reuse, lazy=lazy, bits=bits,
+        )  # fmt: skip
+
+
+def _n_threads(n_blocks: int) -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_THREADS, n_blocks))
+
+
+class _Serial:
+    """The subset of an executor used here, run in the calling thread."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, items):
+        return map(fn, items)
+
+    def submit(self, fn, *args):
+        result = fn(*args)
+
+        class _Done:
+            def result(self):
+                return result
+
+        return _Done()
+
+
+def _scan_blocks(pool, state, blocks, starts, stops, features, bound, bar):
+    """``(columns, best ranks)`` of every block's features (sorted) whose bound reaches ``bar``."""
+
+    def one(i):
+        lo, hi = np.searchsorted(features, [starts[i], stops[i]])
+        cols = features[lo:hi]
+        cols = cols[bound[cols] >= bar]
+        if cols.size == 0:
+            return cols, None
+        P = blocks[i]
+        if 2 * cols.size >= P.shape[1]:  # cheaper than gathering the columns
+            return cols, state.best_ranks(P)[cols - starts[i]]
+        return cols, state.best_ranks(P[:, cols - starts[i]])
+
+    return [(c, r) for c, r in pool.map(one, range(len(blocks))) if r is not None]
+
+
+def _scan_and_record(
+    pool, state, blocks, starts, stops, bound,
+    step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank, features, bar,
+) -> float:  # fmt: skip
+    """Scan the (sorted) features whose bound reaches ``bar``, record their exact bests and
+    return the raised bar."""
+    for cols, ranks in _scan_blocks(pool, state, blocks, starts, stops, features, bound, bar):
+        step_rank[cols] = ranks
+        scores = np.where(ranks >= 0, utility_of_rank[np.maximum(ranks, 0)], -np.inf)
+        best_seen[cols] = scores
+        removed_pos_at[cols] = removed_pos
+        bar = max(bar, float(scores.max()))
+    return bar
+
+
+def _greedy_steps(X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse, lazy, bits):
+    m, F = X.shape
+    dtype = blocks[0].dtype
+    n_neg0 = int(np.sum(~y_pos))
+    rank, utility_of_rank = _rank_table(n_neg0, int(np.sum(y_pos)), float(p))
+    state = _State(bits, m, n_neg0 + 1, rank)
+    active = np.ones(m, dtype=bool)
+    n_rows = m
+    stops = [*starts[1:], F]
+    # Exact best utility of each feature when last scanned, and the positives removed
+    # since (the allowance of the pruning bound); -inf: never a candidate again.
+    best_seen = np.full(F, np.inf)
+    removed_pos_at = np.zeros(F)
+    removed_pos = 0.0
+    slack = 1e-9 * (1.0 + m * (1.0 + float(p)))  # float rounding of the utilities
+    stumps: list[LearnedStump] = []
+    while len(stumps) < max_rules:
+        state.update(active, y_pos)
+        if state.n_neg == 0:
+            break
+        n_active = int(active.sum())
+        if n_active < COMPACT_BELOW * n_rows:
+            blocks = list(pool.map(partial(state.compact, n_active=n_active), blocks))
+            n_rows = n_active
+        bound = best_seen + float(p) * (removed_pos - removed_pos_at) + slack
+        step_rank = np.full(F, -2, dtype=np.int64)  # -2: not scanned at this step
+
+        scan = partial(
+            _scan_and_record,
+            pool, state, blocks, starts, stops, bound,
+            step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank,
+        )  # fmt: skip
+        candidates = np.flatnonzero(bound > -np.inf)
+        if candidates.size == 0:
+            break
+        if not stumps or candidates.size <= PROBE:
+            scan(candidates, -np.inf)
+        else:
+            # The features with the highest bounds first: they set the bar for the rest.
+            probe = candidates[np.argpartition(-bound[candidates], PROBE)[:PROBE]]
+            bar = scan(np.sort(probe), -np.inf)
+            scan(candidates[step_rank[candidates] == -2], bar)
+        top = int(step_rank.max())
+        if top < 0:
+            break
+        f = int(np.flatnonzero(step_rank == top)[0])  # lowest feature index among ties
+        i = int(np.searchsorted(starts, f, side="right")) - 1
+        P = blocks[i][:, f - starts[i] : f - starts[i] + 1]
+        s0, s1 = state.side_ranks(P)
+        s0, s1 = s0[:, 0], s1[:, 0]
+        pos = int(np.flatnonzero((s0 == top) | (s1 == top))[0])  # first cut, left part first
+        side = 0 if s0[pos] == top else 1
+        rows = (P[:, 0] & dtype.type(state.flag - 1)).astype(np.intp)
+        part = rows[: pos + 1] if side == 0 else rows[pos + 1 :]
+        covered = part[active[part]]
+        q = int(np.sum(~y_pos[covered]))
+        if q == 0:  # the best stump covers no remaining negative: no progress
+            break
+        column = load_columns(X, [f])[:, 0] if lazy else X[:, f]
+        a = float(column[rows[pos]])
+        after = rows[pos + 1 :]
+        after = after[active[after]]
+        b = float(column[after[0]])
+        stumps.append(
+            LearnedStump(
+                feature=f,
+                direction=1 if side == 0 else -1,
+                threshold=a,
+                a=a,
+                b=b,
+                bits=0,
+                covered_negatives=q,
+                covered_positives=int(covered.size - q),
+            )
+        )
+        active[covered] = False
+        removed_pos += covered.size - q
+        if not feature_reuse:
+            best_seen[f] = -np.inf
+    return stumps

@@ -1,0 +1,146 @@
+"""numba kernels of the PAC-Bayes soft greedy (imported lazily by :mod:`widefs.scm._pac_bayes`)."""
+
+import math
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
+    """Distinct active values (``go``; shifted by lo in ``gv``) and class-wise prefix sums of w and w*x.
+
+    Sums use values shifted by the range's low end to limit cancellation in ``b W - WX``.
+    """
+    G = 0
+    prev = 0.0
+    cn[0] = 0.0
+    cxn[0] = 0.0
+    cp[0] = 0.0
+    cxp[0] = 0.0
+    for pos in range(n_positions):
+        idx = row[pos]
+        wi = w[idx]
+        if wi == 0.0:
+            continue
+        v = vals[pos] - lo
+        if G == 0 or v > prev:
+            G += 1
+            gv[G - 1] = v
+            go[G - 1] = vals[pos]
+            cn[G] = cn[G - 1]
+            cxn[G] = cxn[G - 1]
+            cp[G] = cp[G - 1]
+            cxp[G] = cxp[G - 1]
+            prev = v
+        if ypos[idx]:
+            cp[G] += wi
+            cxp[G] += wi * v
+        else:
+            cn[G] += wi
+            cxn[G] += wi * v
+    return G
+
+
+@numba.njit(cache=True, nogil=True)
+def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
+    F = order.shape[0]
+    gv = np.empty(n_positions)
+    go = np.empty(n_positions)
+    cn = np.empty(n_positions + 1)
+    cxn = np.empty(n_positions + 1)
+    cp = np.empty(n_positions + 1)
+    cxp = np.empty(n_positions + 1)
+    best = -np.inf
+    bf, bd = -1, 0
+    ba, bb, bc = np.nan, np.nan, 0.0
+    for f in range(F):
+        span = hi[f] - lo[f]
+        if span <= 0.0 or not unused[f]:
+            continue
+        G = group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
+        if G < 2:
+            continue
+        log_span = math.log(span)
+        tot_n = cn[G]
+        tot_p = cp[G]
+        for s in range(G - 1):
+            a = gv[s]
+            below_n = cn[s]
+            below_p = cp[s]
+            for e in range(s + 1, G):
+                b = gv[e]
+                width = b - a
+                inv = 1.0 / width
+                wn = cn[e + 1] - cn[s]
+                wxn = cxn[e + 1] - cxn[s]
+                wp = cp[e + 1] - cp[s]
+                wxp = cxp[e + 1] - cxp[s]
+                pen = eta * (log_span - math.log(width))
+                # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
+                c = below_n + (b * wn - wxn) * inv
+                u = c / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total - pen
+                if u > best:
+                    best, bf, bd, ba, bb, bc = u, f, 1, go[s], go[e], c
+                # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
+                c = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
+                u = c / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total - pen
+                if u > best:
+                    best, bf, bd, ba, bb, bc = u, f, -1, go[s], go[e], c
+    return best, bf, bd, ba, bb, bc
+
+
+@numba.njit(cache=True, nogil=True)
+def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
+    """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
+    F = order.shape[0]
+    gv = np.empty(n_positions)
+    go = np.empty(n_positions)
+    cn = np.empty(n_positions + 1)
+    cxn = np.empty(n_positions + 1)
+    cp = np.empty(n_positions + 1)
+    cxp = np.empty(n_positions + 1)
+    best = -np.inf
+    bf, bd = -1, 0
+    ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
+    for f in range(F):
+        span = hi[f] - lo[f]
+        if span <= 0.0 or not unused[f]:
+            continue
+        G = group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
+        if G < 2:
+            continue
+        h = gamma * span
+        log_span = math.log(span)
+        tot_n = cn[G]
+        tot_p = cp[G]
+        i0 = 0  # first group with value >= a
+        i1 = 0  # first group with value > b
+        for g in range(G - 1):
+            t = go[g] + (go[g + 1] - go[g]) / 2.0
+            if t >= go[g + 1]:
+                t = go[g]
+            a_orig = max(t - h, lo[f])
+            b_orig = min(t + h, hi[f])
+            a = a_orig - lo[f]
+            b = b_orig - lo[f]
+            while i0 < G and go[i0] < a_orig:
+                i0 += 1
+            while i1 < G and go[i1] <= b_orig:
+                i1 += 1
+            width = b - a
+            inv = 1.0 / width
+            wn = cn[i1] - cn[i0]
+            wxn = cxn[i1] - cxn[i0]
+            wp = cp[i1] - cp[i0]
+            wxp = cxp[i1] - cxp[i0]
+            pen = eta * (log_span - math.log(width))
+            c = cn[i0] + (b * wn - wxn) * inv
+            u = c / n_rem - p * (cp[i0] + (b * wp - wxp) * inv) / p_total - pen
+            if u > best:
+                best, bf, bd, ba, bb, bt, bc = u, f, 1, a_orig, b_orig, t, c
+            c = (tot_n - cn[i1]) + (wxn - a * wn) * inv
+            u = c / n_rem - p * ((tot_p - cp[i1]) + (wxp - a * wp) * inv) / p_total - pen
+            if u > best:
+                best, bf, bd, ba, bb, bt, bc = u, f, -1, a_orig, b_orig, t, c
+    return best, bf, bd, ba, bb, bt, bc
