@@ -139,7 +139,7 @@ def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Cumulative sum along axis 0 as row-wise vector additions (fast for wide blocks)."""
     if out is None:
         out = np.empty(a.shape, dtype=np.intp)
-    if a.shape[1] >= 128 and a.shape[0] > 1:
+    if a.shape[1] >= 512 and a.shape[0] > 1:
         if out is not a:
             out[0] = a[0]
         for i in range(1, a.shape[0]):
@@ -241,7 +241,7 @@ def sc_greedy(
     max_rules: int,
     feature_reuse: bool = False,
     lazy: bool = False,
-    block_entries: int = BLOCK_ENTRIES,
+    block_entries: int | None = None,
 ) -> list[LearnedStump]:
     """Greedy covering with ``U = |Q| - p |R|``; thresholds at training values.
 
@@ -257,8 +257,8 @@ def sc_greedy(
         Allow several stumps on one attribute.
     lazy : bool
         ``X`` is a dask/zarr/memmap matrix, loaded block by block.
-    block_entries : int
-        Entries (rows x columns) of one block.
+    block_entries : int, optional
+        Entries (rows x columns) of one block (default ``BLOCK_ENTRIES``).
 
     Returns
     -------
@@ -268,7 +268,8 @@ def sc_greedy(
     y_pos = np.asarray(y_pos, dtype=bool)
     bits = max(1, int(m - 1).bit_length())
     dtype = _packed_dtype(bits)
-    width = max(1, int(block_entries) // max(m, 1))
+    # An odd width: power-of-two strides make numpy's column-wise cumsum thrash the cache.
+    width = max(1, int(block_entries or BLOCK_ENTRIES) // max(m, 1)) | 1
     spans = list(iter_column_blocks(F, width))
     starts = [b.start for b in spans]
     threads = _n_threads(len(spans))
