@@ -1,10 +1,16 @@
 """One side of the SCM benchmark, run in its own process (widefs or pyscm-ml).
 
-Prints one JSON line: fit times, the learned rules and memory. Memory is read from
-/proc/self/status: ``VmHWM`` (peak resident set) is reset just before the measured fit
-(``echo 5 > /proc/self/clear_refs``), so ``fit_peak_mb`` is the largest RSS reached during
-the fit and ``fit_extra_mb`` that peak minus the RSS before it (data loaded, libraries
-imported and compiled by a warm-up fit on a slice).
+Two modes, each printing one JSON line:
+
+- ``--mode time``: load the data, fit once on a slice (warm-up: imports, any JIT), then
+  time ``--repeat`` fits of the full data (wall clock and CPU time of this process). The
+  first timed fit also gives the fit's own memory: ``VmHWM`` (peak resident set) is reset
+  just before it (``echo 5 > /proc/self/clear_refs``), and ``fit_extra_mb`` is the peak
+  during the fit minus the resident set before it.
+- ``--mode memory``: what a user pays in a fresh process: import the library, load the
+  data, fit once. ``process_peak_mb`` is the process's peak resident set (VmHWM, which
+  includes the interpreter, the libraries, the data and the fit); ``import_mb`` and
+  ``loaded_mb`` are the resident sets after the imports and after loading the data.
 
 This file must run with numpy 1.x and without widefs installed (the pyscm-ml venv).
 """
@@ -13,8 +19,6 @@ import argparse
 import json
 import statistics
 import time
-
-import numpy as np
 
 
 def _status_mb(key):
@@ -34,65 +38,77 @@ def _reset_peak():
         return False
 
 
-def _fit_widefs(X, y, p, max_rules):
-    from widefs.scm import SampleCompressionSCM
+def _import(lib):
+    if lib == "widefs":
+        from widefs.scm import SampleCompressionSCM
 
-    # feature_reuse=True: pyscm-ml may put several stumps on one feature.
-    clf = SampleCompressionSCM(p=p, max_rules=max_rules, select="none", feature_reuse=True)
-    clf.fit(X, y)
-    kinds = {">": "greater", "<=": "less_equal"}
-    return [(int(r.feature), kinds[r.direction], float(r.threshold)) for r in clf.rules_]
-
-
-def _fit_pyscm(X, y, p, max_rules):
+        return SampleCompressionSCM
     from pyscm import SetCoveringMachineClassifier
 
-    clf = SetCoveringMachineClassifier(p=p, max_rules=max_rules).fit(X, y)
+    return SetCoveringMachineClassifier
+
+
+def _fit(lib, cls, X, y, p, max_rules):
+    if lib == "widefs":
+        # feature_reuse=True: pyscm-ml may put several stumps on one feature.
+        clf = cls(p=p, max_rules=max_rules, select="none", feature_reuse=True).fit(X, y)
+        kinds = {">": "greater", "<=": "less_equal"}
+        return [(int(r.feature), kinds[r.direction], float(r.threshold)) for r in clf.rules_]
+    clf = cls(p=p, max_rules=max_rules).fit(X, y)
     return [(int(r.feature_idx), str(r.kind), float(r.threshold)) for r in clf.model_.rules]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", choices=["widefs", "pyscm"], required=True)
+    ap.add_argument("--mode", choices=["time", "memory"], default="time")
     ap.add_argument("--data", required=True)
     ap.add_argument("--p", type=float, default=1.0)
     ap.add_argument("--max-rules", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    fit = _fit_widefs if args.lib == "widefs" else _fit_pyscm
+    import numpy as np
+
+    cls = _import(args.lib)
+    import_mb = _status_mb("VmRSS")
     X = np.load(f"{args.data}/X.npy")
     y = np.load(f"{args.data}/y.npy")
-    fit(X[:20, :50], y[:20], args.p, 2)  # warm-up: imports, numba compilation
+    loaded_mb = _status_mb("VmRSS")
+    out = {"lib": args.lib, "mode": args.mode}
+    if args.mode == "memory":
+        rules = _fit(args.lib, cls, X, y, args.p, args.max_rules)
+        out.update(
+            rules=rules,
+            import_mb=import_mb,
+            loaded_mb=loaded_mb,
+            process_peak_mb=_status_mb("VmHWM"),
+            numba_loaded=__import__("sys").modules.get("numba") is not None,
+        )
+        print(json.dumps(out))
+        return
+    _fit(args.lib, cls, X[:20, :50], y[:20], args.p, 2)  # warm-up: imports, any JIT
     before = _status_mb("VmRSS")
     reset = _reset_peak()
-    times = []
-    t0 = time.perf_counter()
-    rules = fit(X, y, args.p, args.max_rules)
-    times.append(time.perf_counter() - t0)
-    peak = _status_mb("VmHWM") if reset else float("nan")
-    for _ in range(args.repeat - 1):
-        t0 = time.perf_counter()
-        fit(X, y, args.p, args.max_rules)
+    times, cpu = [], []
+    rules = None
+    for i in range(args.repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        got = _fit(args.lib, cls, X, y, args.p, args.max_rules)
         times.append(time.perf_counter() - t0)
-    threads = 1
-    if args.lib == "widefs":
-        import numba
-
-        threads = numba.get_num_threads()
-    print(
-        json.dumps(
-            {
-                "lib": args.lib,
-                "threads": threads,
-                "times": times,
-                "median": statistics.median(times),
-                "rules": rules,
-                "rss_before_mb": before,
-                "fit_peak_mb": peak,
-                "fit_extra_mb": peak - before,
-            }
-        )
+        cpu.append(time.process_time() - c0)
+        if i == 0:
+            rules = got
+            peak = _status_mb("VmHWM") if reset else float("nan")
+    out.update(
+        times=times,
+        median=statistics.median(times),
+        cpu_median=statistics.median(cpu),
+        rules=rules,
+        rss_before_mb=before,
+        fit_peak_mb=peak,
+        fit_extra_mb=peak - before,
     )
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ SETTINGS = {
     "always compact": {"COMPACT_BELOW": 1.01},
     "never compact": {"COMPACT_BELOW": 0.0},
     "probe of one": {"PROBE": 1},  # pruning decides almost every feature
-    "threads": {"MAX_THREADS": 3, "block_entries": 90},
+    "threads": {"MAX_THREADS": 3, "THREADS_MIN_ENTRIES": 0, "block_entries": 90},
 }
 
 

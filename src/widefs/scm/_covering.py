@@ -20,7 +20,7 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
   candidate's utility by at most ``p`` times the number of positives removed, and creates no
   new split, so a feature whose last exact best plus that allowance is below the best
   utility found in the current step cannot win (not even a tie) and is not rescanned.
-- **Lazy compaction.** Once half of a block's rows are inactive they are dropped (run flags
+- **Lazy compaction.** Once three quarters of the rows are inactive they are dropped (run flags
   merged), so later steps scan only the remaining examples.
 
 The result, including every tie (utility, then training-error decrease ``q - r``, then lowest
@@ -41,16 +41,23 @@ from widefs.utils import iter_column_blocks, load_columns
 
 __all__ = ["MAX_TABLE_ENTRIES", "sc_greedy", "sc_greedy_supported"]
 
-# Entries of one working block (rows x columns); temporaries are a few int64 arrays of it.
-BLOCK_ENTRIES = 1 << 17
+# Entries of one block of columns (rows x columns): wide blocks amortize numpy's per-call
+# cost; the work inside a block goes by chunks of rows (_row_chunks), so temporaries stay
+# small. Blocks are split further (not below MIN_BLOCK_ENTRIES) to give every thread one.
+BLOCK_ENTRIES = 1 << 20
+MIN_BLOCK_ENTRIES = 1 << 16
 # Largest (Q0 + 1)(R0 + 1) rank table (int32): 4M entries = 16 MB, m up to about 4000.
 MAX_TABLE_ENTRIES = 1 << 22
-# Compact the stored rows once fewer than this fraction of them is active.
-COMPACT_BELOW = 0.5
+# Compact the stored rows once fewer than this fraction of them is active (a compaction
+# costs about two scans, so it pays only when many rows are gone).
+COMPACT_BELOW = 0.25
 # Features evaluated first at each step (highest upper bounds) to set a good bar early.
 PROBE = 64
-# Worker threads over blocks (numpy releases the GIL in the kernels used here).
+# Worker threads over blocks (numpy releases the GIL in the kernels used here), for
+# matrices of at least THREADS_MIN_ENTRIES entries: below that, threads contending for the
+# GIL between numpy calls cost more than they save.
 MAX_THREADS = 4
+THREADS_MIN_ENTRIES = 20_000_000
 
 
 def sc_greedy_supported(y_pos: np.ndarray) -> bool:
@@ -86,8 +93,7 @@ def _sort_block(Xb: np.ndarray, bits: int, dtype) -> np.ndarray:
         kc = k[rows]
         exact = exact and not np.bitwise_and(kc, low).any()
         # Order-preserving signed image of a float: flip the magnitude bits of negatives.
-        sign = kc >> 63
-        sign >>= 1  # logical shift of the sign mask: 0 or 0x7FFF...F
+        sign = kc >> 63  # arithmetic shift: 0 or -1
         sign &= np.int64(0x7FFF_FFFF_FFFF_FFFF)
         kc ^= sign
         kc &= ~low
@@ -207,7 +213,7 @@ class _State:
         """Drop inactive rows of a block, keeping order; a run flag survives on the next kept row."""
         n, w = P.shape
         out = np.empty((n_active, w), dtype=P.dtype)
-        step = max(1, (1 << 14) // n)  # column chunks: small, recycled temporaries
+        step = max(1, (1 << 16) // n)  # column chunks: small, recycled temporaries
         for c in range(0, w, step):
             out[:, c : c + step] = self._compact_columns(np.ascontiguousarray(P[:, c : c + step]))
         return out
@@ -268,11 +274,14 @@ def sc_greedy(
     y_pos = np.asarray(y_pos, dtype=bool)
     bits = max(1, int(m - 1).bit_length())
     dtype = _packed_dtype(bits)
+    width = max(1, int(block_entries or BLOCK_ENTRIES) // max(m, 1))
+    cpus = _n_threads(F) if m * F >= THREADS_MIN_ENTRIES else 1
+    if cpus > 1 and block_entries is None:  # at least one block per thread, if not tiny
+        width = min(width, max(-(-F // cpus), MIN_BLOCK_ENTRIES // max(m, 1)))
     # An odd width: power-of-two strides make numpy's column-wise cumsum thrash the cache.
-    width = max(1, int(block_entries or BLOCK_ENTRIES) // max(m, 1)) | 1
-    spans = list(iter_column_blocks(F, width))
+    spans = list(iter_column_blocks(F, width | 1))
     starts = [b.start for b in spans]
-    threads = _n_threads(len(spans))
+    threads = min(cpus, len(spans))
     with ThreadPoolExecutor(threads) if threads > 1 else _Serial() as pool:
         # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
         if lazy:
