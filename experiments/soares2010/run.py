@@ -555,7 +555,7 @@ on which most instances tie), not from k.
 **Beyond the paper.** Scoring members by the class-balanced criterion removes the
 recallers in every split and raises CEFS accuracy on 11 of the 20 pairs: the three kNN/SFS
 pairs that had recallers (breast +1.1, credit +1.4, voting +0.3) and 8 of the 9 kNN/GA
-pairs (breast +1.3, credit +0.6, madelon +1.3, musk +0.9, colon +0.5, ...; lymphoma -0.5).
+pairs (breast +1.3, credit +0.5, madelon +1.3, musk +0.9, colon +0.5, ...; lymphoma -0.5).
 It is worse on the other 9: all NB/SBS and kNN/SBS pairs (breast kNN/SBS by 7.6 points),
 wine kNN/SFS and lymphoma, runs in which the recall-scored members were not recallers in
 the first place. The specialist combiner equals the unanimous rule for two classes (the
