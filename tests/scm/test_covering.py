@@ -120,7 +120,7 @@ def test_compaction_keeps_order_and_merges_run_flags():
     state = cov._State(bits, m, n_neg + 1, cov._rank_table(n_neg, int(y.sum()), 1.0)[0])
     active = rng.random(m) < 0.4
     state.update(active, y)
-    C = state.compact(P, int(active.sum()))
+    C = state.compact(P.copy(), int(active.sum()))
     rows = (C & (2**bits - 1)).astype(int)
     for j in range(X.shape[1]):
         full = (P[:, j] & (2**bits - 1)).astype(int)

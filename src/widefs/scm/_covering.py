@@ -46,6 +46,7 @@ __all__ = ["MAX_TABLE_ENTRIES", "sc_greedy", "sc_greedy_supported"]
 # small. Blocks are split further (not below MIN_BLOCK_ENTRIES) to give every thread one.
 BLOCK_ENTRIES = 1 << 20
 MIN_BLOCK_ENTRIES = 1 << 16
+LAZY_BLOCK_ENTRIES = 1 << 18
 # Largest (Q0 + 1)(R0 + 1) rank table (int32): 4M entries = 16 MB, m up to about 4000.
 MAX_TABLE_ENTRIES = 1 << 22
 # Compact the stored rows once fewer than this fraction of them is active (a compaction
@@ -210,32 +211,28 @@ class _State:
         return best
 
     def compact(self, P: np.ndarray, n_active: int) -> np.ndarray:
-        """Drop inactive rows of a block, keeping order; a run flag survives on the next kept row."""
-        n, w = P.shape
-        out = np.empty((n_active, w), dtype=P.dtype)
-        step = max(1, (1 << 16) // n)  # column chunks: small, recycled temporaries
-        for c in range(0, w, step):
-            out[:, c : c + step] = self._compact_columns(np.ascontiguousarray(P[:, c : c + step]))
-        return out
+        """Drop inactive rows of a block in place, keeping order; returns its first rows.
 
-    def _compact_columns(self, P: np.ndarray) -> np.ndarray:
+        A run flag (new value) survives on the next kept row. Kept entries only move to
+        earlier rows, so the block's own memory is reused: compaction allocates no new
+        block (and leaves no fragmented heap behind).
+        """
         w = P.shape[1]
         keep = np.take(self.active_tab, P, mode="clip")
-        # Destination of every entry in a flat (n_active + 1, w) array; row 0 collects the
-        # dropped ones (one flat scatter is much cheaper than 2-D fancy indexing).
-        dest = _cumsum_rows(keep)
-        n_active = int(dest[-1, 0])
-        dest *= keep
-        dest *= w
-        dest += np.arange(w)
-        dest = dest.ravel()
-        rows = np.empty((n_active + 1) * w, dtype=P.dtype)
-        rows[dest] = (P & P.dtype.type(self.flag - 1)).ravel()
-        run = np.empty((n_active + 1) * w, dtype=np.intp)
-        run[dest] = _cumsum_rows(self.flag <= P).ravel()  # run id of every entry
-        out = rows.reshape(n_active + 1, w)[1:]
-        run = run.reshape(n_active + 1, w)[1:]
-        out[1:] |= np.left_shift(run[1:] != run[:-1], self.bits, dtype=P.dtype)
+        rank = _cumsum_rows(keep)  # position of each kept entry in its column, from 1
+        rank -= 1
+        rank *= w
+        rank += np.arange(w)
+        dest = rank[keep]  # flat destinations, row-major like the sources below
+        del rank
+        run = _cumsum_rows(self.flag <= P)[keep]  # run id of every kept entry
+        flat = P.reshape(-1)
+        flat[dest] = (P & P.dtype.type(self.flag - 1))[keep]  # sources read before writing
+        kept_run = np.empty(n_active * w, dtype=run.dtype)
+        kept_run[dest] = run
+        kept_run = kept_run.reshape(n_active, w)
+        out = P[:n_active]
+        out[1:] |= np.left_shift(kept_run[1:] != kept_run[:-1], self.bits, dtype=P.dtype)
         return out
 
 
@@ -274,26 +271,42 @@ def sc_greedy(
     y_pos = np.asarray(y_pos, dtype=bool)
     bits = max(1, int(m - 1).bit_length())
     dtype = _packed_dtype(bits)
-    width = max(1, int(block_entries or BLOCK_ENTRIES) // max(m, 1))
+    # An out-of-core block is also converted to float64 and keyed: keep it smaller.
+    default = LAZY_BLOCK_ENTRIES if lazy else BLOCK_ENTRIES
+    width = max(1, int(block_entries or default) // max(m, 1))
     cpus = _n_threads(F) if m * F >= THREADS_MIN_ENTRIES else 1
     if cpus > 1 and block_entries is None:  # at least one block per thread, if not tiny
         width = min(width, max(-(-F // cpus), MIN_BLOCK_ENTRIES // max(m, 1)))
-    # An odd width: power-of-two strides make numpy's column-wise cumsum thrash the cache.
-    spans = list(iter_column_blocks(F, width | 1))
+    width |= 1  # odd: power-of-two strides make numpy's column-wise cumsum thrash caches
+    # Out of core, X is read by whole storage chunks (each decompressed once), in its own
+    # dtype, and sorted in blocks of ``width`` columns.
+    chunk = _column_chunk(X) if lazy else None
+    read_width = max(width, chunk or 0)
+    if chunk:
+        read_width = chunk * max(1, read_width // chunk)
+    reads = list(iter_column_blocks(F, read_width))
+    spans = [
+        slice(r.start + b.start, r.start + b.stop)
+        for r in reads
+        for b in iter_column_blocks(r.stop - r.start, width)
+    ]
     starts = [b.start for b in spans]
     threads = min(cpus, len(spans))
     with ThreadPoolExecutor(threads) if threads > 1 else _Serial() as pool:
         # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
         if lazy:
-            # Load in this thread (one block at a time, checked), sort in the pool.
+            # Read in this thread (checked), sort in the pool, few blocks in flight.
             pending, blocks = [], []
-            for b in spans:
-                Xb = load_columns(X, b)
-                check_finite_block(Xb, b.start)
-                pending.append(pool.submit(_sort_block, Xb, bits, dtype))
-                del Xb
-                if len(pending) > threads:
-                    blocks.append(pending.pop(0).result())
+            native = np.dtype(getattr(X, "dtype", np.float64))
+            read_dtype = native if native.kind == "f" else np.float64
+            for r in reads:
+                Xr = load_columns(X, r, dtype=read_dtype)
+                check_finite_block(Xr, r.start)
+                for b in iter_column_blocks(r.stop - r.start, width):
+                    pending.append(pool.submit(_sort_block, Xr[:, b], bits, dtype))
+                    if len(pending) > threads:
+                        blocks.append(pending.pop(0).result())
+                del Xr
             blocks += [f.result() for f in pending]
         else:
             blocks = list(pool.map(lambda b: _sort_block(X[:, b], bits, dtype), spans))
@@ -301,6 +314,17 @@ def sc_greedy(
             X, y_pos, blocks, starts, pool, p=p, max_rules=max_rules,
             feature_reuse=feature_reuse, lazy=lazy, bits=bits,
         )  # fmt: skip
+
+
+def _column_chunk(X) -> int | None:
+    """Width of the storage chunks of a zarr or dask matrix along the columns (None if unknown)."""
+    chunks = getattr(X, "chunks", None)
+    try:
+        c = chunks[1]
+        c = c[0] if isinstance(c, tuple) else c  # dask: sizes of every chunk
+        return int(c) if int(c) > 0 else None
+    except (TypeError, IndexError, ValueError):
+        return None
 
 
 def _n_threads(n_blocks: int) -> int:
@@ -333,30 +357,34 @@ class _Serial:
         return _Done()
 
 
-def _scan_blocks(pool, state, blocks, starts, stops, features, bound, bar):
-    """``(columns, best ranks)`` of every block's features (sorted) whose bound reaches ``bar``."""
+def _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
+    """``(columns, best ranks)`` of each block's wanted features whose bound reaches ``bar``.
+
+    A generator over blocks, so per-feature temporaries exist for one block at a time.
+    """
 
     def one(i):
-        lo, hi = np.searchsorted(features, [starts[i], stops[i]])
-        cols = features[lo:hi]
-        cols = cols[bound[cols] >= bar]
-        if cols.size == 0:
-            return cols, None
+        sub = want[starts[i] : stops[i]] & (bound[starts[i] : stops[i]] >= bar)
+        local = np.flatnonzero(sub)
+        if local.size == 0:
+            return local, None
         P = blocks[i]
-        if 2 * cols.size >= P.shape[1]:  # cheaper than gathering the columns
-            return cols, state.best_ranks(P)[cols - starts[i]]
-        return cols, state.best_ranks(P[:, cols - starts[i]])
+        if 2 * local.size >= P.shape[1]:  # cheaper than gathering the columns
+            return local + starts[i], state.best_ranks(P)[local]
+        return local + starts[i], state.best_ranks(P[:, local])
 
-    return [(c, r) for c, r in pool.map(one, range(len(blocks))) if r is not None]
+    for cols, ranks in pool.map(one, range(len(blocks))):
+        if ranks is not None:
+            yield cols, ranks
 
 
 def _scan_and_record(
     pool, state, blocks, starts, stops, bound,
-    step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank, features, bar,
+    step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank, want, bar,
 ) -> float:  # fmt: skip
-    """Scan the (sorted) features whose bound reaches ``bar``, record their exact bests and
+    """Scan the wanted features whose bound reaches ``bar``, record their exact bests and
     return the raised bar."""
-    for cols, ranks in _scan_blocks(pool, state, blocks, starts, stops, features, bound, bar):
+    for cols, ranks in _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
         step_rank[cols] = ranks
         scores = np.where(ranks >= 0, utility_of_rank[np.maximum(ranks, 0)], -np.inf)
         best_seen[cols] = scores
@@ -377,8 +405,8 @@ def _greedy_steps(X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse
     # Exact best utility of each feature when last scanned, and the positives removed
     # since (the allowance of the pruning bound); -inf: never a candidate again.
     best_seen = np.full(F, np.inf)
-    removed_pos_at = np.zeros(F)
-    removed_pos = 0.0
+    removed_pos_at = np.zeros(F, dtype=np.int32)
+    removed_pos = 0
     slack = 1e-9 * (1.0 + m * (1.0 + float(p)))  # float rounding of the utilities
     stumps: list[LearnedStump] = []
     while len(stumps) < max_rules:
@@ -387,26 +415,31 @@ def _greedy_steps(X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse
             break
         n_active = int(active.sum())
         if n_active < COMPACT_BELOW * n_rows:
-            blocks = list(pool.map(partial(state.compact, n_active=n_active), blocks))
+            # In place, block by block: the old block is freed as soon as its copy is made.
+            for i, compacted in enumerate(
+                pool.map(partial(state.compact, n_active=n_active), blocks)
+            ):
+                blocks[i] = compacted
             n_rows = n_active
         bound = best_seen + float(p) * (removed_pos - removed_pos_at) + slack
-        step_rank = np.full(F, -2, dtype=np.int64)  # -2: not scanned at this step
+        step_rank = np.full(F, -2, dtype=np.int32)  # -2: not scanned at this step
 
         scan = partial(
             _scan_and_record,
             pool, state, blocks, starts, stops, bound,
             step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank,
         )  # fmt: skip
-        candidates = np.flatnonzero(bound > -np.inf)
-        if candidates.size == 0:
+        eligible = bound > -np.inf
+        n_eligible = int(eligible.sum())
+        if n_eligible == 0:
             break
-        if not stumps or candidates.size <= PROBE:
-            scan(candidates, -np.inf)
+        if not stumps or n_eligible <= PROBE:
+            scan(eligible, -np.inf)
         else:
             # The features with the highest bounds first: they set the bar for the rest.
-            probe = candidates[np.argpartition(-bound[candidates], PROBE)[:PROBE]]
-            bar = scan(np.sort(probe), -np.inf)
-            scan(candidates[step_rank[candidates] == -2], bar)
+            probe = bound >= np.partition(bound, F - PROBE)[F - PROBE]
+            bar = scan(probe & eligible, -np.inf)
+            scan(eligible & (step_rank == -2), bar)
         top = int(step_rank.max())
         if top < 0:
             break
@@ -441,7 +474,7 @@ def _greedy_steps(X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse
             )
         )
         active[covered] = False
-        removed_pos += covered.size - q
+        removed_pos += int(covered.size - q)
         if not feature_reuse:
             best_seen[f] = -np.inf
     return stumps
