@@ -9,6 +9,7 @@ REPRODUCTIONS = {
     "palatucci2008": "widefs.experiments.palatucci2008",
     "domingos1999": "widefs.experiments.domingos1999",
     "shah2010": "widefs.experiments.shah2010",
+    "soares2010": "widefs.experiments.soares2010",
 }
 
 __all__ = ["REPRODUCTIONS"]
