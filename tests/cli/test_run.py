@@ -1,12 +1,15 @@
 """``widefs run``: the report's content and the one-line errors on bad input."""
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from widefs.cli import main
+from widefs.datasets import load_dataset
+from widefs.scm import PACBayesSCM
 from widefs.stats import highest_chance_accuracy, mgm_threshold
 
 
@@ -36,6 +39,13 @@ def test_colon_report_files_and_numbers(colon_report):
         and 'src="chance_curve.png"' not in html
     )
     assert "Nested cross-validated accuracy" in md and "MGM + naive Bayes" in md
+    # The SCM row shows the fitted model's own training risk and bound.
+    X, y = load_dataset("colon", as_frame=True, return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pb = PACBayesSCM().fit(X, y)
+    row = f"| PAC-Bayes SCM | {len(pb.rules_)} | {pb.gibbs_risk_:.3f} | {pb.risk_bound_:.3f} |"
+    assert row in md
     # M = 2000 genes, N = 31 validation examples: the report's numbers are Theorem 4.1's.
     assert f"{100 * highest_chance_accuracy(2000, 31):.1f}%" in md
     assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31):.2f}", md)

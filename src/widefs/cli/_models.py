@@ -45,12 +45,15 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
             # Without an a-priori feature range the bound takes the training range; said below.
             warnings.simplefilter("ignore", HeuristicBoundWarning)
             model = cls().fit(X, data.y)
-        training = getattr(model, "training_risk_", None)
+        # PAC-Bayes bounds the Gibbs classifier, so its training Gibbs risk is the one shown.
+        training = getattr(model, "gibbs_risk_", None)
+        if training is None:
+            training = model.empirical_risk_
         rows.append(
             (
                 name,
                 len(model.rules_),
-                "" if training is None else f"{training:.3f}",
+                f"{training:.3f}",
                 f"{model.risk_bound_:.3f}",
                 bound_name,
             )
