@@ -9,12 +9,15 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
+from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import (
     PriorFallbackClassifier,
     nested_evaluate,
     selected_feature_mask,
     selection_stability,
 )
+from widefs.rules import CN2Classifier
+from widefs.scm import PACBayesSCM, SampleCompressionSCM
 from widefs.univariate import DiscriminativeSelector
 
 
@@ -42,11 +45,16 @@ WIDEFS_PIPELINES = {
     "10 best stumps + naive Bayes": make_pipeline(
         DiscriminativeSelector(10, scorer="stump", random_state=0), GaussianNB()
     ),
+    "PAC-Bayes SCM": PACBayesSCM(),
+    "sample-compression SCM": SampleCompressionSCM(),
+    "CN2-POE rules": CN2Classifier(stopping="poe"),
+    "CEFS ensemble": ClassSpecificEnsemble(random_state=0),
 }
 
 
 @pytest.mark.parametrize("name", list(WIDEFS_PIPELINES))
 @pytest.mark.filterwarnings("ignore:No feature")
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.HeuristicBoundWarning")
 def test_random_labels_give_chance_accuracy(noise, name):
     X, y = noise
     res = nested_evaluate(WIDEFS_PIPELINES[name], X, y, cv=5, n_repeats=2, random_state=0)
