@@ -10,7 +10,9 @@ distributed = pytest.importorskip(
     "distributed", reason="the [dask] extra (dask, distributed) is not installed"
 )
 
+from widefs.ensemble import ClassSpecificEnsemble  # noqa: E402
 from widefs.model_selection import nested_evaluate  # noqa: E402
+from widefs.search import GeneticSelector  # noqa: E402
 from widefs.univariate import DiscriminativeSelector  # noqa: E402
 
 
@@ -51,3 +53,22 @@ def test_nested_evaluate_on_dask_matches_serial(client, data):
         remote = nested_evaluate(model, X, y, cv=5, random_state=1, n_jobs=5)
     np.testing.assert_array_equal(serial["test_score"], remote["test_score"])
     np.testing.assert_array_equal(serial["selection_frequency"], remote["selection_frequency"])
+
+
+def test_class_specific_ensemble_and_ga_on_dask_match_serial(client):
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1, 2], 12)
+    X = rng.normal(size=(36, 40))
+    X[:, 0] += 2 * (y == 1)
+    X[:, 1] += 2 * (y == 2)
+    kw = {"selector": GeneticSelector(population_size=6, n_generations=3), "random_state": 5}
+    serial = ClassSpecificEnsemble(n_jobs=1, **kw).fit(X, y)
+    with parallel_config(backend="dask"):
+        remote = ClassSpecificEnsemble(n_jobs=3, **kw).fit(X, y)
+        ga = GeneticSelector(population_size=6, n_generations=3, random_state=2, n_jobs=2).fit(X, y)
+    for c in serial.class_supports_:
+        np.testing.assert_array_equal(serial.class_supports_[c], remote.class_supports_[c])
+    np.testing.assert_array_equal(serial.overall_support_, remote.overall_support_)
+    np.testing.assert_array_equal(serial.predict(X), remote.predict(X))
+    ga_serial = GeneticSelector(population_size=6, n_generations=3, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(ga.support_, ga_serial.support_)
