@@ -12,10 +12,11 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
 - **One table look-up per cut.** With ``c = 1`` for an active negative and ``c = Q0 + 1`` for
   an active positive, the cumulative sum of ``c`` along a feature's order is ``q + r (Q0 + 1)``:
   it indexes a precomputed table of the dense rank of ``(q - p r, q - r)``, the utility and
-  its tie-break, computed exactly as in the reference (``q - p * r`` in float64). Both
-  sides of a cut read one table each (the right side's is the left one reversed). Cuts
-  inside a run of tied values, and cuts leaving a side without active examples, get rank
-  ``-1``. Sums along the sorted position are row-wise vector additions.
+  its tie-break, computed exactly as in the reference (``q - p * r`` in float64). The right
+  side's table is the left one reversed; a scan reads the elementwise maximum of the two,
+  and only the winning column is read again per side. Cuts inside a run of tied values,
+  and cuts leaving a side without active examples, get rank ``-1``. Sums along the sorted
+  position are row-wise vector additions.
 - **Lazy greedy (pruning).** Removing the examples covered at a step can raise a
   candidate's utility by at most ``p`` times the number of positives removed, and creates no
   new split, so a feature whose last exact best plus that allowance is below the best
@@ -25,7 +26,8 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
 
 The result, including every tie (utility, then training-error decrease ``q - r``, then lowest
 feature index, then smallest threshold, then direction ``+1`` before ``-1``), is that of the
-literal greedy; ``tests/scm/test_greedy.py`` checks it against one.
+literal greedy; ``tests/scm/test_covering.py`` checks it against one with every shortcut
+pushed to its extreme.
 """
 
 from __future__ import annotations

@@ -5,9 +5,13 @@ step add the stump of largest utility, remove the negatives ``Q`` it covers (cla
 and the positives ``R`` it misclassifies, and repeat until no negative remains, ``max_rules``
 stumps were added, or the best stump covers no remaining negative (no progress).
 
-Each step is one streaming pass over every feature's presorted order and both directions
-(:func:`widefs.stumps.scan_best_cuts`); ``X`` is sorted once per fit and never copied per
-step; removed examples are skipped and compacted away lazily.
+Each step is one streaming pass over every feature's presorted order and both directions;
+``X`` is sorted once per fit and never copied per step; removed examples are skipped and
+compacted away lazily. The sample-compression utility runs on numpy alone
+(:mod:`widefs.scm._covering`: packed presort, rank tables, pruning); the Occam utility, whose
+score depends on the threshold interval, on the numba scan
+:func:`widefs.stumps.scan_best_cuts`, imported only when needed. An out-of-core ``X`` is
+read block by block (:func:`lazy_hard_greedy` for the numba scan).
 """
 
 from __future__ import annotations
@@ -400,7 +404,12 @@ class SampleCompressionSCM(_HardSCM):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Learn the stumps greedily, then keep the prefix chosen by ``select``."""
+        """Learn the stumps greedily, then keep the prefix chosen by ``select``.
+
+        ``X`` may be an array, a DataFrame, or an out-of-core matrix (a dask or zarr array, a
+        numpy memmap), which is read one block of columns at a time and never loaded whole;
+        the fitted model is the same as in memory.
+        """
         return self._fit_hard(X, y, utility="sc")
 
     def _bound_path(self, X, y_pos, stumps):
@@ -536,7 +545,12 @@ class OccamSCM(_HardSCM):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Learn the stumps greedily, then keep the prefix chosen by ``select``."""
+        """Learn the stumps greedily, then keep the prefix chosen by ``select``.
+
+        ``X`` may be an array, a DataFrame, or an out-of-core matrix (a dask or zarr array, a
+        numpy memmap), which is read one block of columns at a time and never loaded whole;
+        the fitted model is the same as in memory.
+        """
         return self._fit_hard(
             X,
             y,

@@ -243,7 +243,12 @@ class PACBayesSCM(BaseSCM):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Run the soft greedy, then keep the prefix chosen by ``select``."""
+        """Run the soft greedy, then keep the prefix chosen by ``select``.
+
+        ``X`` may be an array, a DataFrame, or an out-of-core matrix (a dask or zarr array, a
+        numpy memmap): every greedy step reads it one block of columns at a time; the fitted
+        model is the same as in memory.
+        """
         lazy = is_lazy_matrix(X)
         X, y_pos = self._validate_xy(X, y)
         self._m = X.shape[0]
