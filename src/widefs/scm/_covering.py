@@ -145,16 +145,16 @@ def _rank_table(n_neg: int, n_pos: int, p: float):
 
 
 def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Cumulative sum along axis 0 as row-wise vector additions (fast for wide blocks)."""
+    """Cumulative sum along axis 0 (intp) as row-wise vector additions (fast for wide blocks)."""
     if out is None:
-        out = np.empty(a.shape, dtype=np.intp)
+        out = a.astype(np.intp)  # one cast up front: mixed-type adds are slow
+    elif out is not a:
+        out[...] = a
     if a.shape[1] >= 512 and a.shape[0] > 1:
-        if out is not a:
-            out[0] = a[0]
         for i in range(1, a.shape[0]):
-            np.add(out[i - 1], a[i], out=out[i])
+            np.add(out[i - 1], out[i], out=out[i])
     else:
-        np.cumsum(a, axis=0, out=out)
+        np.cumsum(out, axis=0, out=out)
     return out
 
 
@@ -221,15 +221,18 @@ class _State:
         """
         w = P.shape[1]
         keep = np.take(self.active_tab, P, mode="clip")
+        # Flat indices of the kept entries (row-major); np.take on them is several times
+        # faster than boolean-mask indexing.
+        src = np.flatnonzero(keep)
         rank = _cumsum_rows(keep)  # position of each kept entry in its column, from 1
         rank -= 1
         rank *= w
         rank += np.arange(w)
-        dest = rank[keep]  # flat destinations, row-major like the sources below
+        dest = rank.reshape(-1).take(src)  # its flat index once compacted
         del rank
-        run = _cumsum_rows(self.flag <= P)[keep]  # run id of every kept entry
+        run = _cumsum_rows(self.flag <= P).reshape(-1).take(src)  # run ids of kept entries
         flat = P.reshape(-1)
-        flat[dest] = (P & P.dtype.type(self.flag - 1))[keep]  # sources read before writing
+        flat[dest] = flat.take(src) & P.dtype.type(self.flag - 1)  # read before writing
         kept_run = np.empty(n_active * w, dtype=run.dtype)
         kept_run[dest] = run
         kept_run = kept_run.reshape(n_active, w)
