@@ -71,7 +71,8 @@ def test_numpy_and_numba_engines_agree(seed, p):
     assert _full(a) == _full(b)
 
 
-def test_packed_presort_orders_every_column():
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_packed_presort_orders_every_column(end_flags):
     rng = np.random.default_rng(5)
     m = 37
     X = np.column_stack(
@@ -87,14 +88,17 @@ def test_packed_presort_orders_every_column():
         ]
     )
     bits = (m - 1).bit_length()
-    P = cov._sort_block(X, bits, np.uint8)
+    P = cov._sort_block(X, bits, np.uint8, end_flags=end_flags)
     rows = (P & (2**bits - 1)).astype(int)
-    new_run = P[1:] >= 2**bits
     for j in range(X.shape[1]):
         v = X[rows[:, j], j]
         assert sorted(rows[:, j]) == list(range(m))
         assert np.all(v[1:] >= v[:-1]), j
-        np.testing.assert_array_equal(new_run[:, j], v[1:] != v[:-1])
+        np.testing.assert_array_equal((P[1:, j] & 2**bits) != 0, v[1:] != v[:-1])
+        assert not P[0, j] & 2**bits
+        ends = (P[:, j] & 2 ** (bits + 1)) != 0
+        np.testing.assert_array_equal(ends[:-1], (v[1:] != v[:-1]) & end_flags)
+        assert not ends[-1]
 
 
 def test_rank_table_orders_utility_then_tiebreak():
@@ -109,15 +113,17 @@ def test_rank_table_orders_utility_then_tiebreak():
         assert utility[rank[i]] == q1 - p * r1
 
 
-def test_compaction_keeps_order_and_merges_run_flags():
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_compaction_keeps_order_and_merges_run_flags(end_flags):
     rng = np.random.default_rng(2)
     m = 30
     X = rng.integers(0, 6, size=(m, 8)).astype(float)
     y = rng.random(m) < 0.5
     bits = (m - 1).bit_length()
-    P = cov._sort_block(X, bits, np.uint8)
+    P = cov._sort_block(X, bits, np.uint8, end_flags=end_flags)
     n_neg = int((~y).sum())
-    state = cov._State(bits, m, n_neg + 1, cov._rank_table(n_neg, int(y.sum()), 1.0)[0])
+    rank = cov._rank_table(n_neg, int(y.sum()), 1.0)[0]
+    state = cov._State(bits, m, n_neg + 1, rank, end_flags)
     active = rng.random(m) < 0.4
     state.update(active, y)
     C = state.compact(P.copy(), int(active.sum()))
@@ -126,7 +132,21 @@ def test_compaction_keeps_order_and_merges_run_flags():
         full = (P[:, j] & (2**bits - 1)).astype(int)
         assert rows[:, j].tolist() == [r for r in full if active[r]]
         v = X[rows[:, j], j]
-        np.testing.assert_array_equal(C[1:, j] >= 2**bits, v[1:] != v[:-1])
+        np.testing.assert_array_equal((C[1:, j] & 2**bits) != 0, v[1:] != v[:-1])
+        ends = (C[:, j] & 2 ** (bits + 1)) != 0
+        np.testing.assert_array_equal(ends[:-1], (v[1:] != v[:-1]) & end_flags)
+        assert not ends[-1]
+
+
+def test_both_packed_formats_scan_alike(monkeypatch):
+    monkeypatch.setattr(cov, "COMPACT_BELOW", 0.9)  # compaction in both formats too
+    X, y = _data(3, m=40, n=12)
+    for p in (0.5, 2.0):
+        for reuse in (False, True):
+            mem = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse)
+            # lazy=True: read as if out of core, one-flag format (the mask pass)
+            lazy = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse, lazy=True)
+            assert _full(mem) == _full(lazy)
 
 
 def test_large_tables_fall_back_to_the_numba_scan(monkeypatch):

@@ -7,8 +7,9 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
 - **Packed presort, position-major.** Each block of columns is sorted once (one integer sort
   of order-preserving 64-bit keys whose low bits hold the row index) into an array
   ``P[pos, j] = row | boundary << bits``: the row at sorted position ``pos`` of feature ``j``
-  and a flag set when its value differs from the previous position's. One byte per entry
-  for ``m <= 128`` (two up to 32768), instead of the matrix's four or eight.
+  and a flag set when its value differs from the previous position's (in memory also one
+  when the next position's does). One byte per entry for ``m <= 128`` out of core
+  (``m <= 64`` in memory), two up to 32768 (16384), instead of the matrix's four or eight.
 - **One table look-up per cut.** With ``c = 1`` for an active negative and ``c = Q0 + 1`` for
   an active positive, the cumulative sum of ``c`` along a feature's order is ``q + r (Q0 + 1)``:
   it indexes a precomputed table of the dense rank of ``(q - p r, q - r)``, the utility and
@@ -49,6 +50,8 @@ __all__ = ["MAX_TABLE_ENTRIES", "sc_greedy", "sc_greedy_supported"]
 BLOCK_ENTRIES = 1 << 20
 MIN_BLOCK_ENTRIES = 1 << 16
 LAZY_BLOCK_ENTRIES = 1 << 18
+# In memory, entries also flag the end of a run (see _State): no masking pass per step.
+END_FLAGS = True
 # Largest (Q0 + 1)(R0 + 1) rank table (int32): 4M entries = 16 MB, m up to about 4000.
 MAX_TABLE_ENTRIES = 1 << 22
 # Compact the stored rows once fewer than this fraction of them is active (a compaction
@@ -84,8 +87,12 @@ def _row_chunks(n: int, w: int, entries: int = 1 << 15):
         yield slice(i, min(i + step, n))
 
 
-def _sort_block(Xb: np.ndarray, bits: int, dtype) -> np.ndarray:
-    """Packed presort ``(m, w)`` of one block of columns (see the module docstring)."""
+def _sort_block(Xb: np.ndarray, bits: int, dtype, end_flags: bool = False) -> np.ndarray:
+    """Packed presort ``(m, w)`` of one block of columns (see the module docstring).
+
+    Bit ``bits`` flags a position whose value differs from the previous one (a run starts);
+    with ``end_flags``, bit ``bits + 1`` flags a position whose next value differs.
+    """
     m, w = Xb.shape
     k = np.add(Xb, 0.0, dtype=np.float64).view(np.int64)  # copy; + 0.0 maps -0.0 to 0.0
     low = np.int64((1 << bits) - 1)
@@ -120,12 +127,18 @@ def _sort_block(Xb: np.ndarray, bits: int, dtype) -> np.ndarray:
         for j in np.unique(np.concatenate(tie_cols)).tolist():
             rows = (packed[:, j] & dtype(low)).astype(np.intp)
             v = Xb[rows, j]
-            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == (packed[1:, j] >= flag)):
+            starts = (packed[1:, j] & flag) != 0
+            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == starts):
                 continue
             o = np.argsort(Xb[:, j], kind="stable")
             v = Xb[o, j]
             packed[:, j] = o
             packed[1:, j] |= np.left_shift(v[1:] != v[:-1], bits, dtype=dtype)
+    if end_flags:  # a run ends where the next one starts
+        start = dtype(1 << bits)
+        for rows in _row_chunks(m - 1, w):
+            nxt = packed[rows.start + 1 : rows.stop + 1] & start
+            packed[rows] |= np.left_shift(nxt, 1, dtype=dtype)
     return packed
 
 
@@ -159,19 +172,37 @@ def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 class _State:
-    """Per-step tables shared by all blocks."""
+    """Per-step tables shared by all blocks.
 
-    def __init__(self, bits: int, m: int, stride: int, rank: np.ndarray):
+    Two packed formats: with ``end_flags`` (in memory) every entry also flags that the next
+    position starts a new run; the class code table then adds ``2 c - start + end`` per
+    entry, whose cumulative sum telescopes to ``2 (q + r (Q0 + 1)) + end``: its parity says
+    whether a cut follows the position, so one look-up in an interleaved table gives the
+    rank with no separate masking pass. Without them (out of core, one byte per entry for
+    up to 128 examples) the cut mask is read from the next row's start flag.
+    """
+
+    def __init__(self, bits: int, m: int, stride: int, rank: np.ndarray, end_flags: bool):
         self.bits = bits
-        self.flag = 1 << bits
+        self.flag = 1 << bits  # start of a run
+        self.end_flags = end_flags
         self.m = m
         self.stride = stride
         self.rank = rank
 
     def update(self, active: np.ndarray, y_pos: np.ndarray) -> None:
-        code = np.zeros(1 << self.bits, dtype=np.intp)
+        n_codes = 1 << self.bits
+        code = np.zeros(n_codes, dtype=np.intp)
         code[: self.m] = np.where(active, np.where(y_pos, self.stride, 1), 0)
-        self.code = np.tile(code, 2)  # indexed by the packed entry (row | flag)
+        act = np.zeros(n_codes, dtype=bool)
+        act[: self.m] = active
+        if self.end_flags:
+            # packed value = row + n_codes (start) + 2 n_codes (end)
+            self.code = np.concatenate([2 * code, 2 * code - 1, 2 * code + 1, 2 * code])
+            self.active_tab = np.tile(act, 4)
+        else:
+            self.code = np.tile(code, 2)  # indexed by the packed entry (row | start)
+            self.active_tab = np.tile(act, 2)
         self.n_neg = int(np.sum(active & ~y_pos))
         self.n_pos = int(np.sum(active & y_pos))
         total = self.n_neg + self.n_pos * self.stride
@@ -180,25 +211,30 @@ class _State:
         for t in (t0, t1):
             t[0] = t[total] = -1  # a side without active examples
         self.t0, self.t1 = t0, t1
-        self.t01 = np.maximum(t0, t1)  # the better side of each cut
-        act = np.zeros(1 << self.bits, dtype=bool)
-        act[: self.m] = active
-        self.active_tab = np.tile(act, 2)
+        t01 = np.maximum(t0, t1)  # the better side of each cut
+        if self.end_flags:  # index 2 k + 1: a cut with sums k; 2 k: no cut
+            self.t01 = np.full(2 * (total + 1), -1, dtype=np.int32)
+            self.t01[1::2] = t01
+        else:
+            self.t01 = t01
 
     def _cut_sums(self, P: np.ndarray, rows: slice, carry: np.ndarray) -> np.ndarray:
-        """``q + r (Q0 + 1)`` left of the cuts after positions ``rows``; 0 where no cut exists."""
+        """Cumulative class codes after positions ``rows``, as read by :attr:`t01`."""
         # mode="clip": indices are valid, and it spares numpy a checked, buffered gather.
         cum = np.take(self.code, P[rows], mode="clip")
         cum[0] += carry
         _cumsum_rows(cum, out=cum)
         carry[:] = cum[-1]
-        # a cut after position i exists iff position i + 1 starts a run of tied values
-        cum *= P[rows.start + 1 : rows.stop + 1] >= self.flag
+        if not self.end_flags:
+            # a cut after position i exists iff position i + 1 starts a run of tied values
+            cum *= (P[rows.start + 1 : rows.stop + 1] & P.dtype.type(self.flag)) != 0
         return cum
 
     def side_ranks(self, P: np.ndarray):
         """Ranks of the left (covered by ``x > t``) and right parts at every cut ``(n - 1, w)``."""
         cum = self._cut_sums(P, slice(0, P.shape[0] - 1), np.zeros(P.shape[1], np.intp))
+        if self.end_flags:
+            cum = np.where(cum & 1, cum >> 1, 0)  # 0: no cut, rank -1 on both sides
         return np.take(self.t0, cum, mode="clip"), np.take(self.t1, cum, mode="clip")
 
     def best_ranks(self, P: np.ndarray) -> np.ndarray:
@@ -220,6 +256,7 @@ class _State:
         block (and leaves no fragmented heap behind).
         """
         w = P.shape[1]
+        start = P.dtype.type(self.flag)
         keep = np.take(self.active_tab, P, mode="clip")
         # Flat indices of the kept entries (row-major); np.take on them is several times
         # faster than boolean-mask indexing.
@@ -230,14 +267,17 @@ class _State:
         rank += np.arange(w)
         dest = rank.reshape(-1).take(src)  # its flat index once compacted
         del rank
-        run = _cumsum_rows(self.flag <= P).reshape(-1).take(src)  # run ids of kept entries
+        run = _cumsum_rows((P & start) != 0).reshape(-1).take(src)  # run ids of kept entries
         flat = P.reshape(-1)
         flat[dest] = flat.take(src) & P.dtype.type(self.flag - 1)  # read before writing
         kept_run = np.empty(n_active * w, dtype=run.dtype)
         kept_run[dest] = run
         kept_run = kept_run.reshape(n_active, w)
+        new_run = kept_run[1:] != kept_run[:-1]
         out = P[:n_active]
-        out[1:] |= np.left_shift(kept_run[1:] != kept_run[:-1], self.bits, dtype=P.dtype)
+        out[1:] |= np.left_shift(new_run, self.bits, dtype=P.dtype)
+        if self.end_flags:
+            out[:-1] |= np.left_shift(new_run, self.bits + 1, dtype=P.dtype)
         return out
 
 
@@ -275,7 +315,10 @@ def sc_greedy(
     m, F = X.shape
     y_pos = np.asarray(y_pos, dtype=bool)
     bits = max(1, int(m - 1).bit_length())
-    dtype = _packed_dtype(bits)
+    # In memory, entries also carry an end-of-run flag (one masking pass less per step);
+    # out of core they stay at one byte for up to 128 examples.
+    end_flags = END_FLAGS and not lazy
+    dtype = _packed_dtype(bits + 1 if end_flags else bits)
     # An out-of-core block is also converted to float64 and keyed: keep it smaller.
     default = LAZY_BLOCK_ENTRIES if lazy else BLOCK_ENTRIES
     width = max(1, int(block_entries or default) // max(m, 1))
@@ -308,16 +351,16 @@ def sc_greedy(
                 Xr = load_columns(X, r, dtype=read_dtype)
                 check_finite_block(Xr, r.start)
                 for b in iter_column_blocks(r.stop - r.start, width):
-                    pending.append(pool.submit(_sort_block, Xr[:, b], bits, dtype))
+                    pending.append(pool.submit(_sort_block, Xr[:, b], bits, dtype, end_flags))
                     if len(pending) > threads:
                         blocks.append(pending.pop(0).result())
                 del Xr
             blocks += [f.result() for f in pending]
         else:
-            blocks = list(pool.map(lambda b: _sort_block(X[:, b], bits, dtype), spans))
+            blocks = list(pool.map(lambda b: _sort_block(X[:, b], bits, dtype, end_flags), spans))
         return _greedy_steps(
             X, y_pos, blocks, starts, pool, p=p, max_rules=max_rules,
-            feature_reuse=feature_reuse, lazy=lazy, bits=bits,
+            feature_reuse=feature_reuse, lazy=lazy, bits=bits, end_flags=end_flags,
         )  # fmt: skip
 
 
@@ -398,12 +441,14 @@ def _scan_and_record(
     return bar
 
 
-def _greedy_steps(X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse, lazy, bits):
+def _greedy_steps(
+    X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse, lazy, bits, end_flags
+):
     m, F = X.shape
     dtype = blocks[0].dtype
     n_neg0 = int(np.sum(~y_pos))
     rank, utility_of_rank = _rank_table(n_neg0, int(np.sum(y_pos)), float(p))
-    state = _State(bits, m, n_neg0 + 1, rank)
+    state = _State(bits, m, n_neg0 + 1, rank, end_flags)
     active = np.ones(m, dtype=bool)
     n_rows = m
     stops = [*starts[1:], F]
