@@ -125,3 +125,14 @@ def test_lazy_feature_range_is_checked_and_inferred(memmap, wide):
 def test_predict_checks_the_number_of_features(memmap, wide, reference):
     with pytest.raises(ValueError, match="expected 1500 features"):
         reference["sc"].predict(memmap[:, :100])
+
+
+def test_integer_genotype_memmap(tmp_path):
+    # SNP-like 0/1/2 codes stored as int8: read block by block, compared as floats.
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(30, 400)).astype(np.int8)
+    y = ((X[:, 7] > 0) & (X[:, 300] < 2)) ^ (rng.random(30) < 0.1)
+    mm = np.memmap(tmp_path / "snp.i8", dtype=np.int8, mode="w+", shape=X.shape)
+    mm[:] = X
+    for make in (MODELS["sc"], lambda: PACBayesSCM(max_rules=3, feature_range=(0, 2))):
+        assert_same(make().fit(mm, y), make().fit(X.astype(float), y), X)
