@@ -1,8 +1,10 @@
 """SampleCompressionSCM (widefs) against pyscm-ml's SetCoveringMachineClassifier.
 
-Both fit the same saved data in separate processes (so peak memory is measured per side);
-the script checks that they learn the same rules and records times and memory with
-``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its own venv, which
+Both fit the same saved data in separate processes; per side and setting, one process times
+the fit only (median of repeated fits after a warm-up, wall clock and CPU) and measures the
+fit's own memory, and a fresh process does import + load + one fit to give the process peak
+(what a user pays; the memory target refers to it). The script checks that all four runs
+learn the same rules and records times and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its own venv, which
 this script creates when missing (``--venv``; needs PyPI access and a C++ compiler).
 
 Usage::
