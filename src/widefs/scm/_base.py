@@ -30,10 +30,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs.exceptions import HeuristicBoundWarning
-from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs.utils import (
+    block_width,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+    validate_lazy_xy,
+)
 
 __all__ = ["StumpRule"]
 
@@ -249,18 +255,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     def _validate_xy(self, X, y):
         """``(X, y_pos)``; an out-of-core ``X`` is returned as is (its values are checked per block)."""
         if is_lazy_matrix(X):
-            if len(X.shape) != 2:
-                raise ValueError(f"Expected a 2D matrix, got shape {X.shape}.")
-            y = column_or_1d(y, warn=True)
-            if X.shape[0] != y.shape[0] or X.shape[0] < 2:
-                raise ValueError(
-                    f"X has {X.shape[0]} rows and y {y.shape[0]} labels; need equal counts >= 2."
-                )
-            if X.shape[1] < 1:
-                raise ValueError("X has 0 features; at least 1 is required.")
-            self.n_features_in_ = X.shape[1]
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+            y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)

@@ -13,7 +13,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
@@ -25,7 +25,13 @@ from widefs.stats import (
     mgm_threshold,
 )
 from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
-from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs.utils import (
+    block_width,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+    validate_lazy_xy,
+)
 
 __all__ = ["DiscriminativeSelector", "threshold_in_errors"]
 
@@ -252,20 +258,6 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _validate_lazy(self, X, y):
-        """Checks for an out-of-core X that do not load it (values are checked per block)."""
-        if len(X.shape) != 2:
-            raise ValueError(f"Expected a 2D matrix, got shape {X.shape}.")
-        y = column_or_1d(y, warn=True)
-        if X.shape[0] != y.shape[0] or X.shape[0] < 2:
-            raise ValueError(
-                f"X has {X.shape[0]} rows and y {y.shape[0]} labels; need equal counts >= 2."
-            )
-        self.n_features_in_ = X.shape[1]
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        return y
-
     def transform(self, X):
         """Keep the selected columns; an out-of-core X loads only those columns."""
         if is_lazy_matrix(X):
@@ -307,7 +299,7 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         """
         lazy = is_lazy_matrix(X)
         if lazy:
-            y = self._validate_lazy(X, y)
+            y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)

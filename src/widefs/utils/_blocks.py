@@ -10,7 +10,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["block_width", "is_lazy_matrix", "iter_column_blocks", "load_columns"]
+__all__ = [
+    "block_width",
+    "is_lazy_matrix",
+    "iter_column_blocks",
+    "load_columns",
+    "validate_lazy_xy",
+]
 
 DEFAULT_BLOCK_BYTES = 4 * 2**20
 
@@ -27,6 +33,29 @@ def is_lazy_matrix(X) -> bool:
         and hasattr(X, "chunks")
         and (hasattr(X, "compute") or hasattr(X, "oindex"))
     )
+
+
+def validate_lazy_xy(estimator, X, y) -> np.ndarray:
+    """Checks of an out-of-core ``(X, y)`` that do not load ``X`` (values are checked per block).
+
+    Sets ``estimator.n_features_in_`` (an out-of-core matrix has no feature names) and returns
+    ``y`` as a 1-D array.
+    """
+    from sklearn.utils.validation import column_or_1d
+
+    if len(X.shape) != 2:
+        raise ValueError(f"Expected a 2D matrix, got shape {X.shape}.")
+    y = column_or_1d(y, warn=True)
+    if X.shape[0] != y.shape[0] or X.shape[0] < 2:
+        raise ValueError(
+            f"X has {X.shape[0]} rows and y {y.shape[0]} labels; need equal counts >= 2."
+        )
+    if X.shape[1] < 1:
+        raise ValueError("X has 0 features; at least 1 is required.")
+    estimator.n_features_in_ = X.shape[1]
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    return y
 
 
 def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray:
