@@ -37,21 +37,41 @@ PYSCM_REQUIREMENTS = [
     "wheel",
     "setuptools<70",
 ]
+
+
+def _same_stack() -> list[str]:
+    """The scikit-learn of widefs's environment (and a pandas that runs on numpy 1.x).
+
+    pyscm-ml needs numpy < 2 but accepts any scikit-learn: giving it the same scikit-learn
+    (which imports scipy.stats and pandas) makes both processes pay the same import cost,
+    so the memory columns compare the learners, not the library versions.
+    """
+    import sklearn
+
+    return ["numpy<2", f"scikit-learn=={sklearn.__version__}", "pandas<3"]
+
+
 PYSCM_VERSION = "1.1.2"
 
 
 def ensure_pyscm_venv(venv: Path) -> Path:
     """Create ``venv`` with pyscm-ml (numpy 1.x) unless it already imports pyscm."""
+    import sklearn
+
     python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "-q"]
     if python.exists():
-        ok = subprocess.run([str(python), "-c", "import pyscm"], capture_output=True)
+        probe = "import pyscm, sklearn; print(sklearn.__version__)"
+        ok = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
         if ok.returncode == 0:
+            if ok.stdout.strip() != sklearn.__version__:
+                subprocess.run([*pip, *_same_stack()], check=True)
             return python
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(python), "-m", "pip", "install", "-q"]
     subprocess.run([*pip, *PYSCM_REQUIREMENTS], check=True)
     # Its setup.py imports numpy at build time: build against the venv's numpy 1.x.
     subprocess.run([*pip, "--no-build-isolation", f"pyscm-ml=={PYSCM_VERSION}"], check=True)
+    subprocess.run([*pip, *_same_stack()], check=True)
     return python
 
 
@@ -208,10 +228,11 @@ def main(argv=None) -> int:
             else " The fit's own memory is not lower at " + ", ".join(own_heavier) + "."
         ),
         "",
-        "Import baselines: a fresh process doing only `import sklearn.base` peaks at "
-        f"{base_w:.0f} MB in widefs's environment (scikit-learn 1.9, which imports "
-        f"scipy.stats{' and pandas' if pandas_w else ''}) and at {base_p:.0f} MB in pyscm-ml's "
-        f"venv (scikit-learn 1.5 on numpy 1.x, {'with' if pandas_p else 'without'} pandas). "
+        "Import baselines: pyscm-ml's venv gets the same scikit-learn as widefs's environment "
+        f"(on numpy 1.x, with pandas < 3), so both sides pay the same import cost; a fresh "
+        f"process doing only `import sklearn.base` peaks at {base_w:.0f} MB in widefs's "
+        f"environment ({'with' if pandas_w else 'without'} pandas) and at {base_p:.0f} MB in "
+        f"pyscm-ml's ({'with' if pandas_p else 'without'} pandas). "
         "Importing widefs.scm adds about 2 MB to that; this learner imports no numba "
         f"(numba loaded in the memory process at: {', '.join(numba_used) or 'no size'}).",
         "",
