@@ -119,7 +119,8 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
         drow = D[i] if exclude_self else D[r]
         if small:
             # The kmax nearest by insertion, ordered like a stable sort (equal distances
-            # keep the lower index first); the walk below never goes past them.
+            # keep the lower index first); the walk below never goes past them. Written out
+            # as in knn_candidates on purpose: a shared jitted helper measured 7x slower.
             m = 0
             for j in range(n):
                 if exclude_self and j == i:
