@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from widefs.rules._conditions import FeatureEncoding, NodeData, specialization_counts
+from widefs.rules._conditions import FeatureEncoding
 from widefs.rules._rule import EQ, GT, LE
 from widefs.stumps import (
     SortedFeatures,
@@ -48,7 +48,7 @@ def test_threshold_class_counts_empty_mask():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_specialization_counts_brute_force(seed):
+def test_specialization_counts_brute_force(seed, reference):
     rng = np.random.default_rng(seed)
     n, C = 60, 3
     nominal = np.array([True, False, True, False, False])
@@ -62,9 +62,9 @@ def test_specialization_counts_brute_force(seed):
         numeric[rng.random(n) < 0.1, f] = np.nan
     y = rng.integers(0, C, n)
     sf = SortedFeatures.from_matrix(numeric[:, ~nominal])
-    data = NodeData.build(y, C, numeric, codes, nominal, n_cats, sf)
+    data = reference.NodeData.build(y, C, numeric, codes, nominal, n_cats, sf)
     covered = rng.random(n) < 0.6
-    got = specialization_counts(data, covered)
+    got = reference.specialization_counts(data, covered)
     expected = []
     for f in range(5):
         if nominal[f]:

@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from widefs.rules import CN2Classifier
-from widefs.rules._conditions import NodeData, specialization_counts
 from widefs.rules._rule import EQ, GT, LE
 from widefs.rules._search import QUALITY_CODES, CandidateTable, beam_round
 from widefs.stumps import SortedFeatures
@@ -58,10 +57,10 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
-def test_beam_round_matches_numpy_candidates(seed, quality, width):
+def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
     y, numeric, codes, nominal, n_cats = _problem(seed)
     table = CandidateTable.build(numeric, codes, nominal, n_cats)
-    data = NodeData.build(
+    data = reference.NodeData.build(
         y, 3, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])
     )
     rng = np.random.default_rng(100 + seed)
@@ -82,7 +81,7 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width):
     n_ok, new_cov, new_conds, new_lens, new_counts, new_q, found, best_cov = out[:8]
     best_conds, best_len, best_counts, best_q, all_pure = out[8:]
 
-    cand = specialization_counts(data, cov)
+    cand = reference.specialization_counts(data, cov)
     cover = cand.counts.sum(axis=1)
     ok = (cover >= min_covered) & (cover < cov.sum(axis=1)[cand.owner])
     assert n_ok == ok.sum()
