@@ -72,6 +72,7 @@ PAPER = paper_table1()
 # CN2-POE2 with eps_prior = the error of the rule's own empty version (1 - p_c in unordered
 # mode; the same as the paper's prior in ordered mode): CN2Classifier(poe_prior="class").
 POE2C = "CN2-POE2c"
+TOL = 1e-3  # comparisons of mean errors / sizes (the raw CSV keeps 4 decimals)
 OURS_METHODS = ["CN2", "CN2-LRS", "CN2-POE1", "CN2-POE2", POE2C, "CN2-POE(m'=m)"]
 # Columns dropped before learning. In echocardiogram the class (alive-at-1) is a function
 # of survival and still-alive (UCI notes), which makes it trivial (about 2% error); the
@@ -176,8 +177,10 @@ def summary_table(results: pd.DataFrame) -> str:
         base = per.loc[(mode, "CN2")]
         for method in OURS_METHODS:
             d = per.loc[(mode, method)]
-            smaller = int(np.sum(d["size"].to_numpy() < base["size"].to_numpy()))
-            not_worse = int(np.sum(d["error"].to_numpy() <= base["error"].to_numpy()))
+            # Means of per-split values read back from the CSV (4 decimals): compare with a
+            # tolerance far below one test example (>= 0.1 points over 20 splits).
+            smaller = int(np.sum(d["size"].to_numpy() < base["size"].to_numpy() - TOL))
+            not_worse = int(np.sum(d["error"].to_numpy() <= base["error"].to_numpy() + TOL))
             lines.append(
                 f"| {mode} | {method} | {d['error'].mean():.1f} | {d['size'].mean():.1f} "
                 f"| {smaller if method != 'CN2' else '-'} of {len(d)} "
@@ -243,6 +246,11 @@ COMMENTARY = """\
   1 - p_c (`CN2Classifier(poe_prior="class")`), which is the paper's own definition applied
   to the hypotheses a per-class search draws from; in ordered mode it coincides with the
   paper's prior.
+- **The paper's ±.** Its text says Table 1 shows "the average results and their standard
+  deviations", but the printed values have the size of standard errors over the 20 splits:
+  ±0.2 points on Thyroid (about 1,000 test examples, where one split's binomial standard
+  deviation alone is about 0.6) and ±1.4 on Breast (95 test examples: about 4.7). Our ± are
+  standard errors, comparable with the paper's.
 - **Mode and test.** The paper does not say which CN2 mode or significance setting
   its "default CN2" used. The tables below report both modes; CN2-LRS adds the
   likelihood-ratio test at alpha = 0.05 to classic CN2. The closeness table says which
@@ -275,7 +283,7 @@ def against_cn2(results: pd.DataFrame, mode: str, method: str) -> dict:
     se = (sd.loc["CN2"] / np.sqrt(n.loc["CN2"])).loc[labels, "error"]
     se_mean = float(np.sqrt(np.sum(se.to_numpy() ** 2)) / len(labels))
     return {
-        "smaller": int(np.sum(other["size"] < cn2["size"])),
+        "smaller": int(np.sum(other["size"] < cn2["size"] - TOL)),
         "n": len(labels),
         "size": (float(cn2["size"].mean()), float(other["size"].mean())),
         "cut": float(100 * (1 - other["size"].mean() / cn2["size"].mean())),
