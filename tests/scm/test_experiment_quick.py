@@ -1,32 +1,99 @@
-"""Smoke test: the Shah et al. (2010) experiment's --quick mode writes its tables."""
+"""The Shah et al. (2010) reproduction: a small seeded run whose numbers are checked."""
 
-import importlib.util
-from pathlib import Path
+import json
 
-ROOT = Path(__file__).resolve().parents[2]
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+
+from widefs.experiments import shah2010 as exp
 
 
-def test_quick_experiment_writes_all_tables(tmp_path):
-    spec = importlib.util.spec_from_file_location(
-        "shah2010_run", ROOT / "experiments/shah2010/run.py"
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shah")
+    argv = ["--quick", "--datasets", "colon", "--out", str(out)]
+    assert exp.main(argv) == 0
+    raw = json.loads((out / "shah2010" / "runs" / "colon-rep00.json").read_text())["result"]
+    return out, argv, raw
+
+
+def test_seeded_baseline_numbers(quick):
+    # Colon's first 150 genes, repetition 0 (seed spawn_seeds(2010, 1)[0]): errors per outer
+    # fold of the scikit-learn baselines, pinned.
+    _, _, raw = quick
+    assert raw["seed"] == 182329856 and (raw["m"], raw["n"]) == (62, 150)
+    errors = {k: [f[k]["errors"] for f in raw["folds"]] for k in ("svm", "svm_gs", "svm_rfe")}
+    assert errors == {
+        "svm": [3, 4, 3, 3, 1],
+        "svm_gs": [2, 1, 6, 3, 3],
+        "svm_rfe": [4, 3, 2, 2, 1],
+    }
+    assert sum(len(f) for f in raw["folds"]) == 5 * 8  # 4 baselines, 3 SCMs, fixed margin
+
+
+def test_nested_cv_matches_separate_fits_per_size(quick):
+    # The experiment scores every number of stumps v from the prefixes of one greedy run;
+    # fitting one model per (config, v) must pick the same model and test errors.
+    _, _, raw = quick
+    X, y = exp.load("colon", 150)
+    rng = (X.min(axis=0), X.max(axis=0))
+    g = exp.grids(True)
+    seed = raw["seed"]
+    tr, te = next(iter(KFold(5, shuffle=True, random_state=seed).split(X)))
+    inner = list(KFold(5, shuffle=True, random_state=seed + 1000).split(tr))
+    for kind in ("sc", "occam"):
+        spec = g[kind]
+        scores = {}
+        for ci, cfg in enumerate(exp._configs(spec)):
+            for v in range(1, spec["v"] + 1):
+                scores[(ci, v)] = sum(
+                    int(
+                        np.sum(
+                            exp._make(kind, cfg, v, rng, "none")
+                            .fit(X[tr][a], y[tr][a])
+                            .predict(X[tr][b])
+                            != y[tr][b]
+                        )
+                    )
+                    for a, b in inner
+                )
+        ci, v = min(scores, key=lambda k: (scores[k], k[1], k[0]))
+        chosen = raw["folds"][0][kind]["cv"]
+        assert chosen["config"] == {**exp._configs(spec)[ci], "v": v}
+        model = exp._make(kind, exp._configs(spec)[ci], v, rng, "none").fit(X[tr], y[tr])
+        assert chosen["errors"] == int(np.sum(model.predict(X[te]) != y[te]))
+        assert chosen["size"] == len(model.rules_)
+
+
+def test_page_is_made_of_the_run_and_resumes(quick, monkeypatch):
+    out, argv, raw = quick
+    text = (out / "shah2010.md").read_text()
+    occam = sum(f["occam"]["cv"]["errors"] for f in raw["folds"])
+    sc = sum(f["sc"]["cv"]["errors"] for f in raw["folds"])
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| Colon |") and "bits" not in line and line.count("|") == 12
     )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    out = tmp_path / "shah2010.md"
-    assert mod.main(["--quick", "--out", str(out)]) == 0
-    text = out.read_text()
-    for title in (
-        "Table I",
-        "Table II",
-        "Table III",
-        "Table IV",
-        "Table V",
-        "Bound-based selection",
-    ):
-        assert title in text
-    # paper's numbers beside ours, and the command that produced the page
-    assert "14.68±1.8" in text and "--quick" in text
-    # errors are counts over the test folds: at most the number of examples
-    row = next(line for line in text.splitlines() if line.startswith("| Colon |") and "±" in line)
-    first = float(row.split("|")[3].split("±")[0])
-    assert 0 <= first <= 62
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[2] == f"{occam:.1f}±0.0" and cells[5] == f"{sc:.1f}±0.0"
+    assert "widefs reproduce shah2010 --quick --datasets colon --out" in text
+    # Stored tasks are reused: a second run computes nothing.
+    monkeypatch.setattr(exp, "one_repetition", lambda *a: pytest.fail("recomputed"))
+    monkeypatch.setattr(exp, "one_hypothesis", lambda *a: pytest.fail("recomputed"))
+    assert exp.main(argv) == 0
+
+
+def test_task_store_recomputes_when_the_key_changes(tmp_path):
+    calls = []
+
+    def task(x):
+        calls.append(x)
+        return {"value": x}
+
+    path = tmp_path / "t.json"
+    assert exp._run_task(path, "a", task, 1) == {"value": 1}
+    assert exp._run_task(path, "a", task, 2) == {"value": 1}  # stored, not recomputed
+    assert exp._run_task(path, "b", task, 3) == {"value": 3}  # other settings: recomputed
+    assert calls == [1, 3] and not list(tmp_path.glob("*.tmp"))
