@@ -161,7 +161,8 @@ def main(argv=None) -> int:
     lines = [
         "# Palatucci & Carlson (2008): chance accuracies and multiplicity-gap selection",
         "",
-        f"Command: `{command}` (seeds 0..{n_seeds - 1}; finished in TIME). Raw results: "
+        f"Command (every table on this page): `{command}` (seeds 0..{n_seeds - 1}; finished "
+        "in TIME). Raw results: "
         f"[{PAPER}/runs.csv]({PAPER}/runs.csv) (one row per dataset, seed and rule).",
         "",
         "## Example 4.1 and Figure 1",
@@ -174,7 +175,8 @@ def main(argv=None) -> int:
         "Theorem 4.1 as evaluated by widefs (exact; checked against Monte Carlo in the "
         "`widefs.stats` tests), and our drawing of the figure from these values. There is "
         "no paper column to compare with: the only comparison is the eye against the "
-        "paper's curves.",
+        "paper's curves. Protocol deviations: none (Theorem 4.1 is a formula; p_err = 0.5 "
+        "as in the paper).",
         "",
         "| N \\ M | " + " | ".join(map(str, FIGURE1_M)) + " |",
         "|---|" + "---|" * len(FIGURE1_M),
