@@ -357,7 +357,7 @@ def one_repetition(name, rep, seed, g, algorithms, max_features, tables45):
     rng = (X.min(axis=0), X.max(axis=0))
     outer = KFold(5, shuffle=True, random_state=seed)
     folds = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for k, (tr, te) in enumerate(outer.split(X)):
         inner = list(KFold(5, shuffle=True, random_state=seed + 1000 + k).split(tr))
         res = {}
@@ -378,6 +378,7 @@ def one_repetition(name, rep, seed, g, algorithms, max_features, tables45):
         "majority_errors": int(min(np.unique(y, return_counts=True)[1])),
         "folds": folds,
         "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
     }
 
 
@@ -427,6 +428,7 @@ def one_hypothesis(variant, rep, seed, g, max_features):
     elif variant == "sample z":
         X = (X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)
     grids_v = hypothesis_grids(variant, g)
+    t0, c0 = time.perf_counter(), time.process_time()
     outer = KFold(5, shuffle=True, random_state=seed)
     perm_rng = np.random.RandomState(seed)
     folds = []
@@ -454,12 +456,32 @@ def one_hypothesis(variant, rep, seed, g, max_features):
                 ]
             res[kind] = {"errors": res[kind]["errors"], "size": res[kind]["size"]}
         folds.append(res)
-    return {"variant": variant, "rep": rep, "seed": seed, "folds": folds}
+    return {
+        "variant": variant,
+        "rep": rep,
+        "seed": seed,
+        "folds": folds,
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
+    }
 
 
 # ---------------------------------------------------------------------------------------
 # Resumable task store: one JSON file per finished task under <out>/shah2010/
 # ---------------------------------------------------------------------------------------
+
+
+def _engine_fingerprint() -> str:
+    """Hash of the sources of the learners the tasks run (``widefs.scm``, ``widefs.stumps``):
+    stored results from another version of the SCM engine are recomputed, not reused."""
+    from importlib import resources
+
+    h = hashlib.sha256()
+    for package in ("widefs.scm", "widefs.stumps"):
+        for f in sorted(resources.files(package).iterdir(), key=lambda f: f.name):
+            if f.name.endswith(".py"):
+                h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _key(**parts) -> str:
@@ -603,16 +625,18 @@ def render(S, args, g, elapsed, command) -> str:
         f"{args.reps} repetition(s) of 5-fold CV (a fresh random permutation each), parameters "
         "by nested 5-fold CV on each training part, the same folds for every algorithm. "
         "Errors = misclassified examples over the 5 test folds, mean±sd over repetitions. "
-        f"Wall time {elapsed / 60:.1f} min with {args.jobs} worker process(es), single-threaded "
-        f"numba. Raw results: one JSON file per data set and repetition in "
+        f"This invocation: {elapsed / 60:.1f} min wall time with {args.jobs} worker "
+        f"process(es), single-threaded numba (stored tasks are reused, not recomputed). "
+        f"Compute behind the tables: {args.cpu_minutes:.0f} CPU-minutes ({args.cpu_per_rep:.0f} "
+        "per repetition of all data sets). Raw results: one JSON file per data set and repetition in "
         f"[{PAPER_NAME}/runs/]({PAPER_NAME}/runs/); the run resumes from them.",
         "",
         "Protocol deviations (all tables) and their measured effect where we could measure it:",
         "",
         f"- **Repetitions:** {args.reps} (the paper: 20)"
         + (
-            "; the standard deviations are rougher than the paper's, the means move by "
-            "less than their standard error when repetitions are added."
+            ": the means rest on fewer permutations of the data, and the ± (a standard "
+            "deviation over repetitions) is rougher than the paper's, or 0 for one repetition."
             if args.reps < 20
             else "."
         ),
@@ -972,7 +996,9 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--seed", type=int, default=2010)
     ap.add_argument(
-        "--fresh", action="store_true", help="discard stored task results instead of resuming"
+        "--fresh",
+        action="store_true",
+        help="discard stored task results instead of resuming (results are reused only when data set, repetition, seed, grids and the SCM engine sources are unchanged)",
     )
     add_out_argument(ap, PAPER_NAME)
     args = ap.parse_args(argv)
@@ -1005,11 +1031,13 @@ def main(argv=None) -> int:
     # Largest data sets first, so the two workers finish together.
     cost = {"leukemia": 0, "medulloblastoma_c": 1, "breast_er": 2, "colon": 3}
     names = sorted(names, key=lambda n: cost.get(n, 9))
+    engine = _engine_fingerprint()
     tasks = []
     for r in range(args.reps):
         for n in names:
             key = _key(
                 task="protocol",
+                engine=engine,
                 dataset=n,
                 rep=r,
                 seed=seeds[r],
@@ -1023,13 +1051,14 @@ def main(argv=None) -> int:
     n_protocol = len(tasks)
     # The "protocol" and "bound" variants are Table II's and the bound-selection table's own
     # colon results on the same folds: taken from the protocol runs when they exist.
-    reuse = "colon" in names and args.reps >= h_reps
+    reused = range(args.reps) if "colon" in names else range(0)
     for r in range(h_reps):
         for v in variants:
-            if reuse and v in ("protocol", "bound"):
+            if r in reused and v in ("protocol", "bound"):
                 continue
             key = _key(
                 task="hypothesis",
+                engine=engine,
                 variant=v,
                 rep=r,
                 seed=seeds[r],
@@ -1043,14 +1072,16 @@ def main(argv=None) -> int:
     done = run_tasks(tasks, 1 if quick else args.jobs)
     elapsed = time.perf_counter() - t0
     results, hyp = done[:n_protocol], done[n_protocol:]
-    if reuse:
-        hyp += [
-            protocol_as_variant(r, v)
-            for r in results
-            if r["dataset"] == "colon" and r["rep"] < h_reps
-            for v in ("protocol", "bound")
-            if v in variants
-        ]
+    cpu = [r.get("cpu_seconds", r["seconds"]) / 60 for r in results]
+    args.cpu_minutes = sum(cpu) + sum(h.get("cpu_seconds", 0.0) / 60 for h in hyp)
+    args.cpu_per_rep = sum(cpu) / args.reps
+    hyp += [
+        protocol_as_variant(r, v)
+        for r in results
+        if r["dataset"] == "colon" and r["rep"] < h_reps
+        for v in ("protocol", "bound")
+        if v in variants
+    ]
     S = summarize(results, args.reps, True)
     command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])
     H = summarize_hypotheses(hyp) if hyp else {}
