@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from widefs.cli._data import LoadedData
+from widefs.cli._markup import Markup, csv_text, visible
 from widefs.cli._report import Figure, Section, Table, Text
 from widefs.plotting import plot_chance_curves, plot_errors_allowed
 from widefs.stats import highest_chance_accuracy, multiplicity_gap
@@ -55,10 +56,16 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
     chance = Section("Chance analysis")
     chance.add(
         Text(
-            f"With M = {M} features scored on N = {N} validation examples (stratified random halves, "
-            f"seed {seed}), the best of M features that carry **no information at all** is expected to "
-            f"reach **{100 * e_ah:.1f}%** accuracy (Theorem 4.1 of Palatucci & Carlson 2008). A feature's "
-            "validation accuracy means something only beyond that."
+            Markup(
+                "With M = {M} features scored on N = {N} validation examples (stratified random "
+                "halves, seed {seed}), the best of M features that carry **no information at all** "
+                "is expected to reach **{acc:.1f}%** accuracy (Theorem 4.1 of Palatucci & Carlson "
+                "2008). A feature's validation accuracy means something only beyond that.",
+                M=M,
+                N=N,
+                seed=seed,
+                acc=100 * e_ah,
+            )
         )
     )
     chance.add(
@@ -92,9 +99,11 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
     selection = Section("Discriminative feature selection")
     selection.add(
         Text(
-            "One Gaussian naive Bayes per feature, trained on one half and scored on the other. A feature "
-            "is selected when its validation errors are below the threshold. All features are in "
-            "`features.csv`."
+            Markup(
+                "One Gaussian naive Bayes per feature, trained on one half and scored on the other. "
+                "A feature is selected when its validation errors are below the threshold. All "
+                "features are in `features.csv`."
+            )
         )
     )
     selection.add(
@@ -112,14 +121,20 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
             terminal_rows=TOP_TERMINAL,
         )
     )
-    csv_lines = ["feature,errors,accuracy,pvalue,constant," + ",".join(RULES)]
-    for j in range(sel.n_errors_.size):
-        flags = ",".join(str(int(chosen[r][1][j])) for r in RULES)
-        csv_lines.append(
-            f'"{data.feature_names[j]}",{sel.n_errors_[j]},{sel.scores_[j]:.6f},'
-            f"{sel.pvalues_[j]:.6e},{int(sel.constant_features_[j])},{flags}"
-        )
-    selection.files["features.csv"] = "\n".join(csv_lines) + "\n"
+    selection.files["features.csv"] = csv_text(
+        ["feature", "errors", "accuracy", "pvalue", "constant", *RULES],
+        (
+            (
+                data.feature_names[j],
+                sel.n_errors_[j],
+                f"{sel.scores_[j]:.6f}",
+                f"{sel.pvalues_[j]:.6e}",
+                int(sel.constant_features_[j]),
+                *(int(chosen[r][1][j]) for r in RULES),
+            )
+            for j in range(sel.n_errors_.size)
+        ),
+    )
 
     curve = leave_one_out_threshold_curve(
         data.X, data.y, random_state=seed, thresholds=("all", *RULES)
@@ -136,10 +151,13 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
     loo = Section("Leave-one-out accuracy by threshold")
     loo.add(
         Text(
-            "The paper's protocol: leave one example out, split the rest into halves, select features "
-            "on validation errors, retrain naive Bayes on the selected features, test the held-out "
-            "example. Selection happens inside every round, so these accuracies are honest. The oracle "
-            "picks the best errors-allowed value with the test labels and is only an upper reference."
+            Markup(
+                "The paper's protocol: leave one example out, split the rest into halves, select "
+                "features on validation errors, retrain naive Bayes on the selected features, test "
+                "the held-out example. Selection happens inside every round, so these accuracies "
+                "are honest. The oracle picks the best errors-allowed value with the test labels "
+                "and is only an upper reference."
+            )
         )
     )
     loo.add(
@@ -150,7 +168,7 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
         )
     )
     fig3 = plot_errors_allowed(
-        curve, title=f"{data.name}: leave-one-out accuracy vs errors allowed"
+        curve, title=f"{visible(data.name)}: leave-one-out accuracy vs errors allowed"
     ).figure
     loo.add(
         Figure(

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from widefs.cli._data import LoadedData
+from widefs.cli._markup import Markup
 from widefs.cli._report import Code, Figure, Section, Table, Text
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.exceptions import HeuristicBoundWarning
@@ -34,7 +35,10 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
     if np.unique(data.y).size != 2:
         section.add(
             Text(
-                "Set Covering Machines are binary classifiers; this dataset has more than two classes."
+                Markup(
+                    "Set Covering Machines are binary classifiers; this dataset has more than two "
+                    "classes."
+                )
             )
         )
         return [section]
@@ -62,11 +66,13 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
         paths[name] = model.bound_path_
     section.add(
         Text(
-            "Each learner builds a conjunction of decision stumps greedily and keeps the number of "
-            "stumps whose risk bound is smallest (no cross-validation needed). The bound holds with "
-            "probability 0.95 over the draw of the training set; the feature ranges were taken from "
-            "the data, which makes the Occam and PAC-Bayes bounds slightly optimistic. Their "
-            "cross-validated accuracy is in the method comparison."
+            Markup(
+                "Each learner builds a conjunction of decision stumps greedily and keeps the number "
+                "of stumps whose risk bound is smallest (no cross-validation needed). The bound "
+                "holds with probability 0.95 over the draw of the training set; the feature ranges "
+                "were taken from the data, which makes the Occam and PAC-Bayes bounds slightly "
+                "optimistic. Their cross-validated accuracy is in the method comparison."
+            )
         )
     )
     section.add(
@@ -101,11 +107,17 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
     section = Section("CN2 rules with process-oriented estimation (Domingos 1999)")
     section.add(
         Text(
-            "CN2 learns an ordered rule list; with process-oriented estimation (POE) the error estimate "
-            "of a rule grows with the number of rule versions the search generated, so the search stops "
-            f"specializing when more searching no longer pays. Trained on {summary.n_train} examples, "
-            f"tested on the other {summary.n_test}: held-out error **{summary.test_error:.3f}** "
-            f"(always predicting the majority class: {summary.default_error:.3f})."
+            Markup(
+                "CN2 learns an ordered rule list; with process-oriented estimation (POE) the error "
+                "estimate of a rule grows with the number of rule versions the search generated, so "
+                "the search stops specializing when more searching no longer pays. Trained on "
+                "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
+                "(always predicting the majority class: {default:.3f}).",
+                n_train=summary.n_train,
+                n_test=summary.n_test,
+                error=summary.test_error,
+                default=summary.default_error,
+            )
         )
     )
     section.add(Code(str(summary.model)))
@@ -126,10 +138,14 @@ def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section
     section = Section("Class-specific ensemble feature selection (Soares 2010)")
     section.add(
         Text(
-            "A wrapper search (forward selection scored by leave-one-out k-nearest neighbours) is run once "
-            "per class, scoring accuracy on that class's examples only, and once overall. The ensemble "
-            "predicts the class its members agree on and defers to the overall-subset model when they "
-            f"disagree (members agreed on {100 * model.agreement_rate_:.0f}% of the training examples)."
+            Markup(
+                "A wrapper search (forward selection scored by leave-one-out k-nearest neighbours) "
+                "is run once per class, scoring accuracy on that class's examples only, and once "
+                "overall. The ensemble predicts the class its members agree on and defers to the "
+                "overall-subset model when they disagree (members agreed on {agree:.0f}% of the "
+                "training examples).",
+                agree=100 * model.agreement_rate_,
+            )
         )
     )
     section.add(
