@@ -255,6 +255,17 @@ def test_tiny_classes_use_fewer_folds_and_say_so(tmp_path):
     assert "the smallest class has only 2 examples, so 2-fold instead of 3-fold" in md
 
 
+def test_tiny_multiclass_rules_split_holds_every_class(tmp_path):
+    """6 examples, 3 classes: a third held out is 2 < 3 classes; the split grows to 3 and says so."""
+    frame = toy_frame(n=6, p=4).assign(label=["a", "b", "c"] * 2)
+    path = write_csv(tmp_path / "three.csv", frame)
+    out = tmp_path / "out"
+    assert main(["run", path, "--target", "label", "--methods", "rules", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "Trained on 3 examples, tested on the other 3" in md
+    assert "The held-out part was enlarged from a third to one example per class." in md
+
+
 def test_ctrl_c_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

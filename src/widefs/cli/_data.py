@@ -71,8 +71,19 @@ def _read_table(path: Path, target: str) -> pd.DataFrame:
                 f"target column {target!r} not found in {path}; columns are: {_names(columns)} "
                 "(choose one with --target)"
             )
-        na_values = {c: FEATURE_NA_VALUES for c in columns if c != target}
-        return pd.read_csv(path, sep=sep, keep_default_na=False, na_values=na_values)
+        with warnings.catch_warnings():
+            # Mixed types in a column: the numeric check below names the column in one line.
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=FEATURE_NA_VALUES)
+        # The labels again, as written: "NA" is a class there, only an empty cell is missing
+        # (a second pass over one column costs a few percent of the first).
+        labels = pd.read_csv(
+            path, sep=sep, usecols=[target], dtype=str, keep_default_na=False, na_filter=False
+        )[target]
+        if len(labels) != len(frame):
+            raise DataError(f"cannot parse {path} as {kind}: rows of unequal length")
+        frame[target] = labels.to_numpy()
+        return frame
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{path} is empty (no header line)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:

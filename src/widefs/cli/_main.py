@@ -16,12 +16,19 @@ import importlib
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import widefs
 from widefs.cli._markup import visible
 from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
 from widefs.experiments import REPRODUCTIONS
+
+if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
+    from rich.console import Console
+
+    from widefs.cli._data import LoadedData
+    from widefs.cli._report import Section
 
 __all__ = ["main"]
 
@@ -67,8 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=Path("widefs-report"),
-        help="output directory (default: ./widefs-report); never an input's directory if that "
-        "would replace the input",
+        help="output directory (default: ./widefs-report); a report never replaces its input",
     )
     run.add_argument(
         "--impute", action="store_true", help="replace NaN/inf values by each column's median"
@@ -105,7 +111,7 @@ def _method_groups(text: str) -> list[str]:
     return groups
 
 
-def _summary(data):
+def _summary(data: LoadedData) -> Section:
     import numpy as np
 
     from widefs.cli._report import Note, Section, Table
@@ -127,14 +133,14 @@ def _summary(data):
     return section
 
 
-def _show(console, section) -> None:
+def _show(console: Console, section: Section) -> None:
     for block in section.blocks:
         renderable = block.rich() if hasattr(block, "rich") else None
         if renderable is not None:
             console.print(renderable)
 
 
-def _run(args, console) -> int:
+def _run(args, console: Console) -> int:
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -218,7 +224,7 @@ def _run(args, console) -> int:
     return 0
 
 
-def _datasets(console) -> int:
+def _datasets(console: Console) -> int:
     from rich.table import Table as RichTable
     from rich.text import Text
 

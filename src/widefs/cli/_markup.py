@@ -112,7 +112,13 @@ def _parse_inline(template: str, fields: dict) -> list[Span]:
             spans += _fill(piece, fields, style)
     if style:
         raise ValueError(f"unclosed {style} in template {template!r}")
-    return [s for s in spans if s.text]
+    merged: list[Span] = []
+    for span in spans:
+        if merged and merged[-1].style == span.style:
+            merged[-1] = Span(merged[-1].text + span.text, span.style)
+        elif span.text:
+            merged.append(span)
+    return merged
 
 
 class Markup:
@@ -133,7 +139,7 @@ class Markup:
     --------
     >>> m = Markup("Column **{name}** has {n} values.", name="[x](javascript:alert(1))", n=3)
     >>> [(s.text, s.style) for s in m.inline()]
-    [('Column ', ''), ('[x](javascript:alert(1))', 'strong'), (' has ', ''), ('3', ''), (' values.', '')]
+    [('Column ', ''), ('[x](javascript:alert(1))', 'strong'), (' has 3 values.', '')]
     """
 
     def __init__(self, template: str, /, **fields):
@@ -201,7 +207,7 @@ _MD_ESCAPE = frozenset("\\`*_[]<>|&~#$")
 _LINE_START = re.compile(r"([+=-]|\d+[.)])")
 
 
-def _markdown_text(text: str, *, line_start: bool) -> str:
+def _markdown_text(text: str, *, line_start: bool, cell_start: bool = False) -> str:
     out = []
     for i, ch in enumerate(text):
         if ch in _MD_ESCAPE:
@@ -217,12 +223,12 @@ def _markdown_text(text: str, *, line_start: bool) -> str:
         else:
             out.append(ch)
     escaped = "".join(out)
-    if line_start:
+    if line_start or cell_start:
         if escaped.startswith(" "):
             # Leading spaces would make an indented code block (or be trimmed from a table
             # cell); a character reference does neither.
             escaped = "&#32;" + escaped[1:]
-        elif (m := _LINE_START.match(escaped)) is not None:
+        elif line_start and (m := _LINE_START.match(escaped)) is not None:
             # "-", "+", "=", "1." and "1)" at a line start make lists or headings.
             escaped = escaped[: m.end() - 1] + "\\" + escaped[m.end() - 1 :]
     return escaped
@@ -254,7 +260,7 @@ def markdown_spans(
         if s.style == "code":
             out.append(_markdown_code(s.text, table=table))
             continue
-        text = _markdown_text(s.text, line_start=(i == 0 and (line_start or table)))
+        text = _markdown_text(s.text, line_start=i == 0 and line_start, cell_start=i == 0 and table)
         if table and i == len(spans) - 1 and text.endswith(" "):
             text = text[:-1] + "&#32;"  # GFM trims cells; a character reference survives
         out.append(f"**{text}**" if s.style == "strong" else text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -16,6 +17,8 @@ from widefs.rules import rules_summary
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_model
 
 __all__ = ["cefs_sections", "frame_of", "rules_sections", "scm_sections"]
+
+TEST_FRACTION = 0.33  # Domingos (1999): 67% training, 33% held out
 
 SCM_LEARNERS = {
     "PAC-Bayes SCM": (PACBayesSCM, "PAC-Bayes (Theorem 5), Gibbs risk"),
@@ -102,8 +105,16 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
 
 
 def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error."""
-    summary = rules_summary(frame_of(data), data.y, random_state=seed)
+    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error.
+
+    The held-out part holds at least one example per class (so the stratified split exists
+    for tiny data, where every class has at least two examples); the text says when it was
+    enlarged for that.
+    """
+    n_classes = np.unique(data.y).size
+    n_test = math.ceil(TEST_FRACTION * data.y.size)
+    test_size = TEST_FRACTION if n_test >= n_classes else n_classes
+    summary = rules_summary(frame_of(data), data.y, test_size=test_size, random_state=seed)
     section = Section("CN2 rules with process-oriented estimation (Domingos 1999)")
     section.add(
         Text(
@@ -112,7 +123,10 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
                 "estimate of a rule grows with the number of rule versions the search generated, so "
                 "the search stops specializing when more searching no longer pays. Trained on "
                 "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
-                "(always predicting the majority class: {default:.3f}).",
+                "(always predicting the majority class: {default:.3f}).{enlarged}",
+                enlarged=""
+                if test_size == TEST_FRACTION
+                else " The held-out part was enlarged from a third to one example per class.",
                 n_train=summary.n_train,
                 n_test=summary.n_test,
                 error=summary.test_error,
