@@ -103,7 +103,7 @@ def write(path, header, rows):
     derandomize=EXAMPLES <= 20,  # the CI run is the same every time
     # Long local runs report the first failure as found: shrinking a whole report run can take
     # longer than the run that found it.
-    phases=None if EXAMPLES <= 20 else [Phase.explicit, Phase.generate],
+    phases=tuple(Phase) if EXAMPLES <= 20 else (Phase.explicit, Phase.generate),
 )
 @given(
     table=tables(),
