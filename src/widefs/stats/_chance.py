@@ -55,6 +55,22 @@ def _check_args(n_classifiers: ArrayLike, n_examples: ArrayLike, p_error: ArrayL
 def expected_errors(n_examples: ArrayLike, p_error: ArrayLike = 0.5) -> float | NDArray[np.float64]:
     """Expected errors of one random classifier, ``E[X] = N * p_error``.
 
+    Parameters
+    ----------
+    n_examples : array_like of int
+        N, the number of examples labelled, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability of an error on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``N * p_error``.
+
+    See Also
+    --------
+    expected_min_errors : the best of M such classifiers.
+
     Examples
     --------
     >>> float(expected_errors(20))
@@ -88,6 +104,12 @@ def expected_min_errors(
     -------
     float or ndarray
         ``E[X_(1)]`` in errors.
+
+    See Also
+    --------
+    highest_chance_accuracy : the same as an accuracy, ``1 - E[X_(1)] / N``.
+    mgm_threshold : the midpoint of ``E[X_(1)]`` and ``E[X]``.
+    chance_error_rate : the ``p_error`` of classes of unequal sizes.
 
     Examples
     --------
@@ -126,6 +148,24 @@ def highest_chance_accuracy(
     The accuracy that the best of M classifiers guessing at random is expected to reach
     on N examples.
 
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``1 - E[X_(1)] / N``.
+
+    See Also
+    --------
+    expected_min_errors : ``E[X_(1)]`` itself.
+
     Examples
     --------
     Example 4.1 of Palatucci & Carlson (2008): an office pool of 200 people guessing 20
@@ -143,6 +183,24 @@ def multiplicity_gap(
 ) -> float | NDArray[np.float64]:
     """Multiplicity gap ``G_{M,N} = E[X] - E[X_(1)]`` in errors (Section 5.1).
 
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``N p_error - E[X_(1)]``.
+
+    See Also
+    --------
+    mgm_threshold : the midpoint of the gap.
+
     Examples
     --------
     >>> round(float(multiplicity_gap(200, 20)), 4)
@@ -158,6 +216,25 @@ def mgm_threshold(
     """Multiplicity-gap midpoint threshold ``T_MGM = (E[X] + E[X_(1)]) / 2`` in errors.
 
     A feature is selected when its validation errors are strictly less than this value.
+
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``(N p_error + E[X_(1)]) / 2`` in errors.
+
+    See Also
+    --------
+    multiplicity_gap : the gap whose midpoint this is.
+    widefs.univariate.DiscriminativeSelector : applies it (``threshold="mgm"``).
 
     Examples
     --------

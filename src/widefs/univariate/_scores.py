@@ -45,6 +45,27 @@ def halves_masks(
     first), so the training part has ``floor(n/2)`` examples and the validation part
     ``ceil(n/2)``: 61 examples give 30 for training and 31 for validation.
 
+    Parameters
+    ----------
+    y_codes : array_like of int, shape (n_samples,)
+        Class codes ``0..n_classes-1``.
+    n_classes : int
+        Number of classes.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffle within each class.
+    available : array_like of bool, shape (n_samples,), optional
+        Examples that may be used (for example all but a held-out one); default all.
+
+    Returns
+    -------
+    train_mask, val_mask : ndarray of bool, shape (n_samples,)
+        Disjoint masks covering the available examples.
+
+    See Also
+    --------
+    DiscriminativeSelector : uses these halves for ``cv="halves"``.
+    split_cells : the cells label permutations stay within.
+
     Examples
     --------
     >>> tr, va = halves_masks([0] * 39 + [1] * 22, 2, random_state=0)
@@ -312,10 +333,39 @@ def gaussian_nb_log_likelihoods(
     without refitting. Smoothing is per feature (``var_smoothing`` times that feature's
     variance), where sklearn uses the largest variance among the fitted features.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Data.
+    y_codes : array_like of int, shape (n_samples,)
+        Class codes ``0..n_classes-1``.
+    n_classes : int
+        Number of classes.
+    train_masks : array_like of bool, shape (n_splits, n_samples)
+        Training examples of each split.
+    eval_rows : array_like of int, shape (n_splits,)
+        The example evaluated in each split.
+    var_smoothing : float, default=1e-9
+        Variance smoothing relative to each feature's variance.
+
     Returns
     -------
     log_prior : ndarray of shape (n_splits, n_classes)
+        Log class priors of each split's training part.
     terms : ndarray of shape (n_splits, n_classes, n_features)
+        Per-feature Gaussian log-densities of the evaluated example.
+
+    See Also
+    --------
+    leave_one_out_threshold_curve : scores every threshold with these terms.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [0.2, 3.0], [2.0, 1.5], [2.2, 2.5]])
+    >>> train = np.array([[True, True, True, True]])
+    >>> log_prior, terms = gaussian_nb_log_likelihoods(X, [0, 0, 1, 1], 2, train, [0])
+    >>> bool(terms[0, 0, 0] > terms[0, 1, 0])  # example 0 looks like class 0 on feature 0
+    True
     """
     Xc = _centred(X)
     y = np.asarray(y_codes, dtype=np.intp)
