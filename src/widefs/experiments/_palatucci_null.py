@@ -85,10 +85,12 @@ def _cell(acc, sel):
 
 
 def calibrated_null_section(
-    seeds, *, quick: bool = False, n_permutations: int = 200, n_full: int = 1000
+    seeds, *, quick: bool = False, n_permutations: int = 100, n_full: int = 1000
 ) -> list[str]:
     """Markdown lines of the calibrated-null section (see the module docstring)."""
     datasets = DATASETS[:1] if quick else DATASETS
+    if quick:
+        n_permutations, n_full = min(n_permutations, 30), min(n_full, 200)
     lines = [
         "## The calibrated null: colon, lymphoma and breast_er",
         "",

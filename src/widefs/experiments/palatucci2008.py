@@ -242,7 +242,7 @@ def main(argv=None) -> int:
         "see the last column of the table |",
         "",
     ]
-    lines += calibrated_null_section(seeds[:1] if quick else seeds[:3], quick=quick)
+    lines += calibrated_null_section(seeds[:1] if quick else seeds[:2], quick=quick)
     elapsed = time.perf_counter() - t_start
     text = "\n".join(lines).replace("TIME", f"{elapsed:.0f} s")
     text += COMMENTARY
