@@ -336,7 +336,7 @@ def main(argv=None) -> int:
         "statistic, knockoff+ threshold at q)"
         + (
             f"; BorutaPy and knockpy run on the first {peer_replicates} replicates of each regime "
-            "only (their cost per fit, below, made more unaffordable here)"
+            "only (at their cost per fit, below, 100 replicates did not fit in this run)"
             if peer_replicates < replicates
             else ""
         )
@@ -391,6 +391,16 @@ def main(argv=None) -> int:
                 f"{q + 2 * se:.3f}: {'yes' if ok else 'NO'}"
             )
     lines += [
+        "",
+        "Reading the tables: widefs scores each gene by the validation errors of a one-feature "
+        "classifier trained on one half of the examples and tested on the other (30 "
+        "predictions, 6 of them minority examples at 48/12), so it has less power than an F-test "
+        "on all 60 examples; that is the price of a selection criterion that is a classifier's "
+        "held-out accuracy. Both widefs nulls keep the realized FDR below q in every regime. On "
+        "48/12 the analytic bound (majority-class error rate) is valid but selects nothing; the "
+        "permutation null recovers 30-40% of the informative genes at an FDR well under q. "
+        "BorutaPy with 20 iterations confirms few features (most stay tentative) and model-X "
+        "knockoffs have almost no power at n = 60 < p = 300.",
         "",
         "Median seconds per fit (one core): "
         + ", ".join(f"{m} {np.median(t):.2f}" for m, t in timings.items())

@@ -2,7 +2,7 @@
 
 The paper's chance rate is ``p_err = 1 - 1/C`` (its footnote 3 calls colon's classes
 "nearly equal"). This section re-runs the leave-one-out protocol on colon (40/22),
-lymphoma (3 classes, 42/11/9) and breast_er (25/21) with three nulls:
+lymphoma (3 classes, 42/11/9) and breast_er with three nulls:
 
 - ``paper``: the analytic null with ``p_error="uniform"`` (the reproduction above);
 - ``analytic``: the analytic null with ``p_error="auto"`` (majority-class error of each
