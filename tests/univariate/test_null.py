@@ -334,3 +334,16 @@ def test_permutation_pvalues_are_uniform_under_the_null():
     for a in [0.02, 0.1, 0.3, 0.5]:
         assert (reported <= a).mean() <= a + 3 * np.sqrt(a * (1 - a) / 300)
     assert stats.kstest(reported, "uniform", alternative="greater").pvalue > 0.01
+
+
+def test_permutation_null_needs_room_to_permute():
+    # Leave-one-out: every example is its own cell; labels cannot move.
+    X, y = noise([5, 5], 4)
+    from sklearn.model_selection import LeaveOneOut
+
+    with pytest.raises(ValueError, match="no room for label permutations"):
+        DiscriminativeSelector(cv=LeaveOneOut(), null="permutation").fit(X, y)
+    # null="auto" falls back to the analytic null and says so.
+    with pytest.warns(UserWarning, match="no room for label permutations"):
+        sel = DiscriminativeSelector("all", cv=LeaveOneOut()).fit(X, y)
+    assert sel.null_ == "analytic"

@@ -300,7 +300,10 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
         one validation split (``cv="halves"``), where the analytic bound is proven;
         permutation when they are summed over several folds, whose training parts
         overlap the other folds' validation examples so the errors are no longer a
-        sum of independent Bernoulli variables and no closed form is honest.
+        sum of independent Bernoulli variables and no closed form is honest. If the
+        splits leave no room to permute (no group of examples with the same role in
+        every split holds two classes, e.g. unshuffled folds of sorted labels), ``"auto"``
+        warns and uses the analytic null, ``"permutation"`` raises ``ValueError``.
     n_permutations : int, default=1000
         Label permutations of the permutation null. The smallest permutation p-value
         is ``1 / (n_permutations + 1)``: Bonferroni over M features can reject only
@@ -514,16 +517,30 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
             )
         rng = check_random_state(self.random_state)
         train, val = self._split_masks(y_codes, n_classes, rng)
-        self.null_ = (
-            ("analytic" if train.shape[0] == 1 else "permutation")
-            if self.null == "auto"
-            else self.null
-        )
+        cells = split_cells(train, val)
+        # A permutation can move a label only within a cell holding two classes.
+        room = any(np.unique(y_codes[cells == c]).size > 1 for c in np.unique(cells))
+        if self.null == "auto":
+            self.null_ = "analytic" if train.shape[0] == 1 or not room else "permutation"
+            if train.shape[0] > 1 and not room:
+                warnings.warn(
+                    "The splits leave no room for label permutations (no group of examples "
+                    "with the same role in every split holds two classes); the thresholds "
+                    "use the analytic null.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        else:
+            self.null_ = self.null
         y_null = None
         if self.null_ == "permutation":
-            self.permutations_ = label_permutations(
-                split_cells(train, val), self.n_permutations, rng
-            )
+            if not room:
+                raise ValueError(
+                    "The splits leave no room for label permutations: no group of examples "
+                    "with the same role in every split holds two classes. Use fewer or "
+                    'disjoint splits, or null="analytic".'
+                )
+            self.permutations_ = label_permutations(cells, self.n_permutations, rng)
             y_null = y_codes[self.permutations_]
         n_features = X.shape[1]
         # In memory and serial: one block. Otherwise blocks of columns, scored independently
