@@ -15,6 +15,7 @@ better (utility, tie-break), so ties go to the lowest feature index either way.
 from __future__ import annotations
 
 import numbers
+from importlib import import_module
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -37,13 +38,6 @@ __all__ = ["OccamSCM", "occam_greedy"]
 
 # Compact the in-memory presort once fewer than this fraction of its positions is active.
 _COMPACT_BELOW = 0.5
-
-
-def _kernels():
-    """The numba kernels, imported (compiled or loaded from numba's cache) on first use."""
-    from widefs.scm import _occam_kernels
-
-    return _occam_kernels
 
 
 def occam_greedy(
@@ -90,7 +84,7 @@ def occam_greedy(
     -------
     list of LearnedStump
     """
-    kern = _kernels()
+    kern = import_module("widefs.scm._occam_kernels")  # numba: imported (compiled) on first use
     m, F = X.shape
     next_all = threshold_interval == "all"
     # threshold_interval="all" needs the values of removed examples: never compact then.

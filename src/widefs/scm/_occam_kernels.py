@@ -8,28 +8,10 @@ side by side.
 import numba
 import numpy as np
 
-from widefs.scm._bounds import MAX_BITS
+from widefs.scm._bounds import dyadic_search
 
-
-@numba.njit(cache=True, nogil=True)
-def dyadic_bits_nb(a, b, lo, hi):
-    """Numba twin of :func:`widefs.scm._bounds.dyadic_bits` (same float operations)."""
-    width = hi - lo
-    for bits in range(MAX_BITS + 1):
-        scale = 2.0 ** (bits + 1)
-        k = np.ceil((a - lo) / width * scale)
-        if k % 2.0 == 0.0:
-            k += 1.0
-        for step in range(2):
-            kk = k + 2.0 * step
-            if kk > scale - 1.0:
-                break
-            t = lo + width * kk / scale
-            if a <= t < b:
-                return bits, t
-            if t >= b:
-                break
-    return -1, np.nan
+# The search of widefs.scm.dyadic_bits, compiled: the same float operations.
+dyadic_bits_nb = numba.njit(cache=True, nogil=True)(dyadic_search)
 
 
 @numba.njit(cache=True, nogil=True)

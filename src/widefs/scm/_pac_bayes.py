@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numbers
 from functools import partial
+from importlib import import_module
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -33,13 +34,6 @@ from widefs.utils import is_lazy_matrix, load_columns
 __all__ = ["PACBayesSCM", "soft_greedy"]
 
 _COMPACT_BELOW = 0.75
-
-
-def _kernels():
-    """The numba kernels, imported (compiled or loaded from numba's cache) on first use."""
-    from widefs.scm import _pac_bayes_kernels
-
-    return _pac_bayes_kernels
 
 
 def soft_greedy(
@@ -67,7 +61,7 @@ def soft_greedy(
     and scans the block, and keeps the best interval; a later block wins only with a
     strictly larger utility, so the result is the in-memory one.
     """
-    kern = _kernels()
+    kern = import_module("widefs.scm._pac_bayes_kernels")  # numba: imported (compiled) on first use
     m, F = X.shape
     w = np.ones(m)
     n_pos_total = max(float(y_pos.sum()), 1.0)
@@ -140,9 +134,14 @@ class PACBayesSCM(BaseSCM):
     classifier from the posterior, :meth:`predict_proba` returns ``prod_k sigma_k(x)``
     (the probability that a posterior draw outputs the conjunction's class).
 
+    The soft greedy stops when no negative weight remains, after ``max_rules`` stumps, or
+    when the best interval covers no remaining negative weight.
+
     Parameters
     ----------
     model_type : {"conjunction", "disjunction"}, default="conjunction"
+        Learn a conjunction, or a disjunction (the conjunction of the negated stumps for
+        the swapped classes).
     p : float, default=1.0
         Penalty on the positive-side error ``E``.
     eta : float, default=0.01
@@ -150,8 +149,10 @@ class PACBayesSCM(BaseSCM):
     max_rules : int, default=10
         Maximum number of stumps ``v``.
     delta : float, default=0.05
+        The bound holds with probability ``1 - delta``.
     select : {"bound", "none"}, default="bound"
-        ``"bound"``: keep the prefix with the smallest Theorem 5 bound.
+        ``"bound"``: keep the prefix with the smallest Theorem 5 bound (first minimum);
+        ``"none"``: keep every stump the greedy added.
     feature_range : (low, high) or None, default=None
         A-priori ranges ``[A_i, B_i]``; ``None`` takes the training minimum and maximum and
         warns (:class:`~widefs.exceptions.HeuristicBoundWarning`).
@@ -177,8 +178,24 @@ class PACBayesSCM(BaseSCM):
         Empirical Gibbs risk of the kept model on the training set.
     margin_ratios_ : ndarray
         ``(b_k - a_k) / (B_k - A_k)`` of the kept stumps.
-    selected_features_, feature_importances_, n_rules_learned_, feature_range_,
-    classes_, n_features_in_, feature_names_in_
+    selected_features_ : ndarray of int
+        The rules' features, in rule order.
+    feature_importances_ : ndarray of shape (n_features,)
+        Share of the negative weight covered by each kept stump when it was added.
+    n_rules_learned_ : int
+        Stumps the greedy added before ``select``.
+    feature_range_ : tuple of ndarray
+        The ranges used.
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    See Also
+    --------
+    SampleCompressionSCM : Thresholds at training values, sample-compression bound.
+    OccamSCM : Thresholds on a dyadic grid, Occam's razor bound.
+    pac_bayes_bound : The bound of Theorem 5.
 
     Examples
     --------
@@ -295,6 +312,14 @@ class PACBayesSCM(BaseSCM):
 
         With ``margin`` set (fixed-margin heuristic), the deterministic conjunction of the
         middle thresholds instead.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
         """
         if self.margin is not None:
             return super().predict(X)
@@ -302,7 +327,16 @@ class PACBayesSCM(BaseSCM):
         return self.classes_[self._bayes(X, self.rules_).astype(np.intp)]
 
     def staged_predict(self, X):
-        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules)."""
+        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+        """
         if self.margin is not None:
             yield from super().staged_predict(X)
             return
@@ -315,13 +349,30 @@ class PACBayesSCM(BaseSCM):
 
         For a conjunction ``P(classes_[1] | x) = prod_k sigma_k(x_k)``: the probability that
         a classifier drawn from the posterior (the Gibbs classifier) predicts ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
         """
         X = self._check_X(X)
         p1 = self._proba_positive(X, self.rules_)
         return np.column_stack([1.0 - p1, p1])
 
     def staged_predict_proba(self, X):
-        """:meth:`predict_proba` of every prefix of :attr:`rules_`."""
+        """:meth:`predict_proba` of every prefix of :attr:`rules_`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples, 2)
+        """
         X = self._check_X(X)
         for k in range(len(self.rules_) + 1):
             p1 = self._proba_positive(X, self.rules_[:k])
@@ -334,6 +385,16 @@ class PACBayesSCM(BaseSCM):
         call, shared by all rows), then the deterministic conjunction/disjunction predicts.
         Its expected error on ``(X, y)`` is the mean of ``|1{y = classes_[1]} - P|`` with
         ``P = predict_proba(X)[:, 1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draw.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
         """
         X = self._check_X(X)
         rng = check_random_state(random_state)

@@ -100,13 +100,18 @@ def _index_bits(n_rows: int) -> int:
 class SortedFeatures:
     """Per-feature ascending sort of a sample-by-feature matrix, stored feature-major.
 
-    Attributes
+    Parameters
     ----------
     order : ndarray of shape (n_features, n_samples)
         ``order[j]`` lists sample indices by increasing value of feature j (stable, so
         equal values keep sample order; NaN last, as ``np.argsort`` puts it).
     values : ndarray of float64, shape (n_features, n_samples)
         ``values[j] = X[order[j], j]``.
+
+    Attributes
+    ----------
+    order, values
+        As given; build them with :meth:`from_matrix`.
 
     See Also
     --------

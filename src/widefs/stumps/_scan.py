@@ -75,7 +75,33 @@ def _cut_thresholds(sorted_features: SortedFeatures, block: slice = slice(None))
 
 @dataclass(frozen=True)
 class StumpTable:
-    """One fitted stump per feature: predict ``left_class`` if ``x <= threshold`` else ``right_class``."""
+    """One fitted stump per feature: predict ``left_class`` if ``x <= threshold`` else ``right_class``.
+
+    Parameters
+    ----------
+    threshold : ndarray of float, shape (n_features,)
+        ``+inf`` for a feature without a useful threshold.
+    left_class, right_class : ndarray of int, shape (n_features,)
+        Class codes predicted on each side.
+    train_errors : ndarray of int, shape (n_features,)
+        Training errors of each stump.
+
+    Attributes
+    ----------
+    threshold, left_class, right_class, train_errors
+        As given.
+
+    See Also
+    --------
+    fit_error_stumps : Fits the table.
+    predict_stumps : Applies it.
+
+    Examples
+    --------
+    >>> t = StumpTable(np.array([0.5]), np.array([0]), np.array([1]), np.array([0]))
+    >>> predict_stumps([[0.0], [1.0]], t).tolist()
+    [[0], [1]]
+    """
 
     threshold: NDArray[np.floating]
     left_class: NDArray[np.intp]
@@ -96,6 +122,15 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
     y_codes : array_like of int, shape (n_samples,)
         Class codes ``0..n_classes-1``.
     n_classes : int
+
+    Returns
+    -------
+    StumpTable
+
+    See Also
+    --------
+    predict_stumps : Applies the table.
+    widefs.univariate.DiscriminativeSelector : Scores features by these stumps.
 
     Examples
     --------
@@ -131,7 +166,28 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
 
 
 def predict_stumps(X: ArrayLike, stumps: StumpTable) -> NDArray[np.intp]:
-    """Class codes predicted by each feature's stump for each sample, ``(n_samples, F)``."""
+    """Class codes predicted by each feature's stump for each sample.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    stumps : StumpTable
+        From :func:`fit_error_stumps` on the same features.
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples, n_features)
+
+    See Also
+    --------
+    fit_error_stumps : Fits the stumps.
+
+    Examples
+    --------
+    >>> t = fit_error_stumps([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1], 2)
+    >>> predict_stumps([[0.2], [2.7]], t).tolist()
+    [[0], [1]]
+    """
     X = np.asarray(X, dtype=float)
     return np.where(stumps.threshold >= X, stumps.left_class, stumps.right_class)
 
@@ -280,10 +336,35 @@ def threshold_class_counts_many(
 class RunLayout:
     """Runs of tied non-missing values of a presort (independent of labels and masks).
 
-    ``run_id[j, i]`` numbers the run of sorted position i of feature j (runs are numbered
-    feature by feature; missing values of feature j get ``n_runs + j``);
-    ``run_feature``/``run_value`` give each run's feature and value; ``first_run[j]`` and
-    ``end_run[j]`` delimit feature j's runs.
+    Each run of equal values along a feature's sorted order is one bin: the candidate
+    thresholds ``x <= value`` of that feature are the run ends.
+
+    Parameters
+    ----------
+    run_id : ndarray of int, shape (n_features, n_samples)
+        ``run_id[j, i]`` numbers the run of sorted position i of feature j (runs are
+        numbered feature by feature; missing values of feature j get ``n_runs + j``).
+    n_runs : int
+        Number of runs of non-missing values over all features.
+    run_feature, run_value : ndarray of shape (n_runs,)
+        Each run's feature and value.
+    first_run, end_run : ndarray of int, shape (n_features,)
+        Feature j's runs are ``first_run[j] <= r < end_run[j]``.
+
+    Attributes
+    ----------
+    run_id, n_runs, run_feature, run_value, first_run, end_run
+        As given.
+
+    See Also
+    --------
+    run_layout : Builds it from a presort.
+
+    Examples
+    --------
+    >>> lay = run_layout(SortedFeatures.from_matrix([[3.0, 1.0], [1.0, 1.0]]))
+    >>> lay.n_runs, lay.run_feature.tolist(), lay.first_run.tolist(), lay.end_run.tolist()
+    (3, [0, 0, 1], [0, 2], [2, 3])
     """
 
     run_id: NDArray[np.intp]
@@ -295,7 +376,20 @@ class RunLayout:
 
 
 def run_layout(sorted_features: SortedFeatures) -> RunLayout:
-    """The :class:`RunLayout` of a presort, for repeated :func:`threshold_class_counts_many`.
+    """The :class:`RunLayout` of a presort (the bins of the numeric conditions of CN2).
+
+    Parameters
+    ----------
+    sorted_features : SortedFeatures
+        NaN last in each row, as ``SortedFeatures.from_matrix`` puts it.
+
+    Returns
+    -------
+    RunLayout
+
+    See Also
+    --------
+    SortedFeatures.from_matrix : The presort.
 
     Examples
     --------
