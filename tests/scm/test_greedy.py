@@ -7,6 +7,7 @@ import pytest
 
 from widefs.scm import _occam as occam_mod
 from widefs.scm import _pac_bayes as pb_mod
+from widefs.scm import _parallel
 from widefs.scm._covering import sc_greedy
 from widefs.scm._occam import occam_greedy
 from widefs.scm._pac_bayes import soft_greedy
@@ -144,3 +145,23 @@ def test_fixed_margin_intervals_have_the_fixed_width():
         # width 2 * 0.05 * 10 unless clipped at the range ends; t in the middle
         assert b - a == pytest.approx(1.0) or a == 0.0 or b == 10.0
         assert a <= s.threshold <= b
+
+
+def test_threads_over_feature_blocks_change_nothing(literal_greedy, monkeypatch):
+    # Worker threads scan one block of features each; a later block wins only when
+    # strictly better, so ties still go to the lowest feature index.
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 9, size=(50, 31)).astype(float)
+    X[:, 20:] = X[:, :11]  # copies in a later block: ties across blocks
+    y = X[:, 0] + X[:, 1] + 2 * rng.normal(size=50) > 7.5
+    lo, hi = np.full(31, -1.0), np.full(31, 10.0)
+    serial_occam = occam_greedy(X, y, lo, hi, p=3.0, eta=0.01, max_rules=6)
+    serial_pb = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=3)
+    monkeypatch.setattr(_parallel, "THREADS_MIN_ENTRIES", 0)
+    monkeypatch.setattr(_parallel, "n_threads", lambda n_blocks: min(3, n_blocks))
+    threaded_occam = occam_greedy(X, y, lo, hi, p=3.0, eta=0.01, max_rules=6)
+    threaded_pb = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=3)
+    ref = literal_greedy(X, y, utility="occam", p=3.0, eta=0.01, lo=lo, hi=hi, max_rules=6)
+    assert len(ref) >= 3 and all(f < 20 for f, *_ in ref)
+    assert [(s.feature, s.direction, s.threshold, s.bits) for s in threaded_occam] == ref
+    assert serial_occam == threaded_occam and serial_pb == threaded_pb

@@ -41,8 +41,8 @@ from functools import partial
 
 import numpy as np
 
-from widefs.scm import _parallel
 from widefs.scm._base import check_finite_block
+from widefs.scm._parallel import block_pool, threads_for
 from widefs.scm._rules import LearnedStump
 from widefs.stumps import packed_presort
 from widefs.utils import iter_column_blocks, load_columns
@@ -290,7 +290,7 @@ def sc_greedy(
     # An out-of-core block is also converted to float64 and keyed: keep it smaller.
     default = LAZY_BLOCK_ENTRIES if lazy else BLOCK_ENTRIES
     width = max(1, int(block_entries or default) // max(m, 1))
-    cpus = _parallel.n_threads(F) if m * F >= _parallel.THREADS_MIN_ENTRIES else 1
+    cpus = threads_for(m, F)
     if cpus > 1 and block_entries is None:  # at least one block per thread, if not tiny
         width = min(width, max(-(-F // cpus), MIN_BLOCK_ENTRIES // max(m, 1)))
     width |= 1  # odd: power-of-two strides make numpy's column-wise cumsum thrash caches
@@ -308,7 +308,7 @@ def sc_greedy(
     ]
     starts = [b.start for b in spans]
     threads = min(cpus, len(spans))
-    with _parallel.block_pool(threads) as pool:
+    with block_pool(threads) as pool:
         # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
         if lazy:
             # Read in this thread (checked), sort in the pool, few blocks in flight.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["MAX_THREADS", "THREADS_MIN_ENTRIES", "block_pool", "n_threads"]
+__all__ = ["MAX_THREADS", "THREADS_MIN_ENTRIES", "block_pool", "n_threads", "threads_for"]
 
 # At most this many worker threads, and only for matrices of at least THREADS_MIN_ENTRIES
 # entries: below that, threads contending for the GIL between kernel calls (and waking up
@@ -21,6 +21,11 @@ def n_threads(n_blocks: int) -> int:
     except AttributeError:  # pragma: no cover - not Linux
         cpus = os.cpu_count() or 1
     return max(1, min(cpus, MAX_THREADS, n_blocks))
+
+
+def threads_for(n_rows: int, n_columns: int) -> int:
+    """Threads for a matrix: one below THREADS_MIN_ENTRIES entries, else :func:`n_threads`."""
+    return n_threads(n_columns) if n_rows * n_columns >= THREADS_MIN_ENTRIES else 1
 
 
 class _Serial:

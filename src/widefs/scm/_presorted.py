@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from widefs.scm import _parallel
 from widefs.scm._base import check_finite_block
+from widefs.scm._parallel import threads_for
 from widefs.stumps import SortedFeatures
 from widefs.utils import block_width, iter_column_blocks, load_columns
 
@@ -29,7 +29,7 @@ class _InMemory:
         self.sf = SortedFeatures.from_matrix(X, index_dtype=np.int32)
         self.n_positions = m
         self.compact_below = compact_below
-        self.threads = _parallel.n_threads(F) if m * F >= _parallel.THREADS_MIN_ENTRIES else 1
+        self.threads = threads_for(m, F)
         self.spans = list(iter_column_blocks(F, -(-F // self.threads)))
 
     def presorts(self, active: np.ndarray, wanted: np.ndarray):
