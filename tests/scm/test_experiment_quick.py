@@ -1,6 +1,7 @@
 """The Shah et al. (2010) reproduction: a small seeded run whose numbers are checked."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -97,3 +98,71 @@ def test_task_store_recomputes_when_the_key_changes(tmp_path):
     assert exp._run_task(path, "a", task, 2) == {"value": 1}  # stored, not recomputed
     assert exp._run_task(path, "b", task, 3) == {"value": 3}  # other settings: recomputed
     assert calls == [1, 3] and not list(tmp_path.glob("*.tmp"))
+
+
+def test_render_only_renders_the_finished_repetitions(quick, tmp_path, monkeypatch):
+    # A run stopped after repetition 0 of 2: --render-only computes nothing, renders the
+    # finished repetition with the same numbers, and says how many are in and how to resume.
+    out = quick[0]
+    shutil.copytree(out, tmp_path / "out")
+    monkeypatch.setattr(exp, "one_repetition", lambda *a: pytest.fail("computed"))
+    monkeypatch.setattr(exp, "one_hypothesis", lambda *a: pytest.fail("computed"))
+    argv2 = ["--quick", "--datasets", "colon", "--out", str(tmp_path / "out"), "--reps", "2"]
+    assert exp.main([*argv2, "--render-only"]) == 0
+    text = (tmp_path / "out" / "shah2010.md").read_text()
+    assert "**Partial run: 1 of 2 repetitions.**" in text
+    assert "- **Repetitions:** 1 of 2 planned (the paper: 20)" in text
+    assert f"by `widefs reproduce shah2010 {' '.join(argv2)}`" in text
+    table2 = [line for line in text.splitlines() if line.startswith("| Colon |")]
+    full = [line for line in (out / "shah2010.md").read_text().splitlines()]
+    assert table2 and all(line in full for line in table2)
+    # Nothing stored: an error, not an empty page.
+    with pytest.raises(ValueError, match="no complete repetition"):
+        exp.main(["--quick", "--datasets", "colon", "--out", str(tmp_path / "e"), "--render-only"])
+    with pytest.raises(ValueError, match="--fresh"):
+        exp.main([*argv2, "--render-only", "--fresh"])
+
+
+def test_tasks_run_repetition_by_repetition(tmp_path, monkeypatch):
+    seen = []
+
+    def stop(tasks, n_jobs):
+        seen.extend((fn.__name__, args[1]) for _, _, fn, args in tasks)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exp, "run_tasks", stop)
+    with pytest.raises(KeyboardInterrupt):
+        exp.main(["--quick", "--reps", "2", "--hypothesis-reps", "2", "--out", str(tmp_path)])
+    # Rep 0's data sets and its colon variant ("protocol" and "bound" are the colon runs),
+    # then rep 1's: a stopped run leaves whole repetitions behind.
+    assert seen == [("one_repetition", 0)] * 2 + [("one_hypothesis", 0)] + [
+        ("one_repetition", 1)
+    ] * 2 + [("one_hypothesis", 1)]
+
+
+def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
+    from widefs.scm import OccamSCM, SampleCompressionSCM
+
+    base = exp._engine_fingerprint()
+    assert exp._engine_fingerprint() == base
+    fit = OccamSCM.fit
+
+    def bound_off_by_1e9(self, X, y):  # a planted change of one bound in the 9th digit
+        fit(self, X, y)
+        self.risk_bound_ *= 1 + 1e-9
+        return self
+
+    with monkeypatch.context() as m:
+        m.setattr(OccamSCM, "fit", bound_off_by_1e9)
+        assert exp._engine_fingerprint() != base
+    predict = SampleCompressionSCM.predict
+
+    def one_flipped(self, X):  # one prediction of the first example changed
+        p = predict(self, X).copy()
+        p[0] = self.classes_[1] if p[0] == self.classes_[0] else self.classes_[0]
+        return p
+
+    with monkeypatch.context() as m:
+        m.setattr(SampleCompressionSCM, "predict", one_flipped)
+        assert exp._engine_fingerprint() != base
+    assert exp._engine_fingerprint() == base

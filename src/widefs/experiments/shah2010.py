@@ -472,33 +472,120 @@ def one_hypothesis(variant, rep, seed, g, max_features):
 
 
 def _engine_fingerprint() -> str:
-    """Hash of the sources of the learners the tasks run (``widefs.scm``, ``widefs.stumps``):
-    stored results from another version of the SCM engine are recomputed, not reused."""
-    from importlib import resources
+    """Hash of what the SCM engine computes on a probe problem: stored task results are
+    reused only when the learners the tasks run still give the same models.
 
-    h = hashlib.sha256()
-    for package in ("widefs.scm", "widefs.stumps"):
-        for f in sorted(resources.files(package).iterdir(), key=lambda f: f.name):
-            if f.name.endswith(".py"):
-                h.update(f.name.encode() + f.read_bytes())
-    return h.hexdigest()[:16]
+    The probe fits every learner and model type the tasks use (sample compression, Occam,
+    PAC-Bayes with learned and fixed margins; conjunctions and disjunctions; select="none"
+    and "bound") on colon's first 300 genes and hashes their stumps (feature, direction,
+    threshold, interval, code bits), risk bounds, margin ratios and predictions or probabilities
+    (12 significant digits). A behavioural fingerprint, not a hash of the sources: a
+    refactoring that changes no result keeps the stored tasks, a change of the engine's
+    results on the probe recomputes them. A change that shows only on other data escapes
+    it; ``--fresh`` discards the store.
+    """
+    from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
+
+    X, y = load("colon", 300)
+    rng = (X.min(axis=0), X.max(axis=0))
+
+    def num(v):
+        return None if v is None else format(float(v), ".12g")
+
+    probe = []
+    with warnings.catch_warnings():
+        _quiet_single_threaded()
+        for model_type in ("conjunction", "disjunction"):
+            for select in ("none", "bound"):
+                for m in (
+                    SampleCompressionSCM(p=1.0, model_type=model_type, max_rules=4, select=select),
+                    OccamSCM(
+                        p=1.0,
+                        eta=0.02,
+                        model_type=model_type,
+                        max_rules=4,
+                        select=select,
+                        feature_range=rng,
+                    ),
+                    PACBayesSCM(
+                        p=1.0,
+                        eta=0.02,
+                        model_type=model_type,
+                        max_rules=4,
+                        select=select,
+                        feature_range=rng,
+                    ),
+                    PACBayesSCM(
+                        p=1.0,
+                        margin=0.05,
+                        model_type=model_type,
+                        max_rules=4,
+                        select=select,
+                        feature_range=rng,
+                    ),
+                ):
+                    m.fit(X, y)
+                    ratios = getattr(m, "margin_ratios_", None)
+                    probe.append(
+                        {
+                            "model": type(m).__name__,
+                            "stumps": [
+                                [
+                                    int(r.feature),
+                                    str(r.direction),
+                                    num(r.threshold),
+                                    None if r.interval is None else [num(v) for v in r.interval],
+                                    r.bits,
+                                ]
+                                for r in m.rules_
+                            ],
+                            "bound": num(m.risk_bound_),
+                            "ratios": None if ratios is None else [num(v) for v in ratios],
+                            "proba": [
+                                num(v)
+                                for v in (
+                                    m.predict_proba(X)[:, 1]
+                                    if hasattr(m, "predict_proba")
+                                    else m.predict(X) == m.classes_[1]
+                                )
+                            ],
+                        }
+                    )
+    return hashlib.sha256(json.dumps(probe, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _key(**parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _run_task(path: Path, key: str, fn, *args):
-    """Run ``fn(*args)`` unless ``path`` holds a result with the same key; store it."""
+def _stored(path: Path, key: str):
+    """The result stored in ``path`` under ``key``, or None."""
     if path.exists():
         stored = json.loads(path.read_text())
         if stored.get("key") == key:
             return stored["result"]
+    return None
+
+
+def _run_task(path: Path, key: str, fn, *args):
+    """Run ``fn(*args)`` unless ``path`` holds a result with the same key; store it."""
+    result = _stored(path, key)
+    if result is not None:
+        return result
     result = fn(*args)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"key": key, "result": result}))
     os.replace(tmp, path)  # a task is stored whole or not at all
     return result
+
+
+def _complete_prefix(tasks, results, reps: int) -> int:
+    """Number of leading repetitions whose every task has a stored result."""
+    missing = {args[1] for (_, _, _, args), r in zip(tasks, results, strict=True) if r is None}
+    n = 0
+    while n < reps and n not in missing:
+        n += 1
+    return n
 
 
 def run_tasks(tasks, n_jobs):
@@ -622,18 +709,35 @@ def render(S, args, g, elapsed, command) -> str:
     L += [
         f"Command (every table on this page): `{command}`",
         "",
+        *(
+            [
+                f"**Partial run: {args.reps} of {args.reps_target} repetitions.** This page was "
+                "rendered with `--render-only` from the repetitions whose every data set had "
+                "finished at that time; the remaining repetitions are computed, and the finished "
+                f"ones kept, by `{args.resume_command}`.",
+                "",
+            ]
+            if args.reps < args.reps_target
+            else []
+        ),
         f"{args.reps} repetition(s) of 5-fold CV (a fresh random permutation each), parameters "
         "by nested 5-fold CV on each training part, the same folds for every algorithm. "
         "Errors = misclassified examples over the 5 test folds, mean±sd over repetitions. "
-        f"This invocation: {elapsed / 60:.1f} min wall time with {args.jobs} worker "
-        f"process(es), single-threaded numba (stored tasks are reused, not recomputed). "
-        f"Compute behind the tables: {args.cpu_minutes:.0f} CPU-minutes ({args.cpu_per_rep:.0f} "
+        + (
+            "The tables were rendered from stored tasks (no computation in this invocation). "
+            if args.render_only
+            else f"This invocation: {elapsed / 60:.1f} min wall time with {args.jobs} worker "
+            f"process(es), single-threaded numba (stored tasks are reused, not recomputed). "
+        )
+        + f"Compute behind the tables: {args.cpu_minutes:.0f} CPU-minutes ({args.cpu_per_rep:.0f} "
         "per repetition of all data sets). Raw results: one JSON file per data set and repetition in "
         f"[{PAPER_NAME}/runs/]({PAPER_NAME}/runs/); the run resumes from them.",
         "",
         "Protocol deviations (all tables) and their measured effect where we could measure it:",
         "",
-        f"- **Repetitions:** {args.reps} (the paper: 20)"
+        f"- **Repetitions:** {args.reps}"
+        + (f" of {args.reps_target} planned" if args.reps < args.reps_target else "")
+        + " (the paper: 20)"
         + (
             ": the means rest on fewer permutations of the data, and the ± (a standard "
             "deviation over repetitions) is rougher than the paper's, or 0 for one repetition."
@@ -998,10 +1102,19 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--fresh",
         action="store_true",
-        help="discard stored task results instead of resuming (results are reused only when data set, repetition, seed, grids and the SCM engine sources are unchanged)",
+        help="discard stored task results instead of resuming (results are reused only when "
+        "data set, repetition, seed, grids and the SCM engine's results on a probe are unchanged)",
+    )
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="compute nothing: render the page from the stored tasks of the first repetitions "
+        "that are complete (the page says how many of --reps), e.g. while a run is going on",
     )
     add_out_argument(ap, PAPER_NAME)
     args = ap.parse_args(argv)
+    if args.render_only and args.fresh:
+        raise ValueError("--render-only renders the stored tasks; --fresh would discard them")
     quick = args.quick
     args.reps = args.reps or (1 if quick else 20)
     h_reps = args.hypothesis_reps if args.hypothesis_reps is not None else (1 if quick else 5)
@@ -1032,9 +1145,14 @@ def main(argv=None) -> int:
     cost = {"leukemia": 0, "medulloblastoma_c": 1, "breast_er": 2, "colon": 3}
     names = sorted(names, key=lambda n: cost.get(n, 9))
     engine = _engine_fingerprint()
-    tasks = []
-    for r in range(args.reps):
-        for n in names:
+    # Repetition by repetition (its data sets, then its colon hypothesis variants), so an
+    # interrupted run leaves whole repetitions behind.
+    # The "protocol" and "bound" variants are Table II's and the bound-selection table's own
+    # colon results on the same folds: taken from the protocol runs when they exist.
+    reused = range(args.reps) if "colon" in names else range(0)
+    protocol, hypotheses = [], []
+    for r in range(max(args.reps, h_reps)):
+        for n in names if r < args.reps else []:
             key = _key(
                 task="protocol",
                 engine=engine,
@@ -1047,13 +1165,8 @@ def main(argv=None) -> int:
                 tables45=r == 0,
             )
             args_ = (n, r, seeds[r], g, algorithms, max_features, r == 0)
-            tasks.append((runs_dir / f"{n}-rep{r:02d}.json", key, one_repetition, args_))
-    n_protocol = len(tasks)
-    # The "protocol" and "bound" variants are Table II's and the bound-selection table's own
-    # colon results on the same folds: taken from the protocol runs when they exist.
-    reused = range(args.reps) if "colon" in names else range(0)
-    for r in range(h_reps):
-        for v in variants:
+            protocol.append((runs_dir / f"{n}-rep{r:02d}.json", key, one_repetition, args_))
+        for v in variants if r < h_reps else []:
             if r in reused and v in ("protocol", "bound"):
                 continue
             key = _key(
@@ -1067,11 +1180,36 @@ def main(argv=None) -> int:
             )
             slug = v.replace(" ", "_").replace("=", "")
             args_ = (v, r, seeds[r], g, max_features)
-            tasks.append((hyp_dir / f"{slug}-rep{r:02d}.json", key, one_hypothesis, args_))
+            hypotheses.append((hyp_dir / f"{slug}-rep{r:02d}.json", key, one_hypothesis, args_))
+    order = sorted(
+        range(len(protocol) + len(hypotheses)),
+        key=lambda i: (protocol + hypotheses)[i][3][1],  # the repetition, stable within it
+    )
+    tasks = protocol + hypotheses
+    n_protocol = len(protocol)
     t0 = time.perf_counter()
-    done = run_tasks(tasks, 1 if quick else args.jobs)
+    args.reps_target = args.reps
+    command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])
+    args.resume_command = command.replace(" --render-only", "")
+    if args.render_only:
+        done = [_stored(path, key) for path, key, _, _ in tasks]
+        results, hyp = done[:n_protocol], done[n_protocol:]
+        # The first repetitions whose every task is stored (the seeds are positional).
+        args.reps = _complete_prefix(protocol, results, args.reps)
+        h_reps = _complete_prefix(hypotheses, hyp, h_reps)
+        if "colon" in names:  # its "protocol" and "bound" rows are the protocol's colon runs
+            h_reps = min(h_reps, args.reps)
+        if args.reps == 0:
+            raise ValueError(f"--render-only: no complete repetition stored under {data_dir}")
+        results = [r for r in results if r is not None and r["rep"] < args.reps]
+        hyp = [h for h in hyp if h is not None and h["rep"] < h_reps]
+    else:
+        done_in_order = run_tasks([tasks[i] for i in order], 1 if quick else args.jobs)
+        done = [None] * len(tasks)
+        for i, result in zip(order, done_in_order, strict=True):
+            done[i] = result
+        results, hyp = done[:n_protocol], done[n_protocol:]
     elapsed = time.perf_counter() - t0
-    results, hyp = done[:n_protocol], done[n_protocol:]
     cpu = [r.get("cpu_seconds", r["seconds"]) / 60 for r in results]
     args.cpu_minutes = sum(cpu) + sum(h.get("cpu_seconds", 0.0) / 60 for h in hyp)
     args.cpu_per_rep = sum(cpu) / args.reps
@@ -1083,7 +1221,6 @@ def main(argv=None) -> int:
         if v in variants
     ]
     S = summarize(results, args.reps, True)
-    command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])
     H = summarize_hypotheses(hyp) if hyp else {}
     text = render(S, args, g, elapsed, command)
     if H:
