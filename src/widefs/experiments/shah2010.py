@@ -702,7 +702,8 @@ def render(S, args, g, elapsed, command) -> str:
         "",
     ]
     majority = ", ".join(
-        f"{PAPER_NAMES[k]} {S[k]['majority']} (paper {PAPER_DATASETS[k]['majority_errors']})"
+        f"{PAPER_NAMES[k]} {S[k]['majority']} "
+        f"(from the paper's class counts: {PAPER_DATASETS[k]['majority_errors']})"
         for k in DATASETS
         if k in S and S[k].get("majority") is not None
     )

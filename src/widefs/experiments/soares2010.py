@@ -469,9 +469,9 @@ def accuracy_tables(results, n_splits):
 
 def inclusiveness_table(results):
     out = [
-        "| dataset | method | overall size (paper / ours) | class-specific sizes (paper / ours) | "
-        "union size (paper / ours) | runs: union has features outside overall, part 3 (paper / ours) | "
-        "runs: overall has features outside union, part 4 (paper / ours) |",
+        "| dataset | method | overall size (App. B / ours) | class-specific sizes (App. B / ours) | "
+        "union size (App. B / ours) | runs: union has features outside overall, part 3 (App. B / ours) | "
+        "runs: overall has features outside union, part 4 (App. B / ours) |",
         "|---|---|---|---|---|---|---|",
     ]
     for (name, method), r in results.items():
@@ -550,7 +550,7 @@ def table11(results):
 
 def variants_table(results):
     out = [
-        "| dataset | method | trad. FS | CEFS (paper: recall members, unanimous) | recall members, "
+        "| dataset | method | trad. FS | CEFS (the paper's design: recall members, unanimous) | recall members, "
         "specialist combiner | balanced members, unanimous | balanced members, specialist | "
         "splits with a recaller (recall / balanced members) |",
         "|---|---|---|---|---|---|---|---|",
@@ -590,7 +590,7 @@ def paired_table(results):
     """CEFS - traditional per split: ours and the dissertation's (its Appendix A runs)."""
     out = [
         "| dataset | method | ours: CEFS - trad. | W / T / L | paired t p | corrected t p "
-        "| Wilcoxon p | dissertation: CEFS - trad. | W / T / L | paired t p | corrected t p "
+        "| Wilcoxon p | App. A runs (computed): CEFS - trad. | W / T / L | paired t p | corrected t p "
         "| Wilcoxon p |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -929,8 +929,9 @@ def write_report(results, base, args, elapsed, page, command):
         "features); GA population 20, 40 generations, crossover 0.6, mutation 0.001, "
         "elitism 0.8 (colon, lymphoma: 40 and 0.9). CEFS = unanimous class-specific members, "
         "else the overall-subset model. Accuracies are percentages, mean ± sd over splits. "
-        "The paper columns are the dissertation's Tables 7-10 and its Appendix A runs as "
-        "printed.",
+        "The 'paper' columns are the dissertation's Tables 7-10 as printed; columns computed "
+        "by us from its Appendix A runs (paired tests) or Appendix B subsets (inclusiveness) "
+        "are labelled 'App. A' / 'App. B'.",
         "",
         "Protocol deviations (all tables) and their measured effect:",
         "",
@@ -974,7 +975,8 @@ def write_report(results, base, args, elapsed, page, command):
         "the paired t-test, of Nadeau & Bengio's corrected resampled t-test (variance "
         "inflated by 1/J + n_test/n_train for overlapping training sets; the test to trust "
         "here) and of the Wilcoxon signed-rank test (ties dropped). The dissertation prints "
-        "no per-pair p-value; its columns are computed by us from the per-run accuracies of "
+        "no per-pair p-value; the 'App. A runs (computed)' columns are computed by us from the "
+        "per-run accuracies of "
         f"its Appendix A with its Table 6 sizes. Its text says the p-values 'ranged from 0.04 "
         f"to 0.91 using two-tailed t-tests'; from Appendix A we get {pp_lo:.3f}-{pp_hi:.2f} "
         f"with paired and {pu_lo:.3f}-{pu_hi:.2f} with two-sample t-tests (the latter "
@@ -1015,9 +1017,10 @@ def write_report(results, base, args, elapsed, page, command):
     lines += [
         "## Class-specific vs overall subsets (inclusiveness, Section 5.2.6.2)",
         "",
-        "Paper numbers are computed from the subsets listed in the dissertation's Appendix B "
-        "(15 runs; none are listed for the five large datasets). Class-specific sizes are in "
-        "the order of the sorted class labels (paper numbers reordered to match).",
+        "The App. B numbers are computed by us from the subsets listed in the dissertation's "
+        "Appendix B (15 runs; none are listed for the five large datasets); the dissertation "
+        "prints the subsets, not these summaries. Class-specific sizes are in the order of the "
+        "sorted class labels (App. B numbers reordered to match).",
         "",
         *inclusiveness_table(results),
         "",
