@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,7 +46,7 @@ from _report import machine_note, write_section
 
 from widefs.datasets import load_dataset
 from widefs.rules import CN2Classifier
-from widefs.utils import spawn_seeds
+from widefs.utils import encode_fit, spawn_seeds
 
 ORANGE_VENV = Path("/work/venvs/orange")
 UCI = [
@@ -155,14 +156,11 @@ def impute_like_orange(frame: pd.DataFrame, train) -> pd.DataFrame:
 
 def encode(frame: pd.DataFrame):
     """Float matrix for Orange: nominal columns as category codes (NaN missing)."""
-    model = CN2Classifier().fit(frame.iloc[:2], ["a", "b"])  # only to reuse its encoder
-    enc = type(model._encoding).fit(
-        [frame[c] for c in frame.columns], "auto", [str(c) for c in frame.columns]
-    )
-    numeric, codes = enc.transform([frame[c] for c in frame.columns])
-    X = np.where(enc.nominal, np.where(codes >= 0, codes, np.nan), numeric)
+    # CN2's own encoding (missing values kept missing), so both learners see the same codes.
+    X, _, enc = encode_fit(BaseEstimator(), frame, None, "from_dtype", missing="propagate")
+    X = np.where(enc.nominal & (X < 0), np.nan, X)
     cats = [list(map(str, c)) if nom else None for c, nom in zip(enc.categories, enc.nominal)]
-    return X.astype(float), cats
+    return X, cats
 
 
 def corrected_paired_test(diffs: np.ndarray, n_train: int, n_test: int) -> tuple[float, float]:

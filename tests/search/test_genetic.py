@@ -3,7 +3,9 @@ import itertools
 import numpy as np
 import pytest
 
-from widefs.search import GeneticSelector, initial_population, rank_fitness
+from widefs.search import GeneticSelector
+from widefs.search._genetic import _initial_population as initial_population
+from widefs.search._genetic import _rank_fitness as rank_fitness
 
 
 def data(seed=0, n=30, p=25):

@@ -42,11 +42,23 @@ class Condition:
     def __str__(self) -> str:
         return f"{self.feature_name} {self.op} {self.label}"
 
-    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Which rows satisfy the test, given the encoded matrices of the estimator."""
+    def mask(self, X: np.ndarray) -> np.ndarray:
+        """Which rows satisfy the test.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Encoded like the estimator's training data (:func:`widefs.utils.encode_fit`:
+            numeric values with NaN for missing, nominal category codes, negative for
+            missing or unseen).
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_samples,)
+        """
+        col = X[:, self.feature]
         if self.op == "==":
-            return codes[:, self.feature] == self.value
-        col = numeric[:, self.feature]
+            return col == self.value  # codes: a missing (-1) or unseen (-2) value matches none
         # NaN compares False both ways: missing never satisfies a numeric test.
         return col <= self.value if self.op == "<=" else col > self.value
 
@@ -93,8 +105,19 @@ class Rule:
             text += f"  (POE error {self.poe_error:.3f}, m = {self.n_hypotheses})"
         return text
 
-    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        out = np.ones(numeric.shape[0], dtype=bool)
+    def mask(self, X: np.ndarray) -> np.ndarray:
+        """Which rows satisfy every condition.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Encoded like the estimator's training data (see :meth:`Condition.mask`).
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_samples,)
+        """
+        out = np.ones(X.shape[0], dtype=bool)
         for cond in self.conditions:
-            out &= cond.mask(numeric, codes)
+            out &= cond.mask(X)
         return out

@@ -19,28 +19,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from widefs.utils import stable_lexsort
+
 __all__ = [
     "cross_distances",
     "knn_candidates",
     "knn_from_distances",
-    "knn_loo_batch",
     "pairwise_distances",
     "update_distances",
 ]
 
+# Compile time matters as much as run time here (every fresh install compiles these once):
+# no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
+# to compile), no literal-argument calls that make a second specialization, and a small
+# stable merge sort (:func:`widefs.utils.stable_lexsort`) instead of numba's generic
+# ``argsort(kind="mergesort")``.
+
 
 @njit(cache=True, nogil=True)
-def _winner(besti, m, y, counts):
-    """Majority class among the m nearest; a vote tie goes to the nearest tied class."""
+def _winner(nearest, y, counts):
+    """Majority class among ``nearest``; a vote tie goes to the nearest tied class."""
     counts[:] = 0
-    for q in range(m):
-        counts[y[besti[q]]] += 1
+    for q in range(nearest.size):
+        counts[y[nearest[q]]] += 1
     top = 0
     for c in range(counts.size):
         if counts[c] > top:
             top = counts[c]
-    for q in range(m):
-        c = y[besti[q]]
+    for q in range(nearest.size):
+        c = y[nearest[q]]
         if counts[c] == top:
             return c
     return 0
@@ -95,7 +102,7 @@ def knn_candidates(D, XT, nominal, cands, sign, rows, y, k, n_classes, out):
                     pos -= 1
                 bestd[pos] = d
                 besti[pos] = j
-            out[t, r] = _winner(besti, m, y, counts)
+            out[t, r] = _winner(besti[:m], y, counts)
 
 
 @njit(cache=True, nogil=True)
@@ -142,7 +149,7 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
             order = besti[:m]
         else:
             # Stable sort: equal distances keep the lower training index first.
-            order = np.argsort(drow, kind="mergesort")
+            order = stable_lexsort(drow, drow, np.arange(n))
         counts[:] = 0
         first[:] = n + 1
         q = 0  # neighbours taken so far
@@ -246,13 +253,3 @@ def update_distances(D_ref, XT, nominal, add, remove, D):
         D[i, i] = 0.0
         for j in range(i + 1, n):
             D[j, i] = D[i, j]
-
-
-@njit(cache=True, nogil=True)
-def knn_loo_batch(Ds, rows, y, ks, n_classes, out):
-    """Leave-one-out predictions for a stack of distance matrices ``Ds`` (m, n, n), one k
-    per call of :func:`knn_from_distances`; ``out`` is ``(m, len(rows))``."""
-    tmp = np.empty((ks.size, rows.size), dtype=np.int64)
-    for b in range(Ds.shape[0]):
-        knn_from_distances(Ds[b], rows, True, y, ks, n_classes, tmp)
-        out[b] = tmp[0]

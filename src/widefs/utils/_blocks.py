@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 __all__ = [
+    "DEFAULT_BLOCK_BYTES",
     "block_width",
     "is_lazy_matrix",
     "iter_column_blocks",
@@ -18,6 +19,8 @@ __all__ = [
     "validate_lazy_xy",
 ]
 
+#: Bytes of data (or of per-block temporaries) processed at once by every blocked loop of
+#: widefs: out-of-core column blocks, presorts, threshold scans. One constant for all.
 DEFAULT_BLOCK_BYTES = 4 * 2**20
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 __all__ = ["spawn_seeds"]
 
@@ -19,5 +18,7 @@ def spawn_seeds(random_state, n: int) -> np.ndarray:
     >>> (spawn_seeds(0, 3) == spawn_seeds(0, 3)).all()
     np.True_
     """
+    from sklearn.utils import check_random_state
+
     rng = check_random_state(random_state)
     return rng.randint(0, np.iinfo(np.int32).max, size=n)
