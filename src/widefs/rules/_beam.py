@@ -95,7 +95,9 @@ def _significant(vec, cover, base_p, threshold, work):
     return 2.0 * _pairwise_sum(work) > threshold
 
 
-@numba.njit(cache=True, nogil=True)
+# One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile
+# a specialization per literal.
+@numba.njit("boolean(float64, int64, int64, float64, int64, int64)", cache=True, nogil=True)
 def _better(q1, c1, i1, q2, c2, i2):
     """Rank order: higher quality, then more examples covered, then generated first."""
     if q1 != q2:
@@ -185,7 +187,7 @@ def beam_round(
     vec = np.zeros(C, dtype=np.int64)
     tot = np.zeros(C, dtype=np.int64)
     gt = np.zeros(C, dtype=np.int64)
-    work = np.zeros(C)
+    work = np.empty(C)  # scratch, overwritten before every use
     cap = B * K
     c_owner = np.empty(cap, dtype=np.intp)
     c_sid = np.empty(cap, dtype=np.intp)
@@ -275,7 +277,8 @@ def beam_round(
                     n_ok += 1
 
     # The next beam: the beam_width best distinct conjunctions, best first.
-    picked = np.empty(min(beam_width, max(n_ok, 1)), dtype=np.intp)
+    size = n_ok if n_ok > 1 else 1
+    picked = np.empty(beam_width if beam_width < size else size, dtype=np.intp)
     picked_conds = np.zeros((picked.size, L), dtype=np.intp)
     picked_lens = np.zeros(picked.size, dtype=np.intp)
     n_picked = 0

@@ -117,10 +117,11 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
     n = D.shape[1]
     counts = np.zeros(n_classes, dtype=np.int64)
     first = np.empty(n_classes, dtype=np.int64)
-    kmax = min(ks[ks.size - 1], n)
+    kmax = ks[ks.size - 1] if ks[ks.size - 1] < n else n
     small = kmax <= 32
     bestd = np.empty(kmax, dtype=np.float64)
     besti = np.empty(kmax, dtype=np.int64)
+    positions = np.empty(n, dtype=np.int64)
     for r in range(rows.size):
         i = rows[r]
         drow = D[i] if exclude_self else D[r]
@@ -149,14 +150,17 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
             order = besti[:m]
         else:
             # Stable sort: equal distances keep the lower training index first.
-            order = stable_lexsort(drow, drow, np.arange(n))
+            for j in range(n):
+                positions[j] = j
+            order = stable_lexsort(drow, drow, positions)
         counts[:] = 0
         first[:] = n + 1
         q = 0  # neighbours taken so far
         pos = 0  # position in the sorted order
         ki = 0
         while ki < ks.size:
-            target = min(ks[ki], n - 1 if exclude_self else n)
+            limit = n - 1 if exclude_self else n
+            target = ks[ki] if ks[ki] < limit else limit
             while q < target and pos < order.size:
                 j = order[pos]
                 pos += 1

@@ -49,8 +49,8 @@ def stable_lexsort(primary, secondary, idx):
     width = 1
     while width < n:
         for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
+            mid = lo + width if lo + width < n else n  # no min(): its overload compiles slowly
+            hi = lo + 2 * width if lo + 2 * width < n else n
             a, b, t = lo, mid, lo
             while a < mid and b < hi:
                 ia, ib = cur[a], cur[b]
