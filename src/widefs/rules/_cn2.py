@@ -479,18 +479,46 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         return scores
 
     def predict_proba(self, X):
-        """Class distribution of the deciding rule (ordered) or of the summed firing rules."""
+        """Class distribution of the deciding rule (ordered) or of the summed firing rules.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Training class frequencies behind the prediction, in ``classes_`` order.
+        """
         scores = self._class_scores(X)
         return scores / scores.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """Predicted class labels (ties to the first class in ``classes_``)."""
+        """Predicted class labels (ties to the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``; missing values allowed.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self._class_scores(X), axis=1)]
 
     # ------------------------------------------------------------------ display
     def format_rules(self) -> str:
-        """The fitted rules, one per line, with the default rule last."""
+        """The fitted rules, one per line, with the default rule last.
+
+        Returns
+        -------
+        text : str
+            A header line, the numbered rules and the default rule (also ``str(model)``).
+        """
         check_is_fitted(self)
         n_rules = len(self.rules_)
         head = (

@@ -13,6 +13,21 @@ def spawn_seeds(random_state, n: int) -> np.ndarray:
     Drawing all seeds up front, in the caller, makes results independent of how the
     work is later split across jobs.
 
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+    n : int
+        Seeds to draw.
+
+    Returns
+    -------
+    seeds : ndarray of int, shape (n,)
+        In ``[0, 2**31 - 1)``.
+
+    See Also
+    --------
+    sklearn.utils.check_random_state : How ``random_state`` is interpreted.
+
     Examples
     --------
     >>> (spawn_seeds(0, 3) == spawn_seeds(0, 3)).all()

@@ -24,12 +24,16 @@ class SupportMixin:
 
     Examples
     --------
-    >>> class Uses(SupportMixin):
-    ...     n_features_in_ = 3
+    >>> from sklearn.base import BaseEstimator
+    >>> class Uses(SupportMixin, BaseEstimator):
+    ...     def fit(self, X, y=None):
+    ...         self.used_ = np.asarray(X).any(axis=0)
+    ...         return self
     ...     def _get_support_mask(self):
-    ...         return np.array([True, False, True])
-    >>> Uses().get_support().tolist(), Uses().get_support(indices=True).tolist()
-    ([True, False, True], [0, 2])
+    ...         return self.used_
+    >>> model = Uses().fit([[0, 1, 0], [0, 2, 3]])
+    >>> model.get_support().tolist(), model.get_support(indices=True).tolist()
+    ([False, True, True], [1, 2])
     """
 
     def get_support(self, indices: bool = False) -> NDArray:
