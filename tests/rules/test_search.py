@@ -28,17 +28,7 @@ def _problem(seed, n=70):
 
 def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p, thr, width):
     return beam_round(
-        table.bins,
-        y,
-        3,
-        table.feature_nominal,
-        table.feature_offset,
-        table.feature_n_bins,
-        table.feature_first_candidate,
-        table.cand_feature,
-        table.cand_op,
-        table.cand_bin,
-        int(table.feature_n_bins.sum()),
+        *table.kernel_args(y, 3),
         cov,
         conds,
         lens,

@@ -29,6 +29,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
     Parameters
     ----------
     estimator : fitted estimator
+        A selector, classifier, pipeline or fitted search estimator.
     n_features : int
         Number of input features ``estimator`` was fitted on.
 
@@ -82,6 +83,20 @@ def selection_stability(masks: np.ndarray) -> float:
     feature f's selection indicator over the M folds and k the mean number selected:
     1 when every fold selects the same features, about 0 for random selections of the
     same sizes. NaN when every fold selects nothing or everything.
+
+    Parameters
+    ----------
+    masks : array_like of bool, shape (n_folds, n_features)
+        The features selected in each fold.
+
+    Returns
+    -------
+    stability : float
+        Nogueira's index (NaN for fewer than two folds or a degenerate selection).
+
+    See Also
+    --------
+    nested_evaluate : Reports this index over its outer folds.
 
     Examples
     --------
@@ -150,8 +165,11 @@ def nested_evaluate(
     Parameters
     ----------
     estimator : classifier
+        Cloned for every outer fold.
     X : array_like or DataFrame of shape (n_samples, n_features)
+        Data.
     y : array_like of shape (n_samples,)
+        Class labels.
     cv : int or splitter, default=5
         An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
         seeded by ``random_state``.
@@ -176,6 +194,12 @@ def nested_evaluate(
         when the estimator does not expose a selection); ``selection_frequency`` (how
         often each feature was selected); ``stability`` (Nogueira's index);
         ``n_selected`` per fold; ``predictions`` (n_repeats, n_samples).
+
+    See Also
+    --------
+    selected_feature_mask : How a fold's selection is read (``get_support``).
+    selection_stability : The stability index.
+    PriorFallbackClassifier : Keeps pipelines defined when a fold selects nothing.
 
     Examples
     --------

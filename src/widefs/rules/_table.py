@@ -128,6 +128,23 @@ class CandidateTable:
             max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 
+    def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
+        """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
+        class codes ``y`` and ``n_classes``, and the static candidates."""
+        return (
+            self.bins,
+            y,
+            n_classes,
+            self.feature_nominal,
+            self.feature_offset,
+            self.feature_n_bins,
+            self.feature_first_candidate,
+            self.cand_feature,
+            self.cand_op,
+            self.cand_bin,
+            self.n_bins_total,
+        )
+
     def coverage(self, sids: np.ndarray) -> np.ndarray:
         """Rows satisfying every condition in ``sids`` (all rows for an empty rule)."""
         out = np.ones(self.bins.shape[0], dtype=bool)
