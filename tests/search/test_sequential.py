@@ -186,3 +186,30 @@ def test_errors():
         X2 = X.copy()
         X2[0, 0] = np.nan
         SequentialSelector().fit(X2, y)
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_every_step_takes_the_best_candidate_by_refitting(direction):
+    # Naive Bayes without smoothing is GaussianNB(var_smoothing=0): each step's score must
+    # be the best leave-one-out accuracy of all candidate subsets, scored here by refitting
+    # scikit-learn per left-out example, and the feature taken the first such candidate.
+    X, y = continuous(8, n=26, p=7)
+    sel = SequentialSelector(
+        direction, n_features=3, estimator="naive_bayes", var_smoothing=0.0
+    ).fit(X, y)
+    current = set() if direction == "forward" else set(range(7))
+    steps = [h for h in sel.history_ if h["feature"] is not None]
+    assert len(steps) == (3 if direction == "forward" else 4)
+    for step in steps:
+        cands = [f for f in range(7) if (f in current) != (direction == "forward")]
+        scores = []
+        for f in cands:
+            cols = sorted(current | {f}) if direction == "forward" else sorted(current - {f})
+            loo = cross_val_score(GaussianNB(var_smoothing=0.0), X[:, cols], y, cv=LeaveOneOut())
+            scores.append(loo.mean())
+        assert step["score"] == pytest.approx(max(scores), abs=1e-12)
+        assert step["feature"] == cands[int(np.argmax(scores))]
+        assert len(set(np.round(scores, 12))) > 1  # a wrong choice would show
+        current = (
+            current | {step["feature"]} if direction == "forward" else current - {step["feature"]}
+        )

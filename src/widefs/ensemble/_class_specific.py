@@ -42,6 +42,10 @@ def subset_inclusiveness(class_subsets: dict, overall_subset) -> dict:
         not in the overall subset), ``only_overall`` (the reverse), ``union_covers_overall``
         and ``overall_covers_union`` (bools).
 
+    See Also
+    --------
+    ClassSpecificEnsemble.inclusiveness : The same for a fitted ensemble.
+
     Examples
     --------
     The dissertation's Table 11 (voting, kNN/SFS, run 1):
@@ -121,26 +125,42 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
     Attributes
     ----------
     classes_ : ndarray
+        Class labels.
     class_subsets_ : dict {class label: ndarray of str}
         Feature names of each class-specific subset (``x0, x1, ...`` without names).
     overall_subset_ : ndarray of str
         Feature names of the overall subset.
     class_supports_ : dict {class label: ndarray of bool}
+        Each class-specific subset as a mask.
     overall_support_ : ndarray of bool
+        The overall subset as a mask.
     class_selectors_ : dict {class label: fitted selector}
+        The class-specific searches.
     overall_selector_ : fitted selector
+        The overall search.
     members_ : dict {class label: fitted member}
-        Each has ``predict_codes(X_encoded)`` on all columns (it uses its subset).
-    overall_model_ : fitted classifier on the overall subset
+        Each has ``predict_codes(X_encoded)`` on all columns (it uses its subset); built
+        by the selector's ``evaluator_factory_``.
+    overall_model_ : fitted classifier
+        The classifier on the overall subset.
     member_scores_ : dict {class label: float}
         Leave-one-out class criterion of each member's subset.
     overall_score_ : float
+        Leave-one-out score of the overall subset.
     agreement_rate_ : float
         Fraction of training instances decided by the members (not sent to the overall
         model), from the members' leave-one-out predictions.
     n_features_in_ : int
+        Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
+
+    See Also
+    --------
+    widefs.search.SequentialSelector : The default search of every member.
+    widefs.search.GeneticSelector : The dissertation's genetic search.
+    subset_inclusiveness : Compares the class-specific subsets with the overall one.
+    get_support : The union of all subsets (what the ensemble uses).
 
     Examples
     --------
@@ -269,24 +289,42 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
             mask |= support
         return mask
 
+    def _encoded(self, X):
+        check_is_fitted(self)
+        return encode_transform(self, X, self._encoding)
+
     def _member_codes(self, Xe):
         return np.column_stack([m.predict_codes(Xe) for m in self.members_.values()])
 
     def predict_members(self, X):
-        """Each member's prediction, shape ``(n_samples, n_classes)`` (column c: member of
-        ``classes_[c]``)."""
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        return self.classes_[self._member_codes(Xe)]
+        """Each member's prediction.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples, n_classes)
+            Column c holds the predictions of the member of ``classes_[c]``.
+        """
+        return self.classes_[self._member_codes(self._encoded(X))]
 
     def decided_by_members(self, X):
-        """Whether the members decide each instance (``False``: the overall model does)."""
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        _, decided = _combine(
-            self._member_codes(Xe), np.zeros(Xe.shape[0], dtype=np.int64), self.combiner
-        )
-        return decided
+        """Whether the members decide each instance (``False``: the overall model does).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        decided : ndarray of bool, shape (n_samples,)
+        """
+        codes = self._member_codes(self._encoded(X))
+        return _combine(codes, np.zeros(codes.shape[0], dtype=np.int64), self.combiner)[1]
 
     def predict(self, X):
         """Predict with the members when they decide, else with the overall model.
@@ -294,13 +332,14 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
         """
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
+        Xe = self._encoded(X)
         codes, _ = _combine(
             self._member_codes(Xe), self.overall_model_.predict_codes(Xe), self.combiner
         )
@@ -312,17 +351,23 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
         """
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        return self.classes_[self.overall_model_.predict_codes(Xe)]
+        return self.classes_[self.overall_model_.predict_codes(self._encoded(X))]
 
     def inclusiveness(self) -> dict:
-        """:func:`subset_inclusiveness` of the fitted subsets (feature names)."""
+        """:func:`subset_inclusiveness` of the fitted subsets (feature names).
+
+        Returns
+        -------
+        report : dict
+            See :func:`subset_inclusiveness`.
+        """
         check_is_fitted(self)
         return subset_inclusiveness(
             {c: list(s) for c, s in self.class_subsets_.items()}, list(self.overall_subset_)

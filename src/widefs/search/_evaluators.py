@@ -211,9 +211,101 @@ def _threaded(work, chunks, out):
 
 
 class _Evaluator:
-    """What every leave-one-out evaluator offers beside its move primitives."""
+    """The interface of the leave-one-out evaluators, documented once.
+
+    A search keeps a *state* for its current subset (the kNN distance matrix, the naive
+    Bayes joint log-likelihoods, or the mask itself for cross-validation) and asks for the
+    predictions after every candidate move. A method a subclass implements without a
+    docstring gets the one written here.
+    """
 
     rows: NDArray[np.int64]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name, member in vars(cls).items():
+            shared = getattr(_Evaluator, name, None)
+            if callable(member) and member.__doc__ is None and shared is not None:
+                member.__doc__ = shared.__doc__
+
+    def initial_state(self, mask):
+        """The search state of the subset ``mask``.
+
+        Parameters
+        ----------
+        mask : ndarray of bool, shape (n_features,)
+
+        Returns
+        -------
+        state : ndarray
+            Distances (kNN), joint log-likelihoods of ``rows`` (naive Bayes) or the mask.
+        """
+        raise NotImplementedError
+
+    def apply_move(self, state, f: int, add: bool):
+        """The state after adding (``add=True``) or removing feature ``f``.
+
+        Parameters
+        ----------
+        state : ndarray
+            The current state.
+        f : int
+            Feature index.
+        add : bool
+
+        Returns
+        -------
+        new_state : ndarray
+        """
+        raise NotImplementedError
+
+    def predict_state(self, state) -> NDArray[np.int64]:
+        """Leave-one-out (or cross-validated) predictions of ``rows`` from a state.
+
+        Parameters
+        ----------
+        state : ndarray
+
+        Returns
+        -------
+        pred : ndarray of int, shape (len(rows),)
+            Predicted class codes.
+        """
+        raise NotImplementedError
+
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+        """Predictions of ``rows`` after adding (removing) each candidate feature.
+
+        Parameters
+        ----------
+        state : ndarray
+            The current state.
+        candidates : array-like of int, shape (m,)
+        add : bool
+        n_jobs : int, default=None
+            Threads (kNN) or processes (a scikit-learn classifier); naive Bayes is one
+            vectorized pass. The result does not depend on it.
+
+        Returns
+        -------
+        pred : ndarray of int, shape (m, len(rows))
+        """
+        raise NotImplementedError
+
+    def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
+        """Predictions of ``rows`` for arbitrary subsets.
+
+        Parameters
+        ----------
+        masks : ndarray of bool, shape (m, n_features)
+        n_jobs : int, default=None
+            As for :meth:`predict_moves`.
+
+        Returns
+        -------
+        pred : ndarray of int, shape (m, len(rows))
+        """
+        raise NotImplementedError
 
     def predict_subset(self, mask) -> NDArray[np.int64]:
         """Predictions of ``rows`` with the features of ``mask``.
@@ -311,16 +403,6 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return D
 
     def initial_state(self, mask) -> NDArray[np.float64]:
-        """The state (distance matrix) of the subset ``mask``.
-
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-
-        Returns
-        -------
-        D : ndarray of float64, shape (n_samples, n_samples)
-        """
         return self.distances(np.flatnonzero(mask))
 
     def state_from(self, D_ref, ref_mask, mask) -> NDArray[np.float64]:
@@ -367,23 +449,11 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         diff = x[:, None] - x[None, :]
         return (diff != 0.0).astype(np.float64) if self.nominal[f] else diff * diff
 
-    def apply_move(self, D, f: int, add: bool) -> NDArray[np.float64]:
-        """The state after adding (``add=True``) or removing feature ``f``.
-
-        Parameters
-        ----------
-        D : ndarray of float64, shape (n_samples, n_samples)
-        f : int
-        add : bool
-
-        Returns
-        -------
-        D_new : ndarray of float64, shape (n_samples, n_samples)
-        """
+    def apply_move(self, state, f: int, add: bool) -> NDArray[np.float64]:
         # The same floating-point operations as the kernel, so the accepted state equals
         # the one that was scored.
         sign = 1.0 if add else -1.0
-        return D + sign * self.contribution(f)
+        return state + sign * self.contribution(f)
 
     def predict_state(self, D, n_neighbors: int | None = None) -> NDArray[np.int64]:
         """Leave-one-out predictions of ``rows`` from a state.
@@ -438,27 +508,12 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out[b] = self._vote(np.ascontiguousarray(D), self.rows, True, ks)[0]
         return out
 
-    def predict_moves(self, D, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions after adding (removing) each candidate feature.
-
-        Parameters
-        ----------
-        D : ndarray of float64, shape (n_samples, n_samples)
-            The current state.
-        candidates : array-like of int, shape (m,)
-        add : bool
-        n_jobs : int, default=None
-            Threads; the result does not depend on it.
-
-        Returns
-        -------
-        pred : ndarray of int, shape (m, len(rows))
-        """
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         cands = np.ascontiguousarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         if cands.size == 0:
             return out
-        D = np.ascontiguousarray(D)
+        D = np.ascontiguousarray(state)
         sign = 1.0 if add else -1.0
         k = max(1, self.n_neighbors)
         kernel = _kernels().knn_candidates
@@ -474,18 +529,6 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return _threaded(work, _split(cands.size, n_jobs), out)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions for arbitrary subsets.
-
-        Parameters
-        ----------
-        masks : ndarray of bool, shape (m, n_features)
-        n_jobs : int, default=None
-            Threads; the result does not depend on it.
-
-        Returns
-        -------
-        pred : ndarray of int, shape (m, len(rows))
-        """
         masks = np.asarray(masks, dtype=bool)
         out = np.empty((masks.shape[0], self.rows.size), dtype=np.int64)
         if masks.shape[0] == 0:
@@ -709,84 +752,26 @@ class NaiveBayesLeaveOneOut(_Evaluator):
         self.prior = self.stats.log_prior(leave_out=own)
 
     def initial_state(self, mask) -> NDArray[np.float64]:
-        """Joint log-likelihoods of ``rows`` on the subset ``mask``.
-
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-
-        Returns
-        -------
-        T : ndarray of float64, shape (len(rows), n_classes)
-        """
         cols = np.flatnonzero(mask)
         return self.prior + self.L[:, :, cols].sum(axis=2)
 
-    def apply_move(self, T, f: int, add: bool) -> NDArray[np.float64]:
-        """The state after adding (``add=True``) or removing feature ``f``.
+    def apply_move(self, state, f: int, add: bool) -> NDArray[np.float64]:
+        return state + self.L[:, :, f] if add else state - self.L[:, :, f]
 
-        Parameters
-        ----------
-        T : ndarray of float64, shape (len(rows), n_classes)
-        f : int
-        add : bool
+    def predict_state(self, state) -> NDArray[np.int64]:
+        return _argmax_ties(state, axis=1)
 
-        Returns
-        -------
-        T_new : ndarray of float64, shape (len(rows), n_classes)
-        """
-        return T + self.L[:, :, f] if add else T - self.L[:, :, f]
-
-    def predict_state(self, T) -> NDArray[np.int64]:
-        """Class codes of ``rows`` (near-ties to the lowest code).
-
-        Parameters
-        ----------
-        T : ndarray of float64, shape (len(rows), n_classes)
-
-        Returns
-        -------
-        pred : ndarray of int, shape (len(rows),)
-        """
-        return _argmax_ties(T, axis=1)
-
-    def predict_moves(self, T, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions after adding (removing) each candidate feature.
-
-        Parameters
-        ----------
-        T : ndarray of float64, shape (len(rows), n_classes)
-        candidates : array-like of int, shape (m,)
-        add : bool
-        n_jobs : int, default=None
-            Unused (one vectorized pass).
-
-        Returns
-        -------
-        pred : ndarray of int, shape (m, len(rows))
-        """
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         cands = np.asarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         step = max(1, _BLOCK_ELEMENTS // max(1, self.L.shape[0] * self.L.shape[1]))
         for s in range(0, cands.size, step):
             block = self.L[:, :, cands[s : s + step]]
-            J = T[:, :, None] + block if add else T[:, :, None] - block
+            J = state[:, :, None] + block if add else state[:, :, None] - block
             out[s : s + step] = _argmax_ties(J, axis=1).T
         return out
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions for arbitrary subsets.
-
-        Parameters
-        ----------
-        masks : ndarray of bool, shape (m, n_features)
-        n_jobs : int, default=None
-            Unused (one vectorized pass).
-
-        Returns
-        -------
-        pred : ndarray of int, shape (m, len(rows))
-        """
         masks = np.asarray(masks, dtype=np.float64)
         J = self.prior[None] + np.einsum("rcp,mp->mrc", self.L, masks)
         return _argmax_ties(J, axis=2)
@@ -939,79 +924,21 @@ class CrossValidationEvaluator(_Evaluator):
         return np.asarray(pred, dtype=np.int64)[self.rows]
 
     def initial_state(self, mask):
-        """The state of a subset: its mask.
-
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-
-        Returns
-        -------
-        state : ndarray of bool, shape (n_features,)
-        """
         return np.asarray(mask, dtype=bool).copy()
 
-    def apply_move(self, mask, f: int, add: bool):
-        """The mask with feature ``f`` added or removed.
-
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-        f : int
-        add : bool
-
-        Returns
-        -------
-        state : ndarray of bool, shape (n_features,)
-        """
-        new = mask.copy()
+    def apply_move(self, state, f: int, add: bool):
+        new = state.copy()
         new[f] = add
         return new
 
-    def predict_state(self, mask) -> NDArray[np.int64]:
-        """Cross-validated predictions of ``rows`` on the subset ``mask``.
+    def predict_state(self, state) -> NDArray[np.int64]:
+        return self._predict(state)
 
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-
-        Returns
-        -------
-        pred : ndarray of int, shape (len(rows),)
-        """
-        return self._predict(mask)
-
-    def predict_moves(self, mask, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions after adding (removing) each candidate feature.
-
-        Parameters
-        ----------
-        mask : ndarray of bool, shape (n_features,)
-        candidates : array-like of int, shape (m,)
-        add : bool
-        n_jobs : int, default=None
-            Processes (joblib); the result does not depend on it.
-
-        Returns
-        -------
-        pred : ndarray of int, shape (m, len(rows))
-        """
-        masks = [self.apply_move(mask, int(f), add) for f in candidates]
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+        masks = [self.apply_move(state, int(f), add) for f in candidates]
         return self.predict_masks(masks, n_jobs=n_jobs)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions for arbitrary subsets.
-
-        Parameters
-        ----------
-        masks : sequence of ndarray of bool, each of shape (n_features,)
-        n_jobs : int, default=None
-            Processes (joblib); the result does not depend on it.
-
-        Returns
-        -------
-        pred : ndarray of int, shape (len(masks), len(rows))
-        """
         from joblib import Parallel, delayed
 
         masks = list(masks)
