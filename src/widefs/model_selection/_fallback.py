@@ -107,7 +107,8 @@ class PriorFallbackClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         y_pred : ndarray of shape (n_samples,)
             Predicted labels.
         """
-        return self.estimator_.predict(self._X(X))
+        X = self._X(X)  # checks that the model is fitted
+        return self.estimator_.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities (the training class frequencies when there was no feature).
@@ -122,4 +123,5 @@ class PriorFallbackClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         proba : ndarray of shape (n_samples, n_classes)
             Probabilities in the order of ``classes_``.
         """
-        return self.estimator_.predict_proba(self._X(X))
+        X = self._X(X)
+        return self.estimator_.predict_proba(X)
