@@ -210,6 +210,36 @@ def _threaded(work, chunks, out):
     return out
 
 
+def _inherit_docs(cls, interface) -> None:
+    """Give the methods of ``cls`` that have no docstring the one of ``interface``."""
+    for name, member in vars(cls).items():
+        shared = getattr(interface, name, None)
+        if callable(member) and member.__doc__ is None and shared is not None:
+            member.__doc__ = shared.__doc__
+
+
+class _SubsetModel:
+    """The interface of a classifier fitted on a feature subset, documented once."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _inherit_docs(cls, _SubsetModel)
+
+    def predict_codes(self, X) -> NDArray[np.int64]:
+        """Class codes for the rows of ``X`` (all columns; the model reads its subset).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_queries, n_features)
+            Encoded like the training data.
+
+        Returns
+        -------
+        codes : ndarray of int, shape (n_queries,)
+        """
+        raise NotImplementedError
+
+
 class _Evaluator:
     """The interface of the leave-one-out evaluators, documented once.
 
@@ -223,10 +253,7 @@ class _Evaluator:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for name, member in vars(cls).items():
-            shared = getattr(_Evaluator, name, None)
-            if callable(member) and member.__doc__ is None and shared is not None:
-                member.__doc__ = shared.__doc__
+        _inherit_docs(cls, _Evaluator)
 
     def initial_state(self, mask):
         """The search state of the subset ``mask``.
@@ -563,7 +590,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return grid[best], dict(zip(grid, scores.tolist()))
 
 
-class KNNModel(_KNNData):
+class KNNModel(_KNNData, _SubsetModel):
     """kNN classifier on a feature subset with the evaluator's distance and tie rules.
 
     Parameters
@@ -596,17 +623,6 @@ class KNNModel(_KNNData):
         self.cols = np.ascontiguousarray(cols, dtype=np.int64)
 
     def predict_codes(self, X) -> NDArray[np.int64]:
-        """Class codes for the rows of ``X``.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n_queries, n_features)
-            Encoded like the training data.
-
-        Returns
-        -------
-        codes : ndarray of int, shape (n_queries,)
-        """
         QT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
         nq = QT.shape[1]
         D = np.empty((nq, self.n_samples), dtype=np.float64)
@@ -777,7 +793,7 @@ class NaiveBayesLeaveOneOut(_Evaluator):
         return _argmax_ties(J, axis=2)
 
 
-class NaiveBayesModel:
+class NaiveBayesModel(_SubsetModel):
     """Naive Bayes on a feature subset, fitted on all training rows (no leave-out).
 
     Parameters
@@ -813,24 +829,13 @@ class NaiveBayesModel:
         self.stats = _NaiveBayesStats(X, y, n_classes, nominal, n_categories, var_smoothing, alpha)
 
     def predict_codes(self, X) -> NDArray[np.int64]:
-        """Class codes for the rows of ``X``.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n_queries, n_features)
-            Encoded like the training data.
-
-        Returns
-        -------
-        codes : ndarray of int, shape (n_queries,)
-        """
         X = np.asarray(X, dtype=np.float64)
         L = self.stats.loglik(X)
         J = self.stats.log_prior(nq=X.shape[0]) + L[:, :, self.cols].sum(axis=2)
         return _argmax_ties(J, axis=1)
 
 
-class SubsetClassifier:
+class SubsetClassifier(_SubsetModel):
     """A fitted scikit-learn classifier applied to a column subset, predicting class codes.
 
     Parameters
@@ -857,16 +862,6 @@ class SubsetClassifier:
         self.cols = np.asarray(cols, dtype=np.int64)
 
     def predict_codes(self, X) -> NDArray[np.int64]:
-        """Class codes for the rows of ``X``.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n_queries, n_features)
-
-        Returns
-        -------
-        codes : ndarray of int, shape (n_queries,)
-        """
         return np.asarray(self.estimator.predict(X[:, self.cols]), dtype=np.int64)
 
 
