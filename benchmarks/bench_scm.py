@@ -7,16 +7,22 @@ fit's own memory, and a fresh process does import + load + one fit to give the p
 learn the same rules and records times and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its own venv, which
 this script creates when missing (``--venv``; needs PyPI access and a C++ compiler).
 
+``--jit`` measures instead the numba start-up of the three Set Covering Machines: the CPU
+time of fitting each once on colon in a fresh process with an empty numba cache (kernels
+compile) and again with the cache filled (kernels load).
+
 Usage::
 
     nice python benchmarks/bench_scm.py                   # 72x7129, 200x20000, 1000x100000
     python benchmarks/bench_scm.py --sizes 72x7129 --no-write
+    python benchmarks/bench_scm.py --jit
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -111,6 +117,27 @@ def stack_baseline(python: str) -> tuple[float, bool]:
     return float(mb), pandas == "True"
 
 
+def jit_startup(runs: int = 2) -> str:
+    """Cold (empty numba cache) and warm CPU seconds of fitting each SCM once on colon."""
+    rows = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="bench_scm_numba_") as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            cmd = [sys.executable, str(WORKER), "--lib", "widefs", "--mode", "jit"]
+            for state in ("cold", "warm"):
+                res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+                rows.append((state, json.loads(res.stdout.strip().splitlines()[-1])))
+    names = list(rows[0][1])
+    lines = [
+        "| numba cache | " + " | ".join(f"{n} CPU s" for n in names) + " | total CPU s |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
+    for state, cpu in rows:
+        cells = " | ".join(f"{cpu[n]:.2f}" for n in names)
+        lines.append(f"| {state} | {cells} | {sum(cpu.values()):.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="72x7129,200x20000,1000x100000")
@@ -122,10 +149,18 @@ def main(argv=None) -> int:
         default=7,
         help="timed fits per side (median; 3 max above 5e7 entries)",
     )
-    ap.add_argument("--venv", default="/work/venvs/pyscm", help="venv holding pyscm-ml")
+    ap.add_argument(
+        "--venv",
+        default=str(Path.home() / ".cache" / "widefs-bench" / "pyscm-venv"),
+        help="venv holding pyscm-ml (created when missing)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-write", action="store_true", help="print only; keep the results page")
+    ap.add_argument("--jit", action="store_true", help="measure numba start-up only (see above)")
     args = ap.parse_args(argv)
+    if args.jit:
+        print(jit_startup())
+        return 0
     pyscm_python = ensure_pyscm_venv(Path(args.venv))
     ps = [float(v) for v in args.p.split(",")]
     rows, all_same = [], True
@@ -242,8 +277,8 @@ def main(argv=None) -> int:
         "may put several stumps on one feature, so widefs runs with `feature_reuse=True` here "
         "(its default is the paper's one stump per attribute). pyscm argsorts X (int64), then "
         "copies X and the argsort at every step and scans them in C++. widefs "
-        "(`widefs.scm._covering`, numpy only, no JIT) sorts each block of columns once into "
-        "a packed position-major array (row index plus run-start and run-end flags: 1 byte "
+        "(`widefs.scm._covering`, numpy only, no JIT) sorts each block of columns once "
+        "(`widefs.stumps.packed_presort`) into a packed position-major array (row index plus run-start and run-end flags: 1 byte "
         "per entry for m <= 64, 2 up to 16384) with one integer sort of order-preserving keys; "
         "a step is a few vectorized passes per block (gather class codes, row-wise cumulative "
         "sums giving 2 (q + r (|N| + 1)) + [a cut follows], one look-up in a precomputed "

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import RunLayout, SortedFeatures, run_layout, threshold_class_counts_many
+from widefs.stumps import RunLayout, SortedFeatures, run_layout
+from widefs.stumps._scan import threshold_class_counts_many
 
 
 @dataclass

@@ -4,12 +4,8 @@ import numpy as np
 import pytest
 
 from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import (
-    SortedFeatures,
-    run_layout,
-    threshold_class_counts,
-    threshold_class_counts_many,
-)
+from widefs.stumps import SortedFeatures, run_layout
+from widefs.stumps._scan import threshold_class_counts, threshold_class_counts_many
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -15,7 +15,7 @@ from widefs.scm import (
     pac_bayes_bound,
     sample_compression_bound,
 )
-from widefs.scm._greedy_kernels import dyadic_bits_nb as _dyadic_bits_nb
+from widefs.scm._occam_kernels import dyadic_bits_nb as _dyadic_bits_nb
 
 mp.mp.dps = 50
 

@@ -1,27 +1,16 @@
-"""The numpy sample-compression greedy (widefs.scm._covering) against the literal greedy.
+"""The sample-compression greedy engine (widefs.scm._covering) against the literal greedy.
 
-Every internal shortcut (packed presort, rank tables, pruning by upper bounds, lazy
-compaction, feature blocks, worker threads) must leave the learned stumps unchanged, ties
-included: each test runs the engine with the shortcut pushed to an extreme and compares
-with the plain-Python reference of tests/scm/test_greedy.py.
+Every internal shortcut (packed presort, rank tables or direct utilities, pruning by upper
+bounds, lazy compaction, feature blocks, worker threads) must leave the learned stumps
+unchanged, ties included: each test runs the engine with the shortcut pushed to an extreme
+and compares with the plain-Python reference of tests/scm/conftest.py.
 """
-
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from widefs.scm import _covering as cov
-from widefs.scm._greedy import hard_greedy
-
-# The literal greedy and the tie-heavy data of test_greedy.py (test modules are not a package).
-_spec = importlib.util.spec_from_file_location(
-    "_scm_greedy_ref", Path(__file__).with_name("test_greedy.py")
-)
-_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ref)
-_data, ref_hard_greedy = _ref._data, _ref.ref_hard_greedy
+from widefs.scm import _parallel
 
 
 def _key(stumps):
@@ -30,7 +19,7 @@ def _key(stumps):
 
 def _full(stumps):
     return [
-        (s.feature, s.direction, s.threshold, s.a, s.b, s.covered_negatives, s.covered_positives)
+        (s.feature, s.direction, s.threshold, s.covered_negatives, s.covered_positives)
         for s in stumps
     ]
 
@@ -41,76 +30,87 @@ SETTINGS = {
     "always compact": {"COMPACT_BELOW": 1.01},
     "never compact": {"COMPACT_BELOW": 0.0},
     "probe of one": {"PROBE": 1},  # pruning decides almost every feature
-    "threads": {"MAX_THREADS": 3, "THREADS_MIN_ENTRIES": 0, "block_entries": 90},
+    "threads": {"_parallel": {"MAX_THREADS": 3, "THREADS_MIN_ENTRIES": 0}, "block_entries": 90},
+    "no rank table": {"MAX_TABLE_ENTRIES": 0},  # utilities computed directly
 }
 
 
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize(("p", "reuse"), [(0.5, False), (1.0, True), (3.0, False)])
-def test_engine_matches_literal_greedy(monkeypatch, setting, seed, p, reuse):
+def test_engine_matches_literal_greedy(
+    literal_greedy, tie_data, monkeypatch, setting, seed, p, reuse
+):
     opts = dict(SETTINGS[setting])
     block_entries = opts.pop("block_entries", None)
+    for name, value in opts.pop("_parallel", {}).items():
+        monkeypatch.setattr(_parallel, name, value)
     for name, value in opts.items():
         monkeypatch.setattr(cov, name, value)
-    X, y = _data(seed, m=40, n=9)
+    X, y = tie_data(seed, m=40, n=9)
+    y = y ^ (np.arange(40) % 3 == 0)  # about as many negatives as positives: several steps
     got = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse, block_entries=block_entries)
-    ref = ref_hard_greedy(X, y, utility="sc", p=p, max_rules=8, reuse=reuse)
+    ref = literal_greedy(X, y, utility="sc", p=p, max_rules=8, reuse=reuse)
     assert _key(got) == [r[:3] for r in ref]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 4, 5])
 @pytest.mark.parametrize("p", [0.7, 1.0, 2.5])  # 0.7: utilities are inexact floats
-def test_numpy_and_numba_engines_agree(seed, p):
+def test_rank_table_and_direct_utilities_agree(monkeypatch, seed, p):
     rng = np.random.default_rng(seed)
     X = np.round(rng.normal(size=(70, 300)) * 4)  # many ties
     y = (X[:, 3] + rng.normal(size=70) > 0) ^ (rng.random(70) < 0.2)
-    a = hard_greedy(X, y, utility="sc", p=p, max_rules=10, feature_reuse=True, engine="numpy")
-    b = hard_greedy(X, y, utility="sc", p=p, max_rules=10, feature_reuse=True, engine="numba")
-    assert len(a) >= 3
-    assert _full(a) == _full(b)
-
-
-@pytest.mark.parametrize("end_flags", [False, True])
-def test_packed_presort_orders_every_column(end_flags):
-    rng = np.random.default_rng(5)
-    m = 37
-    X = np.column_stack(
-        [
-            rng.normal(size=m),  # continuous
-            rng.integers(-3, 4, size=m).astype(float),  # heavy ties, negatives
-            # distinct values differing only in the lowest mantissa bits: the row index
-            # overwrites those bits of the keys, so the exact re-sort must kick in
-            1.0 + rng.permutation(m) * np.finfo(float).eps,
-            -1.0 - rng.permutation(m) * np.finfo(float).eps,
-            np.where(rng.random(m) < 0.5, 0.0, -0.0),  # signed zeros are one value
-            np.full(m, 7.0),
-        ]
-    )
-    bits = (m - 1).bit_length()
-    P = cov._sort_block(X, bits, np.uint8, end_flags=end_flags)
-    rows = (P & (2**bits - 1)).astype(int)
-    for j in range(X.shape[1]):
-        v = X[rows[:, j], j]
-        assert sorted(rows[:, j]) == list(range(m))
-        assert np.all(v[1:] >= v[:-1]), j
-        np.testing.assert_array_equal((P[1:, j] & 2**bits) != 0, v[1:] != v[:-1])
-        assert not P[0, j] & 2**bits
-        ends = (P[:, j] & 2 ** (bits + 1)) != 0
-        np.testing.assert_array_equal(ends[:-1], (v[1:] != v[:-1]) & end_flags)
-        assert not ends[-1]
+    table = cov.sc_greedy(X, y, p=p, max_rules=10, feature_reuse=True)
+    monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    direct = cov.sc_greedy(X, y, p=p, max_rules=10, feature_reuse=True)
+    assert len(table) >= 3
+    assert _full(table) == _full(direct)
 
 
 def test_rank_table_orders_utility_then_tiebreak():
     n_neg, n_pos, p = 6, 5, 1.5
-    rank, utility = cov._rank_table(n_neg, n_pos, p)
+    rank, utility, tie = cov._rank_table(n_neg, n_pos, p)
     pairs = [(q, r) for r in range(n_pos + 1) for q in range(n_neg + 1)]
     for i, (q1, r1) in enumerate(pairs):
         for j, (q2, r2) in enumerate(pairs):
             key1, key2 = (q1 - p * r1, q1 - r1), (q2 - p * r2, q2 - r2)
             assert (rank[i] > rank[j]) == (key1 > key2)
             assert (rank[i] == rank[j]) == (key1 == key2)
-        assert utility[rank[i]] == q1 - p * r1
+        assert (utility[rank[i]], tie[rank[i]]) == (q1 - p * r1, q1 - r1)
+
+
+@pytest.mark.parametrize("end_flags", [False, True])
+@pytest.mark.parametrize("table", [False, True])
+def test_cut_keys_are_the_counts_of_every_cut(end_flags, table, monkeypatch):
+    # Utility and tie-break of both parts of every cut, against direct counts; -inf where
+    # tied values leave no cut or a part holds no active example.
+    if not table:
+        monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    rng = np.random.default_rng(7)
+    m, p = 25, 1.5
+    X = rng.integers(0, 5, size=(m, 6)).astype(float)
+    y = rng.random(m) < 0.5
+    active = rng.random(m) < 0.7
+    bits = (m - 1).bit_length()
+    P = cov.packed_presort(X, bits=bits, end_flags=end_flags)
+    state = cov._State(bits, m, y, p, end_flags)
+    state.update(active, y)
+    keys = np.stack(state.cut_keys(P), axis=-1)  # (m - 1, F, 4)
+    best_u, best_t = state.best_keys(P)
+    for j in range(X.shape[1]):
+        rows = (P[:, j] & (2**bits - 1)).astype(int)
+        candidates = []
+        for pos in range(m - 1):
+            left = np.isin(np.arange(m), rows[: pos + 1])
+            q, r = np.sum(left & active & ~y), np.sum(left & active & y)
+            q1, r1 = np.sum(~left & active & ~y), np.sum(~left & active & y)
+            if X[rows[pos], j] != X[rows[pos + 1], j] and q + r > 0 and q1 + r1 > 0:
+                expected = (q - p * r, q - r, q1 - p * r1, q1 - r1)
+                candidates += [expected[:2], expected[2:]]
+            else:
+                expected = (-np.inf,) * 4
+            assert tuple(keys[pos, j]) == expected
+        assert (best_u[j], best_t[j]) == max(candidates, default=(-np.inf, -np.inf))
 
 
 @pytest.mark.parametrize("end_flags", [False, True])
@@ -120,10 +120,8 @@ def test_compaction_keeps_order_and_merges_run_flags(end_flags):
     X = rng.integers(0, 6, size=(m, 8)).astype(float)
     y = rng.random(m) < 0.5
     bits = (m - 1).bit_length()
-    P = cov._sort_block(X, bits, np.uint8, end_flags=end_flags)
-    n_neg = int((~y).sum())
-    rank = cov._rank_table(n_neg, int(y.sum()), 1.0)[0]
-    state = cov._State(bits, m, n_neg + 1, rank, end_flags)
+    P = cov.packed_presort(X, bits=bits, dtype=np.uint8, end_flags=end_flags)
+    state = cov._State(bits, m, y, 1.0, end_flags)
     active = rng.random(m) < 0.4
     state.update(active, y)
     C = state.compact(P.copy(), int(active.sum()))
@@ -138,9 +136,10 @@ def test_compaction_keeps_order_and_merges_run_flags(end_flags):
         assert not ends[-1]
 
 
-def test_both_packed_formats_scan_alike(monkeypatch):
+def test_both_packed_formats_scan_alike(tie_data, monkeypatch):
     monkeypatch.setattr(cov, "COMPACT_BELOW", 0.9)  # compaction in both formats too
-    X, y = _data(3, m=40, n=12)
+    X, y = tie_data(3, m=40, n=12)
+    y = y ^ (np.arange(40) % 3 == 0)
     for p in (0.5, 2.0):
         for reuse in (False, True):
             mem = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse)
@@ -149,15 +148,13 @@ def test_both_packed_formats_scan_alike(monkeypatch):
             assert _full(mem) == _full(lazy)
 
 
-def test_large_tables_fall_back_to_the_numba_scan(monkeypatch):
-    monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 10)
-    X, y = _data(1)
-    assert not cov.sc_greedy_supported(y)
-    got = hard_greedy(X, y, utility="sc", p=1.0, max_rules=5)
-    assert _key(got) == [r[:3] for r in ref_hard_greedy(X, y, utility="sc", p=1.0, max_rules=5)]
-
-
-def test_engine_argument_is_checked():
-    X, y = _data(0)
-    with pytest.raises(ValueError, match="engine must be"):
-        hard_greedy(X, y, utility="sc", p=1.0, max_rules=2, engine="fast")
+def test_stops_when_the_best_utility_is_not_positive():
+    # Issue example: with p = 10 every stump removes one negative for one positive
+    # (utility -9) or only positives: no stump is added, the empty conjunction predicts 1.
+    X, y = np.array([[1.0], [2.0], [3.0]]), np.array([True, False, True])
+    assert cov.sc_greedy(X, y, p=10.0, max_rules=1, feature_reuse=True) == []
+    # With p = 1 the best utility is 0 (one negative for one positive): still nothing.
+    assert cov.sc_greedy(X, y, p=1.0, max_rules=3, feature_reuse=True) == []
+    # With p < 1 that stump has a positive utility and is added.
+    got = cov.sc_greedy(X, y, p=0.5, max_rules=3, feature_reuse=True)
+    assert _key(got) == [(0, -1, 1.0)]  # x <= 1 fires: removes 2 (negative) and 3

@@ -16,9 +16,6 @@ from widefs.scm import (
     SampleCompressionSCM,
     describe_model,
     from_json,
-    occam_bound,
-    pac_bayes_bound,
-    sample_compression_bound,
 )
 
 
@@ -57,22 +54,22 @@ def test_fitted_attributes_and_bound_path(est):
     assert est.risk_bound_ >= empirical
 
 
-def test_risk_bound_is_the_theorem_on_the_training_set():
+@pytest.mark.parametrize("reuse", [False, True])
+@pytest.mark.parametrize("est", _all(select="none"), ids=lambda e: type(e).__name__)
+def test_get_support_is_the_features_the_rules_read(est, reuse):
     X, y = _data(1)
-    m, n = X.shape
-    sc = SampleCompressionSCM(select="none").fit(X, y)
-    errs = np.sum(sc.predict(X) != y)
-    inside = np.sum(sc.predict(X)[sc.compression_set_] != y[sc.compression_set_])
-    assert sc.risk_bound_ == sample_compression_bound(int(errs - inside), m, n, len(sc.rules_))
-    oc = OccamSCM(feature_range=(-6, 6), select="none").fit(X, y)
-    errs = int(np.sum(oc.predict(X) != y))
-    assert oc.risk_bound_ == occam_bound(errs, m, n, [r.bits for r in oc.rules_])
-    pb = PACBayesSCM(feature_range=(-6, 6), select="none").fit(X, y)
-    p1 = pb.predict_proba(X)[:, 1]
-    gibbs = np.mean(np.where(y == "tumor", 1 - p1, p1))
-    ratios = [(r.interval[1] - r.interval[0]) / 12 for r in pb.rules_]
-    assert pb.gibbs_risk_ == pytest.approx(gibbs, rel=1e-12)
-    assert pb.risk_bound_ == pytest.approx(pac_bayes_bound(gibbs, m, n, ratios), rel=1e-10)
+    X = np.column_stack([X, X[:, 3] + 0.01])  # a near copy: reuse or not, a few features
+    est = clone(est).set_params(feature_reuse=reuse).fit(X, y)
+    mask = est.get_support()
+    assert mask.dtype == bool and mask.shape == (X.shape[1],)
+    used = sorted({r.feature for r in est.rules_})
+    assert np.flatnonzero(mask).tolist() == used and len(used) >= 2
+    assert est.get_support(indices=True).tolist() == used
+    # the rules read only those columns: scrambling every other column changes nothing
+    X_other = X.copy()
+    X_other[:, ~mask] = np.random.default_rng(0).normal(size=(X.shape[0], (~mask).sum())) * 9
+    assert (est.predict(X_other) == est.predict(X)).all()
+    assert (from_json(est.to_json()).get_support() == mask).all()
 
 
 @pytest.mark.parametrize("est", _all(select="none"), ids=lambda e: type(e).__name__)

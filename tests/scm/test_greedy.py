@@ -1,104 +1,65 @@
 """Greedy learners against plain-Python references of Section VI (Shah et al. 2010)."""
 
-import itertools
 import math
 
 import numpy as np
 import pytest
 
-from widefs.scm import _greedy as greedy_mod
+from widefs.scm import _occam as occam_mod
 from widefs.scm import _pac_bayes as pb_mod
-from widefs.scm import dyadic_bits
-from widefs.scm._greedy import hard_greedy
+from widefs.scm import _parallel
+from widefs.scm._covering import sc_greedy
+from widefs.scm._occam import occam_greedy
 from widefs.scm._pac_bayes import soft_greedy
-
-
-def ref_hard_greedy(
-    X, y_pos, *, utility, p, max_rules, eta=0.0, lo=None, hi=None, positives="all", reuse=False
-):
-    """Literal greedy: every feature, every cut between distinct remaining values, both sides."""
-    m, n = X.shape
-    active = np.ones(m, bool)
-    out = []
-    while len(out) < max_rules:
-        n_rem = float((active & ~y_pos).sum())
-        if n_rem == 0:
-            break
-        p_norm = float(y_pos.sum()) if positives == "all" else float((active & y_pos).sum())
-        p_norm = max(p_norm, 1.0)
-        best = None
-        used = set() if reuse else {o[0] for o in out}  # one stump per attribute
-        for f in range(n):
-            if f in used:
-                continue
-            vals = np.unique(X[active, f])
-            for a, b in itertools.pairwise(vals):
-                for side in (0, 1):
-                    cov = active & ((X[:, f] <= a) if side == 0 else (X[:, f] > a))
-                    q = float((cov & ~y_pos).sum())
-                    r = float((cov & y_pos).sum())
-                    if utility == "sc":
-                        u, bits, t = q - p * r, 0, a
-                    else:
-                        bits, t = dyadic_bits(a, b, lo[f], hi[f])
-                        u = q / n_rem - p * r / p_norm - eta * bits
-                    # utility desc, (q - r) desc, feature asc, threshold asc, side asc
-                    key = (-u, -(q - r), f, a, side)
-                    if best is None or key < best[0]:
-                        best = (key, f, side, t, bits, cov, q)
-        if best is None or best[6] == 0:
-            break
-        _, f, side, t, bits, cov, _ = best
-        out.append((f, 1 if side == 0 else -1, t, bits))
-        active &= ~cov
-    return out
-
-
-def _data(seed, m=30, n=8, levels=5):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, levels, size=(m, n)).astype(float) * 1.3 - 2.0  # heavy ties
-    y = (X[:, 0] + X[:, 1] + rng.normal(size=m) > -1.5) ^ (rng.random(m) < 0.15)
-    return X, y
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("p", [0.5, 1.0, 3.0])
-def test_sample_compression_greedy_matches_reference(seed, p):
-    X, y = _data(seed)
-    got = hard_greedy(X, y, utility="sc", p=p, max_rules=6)
-    ref = ref_hard_greedy(X, y, utility="sc", p=p, max_rules=6)
+def test_sample_compression_greedy_matches_reference(literal_greedy, tie_data, seed, p):
+    X, y = tie_data(seed)
+    got = sc_greedy(X, y, p=p, max_rules=6)
+    ref = literal_greedy(X, y, utility="sc", p=p, max_rules=6)
     assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_feature_reuse_greedy_matches_reference(seed):
-    X, y = _data(seed, n=3)  # few features: reuse happens
-    got = hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, feature_reuse=True)
-    ref = ref_hard_greedy(X, y, utility="sc", p=2.0, max_rules=8, reuse=True)
+@pytest.mark.parametrize("reuse", [False, True])
+def test_feature_reuse_greedy_matches_reference(literal_greedy, tie_data, seed, reuse):
+    X, _ = tie_data(seed, n=3, levels=7)
+    # Positives in the middle of feature 0: the conjunction of x0 > a and x0 <= b.
+    y = (np.abs(X[:, 0] - 1.9) < 2.0) ^ (np.random.default_rng(seed).random(30) < 0.1)
+    got = sc_greedy(X, y, p=2.0, max_rules=8, feature_reuse=reuse)
+    ref = literal_greedy(X, y, utility="sc", p=2.0, max_rules=8, reuse=reuse)
     assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
-    if seed in (0, 2):  # these draws do put two stumps on one feature
-        assert len({s.feature for s in got}) < len(got)
+    features = [s.feature for s in got]
+    assert len(set(features)) < len(features) if reuse else len(set(features)) == len(features)
 
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize(("eta", "positives"), [(0.0, "all"), (0.02, "all"), (0.05, "remaining")])
-def test_occam_greedy_matches_reference(seed, eta, positives):
-    X, y = _data(seed, levels=9)
+def test_occam_greedy_matches_reference(literal_greedy, tie_data, seed, eta, positives):
+    X, y = tie_data(seed, levels=9)
     lo, hi = X.min(axis=0) - 0.7, X.max(axis=0) + 2.1
-    kw = {"utility": "occam", "p": 1.5, "max_rules": 5, "eta": eta, "positives": positives}
-    got = hard_greedy(X, y, feature_range=(lo, hi), **kw)
-    ref = ref_hard_greedy(X, y, lo=lo, hi=hi, **kw)
+    kw = {"p": 1.5, "max_rules": 5, "eta": eta, "positives": positives}
+    got = occam_greedy(X, y, lo, hi, **kw)
+    ref = literal_greedy(X, y, utility="occam", lo=lo, hi=hi, **kw)
     assert [(s.feature, s.direction, s.threshold, s.bits) for s in got] == ref
 
 
-def test_lazy_compaction_does_not_change_the_model(monkeypatch):
-    X, y = _data(7, m=60, n=20)
-    eager = hard_greedy(X, y, utility="sc", p=1.0, max_rules=8)
-    monkeypatch.setattr(greedy_mod, "_COMPACT_BELOW", 0.0)  # never compact
-    lazy = hard_greedy(X, y, utility="sc", p=1.0, max_rules=8)
-    assert [(s.feature, s.direction, s.threshold) for s in eager] == [
-        (s.feature, s.direction, s.threshold) for s in lazy
-    ]
+@pytest.mark.parametrize("compact_below", [0.0, 1.01])  # never, always
+@pytest.mark.parametrize("seed", range(2))
+def test_occam_compaction_does_not_change_the_model(
+    literal_greedy, monkeypatch, compact_below, seed
+):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 9, size=(60, 20)).astype(float) * 1.3 - 2.0
+    y = X[:, 0] + X[:, 1] + 2 * rng.normal(size=60) > 3.5
+    lo, hi = X.min(axis=0) - 1.0, X.max(axis=0) + 1.0
+    ref = literal_greedy(X, y, utility="occam", p=6.0, eta=0.01, lo=lo, hi=hi, max_rules=8)
+    monkeypatch.setattr(occam_mod, "_COMPACT_BELOW", compact_below)
+    got = occam_greedy(X, y, lo, hi, p=6.0, eta=0.01, max_rules=8)
+    assert len(ref) >= 6  # most examples are removed: compaction happens
+    assert [(s.feature, s.direction, s.threshold, s.bits) for s in got] == ref
 
 
 def sigma(x, d, a, b):
@@ -156,7 +117,7 @@ def test_soft_greedy_matches_direct_sums(seed, p, eta):
     assert len(got) == len(ref)
     for s, (f, d, a, b, _) in zip(got, ref):
         assert (s.feature, s.direction) == (f, d)
-        assert s.a == pytest.approx(a, rel=1e-12) and s.b == pytest.approx(b, rel=1e-12)
+        assert s.interval == pytest.approx((a, b), rel=1e-12)
 
 
 def test_soft_greedy_lazy_compaction_invariant(monkeypatch):
@@ -167,8 +128,8 @@ def test_soft_greedy_lazy_compaction_invariant(monkeypatch):
     eager = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=5)
     monkeypatch.setattr(pb_mod, "_COMPACT_BELOW", 0.0)
     lazy = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=5)
-    assert [(s.feature, s.direction, s.a, s.b) for s in eager] == [
-        (s.feature, s.direction, s.a, s.b) for s in lazy
+    assert [(s.feature, s.direction, s.interval) for s in eager] == [
+        (s.feature, s.direction, s.interval) for s in lazy
     ]
 
 
@@ -180,6 +141,27 @@ def test_fixed_margin_intervals_have_the_fixed_width():
     stumps = soft_greedy(X, y, lo, hi, p=1.0, eta=0.0, max_rules=3, margin=0.05)
     assert stumps[0].feature == 2
     for s in stumps:
+        a, b = s.interval
         # width 2 * 0.05 * 10 unless clipped at the range ends; t in the middle
-        assert s.b - s.a == pytest.approx(1.0) or s.a == 0.0 or s.b == 10.0
-        assert s.a <= s.threshold <= s.b
+        assert b - a == pytest.approx(1.0) or a == 0.0 or b == 10.0
+        assert a <= s.threshold <= b
+
+
+def test_threads_over_feature_blocks_change_nothing(literal_greedy, monkeypatch):
+    # Worker threads scan one block of features each; a later block wins only when
+    # strictly better, so ties still go to the lowest feature index.
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 9, size=(50, 31)).astype(float)
+    X[:, 20:] = X[:, :11]  # copies in a later block: ties across blocks
+    y = X[:, 0] + X[:, 1] + 2 * rng.normal(size=50) > 7.5
+    lo, hi = np.full(31, -1.0), np.full(31, 10.0)
+    serial_occam = occam_greedy(X, y, lo, hi, p=3.0, eta=0.01, max_rules=6)
+    serial_pb = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=3)
+    monkeypatch.setattr(_parallel, "THREADS_MIN_ENTRIES", 0)
+    monkeypatch.setattr(_parallel, "n_threads", lambda n_blocks: min(3, n_blocks))
+    threaded_occam = occam_greedy(X, y, lo, hi, p=3.0, eta=0.01, max_rules=6)
+    threaded_pb = soft_greedy(X, y, lo, hi, p=1.0, eta=0.01, max_rules=3)
+    ref = literal_greedy(X, y, utility="occam", p=3.0, eta=0.01, lo=lo, hi=hi, max_rules=6)
+    assert len(ref) >= 3 and all(f < 20 for f, *_ in ref)
+    assert [(s.feature, s.direction, s.threshold, s.bits) for s in threaded_occam] == ref
+    assert serial_occam == threaded_occam and serial_pb == threaded_pb

@@ -54,8 +54,8 @@ def memmap(tmp_path, wide):
 def test_memmap_in_small_blocks(monkeypatch, wide, reference, memmap, name):
     X, y = wide
     # Force many blocks: a few dozen columns per loaded block.
-    monkeypatch.setattr(cov, "BLOCK_ENTRIES", 40 * 37)
-    for mod in ("widefs.scm._greedy", "widefs.scm._pac_bayes", "widefs.scm._base"):
+    monkeypatch.setattr(cov, "LAZY_BLOCK_ENTRIES", 40 * 37)
+    for mod in ("widefs.scm._presorted", "widefs.scm._base"):
         monkeypatch.setattr(f"{mod}.block_width", lambda n, **kw: 53)
     model = MODELS[name]().fit(memmap, y)
     assert_same(model, reference[name], X)
@@ -63,10 +63,10 @@ def test_memmap_in_small_blocks(monkeypatch, wide, reference, memmap, name):
     np.testing.assert_array_equal(model.predict(memmap), reference[name].predict(X))
 
 
-def test_sample_compression_large_table_path_reads_blocks(monkeypatch, wide, reference, memmap):
-    # Too many examples for the rank table: the numba scan runs block by block.
+def test_sample_compression_without_rank_table_reads_blocks(monkeypatch, wide, reference, memmap):
+    # Too many examples for the rank table: utilities computed directly, block by block.
     monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 1)
-    monkeypatch.setattr("widefs.scm._greedy.block_width", lambda n, **kw: 64)
+    monkeypatch.setattr(cov, "LAZY_BLOCK_ENTRIES", 40 * 37)
     X, y = wide
     assert_same(MODELS["sc"]().fit(memmap, y), reference["sc"], X)
 

@@ -8,12 +8,12 @@ Learners (binary scikit-learn classifiers):
 - :class:`PACBayesSCM` — soft greedy over margin intervals, Gibbs and Bayes classifiers,
   PAC-Bayes bound (Theorem 5).
 
+Each fitted model has ``rules_`` (:class:`StumpRule`), ``risk_bound_`` and ``get_support()``.
 Bounds as pure functions: :func:`occam_bound`, :func:`sample_compression_bound`,
-:func:`pac_bayes_bound`. Persistence: ``model.to_json()`` / :func:`from_json`. A readable
-summary for reports: :func:`describe_model`.
+:func:`pac_bayes_bound`. Persistence: ``model.to_json()`` / :func:`from_json` (validated
+field by field). A readable summary for reports: :func:`describe_model`.
 """
 
-from widefs.scm._base import StumpRule
 from widefs.scm._bounds import (
     dyadic_bits,
     dyadic_threshold,
@@ -22,9 +22,12 @@ from widefs.scm._bounds import (
     pac_bayes_bound,
     sample_compression_bound,
 )
-from widefs.scm._greedy import OccamSCM, SampleCompressionSCM
+from widefs.scm._describe import describe_model
+from widefs.scm._occam import OccamSCM
 from widefs.scm._pac_bayes import PACBayesSCM
-from widefs.scm._serialize import describe_model, from_json
+from widefs.scm._rules import StumpRule
+from widefs.scm._sample_compression import SampleCompressionSCM
+from widefs.scm._serialize import from_json
 
 __all__ = [
     "OccamSCM",

@@ -1,4 +1,4 @@
-"""Shared machinery of the Set Covering Machines of decision stumps.
+"""The template every Set Covering Machine follows: validate, learn, keep a prefix.
 
 Conventions (Shah, Marchand & Corbeil 2010, Section II):
 
@@ -6,10 +6,6 @@ Conventions (Shah, Marchand & Corbeil 2010, Section II):
   ``classes_[1]`` for ``model_type="conjunction"`` and ``classes_[0]`` for
   ``"disjunction"`` (a disjunction is learned by exchanging the roles of the classes and
   negating the stumps).
-- A stump fires for ``x > t`` (direction ``+1``) or ``x <= t`` (direction ``-1``). The paper
-  writes ``(x - t) d > 0``, i.e. ``x < t`` for ``d = -1``; using ``x <= t`` lets every
-  threshold be a training value (as the sample-compression setting requires) and only
-  differs on the threshold value itself.
 - The user-facing :attr:`rules_` are expressed in output space: for a conjunction the model
   predicts ``classes_[1]`` iff *all* rules fire, for a disjunction it predicts
   ``classes_[1]`` iff *any* rule fires (rules are the negated learned stumps).
@@ -18,21 +14,27 @@ Conventions (Shah, Marchand & Corbeil 2010, Section II):
   covered positives), then the **lowest feature index**, then the smallest threshold,
   then direction ``+1`` before ``-1``. This is also pyscm-ml's order, so both libraries
   learn the same rules.
+
+:meth:`BaseSCM.fit` reads top-down: validate ``X`` and ``y`` (and the a-priori feature
+ranges where the bound needs them), call the learner's ``_learn``, which returns a
+:class:`LearnedPath`, and keep the prefix that ``select`` chooses.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs.exceptions import HeuristicBoundWarning
+from widefs.scm._rules import LearnedStump
+from widefs.scm._serialize import model_from_json, model_to_json
 from widefs.utils import (
     block_width,
     is_lazy_matrix,
@@ -41,7 +43,32 @@ from widefs.utils import (
     validate_lazy_xy,
 )
 
-__all__ = ["StumpRule"]
+__all__ = ["BaseSCM", "LearnedPath"]
+
+
+@dataclass(frozen=True)
+class LearnedPath:
+    """What a learner's ``_learn`` returns: its stumps and, for every prefix, bound and risk.
+
+    Attributes
+    ----------
+    stumps : list of LearnedStump
+        In the order the greedy added them (``K`` stumps), in conjunction space.
+    bounds : ndarray of shape (K + 1,)
+        Risk bound of the first ``k`` stumps, ``k = 0 .. K``.
+    training_risk : ndarray of shape (K + 1,)
+        Training risk of each prefix (0/1 risk; the Gibbs risk for PAC-Bayes).
+    compression_sets : list of ndarray, optional
+        Sample compression: the compression set of each prefix.
+    margin_ratios : ndarray of shape (K,), optional
+        PAC-Bayes: ``(b - a) / (B - A)`` of each stump.
+    """
+
+    stumps: list[LearnedStump]
+    bounds: np.ndarray
+    training_risk: np.ndarray
+    compression_sets: list[np.ndarray] | None = None
+    margin_ratios: np.ndarray | None = None
 
 
 def check_finite_block(Xb: np.ndarray, start: int) -> None:
@@ -74,115 +101,44 @@ class SelectedColumns:
         return self._columns[int(f)][rows]
 
 
-@dataclass(frozen=True)
-class StumpRule:
-    """One decision stump of a fitted model, in output space.
-
-    Attributes
-    ----------
-    feature : int
-        Column index in ``X``.
-    feature_name : str
-        The column name (``"x<index>"`` when ``X`` had no names).
-    direction : {">", "<="}
-        The stump fires for ``x > threshold`` or ``x <= threshold``.
-    threshold : float
-        Deterministic threshold (for PAC-Bayes stumps, the middle of the margin
-        interval, where the stump's firing probability crosses 1/2).
-    interval : tuple of float or None
-        PAC-Bayes margin interval ``[a, b]``: the threshold is uniform on it in the
-        Gibbs classifier, so the firing probability rises linearly across it.
-    bits : int or None
-        Occam: length of the dyadic code of the threshold.
-    """
-
-    feature: int
-    feature_name: str
-    direction: str
-    threshold: float
-    interval: tuple[float, float] | None = None
-    bits: int | None = None
-
-    def fires(self, X: np.ndarray) -> np.ndarray:
-        """Boolean output of the deterministic stump on the rows of ``X``."""
-        x = X[:, self.feature]
-        return x > self.threshold if self.direction == ">" else x <= self.threshold
-
-    def firing_probability(self, X: np.ndarray) -> np.ndarray:
-        """``sigma^d_{a,b}(x)``: the probability that a stump with threshold uniform on ``interval`` fires."""
-        x = X[:, self.feature]
-        if self.interval is None:
-            return self.fires(X).astype(float)
-        a, b = self.interval
-        rise = np.clip((x - a) / (b - a), 0.0, 1.0)
-        # The clip is exact outside [a, b]; inside it is the paper's linear piece.
-        rise = np.where(x < a, 0.0, np.where(x > b, 1.0, rise))
-        return rise if self.direction == ">" else 1.0 - rise
-
-    def negated(self) -> StumpRule:
-        return StumpRule(
-            self.feature,
-            self.feature_name,
-            "<=" if self.direction == ">" else ">",
-            self.threshold,
-            self.interval,
-            self.bits,
-        )
-
-    def __str__(self) -> str:
-        text = f"{self.feature_name} {self.direction} {self.threshold:.6g}"
-        if self.interval is not None:
-            text += f" (margin [{self.interval[0]:.6g}, {self.interval[1]:.6g}])"
-        return text
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        if self.interval is not None:
-            d["interval"] = [float(v) for v in self.interval]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> StumpRule:
-        interval = d.get("interval")
-        return cls(
-            feature=int(d["feature"]),
-            feature_name=str(d["feature_name"]),
-            direction=str(d["direction"]),
-            threshold=float(d["threshold"]),
-            interval=None if interval is None else (float(interval[0]), float(interval[1])),
-            bits=None if d.get("bits") is None else int(d["bits"]),
-        )
+def chosen_columns(X, stumps: list[LearnedStump]):
+    """``X`` itself in memory; out of core, only the columns the stumps read (loaded once)."""
+    return SelectedColumns(X, [s.feature for s in stumps]) if is_lazy_matrix(X) else X
 
 
-@dataclass
-class LearnedStump:
-    """A stump in conjunction space as the greedy found it (internal)."""
-
-    feature: int
-    direction: int  # +1: fires for x > t; -1: fires for x <= t
-    threshold: float
-    a: float
-    b: float
-    bits: int = 0
-    covered_negatives: float = 0.0
-    covered_positives: float = 0.0
+def conj_fires(X, stumps: list[LearnedStump]) -> np.ndarray:
+    """``(m, K)`` outputs of the learned conjunction-space stumps."""
+    out = np.empty((X.shape[0], len(stumps)), dtype=bool)
+    for i, s in enumerate(stumps):
+        out[:, i] = s.fires(X[:, s.feature])
+    return out
 
 
-def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
+def prefix_errors(fires: np.ndarray, y_pos: np.ndarray) -> np.ndarray:
+    """``(K + 1, m)`` misclassified training examples of each conjunction prefix, k = 0..K."""
+    m, K = fires.shape
+    out = np.ones(m, dtype=bool)
+    wrong = np.empty((K + 1, m), dtype=bool)
+    wrong[0] = out != y_pos
+    for k in range(K):
+        out &= fires[:, k]
+        wrong[k + 1] = out != y_pos
+    return wrong
+
+
+def resolve_feature_range(feature_range, X, estimator_name: str):
     """A-priori attribute ranges ``[A_i, B_i]`` as two arrays; warns when taken from ``X``."""
     F = X.shape[1]
+    lazy = is_lazy_matrix(X)
     if feature_range is None:
         warnings.warn(
             f"{estimator_name}: feature_range not given, so the a-priori ranges [A_i, B_i] "
             "are the training minimum and maximum; the risk bound is then heuristic "
             "(pass feature_range=(low, high) from the data's definition to make it valid).",
             HeuristicBoundWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-        if is_lazy_matrix(X):
-            lo, hi = _lazy_min_max(X)
-            return lo, hi
-        return X.min(axis=0).astype(float), X.max(axis=0).astype(float)
+        return _min_max(X, lazy)
     try:
         lo, hi = feature_range
     except (TypeError, ValueError) as exc:
@@ -190,7 +146,6 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
             "feature_range must be a pair (low, high) of scalars or arrays of length n_features."
         ) from exc
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    lazy = is_lazy_matrix(X)
     for name, v in (("low", lo), ("high", hi)):
         if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != F):
             raise ValueError(
@@ -201,7 +156,7 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
     hi = np.broadcast_to(hi, (F,)).copy()
     if np.any(~np.isfinite(lo)) or np.any(~np.isfinite(hi)) or np.any(lo > hi):
         raise ValueError("feature_range must hold finite values with low <= high.")
-    xmin, xmax = _lazy_min_max(X) if lazy else (X.min(axis=0), X.max(axis=0))
+    xmin, xmax = _min_max(X, lazy)
     outside = (xmin < lo) | (xmax > hi)
     if outside.any():
         j = int(np.flatnonzero(outside)[0])
@@ -212,8 +167,10 @@ def resolve_feature_range(feature_range, X: np.ndarray, estimator_name: str):
     return lo, hi
 
 
-def _lazy_min_max(X):
-    """Column minima and maxima of an out-of-core ``X``, one block at a time."""
+def _min_max(X, lazy: bool):
+    """Column minima and maxima (float); an out-of-core ``X`` one block at a time."""
+    if not lazy:
+        return X.min(axis=0).astype(float), X.max(axis=0).astype(float)
     F = X.shape[1]
     xmin, xmax = np.empty(F), np.empty(F)
     for b in iter_column_blocks(F, block_width(X.shape[0])):
@@ -223,8 +180,20 @@ def _lazy_min_max(X):
     return xmin, xmax
 
 
+class _DefaultNames:
+    """``"x<j>"`` for column j, built only for the columns asked for (not for every feature)."""
+
+    def __getitem__(self, j):
+        return f"x{int(j)}"
+
+
 class BaseSCM(ClassifierMixin, BaseEstimator):
-    """Common fit/predict logic; subclasses implement ``_learn`` and ``_bound_path``."""
+    """Fit template, prediction and persistence shared by the Set Covering Machines.
+
+    Subclasses implement ``_learn(X, y_pos) -> LearnedPath``: the greedy and the bound of
+    every prefix. ``X`` is validated (array, DataFrame, or an out-of-core matrix whose
+    values are checked block by block), ``y_pos`` is the conjunction-space label.
+    """
 
     _parameter_constraints: dict = {
         "model_type": [StrOptions({"conjunction", "disjunction"})],
@@ -234,24 +203,35 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         "select": [StrOptions({"bound", "none"})],
         "feature_reuse": ["boolean"],
     }
+    # Fitted attribute holding the training risk of the kept prefix.
+    _training_risk_attribute = "empirical_risk_"
 
-    # -- to implement -------------------------------------------------------------------
-    def _learn(self, X, y_pos):  # pragma: no cover - abstract
+    def _learn(self, X, y_pos: np.ndarray) -> LearnedPath:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _bound_path(self, X, y_pos, stumps):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _to_rule(self, stump: LearnedStump, names) -> StumpRule:
-        rule = StumpRule(
-            feature=int(stump.feature),
-            feature_name=str(names[stump.feature]),
-            direction=">" if stump.direction > 0 else "<=",
-            threshold=float(stump.threshold),
-        )
-        return rule
 
     # -- fit ---------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn the stumps greedily, then keep the prefix chosen by ``select``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite values: an array, a DataFrame, or an out-of-core matrix (a dask or zarr
+            array, a numpy memmap), which is read one block of columns at a time and never
+            loaded whole; the fitted model is the same as in memory.
+        y : array_like of shape (n_samples,)
+            Two classes.
+
+        Returns
+        -------
+        self
+        """
+        X, y_pos = self._validate_xy(X, y)
+        if "feature_range" in self._parameter_constraints:
+            self.feature_range_ = resolve_feature_range(self.feature_range, X, type(self).__name__)
+        return self._keep_prefix(self._learn(X, y_pos))
+
     def _validate_xy(self, X, y):
         """``(X, y_pos)``; an out-of-core ``X`` is returned as is (its values are checked per block)."""
         if is_lazy_matrix(X):
@@ -271,23 +251,25 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         positive_code = 1 if self.model_type == "conjunction" else 0
         return X, y_codes == positive_code
 
-    def _finish_fit(self, X, y_pos, stumps):
-        names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else _DefaultNames()
-        path, extra = self._bound_path(X, y_pos, stumps)
-        self.bound_path_ = np.asarray(path, dtype=float)
+    def _keep_prefix(self, path: LearnedPath):
+        """Store the prefix chosen by ``select`` and its bound, risk and rules."""
+        self.bound_path_ = np.asarray(path.bounds, dtype=float)
+        self.n_rules_learned_ = len(path.stumps)
         # argmin returns the first minimum: the shortest prefix among equal bounds.
-        k = int(np.argmin(self.bound_path_)) if self.select == "bound" else len(stumps)
-        self.n_rules_learned_ = len(stumps)
-        kept = stumps[:k]
+        k = int(np.argmin(self.bound_path_)) if self.select == "bound" else len(path.stumps)
+        kept = path.stumps[:k]
         self.risk_bound_ = float(self.bound_path_[k])
-        self._set_extra(extra, k)
-        rules = [self._to_rule(s, names) for s in kept]
-        if self.model_type == "disjunction":
-            rules = [r.negated() for r in rules]
-        self.rules_ = rules
-        self.selected_features_ = np.array([r.feature for r in rules], dtype=np.intp)
+        setattr(self, self._training_risk_attribute, float(path.training_risk[k]))
+        if path.compression_sets is not None:
+            self.compression_set_ = np.asarray(path.compression_sets[k], dtype=np.intp)
+        if path.margin_ratios is not None:
+            self.margin_ratios_ = np.asarray(path.margin_ratios[:k], dtype=float)
+        names = getattr(self, "feature_names_in_", _DefaultNames())
+        negate = self.model_type == "disjunction"
+        self.rules_ = [s.to_rule(names[s.feature], negate=negate) for s in kept]
+        self.selected_features_ = np.array([r.feature for r in self.rules_], dtype=np.intp)
         weights = np.array([max(s.covered_negatives, 0.0) for s in kept], dtype=float)
-        importances = np.zeros(X.shape[1])
+        importances = np.zeros(self.n_features_in_)
         if k:
             if weights.sum() <= 0:
                 weights = np.ones(k)
@@ -295,8 +277,24 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         self.feature_importances_ = importances
         return self
 
-    def _set_extra(self, extra, k):
-        """Store learner-specific per-prefix quantities for the kept prefix ``k``."""
+    # -- which features ---------------------------------------------------------------
+    def get_support(self, indices=False):
+        """The features the kept rules read (as ``SelectorMixin.get_support``).
+
+        Parameters
+        ----------
+        indices : bool, default=False
+            Return sorted column indices instead of a boolean mask.
+
+        Returns
+        -------
+        ndarray
+            Boolean mask of shape (n_features_in_,), or the indices of its True entries.
+        """
+        check_is_fitted(self, "rules_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[[r.feature for r in self.rules_]] = True
+        return np.flatnonzero(mask) if indices else mask
 
     # -- predict -----------------------------------------------------------------------
     def _check_X(self, X):
@@ -339,6 +337,10 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         The greedy covering is prefix-consistent (the model with ``max_rules=v`` is the
         first ``v`` rules of a longer run), so one fit serves a whole grid of ``v``.
 
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
         Yields
         ------
         ndarray of shape (n_samples,)
@@ -355,44 +357,29 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
 
     # -- persistence -------------------------------------------------------------------
     def to_json(self) -> str:
-        """Serialize the fitted model to self-describing JSON (see :func:`widefs.scm.from_json`)."""
-        from widefs.scm._serialize import model_to_json
+        """Serialize the fitted model to self-describing JSON.
 
+        Returns
+        -------
+        str
+            Read back with :func:`widefs.scm.from_json` or ``type(model).from_json``.
+        """
         return model_to_json(self)
 
     @classmethod
     def from_json(cls, text: str):
-        """Rebuild a fitted model written by :meth:`to_json`; predictions are identical."""
-        from widefs.scm._serialize import model_from_json
+        """Rebuild a fitted model written by :meth:`to_json`; predictions are identical.
 
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        estimator
+            An instance of this class (``TypeError`` when the JSON holds another one).
+        """
         model = model_from_json(text)
         if not isinstance(model, cls):
             raise TypeError(f"The JSON holds a {type(model).__name__}, not a {cls.__name__}.")
         return model
-
-
-class _DefaultNames:
-    """``"x<j>"`` for column j, built only for the columns asked for (not for every feature)."""
-
-    def __getitem__(self, j):
-        return f"x{int(j)}"
-
-
-def errors_of_prefixes(fires: np.ndarray, y_pos: np.ndarray) -> np.ndarray:
-    """Training errors of each conjunction prefix (k = 0..K) in conjunction space."""
-    m, K = fires.shape
-    out = np.ones(m, dtype=bool)
-    errors = [int(np.sum(out != y_pos))]
-    for k in range(K):
-        out &= fires[:, k]
-        errors.append(int(np.sum(out != y_pos)))
-    return np.array(errors)
-
-
-def conj_fires(X: np.ndarray, stumps: list[LearnedStump]) -> np.ndarray:
-    """(m, K) outputs of the learned conjunction-space stumps."""
-    out = np.empty((X.shape[0], len(stumps)), dtype=bool)
-    for i, s in enumerate(stumps):
-        x = X[:, s.feature]
-        out[:, i] = x > s.threshold if s.direction > 0 else x <= s.threshold
-    return out

@@ -46,6 +46,23 @@ MAX_BITS = 62
 def log_zeta(a: ArrayLike) -> float | np.ndarray:
     """``ln zeta(a) = ln(6 / pi^2) - 2 ln(a + 1)``, the size/length prior of the paper.
 
+    ``zeta`` sums to 1 over ``a = 0, 1, ...`` (the paper prints ``(a + 1)^-2``, which
+    sums to ``pi^2 / 6``).
+
+    Parameters
+    ----------
+    a : int or array_like of int
+        Non-negative integers.
+
+    Returns
+    -------
+    float or ndarray
+        ``ln zeta(a)``, of the shape of ``a``.
+
+    See Also
+    --------
+    occam_bound, sample_compression_bound, pac_bayes_bound : The bounds built on it.
+
     Examples
     --------
     >>> round(float(np.exp(log_zeta(0))), 6)  # 6 / pi^2
@@ -97,6 +114,23 @@ def dyadic_threshold(lo: float, hi: float, bits: int, j: int) -> float:
     by the learner and the receiver of the message, so the floating-point value is a
     deterministic function of ``(l, j)`` and the bound's countable class is well defined.
 
+    Parameters
+    ----------
+    lo, hi : float
+        The a-priori range ``[A, B]``.
+    bits : int
+        Code length ``l``.
+    j : int
+        Grid index, ``1 <= j <= 2^l``.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    dyadic_bits : The shortest code of a threshold interval.
+
     Examples
     --------
     >>> dyadic_threshold(0.0, 1.0, 0, 1), dyadic_threshold(0.0, 1.0, 2, 3)
@@ -114,6 +148,24 @@ def dyadic_bits(a: float, b: float, lo: float, hi: float) -> tuple[int, float]:
     :data:`MAX_BITS` bits falls in the interval (it is narrower than double precision
     resolves).
 
+    Parameters
+    ----------
+    a, b : float
+        The interval ``[a, b)`` of equally good thresholds.
+    lo, hi : float
+        The a-priori range ``[A, B]``, with ``lo <= a < b <= hi``.
+
+    Returns
+    -------
+    bits : int
+    t : float
+        The grid point, ``dyadic_threshold(lo, hi, bits, j)`` for some ``j``.
+
+    See Also
+    --------
+    dyadic_threshold : The grid points.
+    OccamSCM : Learns thresholds coded this way.
+
     Examples
     --------
     >>> dyadic_bits(0.4, 0.6, 0.0, 1.0)
@@ -123,22 +175,33 @@ def dyadic_bits(a: float, b: float, lo: float, hi: float) -> tuple[int, float]:
     """
     if not (lo <= a < b <= hi) or not lo < hi:
         raise ValueError(f"Need lo <= a < b <= hi with lo < hi; got a={a}, b={b}, [{lo}, {hi}].")
+    bits, t = dyadic_search(float(a), float(b), float(lo), float(hi))
+    return int(bits), float(t)
+
+
+def dyadic_search(a: float, b: float, lo: float, hi: float):
+    """The search of :func:`dyadic_bits`, without input checks.
+
+    Written so that numba compiles it as is: the Occam kernels jit this very function,
+    so the learner and :func:`dyadic_bits` make the same float operations.
+    """
     width = hi - lo
     for bits in range(MAX_BITS + 1):
         scale = 2.0 ** (bits + 1)
-        k = math.ceil((a - lo) / width * scale)
-        if k % 2 == 0:
-            k += 1
+        k = np.ceil((a - lo) / width * scale)
+        if k % 2.0 == 0.0:
+            k += 1.0
         # Float rounding can put the computed point just below a: step to the next odd k.
-        for kk in (k, k + 2):
-            if kk > scale - 1:
+        for step in range(2):
+            kk = k + 2.0 * step
+            if kk > scale - 1.0:
                 break
             t = lo + width * kk / scale
             if a <= t < b:
                 return bits, t
             if t >= b:
                 break
-    return -1, math.nan
+    return -1, np.nan
 
 
 def occam_bound(
@@ -180,6 +243,11 @@ def occam_bound(
     float
         The bound on the true risk, in ``[n_errors / m, 1]``. When the effective
         confidence underflows double precision the trivial bound 1 is returned.
+
+    See Also
+    --------
+    OccamSCM : Learns conjunctions with this bound.
+    widefs.stats.binomial_tail_inversion : ``Binbar``.
 
     Examples
     --------
@@ -238,6 +306,10 @@ def sample_compression_bound(
     -------
     float
         The bound (1 when ``m - |i| - |j| <= 0``, where eq. 4 is undefined).
+
+    See Also
+    --------
+    SampleCompressionSCM : Learns conjunctions with this bound.
 
     Examples
     --------
@@ -301,6 +373,16 @@ def pac_bayes_bound(
     delta : float, default=0.05
     feature_reuse : bool, default=False
         As in :func:`occam_bound` (discrete prior ``zeta(k) / C(2n + k - 1, k)``).
+
+    Returns
+    -------
+    float
+        The bound on the Gibbs risk; twice it (at most 1) bounds the Bayes classifier.
+
+    See Also
+    --------
+    PACBayesSCM : Learns conjunctions with margin intervals and this bound.
+    widefs.stats.kl_inverse_upper : The inversion of ``kl``.
 
     Examples
     --------

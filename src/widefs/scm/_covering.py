@@ -4,20 +4,21 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
 ``U = |Q| - p |R|`` (eq. 8), organised so that it needs no JIT compiler and no full copy of
 ``X``, and so that it reads an out-of-core ``X`` (dask, zarr, memmap) once, block by block:
 
-- **Packed presort, position-major.** Each block of columns is sorted once (one integer sort
-  of order-preserving 64-bit keys whose low bits hold the row index) into an array
-  ``P[pos, j] = row | boundary << bits``: the row at sorted position ``pos`` of feature ``j``
-  and a flag set when its value differs from the previous position's (in memory also one
-  when the next position's does). One byte per entry for ``m <= 128`` out of core
-  (``m <= 64`` in memory), two up to 32768 (16384), instead of the matrix's four or eight.
+- **Packed presort, position-major** (:func:`widefs.stumps.packed_presort`). Each block of
+  columns is sorted once into an array ``P[pos, j] = row | flags``: the row at sorted
+  position ``pos`` of feature ``j``, a flag set when its value differs from the previous
+  position's and (in memory) one when the next position's does. One byte per entry for
+  ``m <= 128`` out of core (``m <= 64`` in memory), two up to 32768 (16384), instead of the
+  matrix's four or eight.
 - **One table look-up per cut.** With ``c = 1`` for an active negative and ``c = Q0 + 1`` for
   an active positive, the cumulative sum of ``c`` along a feature's order is ``q + r (Q0 + 1)``:
   it indexes a precomputed table of the dense rank of ``(q - p r, q - r)``, the utility and
   its tie-break, computed exactly as in the reference (``q - p * r`` in float64). The right
-  side's table is the left one reversed; a scan reads the elementwise maximum of the two,
-  and only the winning column is read again per side. Cuts inside a run of tied values,
-  and cuts leaving a side without active examples, get rank ``-1``. Sums along the sorted
-  position are row-wise vector additions.
+  side's table is the left one reversed; a scan reads the elementwise maximum of the two.
+  Cuts inside a run of tied values, and cuts leaving a side without active examples, get
+  rank ``-1``. Sums along the sorted position are row-wise vector additions. When the
+  table would be too large (thousands of examples, :data:`MAX_TABLE_ENTRIES`), the same
+  sums are decoded into ``(q, r)`` and the utilities computed directly.
 - **Lazy greedy (pruning).** Removing the examples covered at a step can raise a
   candidate's utility by at most ``p`` times the number of positives removed, and creates no
   new split, so a feature whose last exact best plus that allowance is below the best
@@ -25,24 +26,28 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
 - **Lazy compaction.** Once three quarters of the rows are inactive they are dropped (run flags
   merged), so later steps scan only the remaining examples.
 
-The result, including every tie (utility, then training-error decrease ``q - r``, then lowest
-feature index, then smallest threshold, then direction ``+1`` before ``-1``), is that of the
-literal greedy; ``tests/scm/test_covering.py`` checks it against one with every shortcut
-pushed to its extreme.
+The greedy stops when no negative remains, after ``max_rules`` stumps, or when the best
+utility is not positive (no stump removes more than ``p`` negatives per positive; the
+last case includes "covers no negative"), as pyscm-ml never adds a rule that makes the
+training error worse. The result, including every tie (utility, then training-error
+decrease ``q - r``, then lowest feature index, then smallest threshold, then direction
+``+1`` before ``-1``), is that of the literal greedy; ``tests/scm/test_covering.py`` checks
+it against one with every shortcut pushed to its extreme.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
 
-from widefs.scm._base import LearnedStump, check_finite_block
+from widefs.scm._base import check_finite_block
+from widefs.scm._parallel import block_pool, threads_for
+from widefs.scm._rules import LearnedStump
+from widefs.stumps import packed_presort
 from widefs.utils import iter_column_blocks, load_columns
 
-__all__ = ["MAX_TABLE_ENTRIES", "sc_greedy", "sc_greedy_supported"]
+__all__ = ["MAX_TABLE_ENTRIES", "sc_greedy"]
 
 # Entries of one block of columns (rows x columns): wide blocks amortize numpy's per-call
 # cost; the work inside a block goes by chunks of rows (_row_chunks), so temporaries stay
@@ -59,91 +64,17 @@ MAX_TABLE_ENTRIES = 1 << 22
 COMPACT_BELOW = 0.25
 # Features evaluated first at each step (highest upper bounds) to set a good bar early.
 PROBE = 64
-# Worker threads over blocks (numpy releases the GIL in the kernels used here), for
-# matrices of at least THREADS_MIN_ENTRIES entries: below that, threads contending for the
-# GIL between numpy calls cost more than they save.
-MAX_THREADS = 4
-THREADS_MIN_ENTRIES = 20_000_000
-
-
-def sc_greedy_supported(y_pos: np.ndarray) -> bool:
-    """Whether the rank table of this label vector is small enough for :func:`sc_greedy`."""
-    n_pos = int(np.sum(y_pos))
-    return (y_pos.size - n_pos + 1) * (n_pos + 1) <= MAX_TABLE_ENTRIES
-
-
-def _packed_dtype(bits: int):
-    for dt in (np.uint8, np.uint16, np.uint32):
-        if bits + 1 <= np.iinfo(dt).bits:
-            return dt
-    return np.uint64
 
 
 def _row_chunks(n: int, w: int, entries: int = 1 << 15):
-    """Slices of rows holding about ``entries`` entries: temporaries stay in cache and are
-    reused by the allocator instead of being fresh (page-faulting) memory at every call."""
+    """Slices of rows holding about ``entries`` entries (temporaries stay in cache)."""
     step = max(1, entries // max(w, 1))
     for i in range(0, n, step):
         yield slice(i, min(i + step, n))
 
 
-def _sort_block(Xb: np.ndarray, bits: int, dtype, end_flags: bool = False) -> np.ndarray:
-    """Packed presort ``(m, w)`` of one block of columns (see the module docstring).
-
-    Bit ``bits`` flags a position whose value differs from the previous one (a run starts);
-    with ``end_flags``, bit ``bits + 1`` flags a position whose next value differs.
-    """
-    m, w = Xb.shape
-    k = np.add(Xb, 0.0, dtype=np.float64).view(np.int64)  # copy; + 0.0 maps -0.0 to 0.0
-    low = np.int64((1 << bits) - 1)
-    # Keys lose their lowest ``bits`` bits to the row index; when those bits are zero for
-    # every value (integers, short mantissas) no two distinct values can collide.
-    exact = True
-    for rows in _row_chunks(m, w):
-        kc = k[rows]
-        exact = exact and not np.bitwise_and(kc, low).any()
-        # Order-preserving signed image of a float: flip the magnitude bits of negatives.
-        sign = kc >> 63  # arithmetic shift: 0 or -1
-        sign &= np.int64(0x7FFF_FFFF_FFFF_FFFF)
-        kc ^= sign
-        kc &= ~low
-        kc |= np.arange(rows.start, rows.stop, dtype=np.int64)[:, None]
-    k.sort(axis=0)
-    packed = np.empty(k.shape, dtype=dtype)
-    np.bitwise_and(k, low, out=packed, casting="unsafe")
-    k >>= bits
-    tie_cols = []
-    for rows in _row_chunks(m - 1, w):
-        new_run = k[rows.start + 1 : rows.stop + 1] != k[rows]
-        packed[rows.start + 1 : rows.stop + 1] |= np.left_shift(new_run, bits, dtype=dtype)
-        if not exact and not new_run.all():
-            tie_cols.append(np.flatnonzero(~new_run.all(axis=0)))
-    del k
-    if tie_cols:
-        # Two distinct values can share the kept high bits (they differ only in the lowest
-        # ``bits`` bits of the mantissa): in columns with tied keys compare the real
-        # values, and sort the columns where that happened exactly.
-        flag = dtype(1 << bits)
-        for j in np.unique(np.concatenate(tie_cols)).tolist():
-            rows = (packed[:, j] & dtype(low)).astype(np.intp)
-            v = Xb[rows, j]
-            starts = (packed[1:, j] & flag) != 0
-            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == starts):
-                continue
-            o = np.argsort(Xb[:, j], kind="stable")
-            v = Xb[o, j]
-            packed[:, j] = o
-            packed[1:, j] |= np.left_shift(v[1:] != v[:-1], bits, dtype=dtype)
-    if end_flags:  # a run ends where the next one starts
-        start = dtype(1 << bits)
-        for rows in _row_chunks(m - 1, w):
-            nxt = packed[rows.start + 1 : rows.stop + 1] & start
-            packed[rows] |= np.left_shift(nxt, 1, dtype=dtype)
-    return packed
-
-
 def _rank_table(n_neg: int, n_pos: int, p: float):
-    """Dense rank of ``(q - p r, q - r)`` at index ``q + r (n_neg + 1)``, and each rank's utility."""
+    """Dense rank of ``(q - p r, q - r)`` at index ``q + r (n_neg + 1)``; each rank's utility and tie."""
     q = np.tile(np.arange(n_neg + 1, dtype=np.float64), n_pos + 1)
     r = np.repeat(np.arange(n_pos + 1, dtype=np.float64), n_neg + 1)
     score = q - p * r  # the reference's formula, in float64
@@ -154,7 +85,7 @@ def _rank_table(n_neg: int, n_pos: int, p: float):
     new[1:] = (s[1:] != s[:-1]) | (t[1:] != t[:-1])
     rank = np.empty(order.size, dtype=np.int32)
     rank[order] = np.cumsum(new) - 1
-    return rank, s[new]
+    return rank, s[new], t[new]
 
 
 def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -171,6 +102,11 @@ def _cumsum_rows(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def _lex_better(u, t, best_u, best_t):
+    """Where ``(u, t)`` is lexicographically larger than ``(best_u, best_t)``."""
+    return (u > best_u) | ((u == best_u) & (t > best_t))
+
+
 class _State:
     """Per-step tables shared by all blocks.
 
@@ -180,15 +116,22 @@ class _State:
     whether a cut follows the position, so one look-up in an interleaved table gives the
     rank with no separate masking pass. Without them (out of core, one byte per entry for
     up to 128 examples) the cut mask is read from the next row's start flag.
+
+    Scans return, per column, the best ``(utility, tie-break)`` of its cuts (``-inf`` when
+    it has none): from the rank table, or computed directly when the table is too large.
     """
 
-    def __init__(self, bits: int, m: int, stride: int, rank: np.ndarray, end_flags: bool):
+    def __init__(self, bits: int, m: int, y_pos: np.ndarray, p: float, end_flags: bool):
         self.bits = bits
         self.flag = 1 << bits  # start of a run
         self.end_flags = end_flags
         self.m = m
-        self.stride = stride
-        self.rank = rank
+        self.p = float(p)
+        n_neg0, n_pos0 = int(np.sum(~y_pos)), int(np.sum(y_pos))
+        self.stride = n_neg0 + 1
+        self.table = (n_neg0 + 1) * (n_pos0 + 1) <= MAX_TABLE_ENTRIES
+        if self.table:
+            self.rank, self.utility_of_rank, self.tie_of_rank = _rank_table(n_neg0, n_pos0, p)
 
     def update(self, active: np.ndarray, y_pos: np.ndarray) -> None:
         n_codes = 1 << self.bits
@@ -205,12 +148,13 @@ class _State:
             self.active_tab = np.tile(act, 2)
         self.n_neg = int(np.sum(active & ~y_pos))
         self.n_pos = int(np.sum(active & y_pos))
-        total = self.n_neg + self.n_pos * self.stride
+        self.total = total = self.n_neg + self.n_pos * self.stride
+        if not self.table:
+            return
         t0 = self.rank[: total + 1].copy()
         t1 = self.rank[total::-1].copy()  # right side of a cut: (Q - q, R - r)
         for t in (t0, t1):
             t[0] = t[total] = -1  # a side without active examples
-        self.t0, self.t1 = t0, t1
         t01 = np.maximum(t0, t1)  # the better side of each cut
         if self.end_flags:  # index 2 k + 1: a cut with sums k; 2 k: no cut
             self.t01 = np.full(2 * (total + 1), -1, dtype=np.int32)
@@ -230,23 +174,47 @@ class _State:
             cum *= (P[rows.start + 1 : rows.stop + 1] & P.dtype.type(self.flag)) != 0
         return cum
 
-    def side_ranks(self, P: np.ndarray):
-        """Ranks of the left (covered by ``x > t``) and right parts at every cut ``(n - 1, w)``."""
-        cum = self._cut_sums(P, slice(0, P.shape[0] - 1), np.zeros(P.shape[1], np.intp))
-        if self.end_flags:
-            cum = np.where(cum & 1, cum >> 1, 0)  # 0: no cut, rank -1 on both sides
-        return np.take(self.t0, cum, mode="clip"), np.take(self.t1, cum, mode="clip")
+    def _side_keys(self, cum: np.ndarray):
+        """``(u0, t0, u1, t1)``: utility and tie-break of the left (covered by ``x > t``) and
+        right parts of every cut whose sums are ``cum``; ``-inf`` where there is no cut."""
+        k = np.where(cum & 1, cum >> 1, 0) if self.end_flags else cum  # end flags: even = no cut
+        valid = (k > 0) & (k < self.total)  # a cut with active examples on both sides
+        r, q = np.divmod(k, self.stride)
+        q, r = q.astype(np.float64), r.astype(np.float64)
+        q1, r1 = self.n_neg - q, self.n_pos - r
+        out = (q - self.p * r, q - r, q1 - self.p * r1, q1 - r1)  # the reference's formulas
+        return tuple(np.where(valid, v, -np.inf) for v in out)
 
-    def best_ranks(self, P: np.ndarray) -> np.ndarray:
-        """Best rank of each column over its cuts and both sides (-1: no cut)."""
+    def cut_keys(self, P: np.ndarray):
+        """``(u0, t0, u1, t1)`` at every cut ``(n - 1, w)`` of a block."""
+        cum = self._cut_sums(P, slice(0, P.shape[0] - 1), np.zeros(P.shape[1], np.intp))
+        return self._side_keys(cum)
+
+    def best_keys(self, P: np.ndarray):
+        """Best ``(utility, tie-break)`` of each column over its cuts and both sides."""
         n, w = P.shape
-        best = np.full(w, -1, dtype=np.int32)
         carry = np.zeros(w, dtype=np.intp)
+        best_u, best_t = np.full(w, -np.inf), np.full(w, -np.inf)
+        if self.table:
+            best = np.full(w, -1, dtype=np.int32)
         # Row chunks keep every temporary small, in cache and recycled by the allocator.
         for rows in _row_chunks(n - 1, w):
             cum = self._cut_sums(P, rows, carry)
-            np.maximum(best, np.take(self.t01, cum, mode="clip").max(axis=0), out=best)
-        return best
+            if self.table:
+                np.maximum(best, np.take(self.t01, cum, mode="clip").max(axis=0), out=best)
+                continue
+            u0, t0, u1, t1 = self._side_keys(cum)
+            for u, t in ((u0, t0), (u1, t1)):
+                cu = u.max(axis=0)
+                ct = np.where(u == cu, t, -np.inf).max(axis=0)
+                better = _lex_better(cu, ct, best_u, best_t)
+                best_u = np.where(better, cu, best_u)
+                best_t = np.where(better, ct, best_t)
+        if self.table:
+            ok = best >= 0
+            best_u[ok] = self.utility_of_rank[best[ok]]
+            best_t[ok] = self.tie_of_rank[best[ok]]
+        return best_u, best_t
 
     def compact(self, P: np.ndarray, n_active: int) -> np.ndarray:
         """Drop inactive rows of a block in place, keeping order; returns its first rows.
@@ -318,11 +286,11 @@ def sc_greedy(
     # In memory, entries also carry an end-of-run flag (one masking pass less per step);
     # out of core they stay at one byte for up to 128 examples.
     end_flags = END_FLAGS and not lazy
-    dtype = _packed_dtype(bits + 1 if end_flags else bits)
+    sort = partial(packed_presort, bits=bits, end_flags=end_flags)
     # An out-of-core block is also converted to float64 and keyed: keep it smaller.
     default = LAZY_BLOCK_ENTRIES if lazy else BLOCK_ENTRIES
     width = max(1, int(block_entries or default) // max(m, 1))
-    cpus = _n_threads(F) if m * F >= THREADS_MIN_ENTRIES else 1
+    cpus = threads_for(m, F)
     if cpus > 1 and block_entries is None:  # at least one block per thread, if not tiny
         width = min(width, max(-(-F // cpus), MIN_BLOCK_ENTRIES // max(m, 1)))
     width |= 1  # odd: power-of-two strides make numpy's column-wise cumsum thrash caches
@@ -340,7 +308,7 @@ def sc_greedy(
     ]
     starts = [b.start for b in spans]
     threads = min(cpus, len(spans))
-    with ThreadPoolExecutor(threads) if threads > 1 else _Serial() as pool:
+    with block_pool(threads) as pool:
         # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
         if lazy:
             # Read in this thread (checked), sort in the pool, few blocks in flight.
@@ -351,16 +319,17 @@ def sc_greedy(
                 Xr = load_columns(X, r, dtype=read_dtype)
                 check_finite_block(Xr, r.start)
                 for b in iter_column_blocks(r.stop - r.start, width):
-                    pending.append(pool.submit(_sort_block, Xr[:, b], bits, dtype, end_flags))
+                    pending.append(pool.submit(sort, Xr[:, b]))
                     if len(pending) > threads:
                         blocks.append(pending.pop(0).result())
                 del Xr
             blocks += [f.result() for f in pending]
         else:
-            blocks = list(pool.map(lambda b: _sort_block(X[:, b], bits, dtype, end_flags), spans))
+            blocks = list(pool.map(lambda b: sort(X[:, b]), spans))
+        state = _State(bits, m, y_pos, p, end_flags)
         return _greedy_steps(
-            X, y_pos, blocks, starts, pool, p=p, max_rules=max_rules,
-            feature_reuse=feature_reuse, lazy=lazy, bits=bits, end_flags=end_flags,
+            X, y_pos, blocks, starts, pool, state, max_rules=max_rules,
+            feature_reuse=feature_reuse, lazy=lazy,
         )  # fmt: skip
 
 
@@ -375,38 +344,9 @@ def _column_chunk(X) -> int | None:
         return None
 
 
-def _n_threads(n_blocks: int) -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_THREADS, n_blocks))
-
-
-class _Serial:
-    """The subset of an executor used here, run in the calling thread."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def map(self, fn, items):
-        return map(fn, items)
-
-    def submit(self, fn, *args):
-        result = fn(*args)
-
-        class _Done:
-            def result(self):
-                return result
-
-        return _Done()
-
-
 def _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
-    """``(columns, best ranks)`` of each block's wanted features whose bound reaches ``bar``.
+    """``(columns, best utilities, best tie-breaks)`` of each block's wanted features whose
+    bound reaches ``bar``.
 
     A generator over blocks, so per-feature temporaries exist for one block at a time.
     """
@@ -415,40 +355,54 @@ def _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
         sub = want[starts[i] : stops[i]] & (bound[starts[i] : stops[i]] >= bar)
         local = np.flatnonzero(sub)
         if local.size == 0:
-            return local, None
+            return local, None, None
         P = blocks[i]
         if 2 * local.size >= P.shape[1]:  # cheaper than gathering the columns
-            return local + starts[i], state.best_ranks(P)[local]
-        return local + starts[i], state.best_ranks(P[:, local])
+            u, t = state.best_keys(P)
+            return local + starts[i], u[local], t[local]
+        return local + starts[i], *state.best_keys(P[:, local])
 
-    for cols, ranks in pool.map(one, range(len(blocks))):
-        if ranks is not None:
-            yield cols, ranks
+    for cols, u, t in pool.map(one, range(len(blocks))):
+        if u is not None:
+            yield cols, u, t
 
 
 def _scan_and_record(
-    pool, state, blocks, starts, stops, bound,
-    step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank, want, bar,
+    pool, state, blocks, starts, stops, bound, step, best_seen, removed_pos_at, removed_pos,
+    want, bar,
 ) -> float:  # fmt: skip
-    """Scan the wanted features whose bound reaches ``bar``, record their exact bests and
-    return the raised bar."""
-    for cols, ranks in _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
-        step_rank[cols] = ranks
-        scores = np.where(ranks >= 0, utility_of_rank[np.maximum(ranks, 0)], -np.inf)
-        best_seen[cols] = scores
+    """Scan the wanted features whose bound reaches ``bar``, record their exact bests (in
+    ``step`` and, with the positives removed so far, for later pruning) and return the
+    raised bar."""
+    for cols, u, t in _scan_blocks(pool, state, blocks, starts, stops, want, bound, bar):
+        step.utility[cols], step.tie[cols], step.scanned[cols] = u, t, True
+        best_seen[cols] = u
         removed_pos_at[cols] = removed_pos
-        bar = max(bar, float(scores.max()))
+        bar = max(bar, float(u.max()))
     return bar
 
 
-def _greedy_steps(
-    X, y_pos, blocks, starts, pool, *, p, max_rules, feature_reuse, lazy, bits, end_flags
-):
+class _Step:
+    """Best ``(utility, tie-break)`` of every feature scanned at this step."""
+
+    def __init__(self, n_features: int):
+        self.utility = np.full(n_features, -np.inf)
+        self.tie = np.full(n_features, -np.inf)
+        self.scanned = np.zeros(n_features, dtype=bool)
+
+    def winner(self) -> int:
+        """Highest utility, then tie-break, then lowest feature index (-1: no cut at all)."""
+        u = self.utility.max()
+        if u == -np.inf:
+            return -1
+        t = self.tie[self.utility == u].max()
+        return int(np.flatnonzero((self.utility == u) & (self.tie == t))[0])
+
+
+def _greedy_steps(X, y_pos, blocks, starts, pool, state, *, max_rules, feature_reuse, lazy):
     m, F = X.shape
     dtype = blocks[0].dtype
-    n_neg0 = int(np.sum(~y_pos))
-    rank, utility_of_rank = _rank_table(n_neg0, int(np.sum(y_pos)), float(p))
-    state = _State(bits, m, n_neg0 + 1, rank, end_flags)
+    p = state.p
     active = np.ones(m, dtype=bool)
     n_rows = m
     stops = [*starts[1:], F]
@@ -457,7 +411,7 @@ def _greedy_steps(
     best_seen = np.full(F, np.inf)
     removed_pos_at = np.zeros(F, dtype=np.int32)
     removed_pos = 0
-    slack = 1e-9 * (1.0 + m * (1.0 + float(p)))  # float rounding of the utilities
+    slack = 1e-9 * (1.0 + m * (1.0 + p))  # float rounding of the utilities
     stumps: list[LearnedStump] = []
     while len(stumps) < max_rules:
         state.update(active, y_pos)
@@ -471,13 +425,11 @@ def _greedy_steps(
             ):
                 blocks[i] = compacted
             n_rows = n_active
-        bound = best_seen + float(p) * (removed_pos - removed_pos_at) + slack
-        step_rank = np.full(F, -2, dtype=np.int32)  # -2: not scanned at this step
-
+        bound = best_seen + p * (removed_pos - removed_pos_at) + slack
+        step = _Step(F)
         scan = partial(
-            _scan_and_record,
-            pool, state, blocks, starts, stops, bound,
-            step_rank, best_seen, removed_pos_at, removed_pos, utility_of_rank,
+            _scan_and_record, pool, state, blocks, starts, stops, bound, step,
+            best_seen, removed_pos_at, removed_pos,
         )  # fmt: skip
         eligible = bound > -np.inf
         n_eligible = int(eligible.sum())
@@ -489,36 +441,28 @@ def _greedy_steps(
             # The features with the highest bounds first: they set the bar for the rest.
             probe = bound >= np.partition(bound, F - PROBE)[F - PROBE]
             bar = scan(probe & eligible, -np.inf)
-            scan(eligible & (step_rank == -2), bar)
-        top = int(step_rank.max())
-        if top < 0:
-            break
-        f = int(np.flatnonzero(step_rank == top)[0])  # lowest feature index among ties
+            scan(eligible & ~step.scanned, bar)
+        f = step.winner()
+        if f < 0 or not step.utility[f] > 0.0:
+            break  # no cut, or the best one does not remove more than p negatives per positive
+        top_u, top_t = step.utility[f], step.tie[f]
         i = int(np.searchsorted(starts, f, side="right")) - 1
         P = blocks[i][:, f - starts[i] : f - starts[i] + 1]
-        s0, s1 = state.side_ranks(P)
-        s0, s1 = s0[:, 0], s1[:, 0]
-        pos = int(np.flatnonzero((s0 == top) | (s1 == top))[0])  # first cut, left part first
-        side = 0 if s0[pos] == top else 1
+        u0, t0, u1, t1 = (v[:, 0] for v in state.cut_keys(P))
+        left, right = (u0 == top_u) & (t0 == top_t), (u1 == top_u) & (t1 == top_t)
+        pos = int(np.flatnonzero(left | right)[0])  # first cut, left part first
+        side = 0 if left[pos] else 1
         rows = (P[:, 0] & dtype.type(state.flag - 1)).astype(np.intp)
         part = rows[: pos + 1] if side == 0 else rows[pos + 1 :]
         covered = part[active[part]]
         q = int(np.sum(~y_pos[covered]))
-        if q == 0:  # the best stump covers no remaining negative: no progress
-            break
         column = load_columns(X, [f])[:, 0] if lazy else X[:, f]
-        a = float(column[rows[pos]])
-        after = rows[pos + 1 :]
-        after = after[active[after]]
-        b = float(column[after[0]])
         stumps.append(
             LearnedStump(
                 feature=f,
                 direction=1 if side == 0 else -1,
-                threshold=a,
-                a=a,
-                b=b,
-                bits=0,
+                # The threshold is the value of a training example (the compression set).
+                threshold=float(column[rows[pos]]),
                 covered_negatives=q,
                 covered_positives=int(covered.size - q),
             )

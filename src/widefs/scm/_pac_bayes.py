@@ -16,40 +16,24 @@ are O(1), so one step costs O(n G^2) instead of the paper's O(n m^3).
 from __future__ import annotations
 
 import numbers
+from functools import partial
+from importlib import import_module
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from widefs.scm._base import (
-    BaseSCM,
-    LearnedStump,
-    SelectedColumns,
-    StumpRule,
-    check_finite_block,
-    resolve_feature_range,
-)
+from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
 from widefs.scm._bounds import pac_bayes_bound
-from widefs.stumps import compact_sorted_features, presort_features
-from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs.scm._parallel import block_pool
+from widefs.scm._presorted import presorted_blocks
+from widefs.scm._rules import LearnedStump, StumpRule, firing_probability
+from widefs.scm._serialize import serializable
+from widefs.utils import is_lazy_matrix, load_columns
 
 __all__ = ["PACBayesSCM", "soft_greedy"]
 
 _COMPACT_BELOW = 0.75
-
-
-def firing_probability(x: np.ndarray, direction: int, a: float, b: float) -> np.ndarray:
-    """``sigma^d_{a,b}(x)`` of Section V (piecewise linear, exact 0/1 outside [a, b])."""
-    rise = np.where(x < a, 0.0, np.where(x > b, 1.0, (x - a) / (b - a)))
-    return rise if direction > 0 else 1.0 - rise
-
-
-def _kernels():
-    """The numba kernels, imported (compiled or loaded from numba's cache) on first use."""
-    from widefs.scm import _pac_bayes_kernels
-
-    return _pac_bayes_kernels
 
 
 def soft_greedy(
@@ -77,80 +61,70 @@ def soft_greedy(
     and scans the block, and keeps the best interval; a later block wins only with a
     strictly larger utility, so the result is the in-memory one.
     """
-    kern = _kernels()
+    kern = import_module("widefs.scm._pac_bayes_kernels")  # numba: imported (compiled) on first use
     m, F = X.shape
     w = np.ones(m)
     n_pos_total = max(float(y_pos.sum()), 1.0)
     unused = np.ones(F, dtype=np.bool_)  # one stump per attribute (Section II)
-    if lazy:
-        width = block_width(m) if block_bytes is None else block_width(m, max_bytes=block_bytes)
-        spans = list(iter_column_blocks(F, width))
-    else:
-        sf = presort_features(X)
-        n_positions = m
+    blocks = presorted_blocks(X, lazy=lazy, compact_below=_COMPACT_BELOW, block_bytes=block_bytes)
     stumps: list[LearnedStump] = []
 
-    def step(sorted_features, n_pos, lo_b, hi_b, unused_b, n_rem):
+    def scan(block, n_rem):
+        """``(utility, feature, direction, a, b, threshold or None)`` of the block's best."""
+        span, order, values, n_positions = block
+        args = (order, values, w, y_pos, n_positions, lo[span], hi[span], p, eta, n_rem)
         if margin is None:
-            u, f, d, a, b, _ = kern.soft_step(
-                sorted_features.order, sorted_features.values, w, y_pos, n_pos,
-                lo_b, hi_b, p, eta, n_rem, n_pos_total, unused_b,
-            )  # fmt: skip
-            return u, f, d, a, b, None
-        u, f, d, a, b, t, _ = kern.fixed_step(
-            sorted_features.order, sorted_features.values, w, y_pos, n_pos,
-            lo_b, hi_b, p, eta, n_rem, n_pos_total, margin, unused_b,
-        )  # fmt: skip
-        return u, f, d, a, b, t
-
-    while len(stumps) < max_rules:
-        n_rem = float(np.sum(w[~y_pos]))
-        if n_rem <= 0.0:
-            break  # every negative is totally covered
-        if lazy:
-            best = (-np.inf, -1, 0, np.nan, np.nan, None)
-            for span in spans:
-                if not unused[span].any():
-                    continue
-                Xb = load_columns(X, span)
-                check_finite_block(Xb, span.start)
-                got = step(presort_features(Xb), m, lo[span], hi[span], unused[span], n_rem)
-                if got[1] >= 0 and got[0] > best[0]:  # strict: the lower feature keeps ties
-                    best = (got[0], got[1] + span.start, *got[2:])
-            _, f, d, a, b, t = best
+            u, f, d, a, b, _ = kern.soft_step(*args, n_pos_total, unused[span])
+            t = None
         else:
-            if np.sum(w > 0) < _COMPACT_BELOW * n_positions:  # lazy, only before a scan
-                n_positions = compact_sorted_features(sf, w > 0, n_positions)
-            _, f, d, a, b, t = step(sf, n_positions, lo, hi, unused, n_rem)
-        if f < 0:
-            break
-        if t is None:
-            t = a + (b - a) / 2.0
-        alive = np.flatnonzero(w > 0)
-        x = load_columns(X, [f])[:, 0] if lazy else X[:, f]
-        sig = firing_probability(x[alive], d, a, b)
-        # Direct sums (exactly 0 when nothing is covered, unlike the prefix-sum form).
-        lost = w[alive] * (1.0 - sig)
-        c = float(np.sum(lost[~y_pos[alive]]))
-        covered_pos = float(np.sum(lost[y_pos[alive]]))
-        if not c > 0.0:
-            break  # the best interval covers no remaining negative weight: no progress
-        w[alive] *= sig
-        unused[f] = feature_reuse
-        stumps.append(
-            LearnedStump(
-                feature=int(f),
-                direction=int(d),
-                threshold=float(t),
-                a=float(a),
-                b=float(b),
-                covered_negatives=float(c),
-                covered_positives=covered_pos,
-            )
-        )
+            u, f, d, a, b, t, _ = kern.fixed_step(*args, n_pos_total, margin, unused[span])
+        return u, (f + span.start if f >= 0 else -1), d, a, b, t
+
+    with block_pool(blocks.threads) as pool:
+        while len(stumps) < max_rules:
+            n_rem = float(np.sum(w[~y_pos]))
+            if n_rem <= 0.0:
+                break  # every negative is totally covered
+            best = (-np.inf, -1, 0, np.nan, np.nan, None)
+            for got in pool.map(partial(scan, n_rem=n_rem), blocks.presorts(w > 0, unused)):
+                if got[1] >= 0 and got[0] > best[0]:  # strict: the lower feature keeps ties
+                    best = got
+            _, f, d, a, b, t = best
+            if f < 0:
+                break
+            stump = _apply(X, y_pos, w, f, d, a, b, t, lazy=lazy)
+            if stump is None:
+                break  # the best interval covers no remaining negative weight: no progress
+            stumps.append(stump)
+            unused[f] = feature_reuse
     return stumps
 
 
+def _apply(X, y_pos, w, f, d, a, b, t, *, lazy) -> LearnedStump | None:
+    """Multiply the weights ``w`` by the chosen stump's firing probability (in place); the
+    stump, or None when it covers no remaining negative weight."""
+    if t is None:
+        t = a + (b - a) / 2.0
+    alive = np.flatnonzero(w > 0)
+    x = load_columns(X, [f])[:, 0] if lazy else X[:, f]
+    sig = firing_probability(x[alive], d, a, b)
+    # Direct sums (exactly 0 when nothing is covered, unlike the prefix-sum form).
+    lost = w[alive] * (1.0 - sig)
+    c = float(np.sum(lost[~y_pos[alive]]))
+    if not c > 0.0:
+        return None
+    w[alive] *= sig
+    return LearnedStump(
+        feature=int(f),
+        direction=int(d),
+        threshold=float(t),
+        covered_negatives=c,
+        covered_positives=float(np.sum(lost[y_pos[alive]])),
+        interval=(float(a), float(b)),
+    )
+
+
+@serializable
 class PACBayesSCM(BaseSCM):
     """Conjunction of decision stumps with margin intervals and the PAC-Bayes bound (Theorem 5).
 
@@ -160,9 +134,14 @@ class PACBayesSCM(BaseSCM):
     classifier from the posterior, :meth:`predict_proba` returns ``prod_k sigma_k(x)``
     (the probability that a posterior draw outputs the conjunction's class).
 
+    The soft greedy stops when no negative weight remains, after ``max_rules`` stumps, or
+    when the best interval covers no remaining negative weight.
+
     Parameters
     ----------
     model_type : {"conjunction", "disjunction"}, default="conjunction"
+        Learn a conjunction, or a disjunction (the conjunction of the negated stumps for
+        the swapped classes).
     p : float, default=1.0
         Penalty on the positive-side error ``E``.
     eta : float, default=0.01
@@ -170,8 +149,10 @@ class PACBayesSCM(BaseSCM):
     max_rules : int, default=10
         Maximum number of stumps ``v``.
     delta : float, default=0.05
+        The bound holds with probability ``1 - delta``.
     select : {"bound", "none"}, default="bound"
-        ``"bound"``: keep the prefix with the smallest Theorem 5 bound.
+        ``"bound"``: keep the prefix with the smallest Theorem 5 bound (first minimum);
+        ``"none"``: keep every stump the greedy added.
     feature_range : (low, high) or None, default=None
         A-priori ranges ``[A_i, B_i]``; ``None`` takes the training minimum and maximum and
         warns (:class:`~widefs.exceptions.HeuristicBoundWarning`).
@@ -197,8 +178,24 @@ class PACBayesSCM(BaseSCM):
         Empirical Gibbs risk of the kept model on the training set.
     margin_ratios_ : ndarray
         ``(b_k - a_k) / (B_k - A_k)`` of the kept stumps.
-    selected_features_, feature_importances_, n_rules_learned_, feature_range_,
-    classes_, n_features_in_, feature_names_in_
+    selected_features_ : ndarray of int
+        The rules' features, in rule order.
+    feature_importances_ : ndarray of shape (n_features,)
+        Share of the negative weight covered by each kept stump when it was added.
+    n_rules_learned_ : int
+        Stumps the greedy added before ``select``.
+    feature_range_ : tuple of ndarray
+        The ranges used.
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    See Also
+    --------
+    SampleCompressionSCM : Thresholds at training values, sample-compression bound.
+    OccamSCM : Thresholds on a dyadic grid, Occam's razor bound.
+    pac_bayes_bound : The bound of Theorem 5.
 
     Examples
     --------
@@ -211,6 +208,9 @@ class PACBayesSCM(BaseSCM):
     [0.0, 0.0, 1.0, 1.0]
     """
 
+    _rule_extra = "interval"
+    _per_rule_arrays = ("margin_ratios_",)
+    _training_risk_attribute = "gibbs_risk_"
     _parameter_constraints: dict = {
         **BaseSCM._parameter_constraints,
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
@@ -241,18 +241,12 @@ class PACBayesSCM(BaseSCM):
         self.margin = margin
         self.feature_reuse = feature_reuse
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Run the soft greedy, then keep the prefix chosen by ``select``.
+    @property
+    def bayes_risk_bound_(self) -> float:
+        """``min(1, 2 risk_bound_)``: the bound on the Bayes classifier (Theorem 5)."""
+        return min(1.0, 2.0 * self.risk_bound_)
 
-        ``X`` may be an array, a DataFrame, or an out-of-core matrix (a dask or zarr array, a
-        numpy memmap): every greedy step reads it one block of columns at a time; the fitted
-        model is the same as in memory.
-        """
-        lazy = is_lazy_matrix(X)
-        X, y_pos = self._validate_xy(X, y)
-        self._m = X.shape[0]
-        self.feature_range_ = resolve_feature_range(self.feature_range, X, type(self).__name__)
+    def _learn(self, X, y_pos) -> LearnedPath:
         lo, hi = self.feature_range_
         stumps = soft_greedy(
             X,
@@ -264,35 +258,22 @@ class PACBayesSCM(BaseSCM):
             max_rules=int(self.max_rules),
             margin=None if self.margin is None else float(self.margin),
             feature_reuse=bool(self.feature_reuse),
-            lazy=lazy,
+            lazy=is_lazy_matrix(X),
         )
-        if lazy:  # the bound path needs only the chosen columns
-            X = SelectedColumns(X, [s.feature for s in stumps])
-        return self._finish_fit(X, y_pos, stumps)
-
-    def _to_rule(self, stump, names):
-        return StumpRule(
-            feature=int(stump.feature),
-            feature_name=str(names[stump.feature]),
-            direction=">" if stump.direction > 0 else "<=",
-            threshold=float(stump.threshold),
-            interval=(float(stump.a), float(stump.b)),
-        )
-
-    def _bound_path(self, X, y_pos, stumps):
+        X = chosen_columns(X, stumps)
         m, n = X.shape
-        lo, hi = self.feature_range_
         prod = np.ones(m)
-        gibbs, ratios, path = [], [], []
+        gibbs, ratios, bounds = [], [], []
         for k in range(len(stumps) + 1):
             if k:
                 s = stumps[k - 1]
-                prod = prod * firing_probability(X[:, s.feature], s.direction, s.a, s.b)
-                ratios.append(min(1.0, (s.b - s.a) / (hi[s.feature] - lo[s.feature])))
+                a, b = s.interval
+                prod = prod * firing_probability(X[:, s.feature], s.direction, a, b)
+                ratios.append(min(1.0, (b - a) / (hi[s.feature] - lo[s.feature])))
             # Gibbs risk on (x, y): prod for a negative, 1 - prod for a positive (eq. 6).
             risk = float(np.mean(np.where(y_pos, 1.0 - prod, prod)))
             gibbs.append(risk)
-            path.append(
+            bounds.append(
                 pac_bayes_bound(
                     min(max(risk, 0.0), 1.0),
                     m,
@@ -302,12 +283,9 @@ class PACBayesSCM(BaseSCM):
                     feature_reuse=bool(self.feature_reuse),
                 )
             )
-        return path, {"gibbs": gibbs, "ratios": ratios}
-
-    def _set_extra(self, extra, k):
-        self.gibbs_risk_ = float(extra["gibbs"][k])
-        self.margin_ratios_ = np.asarray(extra["ratios"][:k], dtype=float)
-        self.bayes_risk_bound_ = min(1.0, 2.0 * self.risk_bound_)
+        return LearnedPath(
+            stumps, np.array(bounds), np.array(gibbs), margin_ratios=np.array(ratios, dtype=float)
+        )
 
     # -- prediction ----------------------------------------------------------------------
     def _proba_positive(self, X, rules):
@@ -334,6 +312,14 @@ class PACBayesSCM(BaseSCM):
 
         With ``margin`` set (fixed-margin heuristic), the deterministic conjunction of the
         middle thresholds instead.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
         """
         if self.margin is not None:
             return super().predict(X)
@@ -341,7 +327,16 @@ class PACBayesSCM(BaseSCM):
         return self.classes_[self._bayes(X, self.rules_).astype(np.intp)]
 
     def staged_predict(self, X):
-        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules)."""
+        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+        """
         if self.margin is not None:
             yield from super().staged_predict(X)
             return
@@ -354,13 +349,30 @@ class PACBayesSCM(BaseSCM):
 
         For a conjunction ``P(classes_[1] | x) = prod_k sigma_k(x_k)``: the probability that
         a classifier drawn from the posterior (the Gibbs classifier) predicts ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
         """
         X = self._check_X(X)
         p1 = self._proba_positive(X, self.rules_)
         return np.column_stack([1.0 - p1, p1])
 
     def staged_predict_proba(self, X):
-        """:meth:`predict_proba` of every prefix of :attr:`rules_`."""
+        """:meth:`predict_proba` of every prefix of :attr:`rules_`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples, 2)
+        """
         X = self._check_X(X)
         for k in range(len(self.rules_) + 1):
             p1 = self._proba_positive(X, self.rules_[:k])
@@ -373,6 +385,16 @@ class PACBayesSCM(BaseSCM):
         call, shared by all rows), then the deterministic conjunction/disjunction predicts.
         Its expected error on ``(X, y)`` is the mean of ``|1{y = classes_[1]} - P|`` with
         ``P = predict_proba(X)[:, 1]``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draw.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
         """
         X = self._check_X(X)
         rng = check_random_state(random_state)

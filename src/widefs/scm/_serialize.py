@@ -1,32 +1,44 @@
-"""Self-describing JSON for fitted Set Covering Machines, and a readable model summary."""
+"""Self-describing JSON for fitted Set Covering Machines, validated field by field on load.
+
+A model file is data, never code: :func:`model_from_json` checks every field (type,
+range, length, known directions, finite numbers, feature indices in range, the
+consistency of the bound path with the kept rules...) before building anything, and a
+bad file is one ``ValueError`` naming the field. The estimator classes register
+themselves here with :func:`serializable`, so this module imports none of them.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from widefs.scm._base import BaseSCM, StumpRule
+from widefs.scm._bounds import MAX_BITS, dyadic_threshold
+from widefs.scm._rules import StumpRule
 
-__all__ = ["describe_model", "from_json", "model_from_json", "model_to_json"]
+__all__ = ["from_json", "model_from_json", "model_to_json", "serializable"]
 
 FORMAT = "widefs.scm"
 FORMAT_VERSION = 1
+# Largest feature count a file may declare (feature indices are stored as 32-bit ints).
+MAX_FEATURES = 2**31 - 1
+_CLASS_KINDS = frozenset("biufUO")
+_RULE_KEYS = frozenset({"feature", "feature_name", "direction", "threshold", "interval", "bits"})
 
-_FLOAT_ATTRS = (
-    "risk_bound_",
-    "empirical_risk_",
-    "gibbs_risk_",
-    "bayes_risk_bound_",
-)
-_ARRAY_ATTRS = ("bound_path_", "margin_ratios_", "compression_set_", "feature_importances_")
+_MODEL_CLASSES: dict[str, type] = {}
 
 
-def _estimators() -> dict:
-    from widefs.scm._greedy import OccamSCM, SampleCompressionSCM
-    from widefs.scm._pac_bayes import PACBayesSCM
+def serializable(cls: type) -> type:
+    """Class decorator: register a Set Covering Machine for :func:`model_from_json`.
 
-    return {c.__name__: c for c in (SampleCompressionSCM, OccamSCM, PACBayesSCM)}
+    The class declares ``_training_risk_attribute`` (``"empirical_risk_"`` or
+    ``"gibbs_risk_"``), ``_rule_extra`` (``None``, ``"bits"`` or ``"interval"``: the field
+    its rules carry) and ``_per_rule_arrays`` (fitted arrays with one entry per kept rule).
+    """
+    _MODEL_CLASSES[cls.__name__] = cls
+    return cls
 
 
 def _plain(value):
@@ -40,19 +52,18 @@ def _plain(value):
     return value
 
 
-def model_to_json(model: BaseSCM) -> str:
-    """JSON text holding the estimator's class, parameters, classes and rules.
+def model_to_json(model) -> str:
+    """JSON text holding the estimator's class, parameters, classes, rules and bounds.
 
     Floats are written with Python's shortest round-trip repr, so thresholds (and hence
     predictions) are identical after :func:`model_from_json`.
     """
-    from sklearn.utils.validation import check_is_fitted
-
     check_is_fitted(model, "rules_")
+    cls = type(model)
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "estimator": type(model).__name__,
+        "estimator": cls.__name__,
         "params": {k: _plain(v) for k, v in model.get_params(deep=False).items()},
         "classes": _plain(model.classes_),
         "classes_dtype": model.classes_.dtype.str,
@@ -67,18 +78,113 @@ def model_to_json(model: BaseSCM) -> str:
             if hasattr(model, "feature_range_")
             else None
         ),
+        "risk_bound": float(model.risk_bound_),
+        cls._training_risk_attribute.rstrip("_"): float(
+            getattr(model, cls._training_risk_attribute)
+        ),
+        "bound_path": _plain(model.bound_path_),
+        "feature_importances": _plain(model.feature_importances_),
     }
-    for name in _FLOAT_ATTRS:
-        if hasattr(model, name):
-            doc[name.rstrip("_")] = float(getattr(model, name))
-    for name in _ARRAY_ATTRS:
-        if hasattr(model, name):
-            doc[name.rstrip("_")] = _plain(np.asarray(getattr(model, name)))
+    if hasattr(model, "bayes_risk_bound_"):
+        doc["bayes_risk_bound"] = float(model.bayes_risk_bound_)
+    for attr in cls._per_rule_arrays:
+        doc[attr.rstrip("_")] = _plain(getattr(model, attr))
     return json.dumps(doc, indent=1, allow_nan=False)
 
 
-def model_from_json(text: str) -> BaseSCM:
-    """Rebuild a fitted estimator from :func:`model_to_json` output.
+# -- validation helpers: each raises one ValueError naming the field ------------------------
+def _fail(field: str, problem: str):
+    raise ValueError(f"Invalid {FORMAT} model file: {field} {problem}.")
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _object(value, field: str) -> dict:
+    if not isinstance(value, dict):
+        _fail(field, f"must be a JSON object, got {type(value).__name__} {_show(value)}")
+    return value
+
+
+def _keys(doc: dict, field: str, required: set[str], optional: set[str] = frozenset()) -> None:
+    missing = sorted(required - doc.keys())
+    if missing:
+        _fail(field, f"misses the key(s) {missing}")
+    unknown = sorted(doc.keys() - required - optional)
+    if unknown:
+        _fail(field, f"has unknown key(s) {unknown}")
+
+
+def _int(value, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(field, f"must be an integer, got {_show(value)}")
+    if not lo <= value <= hi:
+        _fail(field, f"must lie in [{lo}, {hi}], got {_show(value)}")
+    return value
+
+
+def _float(value, field: str, lo: float = -math.inf, hi: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        _fail(field, f"must be a number, got {_show(value)}")
+    try:
+        value = float(value)
+    except OverflowError:
+        _fail(field, f"must be a finite number, got {_show(value)}")
+    if not math.isfinite(value):
+        _fail(field, f"must be a finite number, got {_show(value)}")
+    if not lo <= value <= hi:
+        _fail(field, f"must lie in [{lo:g}, {hi:g}], got {value!r}")
+    return value
+
+
+def _list(value, field: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        _fail(field, f"must be a JSON list, got {type(value).__name__} {_show(value)}")
+    if length is not None and len(value) != length:
+        _fail(field, f"must have {length} entries, got {len(value)}")
+    return value
+
+
+def _floats(value, field: str, length: int, lo=-math.inf, hi=math.inf) -> np.ndarray:
+    items = _list(value, field, length)
+    return np.array([_float(v, f"{field}[{i}]", lo, hi) for i, v in enumerate(items)])
+
+
+def _choice(value, field: str, choices: tuple[str, ...]) -> str:
+    if value not in choices or not isinstance(value, str):
+        _fail(field, f"must be one of {list(choices)}, got {_show(value)}")
+    return value
+
+
+def _margin_interval(a: float, b: float, t: float, lo: float, hi: float, margin):
+    """The ``(a, b, t)`` a PAC-Bayes learner derives from ``(a, b)`` (learned margin: ``t`` is
+    the middle) or from ``t`` (fixed margin: ``[t - h, t + h]`` clipped, ``h = margin (B - A)``),
+    with the learner's float operations."""
+    if margin is None:
+        return a, b, a + (b - a) / 2.0
+    h = margin * (hi - lo)
+    return max(t - h, lo), min(t + h, hi), t
+
+
+def _on_dyadic_grid(t: float, lo: float, hi: float, bits: int) -> bool:
+    """Whether ``t`` is a point of ``Lambda_bits(lo, hi)`` as the Occam learner computes it."""
+    if not lo < hi:
+        return False
+    j = round(((t - lo) / (hi - lo) * 2.0 ** (bits + 1) + 1.0) / 2.0)
+    return 1 <= j <= 2**bits and dyadic_threshold(lo, hi, bits, j) == t
+
+
+# -- reading ---------------------------------------------------------------------------------
+def model_from_json(text: str):
+    """Rebuild a fitted estimator from :func:`model_to_json` output, checking every field.
+
+    Raises
+    ------
+    ValueError
+        Naming the first field that is missing, unknown, of the wrong type, out of range,
+        of the wrong length or inconsistent with the others.
 
     Examples
     --------
@@ -86,107 +192,248 @@ def model_from_json(text: str) -> BaseSCM:
     >>> from widefs.scm import SampleCompressionSCM
     >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
     >>> clf = SampleCompressionSCM().fit(X, ["a", "a", "b", "b"])
-    >>> again = from_json(clf.to_json())
+    >>> again = model_from_json(clf.to_json())
     >>> (again.predict(X) == clf.predict(X)).all(), again.rules_ == clf.rules_
     (np.True_, True)
+    >>> model_from_json(clf.to_json().replace('"<="', '"sideways"').replace('">"', '"sideways"'))
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid widefs.scm model file: rules[0].direction must be one of ['>', '<='], got 'sideways'.
     """
-    doc = json.loads(text)
-    if doc.get("format") != FORMAT:
-        raise ValueError(f"Not a widefs.scm model: format is {doc.get('format')!r}.")
-    if doc.get("format_version") != FORMAT_VERSION:
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        _fail("the document", "is nested too deeply")
+    except json.JSONDecodeError as exc:
+        _fail("the document", f"is not valid JSON ({exc})")
+    doc = _object(doc, "the document")
+    fmt = doc.get("format")
+    if fmt != FORMAT:
+        raise ValueError(f"Not a {FORMAT} model: format is {_show(fmt)}.")
+    if doc.get("format_version") != FORMAT_VERSION or isinstance(doc.get("format_version"), bool):
         raise ValueError(
-            f"Unsupported widefs.scm format version {doc.get('format_version')!r} "
+            f"Unsupported {FORMAT} format version {_show(doc.get('format_version'))} "
             f"(this widefs reads version {FORMAT_VERSION})."
         )
-    classes = _estimators()
-    name = doc["estimator"]
-    if name not in classes:
-        raise ValueError(f"Unknown estimator {name!r}; expected one of {sorted(classes)}.")
-    params = dict(doc["params"])
-    if isinstance(params.get("feature_range"), list):
-        params["feature_range"] = tuple(params["feature_range"])
-    model = classes[name](**params)
-    model.classes_ = np.array(doc["classes"], dtype=np.dtype(doc["classes_dtype"]))
-    model.n_features_in_ = int(doc["n_features_in"])
-    if doc.get("feature_names_in") is not None:
-        model.feature_names_in_ = np.array(doc["feature_names_in"], dtype=object)
-    model.n_rules_learned_ = int(doc["n_rules_learned"])
-    model.rules_ = [StumpRule.from_dict(r) for r in doc["rules"]]
-    model.selected_features_ = np.array([r.feature for r in model.rules_], dtype=np.intp)
-    importances = np.zeros(model.n_features_in_)
-    if model.rules_:
-        np.add.at(importances, model.selected_features_, 1.0 / len(model.rules_))
-    if "feature_importances" in doc:
-        importances = np.asarray(doc["feature_importances"], dtype=float)
-    model.feature_importances_ = importances
-    if doc.get("feature_range") is not None:
-        model.feature_range_ = tuple(np.asarray(v, dtype=float) for v in doc["feature_range"])
-    for attr in _FLOAT_ATTRS:
-        key = attr.rstrip("_")
-        if key in doc:
-            setattr(model, attr, float(doc[key]))
-    for attr in _ARRAY_ATTRS:
-        key = attr.rstrip("_")
-        if key in doc:
-            dtype = np.intp if attr == "compression_set_" else float
-            setattr(model, attr, np.asarray(doc[key], dtype=dtype))
-    return model
+    name = doc.get("estimator")
+    if not isinstance(name, str) or name not in _MODEL_CLASSES:
+        _fail("estimator", f"must be one of {sorted(_MODEL_CLASSES)}, got {_show(name)}")
+    return _Reader(_MODEL_CLASSES[name], doc).model
 
 
-def from_json(text: str) -> BaseSCM:
-    """Rebuild any fitted widefs.scm model from its JSON (see ``model.to_json()``)."""
-    return model_from_json(text)
+class _Reader:
+    """Validates a parsed document of one estimator class and builds the model."""
+
+    def __init__(self, cls: type, doc: dict):
+        self.cls = cls
+        risk_key = cls._training_risk_attribute.rstrip("_")
+        required = {
+            "format", "format_version", "estimator", "params", "classes", "classes_dtype",
+            "n_features_in", "feature_names_in", "n_rules_learned", "rules", "feature_range",
+            "risk_bound", risk_key, "bound_path", "feature_importances",
+            *(a.rstrip("_") for a in cls._per_rule_arrays),
+        }  # fmt: skip
+        optional = {"bayes_risk_bound"} if hasattr(cls, "bayes_risk_bound_") else set()
+        _keys(doc, "the document", required, optional)
+        self.doc = doc
+        model = self._params(_object(doc["params"], "params"))
+        model.classes_ = self._classes(doc["classes"], doc["classes_dtype"])
+        n = model.n_features_in_ = _int(doc["n_features_in"], "n_features_in", 1, MAX_FEATURES)
+        # Lengths are checked against the document's own lists before anything is allocated.
+        importances = _floats(doc["feature_importances"], "feature_importances", n, 0.0)
+        names = doc["feature_names_in"]
+        if names is not None:
+            _list(names, "feature_names_in", n)
+            for i, v in enumerate(names):
+                if not isinstance(v, str):
+                    _fail(f"feature_names_in[{i}]", f"must be a string, got {_show(v)}")
+            model.feature_names_in_ = np.array(names, dtype=object)
+        has_range = "feature_range" in cls._parameter_constraints
+        rng = self._feature_range(doc["feature_range"], n, has_range)
+        if has_range:
+            model.feature_range_ = rng
+        rules = self._rules(_list(doc["rules"], "rules"), model, rng)
+        k = len(rules)
+        learned = _int(doc["n_rules_learned"], "n_rules_learned", k, model.max_rules)
+        path = _floats(doc["bound_path"], "bound_path", learned + 1, 0.0, 1.0)
+        kept = int(np.argmin(path)) if model.select == "bound" else learned
+        if kept != k:
+            _fail(
+                "rules",
+                f"hold {k} rule(s), but select={model.select!r} keeps {kept} of the "
+                f"{learned} learned (bound_path)",
+            )
+        risk = _float(doc["risk_bound"], "risk_bound", 0.0, 1.0)
+        if risk != path[k]:
+            _fail("risk_bound", f"must equal bound_path[{k}] = {path[k]!r}, got {risk!r}")
+        if "bayes_risk_bound" in doc:
+            bayes = _float(doc["bayes_risk_bound"], "bayes_risk_bound", 0.0, 1.0)
+            if bayes != min(1.0, 2.0 * risk):
+                _fail("bayes_risk_bound", f"must equal min(1, 2 risk_bound), got {bayes!r}")
+        risk_key = cls._training_risk_attribute.rstrip("_")
+        setattr(model, cls._training_risk_attribute, _float(doc[risk_key], risk_key, 0.0, 1.0))
+        model.risk_bound_ = risk
+        model.bound_path_ = path
+        model.n_rules_learned_ = learned
+        model.rules_ = rules
+        model.selected_features_ = np.array([r.feature for r in rules], dtype=np.intp)
+        if set(np.flatnonzero(importances).tolist()) != set(model.selected_features_.tolist()):
+            _fail("feature_importances", "must be positive exactly at the rules' features")
+        model.feature_importances_ = importances
+        for attr in cls._per_rule_arrays:
+            setattr(model, attr, self._per_rule(attr.rstrip("_"), k))
+        self.model = model
+
+    def _params(self, params: dict):
+        model = self.cls()
+        _keys(params, "params", set(model.get_params(deep=False)))
+        if "feature_range" in params:
+            params = {**params, "feature_range": self._range_param(params["feature_range"])}
+        try:
+            model.set_params(**params)
+            model._validate_params()
+        except (TypeError, ValueError) as exc:
+            _fail("params", f"are not valid: {exc}")
+        return model
+
+    @staticmethod
+    def _range_param(value):
+        if value is None:
+            return None
+        pair = _list(value, "params.feature_range", 2)
+        out = []
+        for i, v in enumerate(pair):
+            field = f"params.feature_range[{i}]"
+            out.append(_floats(v, field, len(v)) if isinstance(v, list) else _float(v, field))
+        return tuple(out)
+
+    @staticmethod
+    def _classes(classes, dtype_text) -> np.ndarray:
+        _list(classes, "classes", 2)
+        if not isinstance(dtype_text, str):
+            _fail("classes_dtype", f"must be a numpy dtype string, got {_show(dtype_text)}")
+        try:
+            dtype = np.dtype(dtype_text)
+        except (TypeError, ValueError):
+            _fail("classes_dtype", f"is not a numpy dtype, got {_show(dtype_text)}")
+        if dtype.kind not in _CLASS_KINDS:
+            _fail("classes_dtype", f"must be a bool, number or string dtype, got {dtype_text!r}")
+        for i, c in enumerate(classes):
+            ok = isinstance(c, str | int | float) and not (
+                isinstance(c, float) and not math.isfinite(c)
+            )
+            if not ok:
+                _fail(f"classes[{i}]", f"must be a string, a number or a boolean, got {_show(c)}")
+        try:
+            arr = np.array(classes, dtype=dtype)
+            increasing = bool(arr[0] < arr[1])
+        except (TypeError, ValueError, OverflowError):
+            _fail("classes", f"do not fit classes_dtype {dtype_text!r}: {_show(classes)}")
+        if _plain(arr) != classes or [type(v) for v in _plain(arr)] != [type(v) for v in classes]:
+            _fail("classes", f"change when stored as {dtype_text!r}: {_show(classes)}")
+        if not increasing:
+            _fail(
+                "classes", f"must be two distinct labels in increasing order, got {_show(classes)}"
+            )
+        return arr
+
+    @staticmethod
+    def _feature_range(value, n: int, has_range: bool):
+        if not has_range:
+            if value is not None:
+                _fail("feature_range", "must be null for this estimator")
+            return None
+        pair = _list(value, "feature_range", 2)
+        lo = _floats(pair[0], "feature_range[0]", n)
+        hi = _floats(pair[1], "feature_range[1]", n)
+        if np.any(lo > hi):
+            _fail("feature_range", f"must have low <= high (feature {int(np.argmax(lo > hi))})")
+        return lo, hi
+
+    def _rules(self, items: list, model, rng) -> list[StumpRule]:
+        extra = self.cls._rule_extra
+        names = getattr(model, "feature_names_in_", None)
+        rules = []
+        for i, item in enumerate(items):
+            where = f"rules[{i}]"
+            d = _object(item, where)
+            _keys(d, where, set(_RULE_KEYS))
+            f = _int(d["feature"], f"{where}.feature", 0, model.n_features_in_ - 1)
+            name = names[f] if names is not None else f"x{f}"
+            if d["feature_name"] != name:
+                _fail(f"{where}.feature_name", f"must be the name of feature {f}, {name!r}")
+            direction = _choice(d["direction"], f"{where}.direction", (">", "<="))
+            lo, hi = (rng[0][f], rng[1][f]) if rng is not None else (-math.inf, math.inf)
+            t = _float(d["threshold"], f"{where}.threshold", lo, hi)
+            interval = bits = None
+            for key in ("interval", "bits"):
+                if key != extra and d[key] is not None:
+                    _fail(f"{where}.{key}", "must be null for this estimator")
+            if extra == "interval":
+                a, b = _floats(d["interval"], f"{where}.interval", 2, lo, hi).tolist()
+                if not a < b or (a, b, t) != _margin_interval(a, b, t, lo, hi, model.margin):
+                    _fail(
+                        f"{where}.interval",
+                        f"must be the margin interval of threshold {t!r} "
+                        f"(margin={model.margin!r}), got {[a, b]!r}",
+                    )
+                interval = (a, b)
+            elif extra == "bits":
+                bits = _int(d["bits"], f"{where}.bits", 0, MAX_BITS)
+                if not _on_dyadic_grid(t, lo, hi, bits):
+                    _fail(f"{where}.threshold", f"must lie on the {bits}-bit grid of the range")
+            rules.append(StumpRule(f, name, direction, t, interval, bits))
+        features = [r.feature for r in rules]
+        if not model.feature_reuse and len(set(features)) != len(features):
+            _fail("rules", "use a feature twice, but feature_reuse is false")
+        return rules
+
+    def _per_rule(self, key: str, k: int) -> np.ndarray:
+        if key == "compression_set":
+            items = _list(self.doc[key], key, k)
+            rows = [_int(v, f"{key}[{i}]", 0, MAX_FEATURES) for i, v in enumerate(items)]
+            if len(set(rows)) != k:
+                _fail(key, "must hold distinct training rows")
+            return np.array(rows, dtype=np.intp)
+        ratios = _floats(self.doc[key], key, k, 0.0, 1.0)
+        if np.any(ratios <= 0):
+            _fail(key, "must lie in (0, 1]")
+        return ratios
 
 
-def describe_model(model: BaseSCM, *, max_rules: int | None = None) -> str:
-    """A plain-text summary of a fitted SCM: the rule, its risk bound and training risk.
+def from_json(text: str):
+    """Rebuild any fitted widefs.scm model from its JSON (see ``model.to_json()``).
 
-    Meant for reports (the CLI prints it as is).
+    Every field is checked on load (types, ranges, lengths, known directions, finite
+    thresholds, feature indices in range, consistency of the rules with the bound path);
+    a bad file raises one ``ValueError`` naming the field.
+
+    Parameters
+    ----------
+    text : str
+        The JSON written by ``model.to_json()``.
+
+    Returns
+    -------
+    SampleCompressionSCM, OccamSCM or PACBayesSCM
+        Fitted; its predictions are identical to the saved model's.
+
+    See Also
+    --------
+    SampleCompressionSCM.to_json : Writes the JSON.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from widefs.scm import SampleCompressionSCM
-    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
-    >>> print(describe_model(SampleCompressionSCM().fit(X, [0, 0, 1, 1])))
-    SampleCompressionSCM (conjunction of 1 decision stump, p=1, delta=0.05)
-    predict 1 if x0 > 1, else 0
-    training risk 0.000; sample-compression risk bound 0.934 (holds with probability 0.95)
+    >>> from widefs.scm import OccamSCM
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> clf = OccamSCM(feature_range=(0.0, 4.0)).fit(X, [0, 0, 1, 1])
+    >>> again = from_json(clf.to_json())
+    >>> type(again).__name__, again.rules_ == clf.rules_
+    ('OccamSCM', True)
+    >>> from_json('[]')
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid widefs.scm model file: the document must be a JSON object, got list [].
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(model, "rules_")
-    name = type(model).__name__
-    k = len(model.rules_)
-    kind = model.model_type
-    c0, c1 = model.classes_[0], model.classes_[1]
-    lines = [
-        f"{name} ({kind} of {k} decision stump{'s' if k != 1 else ''}, "
-        f"p={model.p:g}, delta={model.delta:g})"
-    ]
-    shown = model.rules_ if max_rules is None else model.rules_[:max_rules]
-    joiner = " and " if kind == "conjunction" else " or "
-    if k == 0:
-        lines.append(f"predict {c1} always" if kind == "conjunction" else f"predict {c0} always")
-    else:
-        body = joiner.join(str(r) for r in shown)
-        if len(shown) < k:
-            body += f"{joiner}... ({k - len(shown)} more)"
-        lines.append(f"predict {c1} if {body}, else {c0}")
-    setting = {
-        "SampleCompressionSCM": "sample-compression",
-        "OccamSCM": "Occam",
-        "PACBayesSCM": "PAC-Bayes (Gibbs)",
-    }.get(name, "")
-    conf = f"holds with probability {1 - model.delta:g}"
-    if name == "PACBayesSCM":
-        lines.append(
-            f"training Gibbs risk {model.gibbs_risk_:.3f}; {setting} risk bound "
-            f"{model.risk_bound_:.3f}, Bayes classifier bound {model.bayes_risk_bound_:.3f} ({conf})"
-        )
-    else:
-        lines.append(
-            f"training risk {model.empirical_risk_:.3f}; {setting} risk bound "
-            f"{model.risk_bound_:.3f} ({conf})"
-        )
-    return "\n".join(lines)
+    return model_from_json(text)

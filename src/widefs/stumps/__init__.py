@@ -1,39 +1,22 @@
-"""Threshold-scan kernel: per feature, sorted values and prefix sums of per-sample channels."""
+"""The stump kernel: one presort of every feature, and threshold scans on it.
 
-from widefs.stumps._scan import (
-    CutScan,
-    RunLayout,
-    SortedFeatures,
-    StumpTable,
-    ThresholdCounts,
-    compact_sorted_features,
-    cut_thresholds,
-    feature_blocks,
-    fit_error_stumps,
-    predict_stumps,
-    prefix_sums,
-    presort_features,
-    run_layout,
-    scan_best_cuts,
-    threshold_class_counts,
-    threshold_class_counts_many,
-)
+Every stump-based method of widefs (the Set Covering Machines of :mod:`widefs.scm`, the
+numeric conditions of :mod:`widefs.rules`, the stump scorer of :mod:`widefs.univariate`)
+sorts each feature once with :class:`SortedFeatures` (or its packed form
+:func:`packed_presort`) and reads every candidate threshold from cumulative sums along
+that order. numpy only: importing or using this package compiles nothing.
+"""
+
+from widefs.stumps._presort import SortedFeatures, feature_blocks, packed_presort
+from widefs.stumps._scan import RunLayout, StumpTable, fit_error_stumps, predict_stumps, run_layout
 
 __all__ = [
-    "CutScan",
     "RunLayout",
     "SortedFeatures",
     "StumpTable",
-    "ThresholdCounts",
-    "compact_sorted_features",
-    "cut_thresholds",
     "feature_blocks",
     "fit_error_stumps",
+    "packed_presort",
     "predict_stumps",
-    "prefix_sums",
-    "presort_features",
     "run_layout",
-    "scan_best_cuts",
-    "threshold_class_counts",
-    "threshold_class_counts_many",
 ]

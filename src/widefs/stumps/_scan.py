@@ -1,133 +1,33 @@
-"""The threshold-scan kernel shared by every stump-based method.
+"""Threshold scans on a presort: every candidate threshold of every feature in one pass.
 
 A decision stump on feature j puts a threshold between two consecutive distinct values of
 that feature. Everything a stump learner needs about all candidate thresholds of all
-features is a prefix sum, along each feature's sorted order, of a few per-sample channels
-(class indicators, example weights, weighted values). widefs sorts each feature once
-(feature-major layout) and reads those prefix sums in feature blocks, so one streaming
-pass scores every threshold of every feature:
+features is a prefix sum, along each feature's sorted order (:class:`SortedFeatures`), of a
+few per-sample channels (class indicators, example weights). One streaming pass, in
+feature blocks, scores every threshold of every feature:
 
-- :class:`SortedFeatures` holds the per-feature sort order and sorted values;
-- :func:`prefix_sums` gives the cumulative channel sums at every cut position;
-- :func:`cut_thresholds` turns cut positions into scale-free thresholds;
 - :func:`fit_error_stumps` / :func:`predict_stumps` are the one-feature classifiers used by
-  the univariate stump scorer (fewest training errors, majority class on each side).
-
-Users: ``widefs.univariate`` (stump scorer), ``widefs.scm`` (greedy covering) and
-``widefs.rules`` (numeric conditions ``a <= t`` / ``a > t`` of CN2).
+  the univariate stump scorer (fewest training errors, majority class on each side);
+- :func:`run_layout` numbers the runs of tied values of a presort, the bins of the numeric
+  conditions ``a <= t`` / ``a > t`` of CN2 (``widefs.rules``);
+- ``threshold_class_counts`` / ``threshold_class_counts_many`` (private) give the class
+  counts of both sides of every observed-value threshold; the rule search's compiled
+  kernel is tested against them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = [
-    "CutScan",
-    "RunLayout",
-    "SortedFeatures",
-    "StumpTable",
-    "ThresholdCounts",
-    "compact_sorted_features",
-    "cut_thresholds",
-    "feature_blocks",
-    "fit_error_stumps",
-    "predict_stumps",
-    "prefix_sums",
-    "presort_features",
-    "run_layout",
-    "scan_best_cuts",
-    "threshold_class_counts",
-    "threshold_class_counts_many",
-]
+from widefs.stumps._presort import SortedFeatures, feature_blocks
 
-# Default working-set size of one feature block (bytes of the largest temporary).
-DEFAULT_BLOCK_BYTES = 64 * 2**20
+__all__ = ["RunLayout", "StumpTable", "fit_error_stumps", "predict_stumps", "run_layout"]
 
 
-def feature_blocks(
-    n_features: int, bytes_per_feature: int, max_bytes: int = DEFAULT_BLOCK_BYTES
-) -> Iterator[slice]:
-    """Slices of consecutive features whose temporaries fit in ``max_bytes``.
-
-    Examples
-    --------
-    >>> list(feature_blocks(5, 100, max_bytes=250))
-    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
-    """
-    step = max(1, int(max_bytes // max(1, bytes_per_feature)))
-    for start in range(0, n_features, step):
-        yield slice(start, min(start + step, n_features))
-
-
-@dataclass(frozen=True)
-class SortedFeatures:
-    """Per-feature ascending sort of a sample-by-feature matrix, stored feature-major.
-
-    Attributes
-    ----------
-    order : ndarray of shape (n_features, n_samples)
-        ``order[j]`` lists sample indices by increasing value of feature j (stable, so
-        equal values keep sample order).
-    values : ndarray of shape (n_features, n_samples)
-        ``values[j] = X[order[j], j]``.
-    """
-
-    order: NDArray[np.intp]
-    values: NDArray[np.floating]
-
-    @classmethod
-    def from_matrix(cls, X: ArrayLike) -> SortedFeatures:
-        """Sort every column of ``X`` (n_samples, n_features) once.
-
-        Examples
-        --------
-        >>> s = SortedFeatures.from_matrix([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
-        >>> s.order.tolist()
-        [[1, 2, 0], [2, 0, 1]]
-        """
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError("X must be two-dimensional (n_samples, n_features).")
-        XT = np.ascontiguousarray(X.T)
-        order = np.argsort(XT, axis=1, kind="stable")
-        values = np.take_along_axis(XT, order, axis=1)
-        return cls(order=order, values=values)
-
-    @property
-    def n_features(self) -> int:
-        return self.order.shape[0]
-
-    @property
-    def n_samples(self) -> int:
-        return self.order.shape[1]
-
-    def subset(self, sample_mask: ArrayLike) -> SortedFeatures:
-        """Restrict to the samples in ``sample_mask`` without re-sorting.
-
-        Sample indices in ``order`` are renumbered to positions within the subset, so
-        the result describes ``X[sample_mask]``.
-        """
-        mask = np.asarray(sample_mask, dtype=bool)
-        if mask.shape != (self.n_samples,):
-            raise ValueError("sample_mask must have one entry per sample.")
-        keep = mask[self.order]
-        n_keep = int(mask.sum())
-        renumber = np.cumsum(mask) - 1
-        order = renumber[self.order[keep].reshape(self.n_features, n_keep)]
-        values = self.values[keep].reshape(self.n_features, n_keep)
-        return SortedFeatures(order=order, values=values)
-
-    def valid_cuts(self, block: slice = slice(None)) -> NDArray[np.bool_]:
-        """``(F, n-1)`` mask: a threshold fits between sorted positions i and i+1."""
-        v = self.values[block]
-        return v[:, 1:] > v[:, :-1]
-
-
-def prefix_sums(
+def _prefix_sums(
     sorted_features: SortedFeatures, channels: ArrayLike, block: slice = slice(None)
 ) -> NDArray:
     """Cumulative sums of per-sample channels along each feature's sorted order.
@@ -149,7 +49,7 @@ def prefix_sums(
     Examples
     --------
     >>> s = SortedFeatures.from_matrix([[3.0], [1.0], [2.0]])
-    >>> prefix_sums(s, [1, 0, 1])[0].tolist()
+    >>> _prefix_sums(s, [1, 0, 1])[0].tolist()
     [0, 0, 1, 2]
     """
     ch = np.asarray(channels)
@@ -160,7 +60,7 @@ def prefix_sums(
     return out
 
 
-def cut_thresholds(sorted_features: SortedFeatures, block: slice = slice(None)) -> NDArray:
+def _cut_thresholds(sorted_features: SortedFeatures, block: slice = slice(None)) -> NDArray:
     """Thresholds between consecutive sorted values, ``(F, n-1)``; NaN where values tie.
 
     The midpoint is used, pulled back to the lower value when rounding would reach the
@@ -175,7 +75,33 @@ def cut_thresholds(sorted_features: SortedFeatures, block: slice = slice(None)) 
 
 @dataclass(frozen=True)
 class StumpTable:
-    """One fitted stump per feature: predict ``left_class`` if ``x <= threshold`` else ``right_class``."""
+    """One fitted stump per feature: predict ``left_class`` if ``x <= threshold`` else ``right_class``.
+
+    Parameters
+    ----------
+    threshold : ndarray of float, shape (n_features,)
+        ``+inf`` for a feature without a useful threshold.
+    left_class, right_class : ndarray of int, shape (n_features,)
+        Class codes predicted on each side.
+    train_errors : ndarray of int, shape (n_features,)
+        Training errors of each stump.
+
+    Attributes
+    ----------
+    threshold, left_class, right_class, train_errors
+        As given.
+
+    See Also
+    --------
+    fit_error_stumps : Fits the table.
+    predict_stumps : Applies it.
+
+    Examples
+    --------
+    >>> t = StumpTable(np.array([0.5]), np.array([0]), np.array([1]), np.array([0]))
+    >>> predict_stumps([[0.0], [1.0]], t).tolist()
+    [[0], [1]]
+    """
 
     threshold: NDArray[np.floating]
     left_class: NDArray[np.intp]
@@ -197,6 +123,15 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
         Class codes ``0..n_classes-1``.
     n_classes : int
 
+    Returns
+    -------
+    StumpTable
+
+    See Also
+    --------
+    predict_stumps : Applies the table.
+    widefs.univariate.DiscriminativeSelector : Scores features by these stumps.
+
     Examples
     --------
     >>> t = fit_error_stumps([[0.0, 5.0], [1.0, 5.0], [2.0, 5.0], [3.0, 5.0]], [0, 0, 1, 1], 2)
@@ -214,7 +149,7 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
     right = left.copy()
     errors = np.full(F, n - int(total.max()), dtype=np.intp)
     for block in feature_blocks(F, 8 * (n + 1) * n_classes * 3):
-        cum = prefix_sums(sf, onehot, block)[:, 1:-1]  # (B, n-1, C): left-side counts
+        cum = _prefix_sums(sf, onehot, block)[:, 1:-1]  # (B, n-1, C): left-side counts
         right_counts = total - cum
         correct = cum.max(axis=2) + right_counts.max(axis=2)
         correct = np.where(sf.valid_cuts(block), correct, -1)
@@ -222,7 +157,7 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
         rows = np.arange(best.size)
         ok = correct[rows, best] > (n - errors[block])
         idx = np.flatnonzero(ok) + (block.start or 0)
-        thr = cut_thresholds(sf, block)[rows, best]
+        thr = _cut_thresholds(sf, block)[rows, best]
         threshold[idx] = thr[ok]
         left[idx] = np.argmax(cum[rows, best], axis=1)[ok]
         right[idx] = np.argmax(right_counts[rows, best], axis=1)[ok]
@@ -231,7 +166,28 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
 
 
 def predict_stumps(X: ArrayLike, stumps: StumpTable) -> NDArray[np.intp]:
-    """Class codes predicted by each feature's stump for each sample, ``(n_samples, F)``."""
+    """Class codes predicted by each feature's stump for each sample.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    stumps : StumpTable
+        From :func:`fit_error_stumps` on the same features.
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples, n_features)
+
+    See Also
+    --------
+    fit_error_stumps : Fits the stumps.
+
+    Examples
+    --------
+    >>> t = fit_error_stumps([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1], 2)
+    >>> predict_stumps([[0.2], [2.7]], t).tolist()
+    [[0], [1]]
+    """
     X = np.asarray(X, dtype=float)
     return np.where(stumps.threshold >= X, stumps.left_class, stumps.right_class)
 
@@ -318,235 +274,6 @@ def threshold_class_counts(
     )
 
 
-# ---------------------------------------------------------------------------------------
-# Streaming best-cut scan (used by the Set Covering Machines of widefs.scm; generic enough
-# for any learner whose score of a cut is a function of per-side channel sums).
-# ---------------------------------------------------------------------------------------
-
-
-def _kernels():
-    """The numba kernels (:mod:`widefs.stumps._kernels`), imported on first use."""
-    from widefs.stumps import _kernels
-
-    return _kernels
-
-
-def presort_features(
-    X: ArrayLike, *, index_dtype=np.int32, max_bytes: int = DEFAULT_BLOCK_BYTES
-) -> SortedFeatures:
-    """Sort every column of ``X`` once, a feature block at a time, with compact indices.
-
-    Same result as :meth:`SortedFeatures.from_matrix` (stable order) but faster and
-    leaner: each float is mapped to an order-preserving 64-bit integer whose lowest bits
-    are replaced by the sample index, so one integer sort (SIMD in numpy) gives a stable
-    argsort; rows where two distinct values collide in the kept bits, or holding NaN, are
-    re-sorted with ``argsort(kind="stable")``. There is no full transposed copy of ``X``
-    and ``order`` is stored as ``index_dtype`` (int32 halves the memory of wide data).
-
-    Examples
-    --------
-    >>> s = presort_features([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
-    >>> s.order.tolist(), s.order.dtype.name
-    ([[1, 2, 0], [2, 0, 1]], 'int32')
-    """
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError("X must be two-dimensional (n_samples, n_features).")
-    n, F = X.shape
-    if n > np.iinfo(index_dtype).max:
-        raise ValueError(f"{n} samples do not fit in {np.dtype(index_dtype).name} indices.")
-    order = np.empty((F, n), dtype=index_dtype)
-    values = np.empty((F, n), dtype=np.float64)
-    if n == 0 or F == 0:
-        return SortedFeatures(order=order, values=values)
-    bits = max(1, int(n - 1).bit_length())
-    kern = _kernels()
-    for block in feature_blocks(F, 24 * n, max_bytes):
-        cols = np.ascontiguousarray(X[:, block].T, dtype=np.float64)
-        with kern.threads(cols.size):
-            keys = kern.pack_keys(cols, bits)
-            keys.sort(axis=1)
-            bad = kern.unpack_keys(keys, cols, bits, order[block], values[block])
-        for j in np.flatnonzero(bad):
-            o = np.argsort(cols[j], kind="stable")
-            order[block.start + j] = o
-            values[block.start + j] = cols[j, o]
-    return SortedFeatures(order=order, values=values)
-
-
-@dataclass(frozen=True)
-class CutScan:
-    """Best cut of every feature found by :func:`scan_best_cuts`.
-
-    Attributes
-    ----------
-    score, tiebreak : ndarray of shape (n_features,)
-        Score of the best cut and its secondary key (``-inf`` when the feature has no
-        valid cut among the active samples).
-    position : ndarray of int, shape (n_features,)
-        Index, in the feature's current sorted row, of the first sample right of the cut.
-    side : ndarray of int8, shape (n_features,)
-        0 when the score is that of the left part (``x <= t``), 1 for the right part.
-    left_value, right_value : ndarray of shape (n_features,)
-        ``a``: the largest active value left of the cut; ``b``: the smallest value right of
-        it (active samples, or all samples with ``next_value="all"``). Every threshold
-        ``a <= t < b`` makes the same split.
-    """
-
-    score: NDArray[np.float64]
-    tiebreak: NDArray[np.float64]
-    position: NDArray[np.int64]
-    side: NDArray[np.int8]
-    left_value: NDArray[np.float64]
-    right_value: NDArray[np.float64]
-
-    def best_feature(self) -> int:
-        """The winning feature: highest score, then highest tiebreak, then lowest index (-1 if none)."""
-        if not np.any(np.isfinite(self.score)):
-            return -1
-        # lexsort sorts ascending by the last key first; negate to prefer high values.
-        ranked = np.lexsort((np.arange(self.score.size), -self.tiebreak, -self.score))
-        return int(ranked[0])
-
-
-def scan_best_cuts(
-    sorted_features: SortedFeatures,
-    channels: ArrayLike,
-    scorer,
-    params: ArrayLike = (),
-    *,
-    active: ArrayLike | None = None,
-    n_positions: int | None = None,
-    feature_range: tuple[ArrayLike, ArrayLike] | None = None,
-    next_value: str = "active",
-    feature_mask: ArrayLike | None = None,
-    compact: bool = False,
-) -> CutScan:
-    """One streaming pass over every feature's sorted order, scoring every cut.
-
-    A cut lies between two consecutive *active* samples of a feature whose values differ
-    (values are compared exactly; no tolerance). At each cut the left-side sums of the
-    per-sample ``channels`` are known, and ``scorer`` turns them into a score for the
-    left part and one for the right part. Per feature the best cut is kept: higher
-    score, then higher tiebreak, then the first cut in ascending order (left part
-    before right part at the same cut).
-
-    Parameters
-    ----------
-    sorted_features : SortedFeatures
-        From :func:`presort_features`; its rows may have been compacted with
-        :func:`compact_sorted_features` (then pass ``n_positions``).
-    channels : array_like of shape (n_samples, n_channels)
-        Per-sample weights summed on each side (class indicators, example weights...).
-    scorer : numba-jitted function
-        ``scorer(left, total, a, b, lo, hi, params) -> (score_left, tie_left,
-        score_right, tie_right)`` where ``left`` / ``total`` are the channel sums of the
-        left part / of all active samples, ``[a, b)`` the interval of equivalent
-        thresholds and ``[lo, hi]`` the feature's range. Return ``-inf`` to reject.
-    params : array_like of float
-        Passed to ``scorer`` unchanged.
-    active : array_like of bool, shape (n_samples,), optional
-        Samples taking part (default all). Inactive samples are skipped: they neither
-        contribute to sums nor create cuts.
-    n_positions : int, optional
-        Scan only the first ``n_positions`` entries of each row (after compaction).
-    feature_range : (lo, hi) arrays of shape (n_features,), optional
-        Passed to ``scorer`` per feature (default zeros).
-    next_value : {"active", "all"}, default="active"
-        Whether ``b`` is the next active value or the next value of any sample.
-    feature_mask : array_like of bool, shape (n_features,), optional
-        Features to scan (default all); the others get score ``-inf``.
-    compact : bool, default=False
-        Also compact the rows in place during the same pass (as
-        :func:`compact_sorted_features`, for the scanned features); positions then refer to
-        the compacted rows, whose length is the number of active samples. Rows of features
-        excluded by ``feature_mask`` are not compacted, so only use this without a mask or
-        when masked features are never scanned again.
-
-    Returns
-    -------
-    CutScan
-
-    Examples
-    --------
-    >>> import numba
-    >>> @numba.njit
-    ... def errors(left, total, a, b, lo, hi, params):
-    ...     # left part predicts class 0, right part class 1: minus the errors; and the reverse
-    ...     e = left[1] + (total[0] - left[0])
-    ...     return -e, 0.0, -(total[0] + total[1] - e), 0.0
-    >>> sf = presort_features([[0.0], [1.0], [2.0], [3.0]])
-    >>> scan = scan_best_cuts(sf, [[1, 0], [1, 0], [0, 1], [0, 1]], errors)
-    >>> scan.score.tolist(), scan.position.tolist(), scan.left_value.tolist()
-    ([-0.0], [2], [1.0])
-    """
-    if next_value not in ("active", "all"):
-        raise ValueError(f"next_value must be 'active' or 'all', got {next_value!r}.")
-    if compact and next_value == "all":
-        raise ValueError("compact=True drops inactive samples, which next_value='all' needs.")
-    order, values = sorted_features.order, sorted_features.values
-    F, n = order.shape
-    ch = np.ascontiguousarray(np.asarray(channels, dtype=np.float64))
-    if ch.ndim == 1:
-        ch = ch[:, None]
-    act = np.ones(n, np.bool_) if active is None else np.asarray(active, dtype=np.bool_)
-    if act.shape[0] != ch.shape[0]:
-        raise ValueError("active and channels must have one entry per sample.")
-    if feature_range is None:
-        lo = hi = np.zeros(F)
-    else:
-        lo = np.ascontiguousarray(np.broadcast_to(np.asarray(feature_range[0], float), (F,)))
-        hi = np.ascontiguousarray(np.broadcast_to(np.asarray(feature_range[1], float), (F,)))
-    npos = n if n_positions is None else int(n_positions)
-    use = np.ones(F, np.bool_) if feature_mask is None else np.asarray(feature_mask, np.bool_)
-    if use.shape != (F,):
-        raise ValueError("feature_mask must have one entry per feature.")
-    kern = _kernels()
-    parallel = F * npos >= kern.PARALLEL_MIN_ENTRIES and kern.numba.get_num_threads() > 1
-    if parallel not in kern.SCAN_KERNELS:
-        kern.SCAN_KERNELS[parallel] = kern.make_scan_kernel(parallel)
-    with kern.threads(F * npos):
-        out = kern.SCAN_KERNELS[parallel](
-            order,
-            values,
-            ch,
-            act,
-            npos,
-            scorer,
-            np.asarray(params, dtype=np.float64).reshape(-1),
-            lo,
-            hi,
-            next_value == "all",
-            use,
-            bool(compact),
-        )
-    return CutScan(*out)
-
-
-def compact_sorted_features(
-    sorted_features: SortedFeatures, active: ArrayLike, n_positions: int | None = None
-) -> int:
-    """Move each row's active samples to its front, in place, keeping their order.
-
-    Returns the new number of positions to scan (the number of active samples). Learners
-    that remove samples step by step call this lazily (when enough were removed), so a
-    scan never pays for long-gone samples and ``X`` is never copied.
-
-    Examples
-    --------
-    >>> sf = presort_features([[3.0], [1.0], [2.0]])
-    >>> compact_sorted_features(sf, [True, False, True])
-    2
-    >>> sf.order[0, :2].tolist(), sf.values[0, :2].tolist()
-    ([2, 0], [2.0, 3.0])
-    """
-    act = np.asarray(active, dtype=np.bool_)
-    npos = sorted_features.n_samples if n_positions is None else int(n_positions)
-    kern = _kernels()
-    with kern.threads(sorted_features.n_features * npos):
-        return int(kern.compact_kernel(sorted_features.order, sorted_features.values, act, npos))
-
-
 def threshold_class_counts_many(
     sorted_features: SortedFeatures,
     y_codes: ArrayLike,
@@ -609,10 +336,35 @@ def threshold_class_counts_many(
 class RunLayout:
     """Runs of tied non-missing values of a presort (independent of labels and masks).
 
-    ``run_id[j, i]`` numbers the run of sorted position i of feature j (runs are numbered
-    feature by feature; missing values of feature j get ``n_runs + j``);
-    ``run_feature``/``run_value`` give each run's feature and value; ``first_run[j]`` and
-    ``end_run[j]`` delimit feature j's runs.
+    Each run of equal values along a feature's sorted order is one bin: the candidate
+    thresholds ``x <= value`` of that feature are the run ends.
+
+    Parameters
+    ----------
+    run_id : ndarray of int, shape (n_features, n_samples)
+        ``run_id[j, i]`` numbers the run of sorted position i of feature j (runs are
+        numbered feature by feature; missing values of feature j get ``n_runs + j``).
+    n_runs : int
+        Number of runs of non-missing values over all features.
+    run_feature, run_value : ndarray of shape (n_runs,)
+        Each run's feature and value.
+    first_run, end_run : ndarray of int, shape (n_features,)
+        Feature j's runs are ``first_run[j] <= r < end_run[j]``.
+
+    Attributes
+    ----------
+    run_id, n_runs, run_feature, run_value, first_run, end_run
+        As given.
+
+    See Also
+    --------
+    run_layout : Builds it from a presort.
+
+    Examples
+    --------
+    >>> lay = run_layout(SortedFeatures.from_matrix([[3.0, 1.0], [1.0, 1.0]]))
+    >>> lay.n_runs, lay.run_feature.tolist(), lay.first_run.tolist(), lay.end_run.tolist()
+    (3, [0, 0, 1], [0, 2], [2, 3])
     """
 
     run_id: NDArray[np.intp]
@@ -624,7 +376,20 @@ class RunLayout:
 
 
 def run_layout(sorted_features: SortedFeatures) -> RunLayout:
-    """The :class:`RunLayout` of a presort, for repeated :func:`threshold_class_counts_many`.
+    """The :class:`RunLayout` of a presort (the bins of the numeric conditions of CN2).
+
+    Parameters
+    ----------
+    sorted_features : SortedFeatures
+        NaN last in each row, as ``SortedFeatures.from_matrix`` puts it.
+
+    Returns
+    -------
+    RunLayout
+
+    See Also
+    --------
+    SortedFeatures.from_matrix : The presort.
 
     Examples
     --------

@@ -1,0 +1,383 @@
+"""The one presort of widefs: every column of a matrix sorted by a single integer sort.
+
+Each float is mapped to an order-preserving 64-bit integer whose lowest ``bits`` bits are
+replaced by the row index, so one ``np.sort`` of a block of columns (numpy's SIMD integer
+sort) is a stable argsort of every column at once. Two distinct values that differ only
+in those lowest bits collide; the few columns where that happens (and columns holding NaN)
+are re-sorted exactly with ``argsort(kind="stable")``. Two layouts are built on it:
+
+- :class:`SortedFeatures`, feature-major sample order and sorted values (the threshold
+  scans of ``widefs.scm``, ``widefs.rules`` and ``widefs.univariate``);
+- :func:`packed_presort`, position-major row indices with run flags packed into one or
+  two bytes per entry (the sample-compression greedy of ``widefs.scm``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["SortedFeatures", "feature_blocks", "packed_presort"]
+
+# Default working-set size of one feature block (bytes of the largest temporary).
+DEFAULT_BLOCK_BYTES = 64 * 2**20
+_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+
+
+def feature_blocks(
+    n_features: int, bytes_per_feature: int, max_bytes: int = DEFAULT_BLOCK_BYTES
+) -> Iterator[slice]:
+    """Slices of consecutive features whose temporaries fit in ``max_bytes``.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features to split.
+    bytes_per_feature : int
+        Bytes of the largest temporary per feature.
+    max_bytes : int, default=64 MiB
+        Budget of one block.
+
+    Yields
+    ------
+    slice
+        Consecutive feature ranges covering ``range(n_features)``.
+
+    See Also
+    --------
+    SortedFeatures.from_matrix : Sorts a matrix one feature block at a time.
+
+    Examples
+    --------
+    >>> list(feature_blocks(5, 100, max_bytes=250))
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    step = max(1, int(max_bytes // max(1, bytes_per_feature)))
+    for start in range(0, n_features, step):
+        yield slice(start, min(start + step, n_features))
+
+
+def _row_chunks(n: int, w: int, entries: int = 1 << 15) -> Iterator[slice]:
+    """Slices of rows holding about ``entries`` entries: temporaries stay in cache and are
+    reused by the allocator instead of being fresh (page-faulting) memory at every call."""
+    step = max(1, entries // max(w, 1))
+    for i in range(0, n, step):
+        yield slice(i, min(i + step, n))
+
+
+def _sorted_keys(Xb: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
+    """Sorted order-preserving keys ``(m, w)`` of the columns of ``Xb``, and whether they are exact.
+
+    A key is the float's bit pattern with the magnitude bits of negatives flipped (so
+    integer order is float order; ``-0.0`` is mapped to ``0.0`` first) and its lowest
+    ``bits`` bits replaced by the row index. When those bits are zero for every value
+    (integers, short mantissas) no two distinct values can collide: ``exact`` is True.
+    """
+    m, w = Xb.shape
+    k = np.add(Xb, 0.0, dtype=np.float64).view(np.int64)  # a copy; + 0.0 maps -0.0 to 0.0
+    low = np.int64((1 << bits) - 1)
+    exact = True
+    for rows in _row_chunks(m, w):
+        kc = k[rows]
+        exact = exact and not np.bitwise_and(kc, low).any()
+        sign = kc >> 63  # arithmetic shift: 0 or -1
+        sign &= _MAGNITUDE
+        kc ^= sign
+        kc &= ~low
+        kc |= np.arange(rows.start, rows.stop, dtype=np.int64)[:, None]
+    k.sort(axis=0)
+    return k, exact
+
+
+def _index_bits(n_rows: int) -> int:
+    return max(1, int(n_rows - 1).bit_length())
+
+
+@dataclass(frozen=True)
+class SortedFeatures:
+    """Per-feature ascending sort of a sample-by-feature matrix, stored feature-major.
+
+    Parameters
+    ----------
+    order : ndarray of shape (n_features, n_samples)
+        ``order[j]`` lists sample indices by increasing value of feature j (stable, so
+        equal values keep sample order; NaN last, as ``np.argsort`` puts it).
+    values : ndarray of float64, shape (n_features, n_samples)
+        ``values[j] = X[order[j], j]``.
+
+    Attributes
+    ----------
+    order, values
+        As given; build them with :meth:`from_matrix`.
+
+    See Also
+    --------
+    packed_presort : The same sort, packed position-major with run flags.
+    run_layout : Runs of tied values of a presort.
+
+    Examples
+    --------
+    >>> s = SortedFeatures.from_matrix([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
+    >>> s.order.tolist(), s.values[0].tolist()
+    ([[1, 2, 0], [2, 0, 1]], [1.0, 2.0, 3.0])
+    """
+
+    order: NDArray[np.integer]
+    values: NDArray[np.float64]
+
+    @classmethod
+    def from_matrix(
+        cls, X: ArrayLike, *, index_dtype=np.intp, max_bytes: int = DEFAULT_BLOCK_BYTES
+    ) -> SortedFeatures:
+        """Sort every column of ``X`` once, a feature block at a time.
+
+        One integer sort per block of order-preserving keys (see the module docstring);
+        there is no full transposed copy of ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        index_dtype : integer dtype, default=np.intp
+            dtype of :attr:`order` (``np.int32`` halves the memory of wide data).
+        max_bytes : int, default=64 MiB
+            Working-set budget of one feature block.
+
+        Returns
+        -------
+        SortedFeatures
+
+        Examples
+        --------
+        >>> s = SortedFeatures.from_matrix([[3.0, 1.0], [1.0, 2.0], [2.0, 0.0]], index_dtype=np.int32)
+        >>> s.order.tolist(), s.order.dtype.name
+        ([[1, 2, 0], [2, 0, 1]], 'int32')
+        """
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError("X must be two-dimensional (n_samples, n_features).")
+        n, F = X.shape
+        if n > np.iinfo(index_dtype).max:
+            raise ValueError(f"{n} samples do not fit in {np.dtype(index_dtype).name} indices.")
+        order = np.empty((F, n), dtype=index_dtype)
+        values = np.empty((F, n), dtype=np.float64)
+        if n == 0 or F == 0:
+            return cls(order=order, values=values)
+        bits = _index_bits(n)
+        low = np.int64((1 << bits) - 1)
+        for block in feature_blocks(F, 24 * n, max_bytes):
+            Xb = np.asarray(X[:, block], dtype=np.float64)
+            keys, exact = _sorted_keys(Xb, bits)
+            rows = keys & low
+            del keys
+            order[block] = rows.T
+            values[block] = np.take_along_axis(Xb, rows, axis=0).T
+            v = values[block]
+            # NaN, or two distinct values whose keys collided and came out of order:
+            # those columns are sorted again exactly (ties in row order: stable).
+            bad = np.isnan(v).any(axis=1)
+            if not exact:
+                bad |= (v[:, 1:] < v[:, :-1]).any(axis=1)
+            for j in np.flatnonzero(bad).tolist():
+                o = np.argsort(Xb[:, j], kind="stable")
+                order[block.start + j] = o
+                values[block.start + j] = Xb[o, j]
+        return cls(order=order, values=values)
+
+    @property
+    def n_features(self) -> int:
+        """Number of features (rows of :attr:`order`)."""
+        return self.order.shape[0]
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples (columns of :attr:`order`)."""
+        return self.order.shape[1]
+
+    def subset(self, sample_mask: ArrayLike) -> SortedFeatures:
+        """Restrict to the samples in ``sample_mask`` without re-sorting.
+
+        Sample indices in ``order`` are renumbered to positions within the subset, so
+        the result describes ``X[sample_mask]``.
+
+        Parameters
+        ----------
+        sample_mask : array_like of bool, shape (n_samples,)
+
+        Returns
+        -------
+        SortedFeatures
+
+        Examples
+        --------
+        >>> s = SortedFeatures.from_matrix([[3.0], [1.0], [2.0]]).subset([True, False, True])
+        >>> s.order.tolist(), s.values.tolist()
+        ([[1, 0]], [[2.0, 3.0]])
+        """
+        mask = np.asarray(sample_mask, dtype=bool)
+        if mask.shape != (self.n_samples,):
+            raise ValueError("sample_mask must have one entry per sample.")
+        keep = mask[self.order]
+        n_keep = int(mask.sum())
+        renumber = np.cumsum(mask) - 1
+        order = renumber[self.order[keep].reshape(self.n_features, n_keep)]
+        values = self.values[keep].reshape(self.n_features, n_keep)
+        return SortedFeatures(order=order, values=values)
+
+    def compact(self, active: ArrayLike, n_positions: int | None = None) -> int:
+        """Move each row's active samples to its front, in place, keeping their order.
+
+        Learners that remove samples step by step call this lazily (when enough were
+        removed), so a scan never pays for long-gone samples and ``X`` is never copied.
+
+        Parameters
+        ----------
+        active : array_like of bool, shape (n_samples,)
+            Samples to keep (their sample indices are not renumbered).
+        n_positions : int, optional
+            Only the first ``n_positions`` entries of each row are current (after an
+            earlier compaction); default all.
+
+        Returns
+        -------
+        int
+            The new number of current positions (the number of active samples).
+
+        Examples
+        --------
+        >>> sf = SortedFeatures.from_matrix([[3.0], [1.0], [2.0]])
+        >>> sf.compact([True, False, True])
+        2
+        >>> sf.order[0, :2].tolist(), sf.values[0, :2].tolist()
+        ([2, 0], [2.0, 3.0])
+        """
+        act = np.asarray(active, dtype=bool)
+        npos = self.n_samples if n_positions is None else int(n_positions)
+        n_active = int(act.sum())
+        for block in feature_blocks(self.n_features, 16 * max(npos, 1)):
+            order = self.order[block, :npos]
+            keep = act[order]
+            values = self.values[block, :npos][keep].reshape(-1, n_active)
+            self.order[block, :n_active] = order[keep].reshape(-1, n_active)
+            self.values[block, :n_active] = values
+        return n_active
+
+    def valid_cuts(self, block: slice = slice(None)) -> NDArray[np.bool_]:
+        """``(F, n-1)`` mask: a threshold fits between sorted positions i and i+1.
+
+        Parameters
+        ----------
+        block : slice, default=slice(None)
+            The features to describe.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_block, n_samples - 1)
+
+        Examples
+        --------
+        >>> SortedFeatures.from_matrix([[1.0], [1.0], [2.0]]).valid_cuts().tolist()
+        [[False, True]]
+        """
+        v = self.values[block]
+        return v[:, 1:] > v[:, :-1]
+
+
+def packed_presort(
+    Xb: np.ndarray, *, bits: int | None = None, dtype=None, end_flags: bool = False
+) -> np.ndarray:
+    """The presort of a block of columns, packed position-major with run flags.
+
+    Entry ``P[pos, j]`` holds the row at sorted position ``pos`` of column ``j`` in its
+    lowest ``bits`` bits, bit ``bits`` set when its value differs from the previous
+    position's (a run of tied values starts) and, with ``end_flags``, bit ``bits + 1`` set
+    when the next position's value differs (a run ends). One byte per entry for up to 128
+    rows (64 with ``end_flags``), two up to 32768 (16384).
+
+    Parameters
+    ----------
+    Xb : ndarray of shape (n_rows, n_columns)
+        Finite values (checked by the caller).
+    bits : int, optional
+        Bits of the row index (default: the fewest that hold ``n_rows - 1``).
+    dtype : unsigned integer dtype, optional
+        Entry dtype (default: the smallest that holds the index and the flags).
+    end_flags : bool, default=False
+        Also flag the end of every run.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_columns)
+
+    See Also
+    --------
+    SortedFeatures.from_matrix : The same sort, feature-major with the sorted values.
+
+    Examples
+    --------
+    >>> P = packed_presort(np.array([[2.0], [1.0], [2.0]]))  # 2 index bits, flag bit 2
+    >>> (P[:, 0] & 3).tolist(), (P[:, 0] >> 2).tolist()
+    ([1, 0, 2], [0, 1, 0])
+    """
+    m, w = Xb.shape
+    bits = _index_bits(m) if bits is None else int(bits)
+    if dtype is None:
+        dtype = _packed_dtype(bits + 1 + bool(end_flags))
+    dtype = np.dtype(dtype).type
+    k, exact = _sorted_keys(Xb, bits)
+    low = np.int64((1 << bits) - 1)
+    packed = np.empty(k.shape, dtype=dtype)
+    np.bitwise_and(k, low, out=packed, casting="unsafe")
+    k >>= bits
+    tie_cols = []
+    for rows in _row_chunks(m - 1, w):
+        new_run = k[rows.start + 1 : rows.stop + 1] != k[rows]
+        packed[rows.start + 1 : rows.stop + 1] |= np.left_shift(new_run, bits, dtype=dtype)
+        if not exact and not new_run.all():
+            tie_cols.append(np.flatnonzero(~new_run.all(axis=0)))
+    del k
+    if tie_cols:
+        # Two distinct values can share the kept high bits (they differ only in the lowest
+        # ``bits`` bits of the mantissa): in columns with tied keys compare the real
+        # values, and sort the columns where that happened exactly.
+        flag = dtype(1 << bits)
+        for j in np.unique(np.concatenate(tie_cols)).tolist():
+            rows = (packed[:, j] & dtype(low)).astype(np.intp)
+            v = Xb[rows, j]
+            starts = (packed[1:, j] & flag) != 0
+            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == starts):
+                continue
+            o = np.argsort(Xb[:, j], kind="stable")
+            v = Xb[o, j]
+            packed[:, j] = o
+            packed[1:, j] |= np.left_shift(v[1:] != v[:-1], bits, dtype=dtype)
+    if end_flags:  # a run ends where the next one starts
+        start = dtype(1 << bits)
+        for rows in _row_chunks(m - 1, w):
+            nxt = packed[rows.start + 1 : rows.stop + 1] & start
+            packed[rows] |= np.left_shift(nxt, 1, dtype=dtype)
+    return packed
+
+
+def _packed_dtype(n_bits: int):
+    """The smallest unsigned integer dtype holding ``n_bits`` bits.
+
+    Parameters
+    ----------
+    n_bits : int
+
+    Returns
+    -------
+    numpy scalar type
+
+    Examples
+    --------
+    >>> _packed_dtype(8).__name__, _packed_dtype(9).__name__
+    ('uint8', 'uint16')
+    """
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if n_bits <= np.iinfo(dt).bits:
+            return dt
+    return np.uint64
