@@ -23,21 +23,9 @@ LIGHT = [
 
 # Imports of another package's private module still waiting for their owners' branches
 # (module, imported private module). The lead empties this list after merging them.
-PENDING_PRIVATE = {
-    ("widefs.stats._binomial", "widefs.utils._validation"),  # -> from widefs.utils import ...
-    ("widefs.stats._chance", "widefs.utils._validation"),
-    ("widefs.stats._multitest", "widefs.utils._validation"),
-}
+PENDING_PRIVATE: set[tuple[str, str]] = set()
 # Import cycles still waiting for their owners' branches (sorted member lists).
-PENDING_CYCLES = [
-    [
-        "widefs.scm._base",
-        "widefs.scm._covering",
-        "widefs.scm._greedy",
-        "widefs.scm._pac_bayes",
-        "widefs.scm._serialize",
-    ],
-]
+PENDING_CYCLES: list[list[str]] = []
 
 
 def _run(code):
