@@ -992,32 +992,45 @@ def findings(S: dict, H: dict) -> str:
             f"against the paper's {p[0]} and {p[3]} (majority class: {d['majority']})."
         )
     if H and "protocol" in H:
+        n_reps = len(H["protocol"]["sc"])
         base = {k: statistics.fmean(H["protocol"][k]) for k in ("occam", "sc")}
         target = {
             "occam": _mean(PAPER["table2"]["colon"][0]),
             "sc": _mean(PAPER["table2"]["colon"][3]),
         }
         for kind, label in (("occam", "Occam"), ("sc", "SC")):
-            moves = sorted(
-                (
-                    (statistics.fmean(v[kind]) - base[kind], name)
-                    for name, v in H.items()
-                    if name != "protocol"
-                ),
-                reverse=True,
-            )
+            moves = []
+            for name, v in H.items():
+                if name == "protocol" or len(v[kind]) != n_reps:
+                    continue
+                d = [a - b for a, b in zip(v[kind], H["protocol"][kind], strict=True)]
+                se = statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else None
+                moves.append((statistics.fmean(d), se, name))
+            moves.sort(key=lambda m: -m[0])
             gap = target[kind] - base[kind]
-            up = [f"{name} ({delta:+.1f})" for delta, name in moves if delta > 0]
             if gap <= 0:
                 L.append(
                     f"- **{label}:** the protocol already makes at least the paper's number of errors."
                 )
                 continue
+
+            def move(m):
+                return f"{m[2]} ({m[0]:+.1f}" + (f"±{m[1]:.1f})" if m[1] is not None else ")")
+
+            up = [move(m) for m in moves if m[0] > 0]
+            best = moves[0] if moves else None
             L.append(
-                f"- **What moves {label} toward the paper ({gap:+.1f} errors to go):** "
+                f"- **What moves {label} toward the paper** (protocol {base[kind]:.1f}, paper "
+                f"{target[kind]:.1f}: {gap:+.1f} errors to go; change ± its standard error over "
+                f"{n_reps} repetition(s)): "
                 + (
-                    ", ".join(up) + f"; the largest move covers {100 * moves[0][0] / gap:.0f}% "
-                    "of the gap"
+                    ", ".join(up) + f". The largest move covers {100 * best[0] / gap:.0f}% of the "
+                    "gap"
+                    + (
+                        "; no single variant reaches the paper's number"
+                        if best[0] < gap
+                        else f"; {best[2]} reaches the paper's number"
+                    )
                     if up
                     else "no variant raises the errors"
                 )
