@@ -942,16 +942,29 @@ def summarize_hypotheses(results) -> dict:
     """Per variant: Occam and SC errors (sum over folds) and sizes, per repetition."""
     out = {}
     for r in sorted(results, key=lambda r: (list(HYPOTHESES).index(r["variant"]), r["rep"])):
-        v = out.setdefault(r["variant"], {"sc": [], "occam": [], "sc_size": [], "occam_size": []})
+        v = out.setdefault(r["variant"], {"reps": []})
+        v["reps"].append(r["rep"])
         for kind in ("sc", "occam"):
-            v[kind].append(sum(f[kind]["errors"] for f in r["folds"]))
-            v[kind + "_size"] += [f[kind]["size"] for f in r["folds"]]
+            v.setdefault(kind, []).append(sum(f[kind]["errors"] for f in r["folds"]))
+            v.setdefault(kind + "_size", []).extend(f[kind]["size"] for f in r["folds"])
+            v.setdefault(kind + "_folds", []).extend(f[kind]["errors"] for f in r["folds"])
     return out
+
+
+def paired_change(v: dict, base: dict, kind: str):
+    """Change of the errors over the 5 test folds against the protocol, and its standard
+    error from the paired per-fold differences (every outer test fold of every repetition
+    one observation): ``(change, se)``, or None when the two rows differ in repetitions."""
+    if v["reps"] != base["reps"]:
+        return None
+    d = [a - b for a, b in zip(v[kind + "_folds"], base[kind + "_folds"], strict=True)]
+    folds = len(d) // len(v["reps"])
+    se = folds * statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else float("nan")
+    return folds * statistics.fmean(d), se
 
 
 def render_hypotheses(H: dict, reps: int) -> str:
     """The variants beside the protocol, on the same colon folds."""
-    import numpy as np
 
     paper = PAPER["table2"]["colon"]
     L = [
@@ -961,7 +974,9 @@ def render_hypotheses(H: dict, reps: int) -> str:
         "changes one thing in the CV-selected protocol of Table II and is run on the same "
         f"outer and inner folds (the first {reps} repetition(s) of the protocol's seeds). "
         "Errors over the 5 test folds, mean±sd over repetitions; S = stumps per model; "
-        "change = mean paired difference from the protocol row ± its standard error.",
+        "change = mean paired difference from the protocol row in errors over the 5 test "
+        "folds ± its standard error, from the per-fold differences (each outer test fold of "
+        "each repetition one observation).",
         "",
         "| variant | what changes | Occam errs | S | change | SC errs | S | change |",
         "|---|---|---|---|---|---|---|---|",
@@ -971,12 +986,8 @@ def render_hypotheses(H: dict, reps: int) -> str:
         cells = [name, HYPOTHESES[name]]
         for kind in ("occam", "sc"):
             cells += [_ms(v[kind]), _ms(v[kind + "_size"])]
-            if base is None or name == "protocol" or len(v[kind]) != len(base[kind]):
-                cells.append("-")
-                continue
-            d = np.asarray(v[kind], float) - np.asarray(base[kind], float)
-            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
-            cells.append(f"{d.mean():+.1f}±{se:.1f}")
+            change = None if base is None or name == "protocol" else paired_change(v, base, kind)
+            cells.append("-" if change is None else f"{change[0]:+.1f}±{change[1]:.1f}")
         L.append("| " + " | ".join(cells) + " |")
     L.append("")
     return "\n".join(L)
@@ -1001,11 +1012,9 @@ def findings(S: dict, H: dict) -> str:
         for kind, label in (("occam", "Occam"), ("sc", "SC")):
             moves = []
             for name, v in H.items():
-                if name == "protocol" or len(v[kind]) != n_reps:
-                    continue
-                d = [a - b for a, b in zip(v[kind], H["protocol"][kind], strict=True)]
-                se = statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else None
-                moves.append((statistics.fmean(d), se, name))
+                change = None if name == "protocol" else paired_change(v, H["protocol"], kind)
+                if change is not None:
+                    moves.append((*change, name))
             moves.sort(key=lambda m: -m[0])
             gap = target[kind] - base[kind]
             if gap <= 0:
@@ -1015,17 +1024,19 @@ def findings(S: dict, H: dict) -> str:
                 continue
 
             def move(m):
-                return f"{m[2]} ({m[0]:+.1f}" + (f"±{m[1]:.1f})" if m[1] is not None else ")")
+                return f"{m[2]} ({m[0]:+.1f}±{m[1]:.1f})"
 
             up = [move(m) for m in moves if m[0] > 0]
             best = moves[0] if moves else None
             L.append(
                 f"- **What moves {label} toward the paper** (protocol {base[kind]:.1f}, paper "
-                f"{target[kind]:.1f}: {gap:+.1f} errors to go; change ± its standard error over "
-                f"{n_reps} repetition(s)): "
+                f"{target[kind]:.1f}: {gap:+.1f} errors to go; change ± its standard error from the "
+                f"per-fold differences, {n_reps} repetition(s)): "
                 + (
-                    ", ".join(up) + f". The largest move covers {100 * best[0] / gap:.0f}% of the "
-                    "gap"
+                    ", ".join(up)
+                    + ". Beyond two standard errors: "
+                    + (", ".join(m[2] for m in moves if m[0] > 2 * m[1]) or "none")
+                    + f". The largest move covers {100 * best[0] / gap:.0f}% of the gap"
                     + (
                         "; no single variant reaches the paper's number"
                         if best[0] < gap
