@@ -33,6 +33,40 @@ def test_seeded_baseline_numbers(quick):
     assert sum(len(f) for f in raw["folds"]) == 5 * 8  # 4 baselines, 3 SCMs, fixed margin
 
 
+def test_seeded_scm_numbers(quick):
+    # The SCMs on the same folds (quick grids): test errors and sizes per outer fold of the
+    # CV-selected and bound-selected models, and the PAC-Bayes bounds, pinned.
+    _, _, raw = quick
+    folds = raw["folds"]
+
+    def per_fold(kind, sel, field):
+        return [f[kind][sel][field] for f in folds]
+
+    assert per_fold("sc", "cv", "errors") == [3, 5, 4, 5, 2]
+    assert per_fold("sc", "bound", "errors") == [3, 5, 5, 3, 2]
+    assert per_fold("occam", "cv", "errors") == [3, 5, 7, 6, 4]
+    assert per_fold("occam", "bound", "size") == [0, 0, 0, 0, 0]  # the empty conjunction
+    # The empty conjunction predicts the majority class (tumor): its errors are the normal
+    # tissues of each test fold.
+    X, y = exp.load("colon", 150)
+    normal = [
+        int(np.sum(y[te] == "normal"))
+        for _, te in KFold(5, shuffle=True, random_state=raw["seed"]).split(X)
+    ]
+    assert per_fold("occam", "bound", "errors") == normal == [4, 6, 2, 5, 5]
+    assert per_fold("pb", "cv", "errors") == [3, 5, 5, 2, 2]
+    assert per_fold("pb", "cv", "size") == [2, 1, 2, 2, 2]
+    assert per_fold("pb", "bound", "errors") == [3, 6, 6, 3, 5]
+    np.testing.assert_allclose(
+        per_fold("pb", "bound", "bound"),
+        [0.606515, 0.599061, 0.62136, 0.594948, 0.610016],
+        atol=1e-6,
+    )
+    np.testing.assert_allclose(
+        per_fold("pb", "cv", "gibbs_errors"), [3.240862, 5.0, 5.0, 2.260879, 2.0], atol=1e-6
+    )
+
+
 def test_nested_cv_matches_separate_fits_per_size(quick):
     # The experiment scores every number of stumps v from the prefixes of one greedy run;
     # fitting one model per (config, v) must pick the same model and test errors.
