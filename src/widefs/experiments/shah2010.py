@@ -15,8 +15,13 @@ one repetition.
 
 Usage::
 
-    nice python experiments/shah2010/run.py            # full run (writes docs/results/shah2010.md)
-    python experiments/shah2010/run.py --quick --out /tmp/shah.md
+    nice widefs reproduce shah2010 --jobs 1 --out DIR   # 20 repetitions, resumable
+    widefs reproduce shah2010 --render-only --out DIR   # the page from what has finished
+    widefs reproduce shah2010 --quick --out DIR         # a small run (tests)
+
+Each finished task (data set x repetition, colon variant x repetition) is stored as one JSON
+file under ``DIR/shah2010/`` and reused by later runs while its key (settings and the SCM
+engine's probe fingerprint) is unchanged.
 """
 
 from __future__ import annotations
