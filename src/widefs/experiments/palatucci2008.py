@@ -291,6 +291,9 @@ def main(argv=None) -> int:
         "",
         "## Figure 3: accuracy against errors allowed",
         "",
+        "Drawn from runs of the Figure 2 table (colon: seed 0; synthetic: subject 1): the same "
+        "protocol deviations, with the same effects.",
+        "",
         f"![Figure 3, colon]({PAPER}/figure3_colon.png)",
         f"![Figure 3, synthetic subject 1]({PAPER}/figure3_synthetic1.png)",
         "",
