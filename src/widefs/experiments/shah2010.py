@@ -720,7 +720,9 @@ def render(S, args, g, elapsed, command) -> str:
                 f"**Partial run: {args.reps} of {args.reps_target} repetitions.** This page was "
                 "rendered with `--render-only` from the repetitions whose every data set had "
                 "finished at that time; the remaining repetitions are computed, and the finished "
-                f"ones kept, by `{args.resume_command}`.",
+                f"ones kept, by `{args.resume_command}` (at the {args.cpu_per_rep:.0f} CPU-minutes "
+                "per repetition measured here, about "
+                f"{(args.reps_target - args.reps) * args.cpu_per_rep / 60:.0f} more CPU-hours).",
                 "",
             ]
             if args.reps < args.reps_target
