@@ -1097,7 +1097,8 @@ what the paper's Occam did. (2) Ties: on about 50 training examples several stum
 share the greedy's best utility; breaking those ties at random ('shuffled genes') instead
 of by the lowest gene index changes the chosen genes and raises SC's errors, so part of
 the gap is which of several equally good genes a run happens to pick. (3) Less model
-selection (p = 1 only, or no early stopping) gives larger, overfitted models. The log2 and
+selection (p = 1 only, or no early stopping) raises the errors: Occam's models grow (S in
+the 'p=1' and 'v=max' rows), SC with p = 1 keeps one stump but a worse one. The log2 and
 training-range variants change Occam's code lengths and ranges and move almost nothing, so
 those are not what limits it. Disjunctions were ruled out before (the 'conjunction' row
 repeats that check). Stumps are invariant to monotone transformations of a gene, so the
