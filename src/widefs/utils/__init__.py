@@ -7,6 +7,7 @@ building blocks for estimators rather than user-facing tools.
 from widefs.utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     block_width,
+    feature_blocks,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
@@ -38,6 +39,7 @@ __all__ = [
     "check_unit_interval",
     "encode_fit",
     "encode_transform",
+    "feature_blocks",
     "feature_names_or_default",
     "is_lazy_matrix",
     "iter_column_blocks",
