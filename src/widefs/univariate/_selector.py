@@ -31,6 +31,7 @@ from widefs.univariate._null import PermutationNull, label_permutations, split_c
 from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
 from widefs.utils import (
     DEFAULT_BLOCK_BYTES,
+    SupervisedSelectorMixin,
     block_width,
     feature_blocks,
     is_lazy_matrix,
@@ -234,7 +235,7 @@ def _merge_null(parts, n_permutations: int, n_scored: int, n_validation: int) ->
     )
 
 
-class DiscriminativeSelector(SelectorMixin, BaseEstimator):
+class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     """Select features whose one-feature classifier beats the best expected by chance.
 
     Discriminative feature selection (Section 5 of Palatucci & Carlson 2008): every
@@ -617,12 +618,3 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
                     "reject; use more permutations or another threshold."
                 )
         return message
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -23,7 +23,7 @@ from widefs.utils._encoding import (
     feature_names_or_default,
 )
 from widefs.utils._random import spawn_seeds
-from widefs.utils._support import SupportMixin
+from widefs.utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "MISSING_CODE",
     "UNSEEN_CODE",
     "FeatureEncoding",
+    "SupervisedSelectorMixin",
     "SupportMixin",
     "as_float_array",
     "block_width",

@@ -183,9 +183,9 @@ def feature_blocks(
     max_bytes : int, default=DEFAULT_BLOCK_BYTES
         Budget of one block.
 
-    Yields
-    ------
-    slice
+    Returns
+    -------
+    blocks : iterator of slice
         Consecutive feature ranges covering ``range(n_features)``.
 
     See Also
