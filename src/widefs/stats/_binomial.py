@@ -92,15 +92,20 @@ def _log_binomial_scalar(n: float, k: float) -> float:
     validation and temporaries cost far more than the arithmetic there.
     """
     j = min(k, n - k)
-    if j == 0:
-        return 0.0
-    log_q = math.log1p(-j / n)
+    return 0.0 if j == 0 else _loader_log_binomial(n, j, _stirlerr_scalar, math.log, math.log1p)
+
+
+def _loader_log_binomial(n, j, stirlerr, log, log1p):
+    """Loader's saddle-point ``ln C(n, j)`` for ``1 <= j <= n / 2`` (see
+    :func:`log_binomial_coefficient`), in the arithmetic of ``stirlerr``, ``log``, ``log1p``
+    (Python floats or numpy arrays)."""
+    log_q = log1p(-j / n)  # ln(1 - p), p = j / n <= 1/2
     return (
-        _stirlerr_scalar(n)
-        - _stirlerr_scalar(j)
-        - _stirlerr_scalar(n - j)
-        - 0.5 * math.log(2 * math.pi * j)
-        + j * math.log(n / j)
+        stirlerr(n)
+        - stirlerr(j)
+        - stirlerr(n - j)
+        - 0.5 * log(2 * math.pi * j)
+        + j * log(n / j)
         - (n - j + 0.5) * log_q
     )
 
@@ -145,15 +150,7 @@ def log_binomial_coefficient(n: ArrayLike, k: ArrayLike) -> float | NDArray[np.f
     trivial = j == 0
     j = np.where(trivial, 1.0, j)
     n_f = np.where(trivial, 2.0, n_f)
-    log_q = np.log1p(-j / n_f)  # ln(1 - p), p = j / n <= 1/2
-    out = (
-        _stirlerr(n_f)
-        - _stirlerr(j)
-        - _stirlerr(n_f - j)
-        - 0.5 * np.log(2 * np.pi * j)
-        + j * np.log(n_f / j)
-        - (n_f - j + 0.5) * log_q
-    )
+    out = _loader_log_binomial(n_f, j, _stirlerr, np.log, np.log1p)
     return _scalar_or_array(np.where(trivial, 0.0, out))
 
 
