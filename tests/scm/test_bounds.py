@@ -149,6 +149,16 @@ def test_log_zeta_sums_to_one():
     assert total == pytest.approx(1.0, abs=1e-5)  # tail beyond 2e5 is ~3e-6
 
 
+def test_log_zeta_scalar_and_array_paths_agree():
+    # Integer scalars (the bounds' calls) skip the array path; both equal mpmath's value.
+    for a in [0, 1, 2, 7, 1000, 10**9]:
+        exact = float(mp.log(6 / mp.pi**2) - 2 * mp.log(a + 1))
+        for got in (log_zeta(a), log_zeta(np.int64(a)), log_zeta(np.array([a]))[0]):
+            assert got == pytest.approx(exact, rel=1e-15)
+    with pytest.raises(ValueError, match="non-negative"):
+        log_zeta(-1)
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="delta"):
         occam_bound(0, 10, 5, [1], 0.0)

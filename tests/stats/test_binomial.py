@@ -274,3 +274,22 @@ def test_agrees_with_scipy_binomtest():
 def test_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_log_binomial_coefficient_scalar_path_matches_array_path_and_exact():
+    # Python/numpy integer scalars take a float-only path (the risk bounds call it per
+    # model size); it must agree with the array path and with exact integer arithmetic.
+    rng = np.random.default_rng(3)
+    pairs = [(n, k) for n in range(0, 60) for k in range(0, n + 1)]
+    pairs += [(int(n), int(rng.integers(0, n + 1))) for n in rng.integers(1, 10**12, 300)]
+    for n, k in pairs:
+        scalar = log_binomial_coefficient(np.int64(n), k)
+        array = log_binomial_coefficient(np.array([n]), np.array([k]))[0]
+        assert isinstance(scalar, np.float64)
+        assert scalar == pytest.approx(array, rel=1e-15, abs=1e-300)
+        if n < 200:
+            assert scalar == pytest.approx(math.log(math.comb(n, k)), rel=1e-14, abs=1e-15)
+    with pytest.raises(ValueError, match="k must not exceed n"):
+        log_binomial_coefficient(3, 4)
+    with pytest.raises(ValueError):
+        log_binomial_coefficient(-1, 0)

@@ -68,6 +68,8 @@ def log_zeta(a: ArrayLike) -> float | np.ndarray:
     >>> round(float(np.exp(log_zeta(0))), 6)  # 6 / pi^2
     0.607927
     """
+    if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and a >= 0:
+        return _LOG_6_OVER_PI2 - 2.0 * math.log1p(a)  # the bounds' scalar calls: no arrays
     a_arr = np.asarray(a, dtype=float)
     if np.any(a_arr < 0) or np.any(a_arr != np.round(a_arr)):
         raise ValueError("zeta(a) is defined for non-negative integers a.")
