@@ -1,5 +1,7 @@
 """POE estimates against exact arithmetic, mpmath integrals and seeded Monte Carlo."""
 
+import functools
+import re
 from fractions import Fraction
 
 import mpmath
@@ -175,6 +177,7 @@ def test_eq11_validation():
 
 
 # ---------------------------------------------------------------- POE1 integral
+@functools.cache
 def _poe1_mpmath(n, e, m):
     mpmath.mp.dps = 25
 
@@ -226,3 +229,85 @@ def test_poe1_matches_monte_carlo():
         assert abs(sample.mean() - poe1_estimate(n, e, m)) < 4 * se
     vals = poe1_estimate(n, 2, [1, 2, 8, 64])
     assert np.all(np.diff(vals) > 0)
+
+
+# ---------------------------------------------------------------- one message per failure
+_POE_FUNCTIONS = {
+    "effective_hypotheses": lambda n, e, m, p: effective_hypotheses(m),
+    "poe_combine": lambda n, e, m, p: poe_combine(e / n, m, p),
+    "poe_estimate": lambda n, e, m, p: poe_estimate(n, e, m, p),
+    "poe_exact_beta": lambda n, e, m, p: poe_exact_beta(n, e, m, 1.0, 2.0),
+    "poe1_estimate": lambda n, e, m, p: poe1_estimate(n, e, m),
+}
+
+
+@pytest.mark.parametrize(
+    ("functions", "args", "error", "message"),
+    [
+        (
+            ["effective_hypotheses", "poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 1, "many", 0.5),
+            TypeError,
+            "n_hypotheses must be numeric, got 'many'.",
+        ),
+        (
+            ["effective_hypotheses", "poe_combine", "poe_estimate", "poe_exact_beta"],
+            (5, 1, 0.5, 0.5),
+            ValueError,
+            "n_hypotheses must be >= 1.",
+        ),
+        (["poe1_estimate"], (5, 1, 0.5, 0.5), ValueError, "n_hypotheses must be >= 1."),
+        (["poe_combine"], (5, 6, 2, 0.5), ValueError, "error_estimate must lie in [0, 1]."),
+        (["poe_combine"], (5, 1, 2, -0.1), ValueError, "prior_error must lie in [0, 1]."),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, -1, 2, 0.5),
+            ValueError,
+            "errors must be >= 0.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 6, 2, 0.5),
+            ValueError,
+            "errors must not exceed n.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (0, 0, 2, 0.5),
+            ValueError,
+            "n must be >= 1.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 1.5, 2, 0.5),
+            ValueError,
+            "errors must hold integer values.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5.5, 1, 2, 0.5),
+            ValueError,
+            "n must hold integer values.",
+        ),
+    ],
+)
+def test_every_failure_has_its_exact_message(functions, args, error, message):
+    for name in functions:
+        with pytest.raises(error, match="^" + re.escape(message) + "$"):
+            _POE_FUNCTIONS[name](*args)
+
+
+def test_exact_beta_prior_messages():
+    for a, b in [(0.0, 1.0), (1.0, 0.0), (-1.0, 1.0), (1.0, float("nan"))]:
+        with pytest.raises(
+            ValueError, match=r"^The Beta prior parameters a and b must be positive\.$"
+        ):
+            poe_exact_beta(10, 2, 3, a, b)
+    for name, kwargs in [("a", dict(a="x", b=1.0)), ("b", dict(a=1.0, b="x"))]:
+        with pytest.raises(TypeError, match=f"^{name} must be numeric, got 'x'.$"):
+            poe_exact_beta(10, 2, 3, **kwargs)
+    with pytest.raises(
+        ValueError,
+        match=r"^effective must be one of \['identity', 'log', 'log10', 'log2'\], got 'sqrt'\.$",
+    ):
+        effective_hypotheses(4, "sqrt")
