@@ -1,5 +1,6 @@
 """Bounds of Shah, Marchand & Corbeil (2010) against exact mpmath/Fraction computations."""
 
+import functools
 import math
 from fractions import Fraction
 
@@ -24,6 +25,7 @@ def zeta(a):
     return mp.mpf(6) / mp.pi**2 / (a + 1) ** 2
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def binbar_exact(k, m, delta):
     """sup{r : sum_{i<=k} C(m,i) r^i (1-r)^(m-i) >= delta} by 200-step bisection in mpmath."""
     lo, hi = mp.mpf(0), mp.mpf(1)
@@ -37,6 +39,7 @@ def binbar_exact(k, m, delta):
     return lo
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def kl_inv_exact(q, psi):
     q = mp.mpf(q)
     lo, hi = q, mp.mpf(1)
@@ -160,6 +163,7 @@ def test_bad_inputs():
         sample_compression_bound(0, 10, 5, 1, message_prior="x")
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def _dyadic_exact(a, b, lo, hi):
     a, b, lo, hi = map(Fraction, (a, b, lo, hi))
     for bits in range(40):

@@ -1,5 +1,6 @@
 """Binomial tails, Langford's inversion and the KL inverse against mpmath/Fraction references."""
 
+import functools
 import math
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ from widefs.stats import (
 )
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def exact_tail(k, m, r: Fraction) -> Fraction:
     return sum(math.comb(m, i) * r**i * (1 - r) ** (m - i) for i in range(k + 1))
 
@@ -30,6 +32,7 @@ def test_binomial_tail_exact(m, r):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def mp_binbar(k, m, delta, iters=110):
     """Reference Binbar: bisection on ln r (or ln(1 - r) when the answer is above 1/2) of the
     tail Bin(k, m, r) = delta, in 40 digits plus what 1 - (upper sum) needs, so that answers
@@ -205,6 +208,7 @@ def test_kl_inverse_zero_closed_form_and_monotone():
     assert kl_inverse_upper(0.1, np.inf) == 1.0
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def mp_log_comb(n, k):
     with mpmath.workdps(40):
         return float(mpmath.loggamma(n + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(n - k + 1))
