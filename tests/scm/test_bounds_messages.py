@@ -93,6 +93,7 @@ def test_exact_message(call, message):
 
 def test_limits_themselves_are_accepted():
     assert log_zeta(0) == pytest.approx(math.log(6 / math.pi**2), rel=1e-15)
+    assert type(log_zeta(3)) is float and log_zeta([3]).shape == (1,)
     for f in _BOUNDS.values():
         assert 0 < f(1, 1, 1.0) <= 1
         assert 0 < f(np.int64(3), np.int64(2), 0.5) <= 1
