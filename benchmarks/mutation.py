@@ -99,11 +99,17 @@ def _score(work: Path) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="+", choices=[*MODULES, "all"])
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the results of an interrupted run (mutmut only tests the unchecked mutants)",
+    )
     args = parser.parse_args(argv)
     keys = list(MODULES) if "all" in args.modules else args.modules
     for key in keys:
         work = _prepare(key)
-        shutil.rmtree(work / "mutants", ignore_errors=True)
+        if not args.resume:
+            shutil.rmtree(work / "mutants", ignore_errors=True)
         env = {**os.environ, **MODULES[key][2]}
         subprocess.run(
             [sys.executable, "-m", "mutmut", "run", "--max-children", "1"],

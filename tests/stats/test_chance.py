@@ -256,3 +256,22 @@ def test_permutation_pvalues_are_valid_by_exchangeability():
 def test_permutation_pvalues_bad_input(observed, null, match):
     with pytest.raises(ValueError, match=match):
         permutation_pvalues(observed, null)
+
+
+@pytest.mark.parametrize(("m", "n", "p"), [(3, 10, Fraction(3, 10)), (40, 7, Fraction(4, 5))])
+def test_gap_and_threshold_use_the_given_p_error(m, n, p):
+    # Exact: G = N p - E[X_(1)], T_MGM = (N p + E[X_(1)]) / 2 with E[X_(1)] of *this* p.
+    e_min = exact_expected_min(m, n, p)
+    assert multiplicity_gap(m, n, float(p)) == pytest.approx(float(n * p - e_min), rel=1e-10)
+    assert mgm_threshold(m, n, float(p)) == pytest.approx(float((n * p + e_min) / 2), rel=1e-10)
+    assert expected_errors(n, float(p)) == pytest.approx(float(n * p), rel=1e-15)
+
+
+def test_p_error_defaults_to_one_half():
+    half = Fraction(1, 2)
+    e_min = exact_expected_min(5, 9, half)
+    assert expected_errors(9) == 4.5
+    assert expected_min_errors(5, 9) == pytest.approx(float(e_min), rel=1e-10)
+    assert highest_chance_accuracy(5, 9) == pytest.approx(float(1 - e_min / 9), rel=1e-10)
+    assert multiplicity_gap(5, 9) == pytest.approx(float(9 * half - e_min), rel=1e-10)
+    assert mgm_threshold(5, 9) == pytest.approx(float((9 * half + e_min) / 2), rel=1e-10)

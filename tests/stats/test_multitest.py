@@ -36,3 +36,8 @@ def test_bonferroni_and_edges():
         benjamini_hochberg([[0.1]])
     with pytest.raises(ValueError, match="alpha"):
         reject_at([0.1], 1.5)
+
+
+def test_bonferroni_caps_at_one():
+    # m p > 1 is capped at 1 (a probability), exactly.
+    assert bonferroni([0.6, 0.01, 0.5, 0.2]).tolist() == [1.0, 0.04, 1.0, 0.8]
