@@ -278,3 +278,12 @@ def test_agrees_with_scipy_binomtest():
 def test_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_kl_inverse_at_q_zero_matches_mpmath_down_to_tiny_bounds():
+    # KL(0 || p) = -ln(1 - p), so p = 1 - exp(-bound) = -expm1(-bound); bisection alone is
+    # limited by the float spacing near 0 and loses every digit for bound < 1e-16.
+    bounds = np.array([1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.01, 0.5, 1.0, 5.0, 36.0, 700.0])
+    want = [float(-mpmath.expm1(-mpmath.mpf(float(b)))) for b in bounds]
+    np.testing.assert_allclose(kl_inverse_upper(0.0, bounds), want, rtol=2e-16, atol=0)
+    assert kl_inverse_upper(0.0, np.inf) == 1.0 and kl_inverse_upper(0.3, np.inf) == 1.0

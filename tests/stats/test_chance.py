@@ -259,12 +259,13 @@ def test_permutation_pvalues_bad_input(observed, null, match):
 
 
 @pytest.mark.parametrize(("m", "n", "p"), [(3, 10, Fraction(3, 10)), (40, 7, Fraction(4, 5))])
-def test_gap_and_threshold_use_the_given_p_error(m, n, p):
+def test_chance_statistics_use_the_given_p_error(m, n, p):
     # Exact: G = N p - E[X_(1)], T_MGM = (N p + E[X_(1)]) / 2 with E[X_(1)] of *this* p.
     e_min = exact_expected_min(m, n, p)
     assert multiplicity_gap(m, n, float(p)) == pytest.approx(float(n * p - e_min), rel=1e-10)
     assert mgm_threshold(m, n, float(p)) == pytest.approx(float((n * p + e_min) / 2), rel=1e-10)
     assert expected_errors(n, float(p)) == pytest.approx(float(n * p), rel=1e-15)
+    assert highest_chance_accuracy(m, n, float(p)) == pytest.approx(float(1 - e_min / n), rel=1e-10)
 
 
 def test_p_error_defaults_to_one_half():
