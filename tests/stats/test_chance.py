@@ -276,3 +276,15 @@ def test_p_error_defaults_to_one_half():
     assert highest_chance_accuracy(5, 9) == pytest.approx(float(1 - e_min / 9), rel=1e-10)
     assert multiplicity_gap(5, 9) == pytest.approx(float(9 * half - e_min), rel=1e-10)
     assert mgm_threshold(5, 9) == pytest.approx(float((9 * half + e_min) / 2), rel=1e-10)
+
+
+def test_degenerate_p_error_is_exact_and_silent():
+    # p = 0: no classifier ever errs; p = 1: all always err. log P(X >= i + 1) = log 0 is
+    # taken without a RuntimeWarning (warnings are errors here).
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert expected_min_errors(7, 12, 0.0) == 0.0
+        assert expected_min_errors(7, 12, 1.0) == 12.0
+        assert highest_chance_accuracy(3, 5, 0.0) == 1.0
