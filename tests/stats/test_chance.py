@@ -288,3 +288,32 @@ def test_degenerate_p_error_is_exact_and_silent():
         assert expected_min_errors(7, 12, 0.0) == 0.0
         assert expected_min_errors(7, 12, 1.0) == 12.0
         assert highest_chance_accuracy(3, 5, 0.0) == 1.0
+
+
+def _mp_expected_min(m, n, p, dps=60):
+    """E[X_(1)] = sum_i P(X >= i+1)^M with exact rational tails and mpmath powers."""
+    import mpmath
+
+    p = Fraction(p)
+    pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+    with mpmath.workdps(dps):
+        total = mpmath.fsum(
+            mpmath.power(mpmath.mpf(sum(pmf[i + 1 :]).numerator) / sum(pmf[i + 1 :]).denominator, m)
+            for i in range(n)
+        )
+        return float(total)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "p"),
+    [
+        # M huge, P(X = 0) tiny: M log P(X >= 1) needs log1p(-cdf); log(sf) is off by 3e-8.
+        (10**9, 40, 0.4),
+        (2**30, 30, 0.5),
+        # Tiny p: P(X >= 1) ~ 5e-9 needs log(sf); log1p(-cdf) is off by 6e-9 (cancellation).
+        (1, 5, 1e-9),
+        (3, 8, 1e-6),
+    ],
+)
+def test_log_survival_is_accurate_at_both_ends(m, n, p):
+    assert expected_min_errors(m, n, p) == pytest.approx(_mp_expected_min(m, n, p), rel=1e-12)
