@@ -317,3 +317,16 @@ def _mp_expected_min(m, n, p, dps=60):
 )
 def test_log_survival_is_accurate_at_both_ends(m, n, p):
     assert expected_min_errors(m, n, p) == pytest.approx(_mp_expected_min(m, n, p), rel=1e-12)
+
+
+def test_many_classifier_counts_share_one_survival_vector():
+    # More M values for one (N, p) than one block of rows (256): every block is filled.
+    ms = np.arange(1, 601)
+    got = expected_min_errors(ms, 10, 0.3)
+    for i in (0, 255, 256, 511, 599):
+        want = exact_expected_min(int(ms[i]), 10, Fraction(3, 10))
+        assert got[i] == pytest.approx(float(want), rel=1e-10)
+    # Scalars in, numpy scalars out (not 0-d arrays); arrays keep their shape.
+    for value in (expected_min_errors(3, 10), expected_errors(10), multiplicity_gap(3, 10)):
+        assert isinstance(value, float) and not isinstance(value, np.ndarray)
+    assert expected_min_errors([[3]], 10).shape == (1, 1)
