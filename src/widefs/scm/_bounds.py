@@ -86,7 +86,7 @@ def _check_common(m: int, n_features: int, delta: float) -> None:
         raise ValueError(f"delta must lie in (0, 1], got {delta!r}.")
 
 
-def _log_attribute_prior(n_features: int, n_stumps: int, feature_reuse: bool = False) -> float:
+def _log_attribute_prior(n_features: int, n_stumps: int, feature_reuse: bool) -> float:
     """``ln[ zeta(k) / (C(n, k) 2^k) ]``: the prior of the attribute set and directions.
 
     With ``feature_reuse`` the k stumps are a multiset of the 2n (attribute, direction)
