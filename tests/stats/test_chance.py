@@ -1,5 +1,6 @@
 """Chance order statistics against the paper, exact rational arithmetic and Monte Carlo."""
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -7,11 +8,13 @@ import numpy as np
 import pytest
 
 from widefs.stats import (
+    chance_error_rate,
     expected_errors,
     expected_min_errors,
     highest_chance_accuracy,
     mgm_threshold,
     multiplicity_gap,
+    permutation_pvalues,
 )
 
 # Figure 1 of Palatucci & Carlson (2008), E[A_H] in %, p_error = 0.5 (FORMULAS.md section 1).
@@ -137,3 +140,116 @@ def test_huge_m_uses_tiny_deficits_correctly():
 def test_bad_arguments(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         expected_min_errors(**kwargs)
+
+
+# ------------------------------------------------ the label-blind chance rate (calibrated null)
+
+
+def exact_error_pmf(val_counts, q):
+    """Exact pmf of the errors of a label-blind classifier predicting class c w.p. q[c].
+
+    Errors on class c's examples are Binomial(n_c, 1 - q[c]), independent across classes;
+    the pmf is their convolution, in exact rational arithmetic.
+    """
+    pmf = [Fraction(1)]
+    for n_c, q_c in zip(val_counts, q, strict=True):
+        wrong = 1 - q_c
+        part = [math.comb(n_c, k) * wrong**k * (1 - wrong) ** (n_c - k) for k in range(n_c + 1)]
+        out = [Fraction(0)] * (len(pmf) + n_c)
+        for i, a in enumerate(pmf):
+            for j, b in enumerate(part):
+                out[i + j] += a * b
+        pmf = out
+    return pmf
+
+
+def test_chance_error_rate_is_the_majority_class_error():
+    assert chance_error_rate([24, 6]) == 0.2
+    assert chance_error_rate([20, 11]) == pytest.approx(11 / 31, rel=1e-15)
+    assert chance_error_rate([10, 10, 10]) == pytest.approx(2 / 3, rel=1e-15)
+    np.testing.assert_allclose(chance_error_rate([[1, 3], [5, 5], [0, 7]]), [0.25, 0.5, 0.0])
+
+
+@pytest.mark.parametrize("val_counts", [(24, 6), (11, 20), (21, 6, 4), (5, 5), (4, 4, 4)])
+def test_binomial_at_chance_rate_bounds_every_label_blind_classifier(val_counts):
+    """Hoeffding (1956, Theorem 4): P(X <= k) <= P(Binomial(N, p_min) <= k) for k <= N p_min - 1.
+
+    Checked exactly over a grid of prediction distributions q (vertices, edges and the
+    interior of the simplex). With the paper's p = 1 - 1/C the bound fails on
+    imbalanced classes (the majority predictor makes N - max n_c errors surely).
+    """
+    N = sum(val_counts)
+    C = len(val_counts)
+    p_min = Fraction(N - max(val_counts), N)
+    assert chance_error_rate(val_counts) == pytest.approx(float(p_min), rel=1e-15)
+    bound_pmf = [math.comb(N, k) * p_min**k * (1 - p_min) ** (N - k) for k in range(N + 1)]
+    grid = [Fraction(i, 8) for i in range(9)]
+    checked = 0
+    for q in itertools.product(grid, repeat=C - 1):
+        if sum(q) > 1:
+            continue
+        q = (*q, 1 - sum(q))
+        pmf = exact_error_pmf(val_counts, q)
+        mean = sum(k * w for k, w in enumerate(pmf))
+        assert mean >= N * p_min  # no label-blind classifier beats the majority on average
+        cdf = bound_cdf = Fraction(0)
+        for k in range(N + 1):
+            cdf += pmf[k]
+            bound_cdf += bound_pmf[k]
+            if k <= N * p_min - 1:
+                assert cdf <= bound_cdf, (q, k)
+                checked += 1
+    assert checked > 0
+    if len(set(val_counts)) > 1:
+        # The uniform rate 1 - 1/C is not a bound: the majority predictor beats it surely.
+        uniform = Fraction(C - 1, C)
+        k = N - max(val_counts)
+        tail = sum(math.comb(N, i) * uniform**i * (1 - uniform) ** (N - i) for i in range(k + 1))
+        assert tail < 1  # P(X <= k) = 1 for the majority predictor
+
+
+def test_chance_error_rate_bad_input():
+    with pytest.raises(ValueError, match="at least one example"):
+        chance_error_rate([0, 0])
+    with pytest.raises(ValueError, match="one entry per class"):
+        chance_error_rate(3)
+    with pytest.raises(ValueError, match="class_counts must be >= 0"):
+        chance_error_rate([-1, 4])
+
+
+# ------------------------------------------------ permutation p-values
+
+
+def test_permutation_pvalues_match_a_loop():
+    rng = np.random.default_rng(0)
+    observed = rng.integers(0, 10, 30)
+    null = rng.integers(0, 10, (99, 30))
+    got = permutation_pvalues(observed, null)
+    for j in range(30):
+        count = sum(1 for b in range(99) if null[b, j] <= observed[j])
+        assert got[j] == (1 + count) / 100
+    assert got.min() >= 1 / 100 and got.max() <= 1
+
+
+def test_permutation_pvalues_are_valid_by_exchangeability():
+    # Exchangeable continuous statistics: the +1 p-value is exactly uniform on k / (B + 1).
+    rng = np.random.default_rng(1)
+    draws = rng.normal(size=(20, 20000))  # row 0 observed, rows 1.. the permutations
+    p = permutation_pvalues(draws[0], draws[1:])
+    for k in [1, 2, 5, 10]:
+        rate = (p <= k / 20).mean()
+        assert abs(rate - k / 20) < 4 * np.sqrt(k / 20 * (1 - k / 20) / 20000)
+
+
+@pytest.mark.parametrize(
+    ("observed", "null", "match"),
+    [
+        ([1.0, 2.0], [[1.0, 2.0, 3.0]], r"shape \(n_permutations >= 1, 2\)"),
+        ([[1.0]], [[1.0]], "one-dimensional"),
+        ([np.nan], [[1.0]], "NaN"),
+        ([1.0], np.zeros((0, 1)), "n_permutations >= 1"),
+    ],
+)
+def test_permutation_pvalues_bad_input(observed, null, match):
+    with pytest.raises(ValueError, match=match):
+        permutation_pvalues(observed, null)

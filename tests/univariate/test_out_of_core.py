@@ -93,3 +93,53 @@ def test_lazy_input_rejects_nan_and_bad_shapes(tmp_path, wide):
 
 def test_block_width_bounds_memory():
     assert block_width(100, 8) * 100 * 8 <= 4 * 2**20
+
+
+# The permutation null: permutations drawn in the parent, reduced block by block.
+
+
+def fitted_null(X, y, **kw):
+    return DiscriminativeSelector(
+        "mgm", null="permutation", n_permutations=60, random_state=0, **kw
+    ).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def null_reference(wide):
+    return fitted_null(*wide)
+
+
+def assert_same_null(a, b):
+    assert_same(a, b)
+    np.testing.assert_array_equal(a.permutations_, b.permutations_)
+    np.testing.assert_array_equal(a.null_min_errors_, b.null_min_errors_)
+    np.testing.assert_array_equal(a.pvalues_, b.pvalues_)
+    assert a.expected_errors_ == b.expected_errors_
+    assert a.expected_min_errors_ == b.expected_min_errors_
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3])
+def test_permutation_null_n_jobs_invariance(wide, null_reference, n_jobs):
+    assert_same_null(fitted_null(*wide, n_jobs=n_jobs), null_reference)
+
+
+def test_permutation_null_memmap_dask_zarr(tmp_path, wide, null_reference, monkeypatch):
+    X, y = wide
+    path = tmp_path / "X.f32"
+    mm = np.memmap(path, dtype=np.float32, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    monkeypatch.setattr("widefs.univariate._selector.block_width", lambda n: 128)
+    assert_same_null(
+        fitted_null(np.memmap(path, np.float32, "r", shape=X.shape), y), null_reference
+    )
+    # Sub-blocks of the null reduction smaller than a block: the same answer again.
+    monkeypatch.setattr("widefs.univariate._selector._NULL_BLOCK_BYTES", 8 * 60 * 7)
+    da = pytest.importorskip("dask.array")
+    assert_same_null(fitted_null(da.from_array(X, chunks=(40, 500)), y), null_reference)
+    zarr = pytest.importorskip("zarr")
+    z = zarr.create_array(
+        store=str(tmp_path / "X.zarr"), shape=X.shape, chunks=(40, 256), dtype="f4"
+    )
+    z[:] = X
+    assert_same_null(fitted_null(z, y), null_reference)

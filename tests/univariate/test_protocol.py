@@ -9,8 +9,12 @@ from widefs.univariate import halves_masks, leave_one_out_threshold_curve, thres
 from widefs.utils import spawn_seeds
 
 
-def brute_force(X, y, rule, seed, errors_allowed=None):
-    """Section 5.2 by hand: one GaussianNB per feature and round, then a final GaussianNB."""
+def brute_force(X, y, rule, seed, errors_allowed=None, p_error="auto"):
+    """Section 5.2 by hand: one GaussianNB per feature and round, then a final GaussianNB.
+
+    ``p_error="auto"``: the majority-class error of the round's validation half, counted
+    here from the labels.
+    """
     n, F = X.shape
     seeds = spawn_seeds(seed, n)
     correct, n_sel = [], []
@@ -25,7 +29,9 @@ def brute_force(X, y, rule, seed, errors_allowed=None):
             ]
         )
         if errors_allowed is None:
-            _, sel = threshold_in_errors(rule, errs, int(va.sum()), 0.5)
+            counts = np.bincount(y[va], minlength=2)
+            p = 0.5 if p_error == "uniform" else (counts.sum() - counts.max()) / counts.sum()
+            _, sel = threshold_in_errors(rule, errs, int(va.sum()), p)
         else:
             sel = errs <= errors_allowed
         n_sel.append(sel.sum())
@@ -47,11 +53,16 @@ def problem():
     return X, y
 
 
-@pytest.mark.parametrize("rule", ["all", "max_chance", "mgm", "fdr"])
-def test_named_thresholds_match_per_round_loop(problem, rule):
+@pytest.mark.parametrize(
+    ("rule", "p_error"),
+    [("all", "auto"), ("max_chance", "auto"), ("mgm", "auto"), ("mgm", "uniform"), ("fdr", "auto")],
+)
+def test_named_thresholds_match_per_round_loop(problem, rule, p_error):
     X, y = problem
-    curve = leave_one_out_threshold_curve(X, y, random_state=11, var_smoothing=1e-12)
-    correct, n_sel = brute_force(X, y, rule, 11)
+    curve = leave_one_out_threshold_curve(
+        X, y, random_state=11, var_smoothing=1e-12, p_error=p_error
+    )
+    correct, n_sel = brute_force(X, y, rule, 11, p_error=p_error)
     out = curve.outcomes[rule]
     np.testing.assert_array_equal(out.n_selected, n_sel)
     np.testing.assert_array_equal(out.correct, correct)
@@ -59,7 +70,9 @@ def test_named_thresholds_match_per_round_loop(problem, rule):
 
 def test_errors_allowed_curve_matches_loop(problem):
     X, y = problem
-    curve = leave_one_out_threshold_curve(X, y, random_state=5, var_smoothing=1e-12)
+    curve = leave_one_out_threshold_curve(
+        X, y, random_state=5, var_smoothing=1e-12, p_error="uniform"
+    )
     for e in [0, 3, 6, 12]:
         correct, _ = brute_force(X, y, None, 5, errors_allowed=e)
         assert curve.accuracy[e] == pytest.approx(correct.mean())
@@ -77,3 +90,35 @@ def test_empty_selection_is_reported_not_hidden():
     assert out.empty_rounds == 20
     # Pitfall (b) of FORMULAS.md: the prior-only classifier is always wrong under LOO.
     assert out.accuracy == 0.0
+
+
+def test_permutation_null_per_round_matches_brute_force(problem):
+    """Each round's permutation null, rebuilt from the round's split and its permutations."""
+    from widefs.stats import benjamini_hochberg
+    from widefs.univariate import gaussian_nb_split_errors, label_permutations, split_cells
+
+    X, y = problem
+    X, y = X[:16, :20], y[:16]
+    B = 30
+    curve = leave_one_out_threshold_curve(
+        X, y, random_state=4, null="permutation", n_permutations=B, thresholds=["mgm", "fdr"]
+    )
+    assert curve.null == "permutation"
+    n = y.size
+    seeds = spawn_seeds(4, 2 * n)
+    mgm_cuts, fdr_sizes = [], []
+    for r in range(n):
+        avail = np.ones(n, bool)
+        avail[r] = False
+        tr, va = halves_masks(y, 2, seeds[r], available=avail)
+        perms = label_permutations(split_cells(tr[None], va[None]), B, seeds[n + r])
+        assert perms[:, r].tolist() == [r] * B  # the held-out example never moves
+        observed = gaussian_nb_split_errors(X, y, 2, tr[None], va[None])[0]
+        null = np.stack(
+            [gaussian_nb_split_errors(X, y[p], 2, tr[None], va[None])[0] for p in perms]
+        )
+        mgm_cuts.append(0.5 * (null.mean() + null.min(axis=1).mean()))
+        pvalues = (1 + (null <= observed).sum(axis=0)) / (B + 1)
+        fdr_sizes.append(int((benjamini_hochberg(pvalues) <= 0.05).sum()))
+    np.testing.assert_allclose(curve.outcomes["mgm"].cut, mgm_cuts, rtol=1e-12)
+    np.testing.assert_array_equal(curve.outcomes["fdr"].n_selected, fdr_sizes)

@@ -7,7 +7,7 @@ import numpy as np
 from widefs.cli._data import LoadedData
 from widefs.cli._report import Figure, Section, Table, Text
 from widefs.plotting import plot_chance_curves, plot_errors_allowed
-from widefs.stats import highest_chance_accuracy, multiplicity_gap
+from widefs.stats import binomial_tail, expected_min_errors
 from widefs.univariate import (
     DiscriminativeSelector,
     leave_one_out_threshold_curve,
@@ -27,25 +27,73 @@ TOP_TERMINAL = 15
 TOP_REPORT = 100
 
 
-def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """Score every feature, apply each threshold, run the leave-one-out curve."""
-    sel = DiscriminativeSelector("all", random_state=seed).fit(data.X, data.y)
+def chance_sections(
+    data: LoadedData,
+    *,
+    seed: int,
+    progress=None,
+    p_error="auto",
+    null: str = "auto",
+    n_permutations: int = 1000,
+    quick: bool = False,
+) -> list[Section]:
+    """Score every feature, compute both nulls, apply each threshold, run the leave-one-out curve.
+
+    The analytic null (Theorem 4.1 with ``p_error``) and the label-permutation null are both
+    computed and shown; ``null`` says which one the thresholds use (``"auto"``: analytic,
+    as :class:`DiscriminativeSelector` does for its single validation split).
+    """
+    # One fit gives the errors (the same split as an analytic fit) and the permutation null.
+    sel = DiscriminativeSelector(
+        "all",
+        p_error=p_error,
+        null="permutation",
+        n_permutations=n_permutations,
+        random_state=seed,
+    ).fit(data.X, data.y)
     M, N, p = sel.n_scored_, sel.n_validation_, sel.p_error_
     eligible = ~sel.constant_features_
+    used = "permutation" if null == "permutation" else "analytic"
+    analytic = {
+        "expected_errors": N * p,
+        "expected_min_errors": float(expected_min_errors(max(M, 1), N, p)),
+        "pvalues": np.where(eligible, binomial_tail(sel.n_errors_, N, p), 1.0),
+    }
+    permutation = {
+        "expected_errors": sel.expected_errors_,
+        "expected_min_errors": sel.expected_min_errors_,
+        "pvalues": sel.pvalues_,
+    }
+    in_use = permutation if used == "permutation" else analytic
     chosen = {
-        rule: threshold_in_errors(rule, sel.n_errors_, N, p, n_scored=M, eligible=eligible)
+        rule: threshold_in_errors(
+            rule, sel.n_errors_, N, p, n_scored=M, eligible=eligible, **in_use
+        )
         for rule in RULES
     }
 
-    e_ah = float(highest_chance_accuracy(M, N, p))
+    def accuracy(errors):
+        return f"{100 * (1 - errors / N):.1f}%"
+
+    e_min_a, e_min_p = analytic["expected_min_errors"], permutation["expected_min_errors"]
     chance_rows = [
         ("features scored (M)", f"{M}"),
         ("validation examples (N)", f"{N}"),
-        ("chance error rate p_err", f"{p:.3f}"),
-        ("E[X]: errors of one random feature", f"{sel.expected_errors_:.2f}"),
-        ("E[X(1)]: errors of the best of M random features", f"{sel.expected_min_errors_:.2f}"),
-        ("E[A_H]: highest expected chance accuracy", f"{100 * e_ah:.1f}%"),
-        ("multiplicity gap E[X] - E[X(1)]", f"{float(multiplicity_gap(M, N, p)):.2f}"),
+        ("chance error rate p_err (analytic)", f"{p:.3f}"),
+        ("label permutations", f"{n_permutations}"),
+        (
+            "E[X]: errors of one random feature, analytic / permutation",
+            f"{analytic['expected_errors']:.2f} / {permutation['expected_errors']:.2f}",
+        ),
+        (
+            "E[X(1)]: errors of the best of M random features, analytic / permutation",
+            f"{e_min_a:.2f} / {e_min_p:.2f}",
+        ),
+        (
+            "E[A_H]: highest expected chance accuracy, analytic / permutation",
+            f"{accuracy(e_min_a)} / {accuracy(e_min_p)}",
+        ),
+        ("thresholds use", f"the {used} null"),
         ("MGM threshold (errors)", f"{chosen['mgm'][0]:.2f}"),
         (
             "best observed feature",
@@ -57,10 +105,31 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
         Text(
             f"With M = {M} features scored on N = {N} validation examples (stratified random halves, "
             f"seed {seed}), the best of M features that carry **no information at all** is expected to "
-            f"reach **{100 * e_ah:.1f}%** accuracy (Theorem 4.1 of Palatucci & Carlson 2008). A feature's "
-            "validation accuracy means something only beyond that."
+            f"make {e_min_p:.2f} errors, reaching **{accuracy(e_min_p)}** accuracy: the mean over "
+            f"{n_permutations} relabellings of the data (labels permuted within each half; the "
+            "permutation null). Theorem 4.1 of Palatucci & Carlson (2008), with the chance error rate "
+            f"p_err = {p:.3f} and M independent features, gives {e_min_a:.2f} errors "
+            f"({accuracy(e_min_a)}): the analytic null. A feature's validation accuracy means "
+            f"something only beyond that. **The thresholds below use the {used} null.**"
         )
     )
+    notes = []
+    if p_error == "auto" and not np.isclose(p, 1 - 1 / sel.classes_.size):
+        notes.append(
+            f"The classes are imbalanced on the validation half: always predicting the majority "
+            f"class errs on a fraction {p:.3f} of it, so that (not 1 - 1/{sel.classes_.size}) is "
+            "the analytic chance rate, and it is a lower bound: the analytic thresholds are "
+            "conservative."
+        )
+    if abs(e_min_a - e_min_p) > 1:
+        notes.append(
+            f"The two E[X(1)] differ by {abs(e_min_a - e_min_p):.1f} errors: the analytic value "
+            "assumes independent features and a binomial error count, which correlated features "
+            "and imbalanced classes break; the permutation value is calibrated on these data "
+            "(`--null permutation` makes the thresholds use it)."
+        )
+    for note in notes:
+        chance.add(Text(note))
     chance.add(
         Table(
             ["quantity", "value"], chance_rows, title="Chance analysis (Palatucci & Carlson 2008)"
@@ -73,7 +142,7 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
         Figure(
             "chance_curve.png",
             fig1,
-            "Highest expected chance accuracy against the number of features",
+            "Highest expected chance accuracy against the number of features (analytic null)",
         )
     )
 
@@ -84,7 +153,7 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
             data.feature_names[j],
             int(sel.n_errors_[j]),
             f"{sel.scores_[j]:.3f}",
-            f"{sel.pvalues_[j]:.2e}",
+            f"{in_use['pvalues'][j]:.2e}",
             *("yes" if chosen[r][1][j] else "" for r in RULES),
         )
         for j in order[:TOP_REPORT]
@@ -93,8 +162,9 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
     selection.add(
         Text(
             "One Gaussian naive Bayes per feature, trained on one half and scored on the other. A feature "
-            "is selected when its validation errors are below the threshold. All features are in "
-            "`features.csv`."
+            f"is selected when its validation errors are below the threshold ({used} null; the FDR and "
+            "Bonferroni rules adjust its per-feature p-values). All features, with both p-values, are "
+            "in `features.csv`."
         )
     )
     selection.add(
@@ -112,17 +182,28 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
             terminal_rows=TOP_TERMINAL,
         )
     )
-    csv_lines = ["feature,errors,accuracy,pvalue,constant," + ",".join(RULES)]
+    csv_lines = [
+        "feature,errors,accuracy,pvalue,pvalue_analytic,pvalue_permutation,constant,"
+        + ",".join(RULES)
+    ]
     for j in range(sel.n_errors_.size):
         flags = ",".join(str(int(chosen[r][1][j])) for r in RULES)
         csv_lines.append(
             f'"{data.feature_names[j]}",{sel.n_errors_[j]},{sel.scores_[j]:.6f},'
-            f"{sel.pvalues_[j]:.6e},{int(sel.constant_features_[j])},{flags}"
+            f"{in_use['pvalues'][j]:.6e},{analytic['pvalues'][j]:.6e},"
+            f"{permutation['pvalues'][j]:.6e},{int(sel.constant_features_[j])},{flags}"
         )
     selection.files["features.csv"] = "\n".join(csv_lines) + "\n"
 
+    n_loo = min(n_permutations, 100) if quick else n_permutations
     curve = leave_one_out_threshold_curve(
-        data.X, data.y, random_state=seed, thresholds=("all", *RULES)
+        data.X,
+        data.y,
+        random_state=seed,
+        thresholds=("all", *RULES),
+        p_error=p_error,
+        null=used,
+        n_permutations=n_loo,
     )
     loo_rows = [
         (
@@ -139,7 +220,13 @@ def chance_sections(data: LoadedData, *, seed: int, progress=None) -> list[Secti
             "The paper's protocol: leave one example out, split the rest into halves, select features "
             "on validation errors, retrain naive Bayes on the selected features, test the held-out "
             "example. Selection happens inside every round, so these accuracies are honest. The oracle "
-            "picks the best errors-allowed value with the test labels and is only an upper reference."
+            "picks the best errors-allowed value with the test labels and is only an upper reference. "
+            + (
+                f"Each round's thresholds come from its own null ({n_loo} label permutations within "
+                "its halves)."
+                if used == "permutation"
+                else "Each round's thresholds come from the analytic null of its validation half."
+            )
         )
     )
     loo.add(

@@ -59,6 +59,25 @@ def _parser() -> argparse.ArgumentParser:
         help=f"comma-separated report parts among {', '.join(METHOD_GROUPS)} (default: all)",
     )
     run.add_argument("--quick", action="store_true", help="a fast pass: fewer folds and repeats")
+    run.add_argument(
+        "--p-error",
+        default="auto",
+        metavar="auto|uniform|RATE",
+        help="chance error rate of the analytic null: auto (majority-class error of the validation "
+        "half, default), uniform (the paper's 1 - 1/classes) or a number in (0, 1)",
+    )
+    run.add_argument(
+        "--null",
+        default="auto",
+        choices=["auto", "analytic", "permutation"],
+        help="which null the chance thresholds use (both are reported; auto: analytic)",
+    )
+    run.add_argument(
+        "--permutations",
+        type=int,
+        default=1000,
+        help="label permutations of the permutation null (default: 1000)",
+    )
     rep = sub.add_parser(
         "reproduce",
         help="run a paper's reproduction and write its page to docs/results/",
@@ -70,6 +89,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
+
+
+def _p_error_option(value: str):
+    """``--p-error``: "auto", "uniform" or a rate in (0, 1)."""
+    if value in ("auto", "uniform"):
+        return value
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = float("nan")
+    if not 0 < rate < 1:
+        raise DataError(f"--p-error must be auto, uniform or a number in (0, 1), got {value!r}")
+    return rate
 
 
 def _summary(data: LoadedData) -> Section:
@@ -104,6 +136,9 @@ def _run(args, console: Console) -> int:
         raise DataError(
             f"unknown --methods {', '.join(unknown) or '(none)'}; choose among {', '.join(METHOD_GROUPS)}"
         )
+    p_error = _p_error_option(args.p_error)
+    if args.permutations < 1:
+        raise DataError(f"--permutations must be a positive integer, got {args.permutations}")
     data = load_cli_data(args.data, target=args.target, impute=args.impute)
     report = Report(
         title=f"widefs report: {data.name}",
@@ -115,7 +150,19 @@ def _run(args, console: Console) -> int:
     _show(console, report.add(_summary(data)))
     steps = []
     if "chance" in groups:
-        steps.append(("chance analysis and discriminative selection", chance_sections))
+
+        def chance(data, seed, progress):
+            return chance_sections(
+                data,
+                seed=seed,
+                progress=progress,
+                p_error=p_error,
+                null=args.null,
+                n_permutations=args.permutations,
+                quick=args.quick,
+            )
+
+        steps.append(("chance analysis and discriminative selection", chance))
     if "scm" in groups:
         steps.append(("Set Covering Machines", scm_sections))
     if "rules" in groups:

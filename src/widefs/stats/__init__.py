@@ -2,7 +2,9 @@
 
 - chance order statistics of M random classifiers (Palatucci & Carlson 2008):
   :func:`expected_min_errors`, :func:`highest_chance_accuracy`,
-  :func:`multiplicity_gap`, :func:`mgm_threshold`, :func:`expected_errors`;
+  :func:`multiplicity_gap`, :func:`mgm_threshold`, :func:`expected_errors`,
+  the label-blind chance error rate :func:`chance_error_rate` and the permutation
+  p-values :func:`permutation_pvalues` of the calibrated null;
 - binomial tails and Langford's inversion, Bernoulli KL and its inverse:
   :func:`binomial_tail`, :func:`binomial_tail_inversion`, :func:`kl_divergence`,
   :func:`kl_inverse_upper`, :func:`log_binomial_coefficient`;
@@ -18,11 +20,13 @@ from widefs.stats._binomial import (
     log_binomial_coefficient,
 )
 from widefs.stats._chance import (
+    chance_error_rate,
     expected_errors,
     expected_min_errors,
     highest_chance_accuracy,
     mgm_threshold,
     multiplicity_gap,
+    permutation_pvalues,
 )
 from widefs.stats._multitest import benjamini_hochberg, bonferroni, reject_at
 
@@ -31,6 +35,7 @@ __all__ = [
     "binomial_tail",
     "binomial_tail_inversion",
     "bonferroni",
+    "chance_error_rate",
     "expected_errors",
     "expected_min_errors",
     "highest_chance_accuracy",
@@ -39,5 +44,6 @@ __all__ = [
     "log_binomial_coefficient",
     "mgm_threshold",
     "multiplicity_gap",
+    "permutation_pvalues",
     "reject_at",
 ]

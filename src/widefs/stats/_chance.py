@@ -12,14 +12,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from widefs.utils._validation import check_integer_array, check_unit_interval
+from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
+    "chance_error_rate",
     "expected_errors",
     "expected_min_errors",
     "highest_chance_accuracy",
     "mgm_threshold",
     "multiplicity_gap",
+    "permutation_pvalues",
 ]
 
 # Rows of the (n_classifiers x n_examples) term matrix evaluated at once; bounds memory
@@ -52,6 +54,22 @@ def _check_args(n_classifiers: ArrayLike, n_examples: ArrayLike, p_error: ArrayL
 
 def expected_errors(n_examples: ArrayLike, p_error: ArrayLike = 0.5) -> float | NDArray[np.float64]:
     """Expected errors of one random classifier, ``E[X] = N * p_error``.
+
+    Parameters
+    ----------
+    n_examples : array_like of int
+        N, the number of examples labelled, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability of an error on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``N * p_error``.
+
+    See Also
+    --------
+    expected_min_errors : the best of M such classifiers.
 
     Examples
     --------
@@ -86,6 +104,12 @@ def expected_min_errors(
     -------
     float or ndarray
         ``E[X_(1)]`` in errors.
+
+    See Also
+    --------
+    highest_chance_accuracy : the same as an accuracy, ``1 - E[X_(1)] / N``.
+    mgm_threshold : the midpoint of ``E[X_(1)]`` and ``E[X]``.
+    chance_error_rate : the ``p_error`` of classes of unequal sizes.
 
     Examples
     --------
@@ -124,6 +148,24 @@ def highest_chance_accuracy(
     The accuracy that the best of M classifiers guessing at random is expected to reach
     on N examples.
 
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``1 - E[X_(1)] / N``.
+
+    See Also
+    --------
+    expected_min_errors : ``E[X_(1)]`` itself.
+
     Examples
     --------
     Example 4.1 of Palatucci & Carlson (2008): an office pool of 200 people guessing 20
@@ -141,6 +183,24 @@ def multiplicity_gap(
 ) -> float | NDArray[np.float64]:
     """Multiplicity gap ``G_{M,N} = E[X] - E[X_(1)]`` in errors (Section 5.1).
 
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``N p_error - E[X_(1)]``.
+
+    See Also
+    --------
+    mgm_threshold : the midpoint of the gap.
+
     Examples
     --------
     >>> round(float(multiplicity_gap(200, 20)), 4)
@@ -157,6 +217,25 @@ def mgm_threshold(
 
     A feature is selected when its validation errors are strictly less than this value.
 
+    Parameters
+    ----------
+    n_classifiers : array_like of int
+        M, the number of classifiers, ``>= 1``.
+    n_examples : array_like of int
+        N, the number of examples, ``>= 1``.
+    p_error : array_like of float, default=0.5
+        Probability that a random classifier errs on one example.
+
+    Returns
+    -------
+    float or ndarray
+        ``(N p_error + E[X_(1)]) / 2`` in errors.
+
+    See Also
+    --------
+    multiplicity_gap : the gap whose midpoint this is.
+    widefs.univariate.DiscriminativeSelector : applies it (``threshold="mgm"``).
+
     Examples
     --------
     >>> round(float(mgm_threshold(200, 20)), 4)
@@ -164,3 +243,102 @@ def mgm_threshold(
     """
     m, n, p = _check_args(n_classifiers, n_examples, p_error)
     return _scalar_or_array(np.asarray(0.5 * (n * p + expected_min_errors(m, n, p))))
+
+
+def chance_error_rate(class_counts: ArrayLike) -> float | NDArray[np.float64]:
+    """Lowest expected error rate of a classifier that does not see the labels it is scored on.
+
+    On N validation examples with ``n_c`` examples of class c, any classifier whose
+    predictions are independent of the validation labels (trained on other examples,
+    applied to a feature that carries no information about the class) errs on
+    ``N - sum_c n_c q_c`` examples in expectation, where ``q_c`` is the probability that
+    it predicts class c. The minimum over all such classifiers is reached by always
+    predicting the majority class:
+
+        ``p_min = 1 - max_c n_c / N``.
+
+    For balanced classes this is ``1 - 1/C``, the chance rate of Palatucci & Carlson
+    (2008); with 24 vs 6 validation examples it is 0.2, not 0.5.
+
+    Used as ``p_error`` of Theorem 4.1 it makes the binomial null conservative for
+    *any* label-blind classifier: its validation errors are a sum of independent
+    Bernoulli variables whose mean rate is at least ``p_min``, and by Hoeffding (1956,
+    Theorem 4) such a sum has a lower tail no heavier than ``Binomial(N, p)`` at
+    counts ``k <= N p - 1``; the binomial lower tail only grows as ``p`` falls to
+    ``p_min``. So ``P(X <= k) <= P(Binomial(N, p_min) <= k)`` for
+    ``k <= N p_min - 1``.
+
+    Parameters
+    ----------
+    class_counts : array_like of int, shape (..., n_classes)
+        Validation examples of each class (last axis); at least one example per row.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        ``1 - max_c n_c / N`` for each row.
+
+    See Also
+    --------
+    expected_min_errors : E[X_(1)] of Theorem 4.1 for a given ``p_error``.
+    widefs.univariate.DiscriminativeSelector : uses it for ``p_error="auto"``.
+
+    Examples
+    --------
+    >>> float(chance_error_rate([24, 6]))
+    0.2
+    >>> round(float(chance_error_rate([10, 10, 10])), 6)
+    0.666667
+    """
+    counts = check_integer_array(class_counts, "class_counts", minimum=0)
+    if counts.ndim == 0 or counts.shape[-1] == 0:
+        raise ValueError("class_counts must have one entry per class on its last axis.")
+    total = counts.sum(axis=-1)
+    if np.any(total <= 0):
+        raise ValueError("class_counts must hold at least one example.")
+    # (N - max) / N rather than 1 - max / N: exact for counts such as 6 / 30.
+    return _scalar_or_array(np.asarray((total - counts.max(axis=-1)) / total))
+
+
+def permutation_pvalues(observed: ArrayLike, null: ArrayLike) -> NDArray[np.float64]:
+    """Lower-tail permutation p-values with the +1 correction, one per column.
+
+    ``p_j = (1 + #{b : null[b, j] <= observed[j]}) / (1 + B)``: the observed labelling
+    counts as one of the ``B + 1`` equally likely labellings, so ``P(p_j <= a) <= a``
+    for every level ``a`` when feature j carries no information about the labels
+    (Phipson & Smyth 2010; exact for ``a`` a multiple of ``1 / (B + 1)``). Small error
+    counts are extreme, hence the lower tail. The smallest attainable p-value is
+    ``1 / (B + 1)``.
+
+    Parameters
+    ----------
+    observed : array_like of shape (n_features,)
+        Statistic on the real labels (validation errors).
+    null : array_like of shape (n_permutations, n_features)
+        The same statistic on each label permutation.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    See Also
+    --------
+    widefs.stats.benjamini_hochberg : FDR adjustment of the p-values.
+
+    Examples
+    --------
+    >>> permutation_pvalues([2, 9], [[5, 9], [2, 10], [7, 8]])
+    array([0.5 , 0.75])
+    """
+    obs = as_float_array(observed, "observed")
+    ref = as_float_array(null, "null")
+    if obs.ndim != 1:
+        raise ValueError("observed must be one-dimensional (one value per feature).")
+    if ref.ndim != 2 or ref.shape[1] != obs.shape[0] or ref.shape[0] < 1:
+        raise ValueError(
+            f"null must have shape (n_permutations >= 1, {obs.shape[0]}), got {ref.shape}."
+        )
+    if np.isnan(obs).any() or np.isnan(ref).any():
+        raise ValueError("observed and null must not contain NaN.")
+    as_extreme = (ref <= obs[None, :]).sum(axis=0)
+    return (1.0 + as_extreme) / (1.0 + ref.shape[0])

@@ -1,5 +1,14 @@
-"""Univariate, chance-aware discriminative feature selection (Palatucci & Carlson 2008)."""
+"""Univariate, chance-aware discriminative feature selection (Palatucci & Carlson 2008).
 
+- :class:`DiscriminativeSelector`: one-feature classifiers scored on validation data,
+  thresholds from an analytic or a label-permutation null;
+- :func:`leave_one_out_threshold_curve`: the paper's leave-one-out protocol;
+- scorers vectorized over features, splits and label vectors
+  (:func:`gaussian_nb_split_errors`, :func:`stump_split_errors`);
+- the permutation machinery (:func:`split_cells`, :func:`label_permutations`).
+"""
+
+from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._protocol import (
     LeaveOneOutCurve,
     ThresholdOutcome,
@@ -20,7 +29,9 @@ __all__ = [
     "gaussian_nb_log_likelihoods",
     "gaussian_nb_split_errors",
     "halves_masks",
+    "label_permutations",
     "leave_one_out_threshold_curve",
+    "split_cells",
     "stump_split_errors",
     "threshold_in_errors",
 ]

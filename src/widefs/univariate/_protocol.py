@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs.stats import expected_min_errors, mgm_threshold
+from widefs.stats import chance_error_rate, expected_min_errors
+from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._scores import (
     gaussian_nb_log_likelihoods,
     gaussian_nb_split_errors,
     halves_masks,
 )
-from widefs.univariate._selector import threshold_in_errors
+from widefs.univariate._selector import _merge_null, _score_block, threshold_in_errors
 from widefs.utils import spawn_seeds
 
 __all__ = ["LeaveOneOutCurve", "ThresholdOutcome", "leave_one_out_threshold_curve"]
@@ -34,7 +35,31 @@ DEFAULT_THRESHOLDS = ("all", "max_chance", "fdr", "mgm")
 
 @dataclass(frozen=True)
 class ThresholdOutcome:
-    """Leave-one-out result of one threshold rule."""
+    """Leave-one-out result of one threshold rule.
+
+    Attributes
+    ----------
+    name : str
+        The rule (``"mgm"``, ``"fdr"``, ..., or ``"oracle"``).
+    accuracy : float
+        Fraction of held-out examples predicted correctly.
+    correct : ndarray of bool, shape (n_rounds,)
+        Whether each round's held-out example was predicted correctly.
+    n_selected : ndarray of int, shape (n_rounds,)
+        Features selected in each round.
+    cut : ndarray of float, shape (n_rounds,)
+        Each round's threshold in errors.
+
+    See Also
+    --------
+    leave_one_out_threshold_curve : produces these.
+
+    Examples
+    --------
+    >>> out = ThresholdOutcome("mgm", 0.5, np.array([True, False]), np.array([3, 0]), np.ones(2))
+    >>> out.empty_rounds
+    1
+    """
 
     name: str
     accuracy: float
@@ -65,8 +90,28 @@ class LeaveOneOutCurve:
         accuracy, chosen with the test labels: an upper reference, not a method).
     n_validation, n_features_scored : int
         N and M of the chance analysis.
+    p_error : float
+        Analytic chance error rate (mean over rounds when it varies).
     expected_errors, expected_min_errors, mgm : float
-        E[X], E[X_(1)] and the MGM threshold for that M and N.
+        E[X], E[X_(1)] and the MGM threshold of the null in use (means over rounds).
+    null : str
+        ``"analytic"`` or ``"permutation"``.
+    analytic_expected_min_errors : float
+        E[X_(1)] of Theorem 4.1 for ``p_error`` (whichever null is in use).
+
+    See Also
+    --------
+    leave_one_out_threshold_curve : produces it.
+    ThresholdOutcome : one rule's result.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 10)
+    >>> X = rng.normal(size=(20, 50)); X[:, 0] += 3 * y
+    >>> curve = leave_one_out_threshold_curve(X, y, random_state=0)
+    >>> curve.errors_allowed.size == curve.n_validation + 1, curve.null
+    (True, 'analytic')
     """
 
     errors_allowed: NDArray[np.int64]
@@ -79,6 +124,8 @@ class LeaveOneOutCurve:
     expected_errors: float = 0.0
     expected_min_errors: float = 0.0
     mgm: float = 0.0
+    null: str = "analytic"
+    analytic_expected_min_errors: float = 0.0
 
 
 def _bucket_cumsum(values: NDArray, errors: NDArray, n_buckets: int) -> NDArray:
@@ -100,6 +147,9 @@ def leave_one_out_threshold_curve(
     *,
     thresholds=DEFAULT_THRESHOLDS,
     alpha: float = 0.05,
+    p_error="auto",
+    null: str = "analytic",
+    n_permutations: int = 1000,
     var_smoothing: float = 1e-9,
     random_state=None,
 ) -> LeaveOneOutCurve:
@@ -108,18 +158,37 @@ def leave_one_out_threshold_curve(
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
+        Training data.
     y : array_like of shape (n_samples,)
+        Class labels.
     thresholds : sequence, default=("all", "max_chance", "fdr", "mgm")
         Rules understood by :func:`threshold_in_errors`.
     alpha : float, default=0.05
         Level of the ``"fdr"`` / ``"bonferroni"`` rules.
+    p_error : "auto", "uniform" or float, default="auto"
+        Chance error rate of the analytic null, as in :class:`DiscriminativeSelector`:
+        ``"auto"`` is the majority-class error of each round's validation half,
+        ``"uniform"`` the paper's ``1 - 1/n_classes``.
+    null : {"analytic", "permutation"}, default="analytic"
+        ``"permutation"``: every round gets its own label-permutation null (labels
+        permuted within the round's training half and within its validation half; the
+        held-out example never moves), and its thresholds come from it.
+    n_permutations : int, default=1000
+        Permutations per round for ``null="permutation"``.
     var_smoothing : float, default=1e-9
+        Variance smoothing of naive Bayes.
     random_state : int, RandomState instance or None
-        Seeds the halves split of every round (one seed per round, drawn up front).
+        Seeds the halves split of every round (one seed per round, drawn up front),
+        then the permutations of every round.
 
     Returns
     -------
     LeaveOneOutCurve
+        Accuracies by threshold and by number of errors allowed.
+
+    See Also
+    --------
+    DiscriminativeSelector : one selection on all the data.
 
     Examples
     --------
@@ -130,6 +199,8 @@ def leave_one_out_threshold_curve(
     >>> curve.outcomes["mgm"].accuracy > 0.8
     True
     """
+    if null not in ("analytic", "permutation"):
+        raise ValueError(f"null must be 'analytic' or 'permutation', got {null!r}.")
     X = np.asarray(X, dtype=float)
     classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
     n = X.shape[0]
@@ -137,7 +208,7 @@ def leave_one_out_threshold_curve(
     eligible = np.ptp(X, axis=0) > 0
     Xe = X[:, eligible]
     available = ~np.eye(n, dtype=bool)  # round r holds out example r
-    seeds = spawn_seeds(random_state, n)
+    seeds = spawn_seeds(random_state, 2 * n)
     train, val = zip(
         *(halves_masks(y_codes, C, seeds[r], available=available[r]) for r in range(n)),
         strict=True,
@@ -155,25 +226,64 @@ def leave_one_out_threshold_curve(
     prior_correct = np.argmax(log_prior, axis=1) == y_codes
 
     m = max(int(eligible.sum()), 1)
-    p_error = 1.0 - 1.0 / C
+    p_round = _round_p_error(p_error, y_codes, C, val)
+    analytic_min = np.asarray(expected_min_errors(m, n_val, p_round), dtype=float)
+    chance = {  # per round: E[X], E[X_(1)] and p-values of the null in use
+        "expected_errors": n_val * p_round,
+        "expected_min_errors": analytic_min,
+        "pvalues": [None] * n,
+    }
+    if null == "permutation":
+        nulls = []
+        for r in range(n):
+            perms = label_permutations(split_cells(train[r], val[r]), n_permutations, seeds[n + r])
+            block = _score_block(
+                Xe,
+                slice(0, Xe.shape[1]),
+                False,
+                y_codes,
+                C,
+                train[r : r + 1],
+                val[r : r + 1],
+                "gaussian_nb",
+                var_smoothing,
+                y_codes[perms],
+            )
+            nulls.append(_merge_null([block], n_permutations, Xe.shape[1], n_val))
+        chance = {
+            "expected_errors": np.array([z.expected_errors for z in nulls]),
+            "expected_min_errors": np.array([z.expected_min_errors for z in nulls]),
+            "pvalues": [z.pvalues for z in nulls],
+        }
     outcomes: dict[str, ThresholdOutcome] = {}
     for rule in thresholds:
-        if rule in ("fdr", "bonferroni") or not isinstance(rule, str):
-            # Data-dependent cuts: one per round.
-            cuts = np.array(
-                [
-                    threshold_in_errors(rule, errors[r], n_val, p_error, n_scored=m, alpha=alpha)[0]
-                    for r in range(n)
-                ]
-            )
-        else:
-            # Chance-based cuts depend only on M and N, identical in every round.
-            cuts = np.full(n, threshold_in_errors(rule, errors[0], n_val, p_error, n_scored=m)[0])
+        cuts = np.array(
+            [
+                threshold_in_errors(
+                    rule,
+                    errors[r],
+                    n_val,
+                    p_round[r],
+                    n_scored=m,
+                    alpha=alpha,
+                    pvalues=chance["pvalues"][r],
+                    expected_errors=chance["expected_errors"][r],
+                    expected_min_errors=chance["expected_min_errors"][r],
+                )[0]
+                for r in range(n)
+            ]
+        )
         # Fewer errors than the cut means at most ceil(cut) - 1 errors allowed.
         allowed = np.clip(np.ceil(cuts) - 1, -1, n_val).astype(int)
         rows = np.arange(n)
         chosen = np.where(allowed >= 0, correct_by_e[rows, np.maximum(allowed, 0)], prior_correct)
         n_sel = np.where(allowed >= 0, counts[rows, np.maximum(allowed, 0)], 0).astype(np.int64)
+        if null == "permutation" and rule in ("fdr", "bonferroni"):
+            # Permutation p-values are per feature: the rejected set is not a prefix in
+            # errors, so the curve's buckets do not describe it; score it directly.
+            chosen, n_sel = _score_selection(
+                rule, errors, chance, n_val, p_round, m, alpha, log_prior, terms, y_codes
+            )
         outcomes[str(rule)] = ThresholdOutcome(
             name=str(rule),
             accuracy=float(chosen.mean()),
@@ -197,8 +307,45 @@ def leave_one_out_threshold_curve(
         outcomes=outcomes,
         n_validation=n_val,
         n_features_scored=m,
-        p_error=p_error,
-        expected_errors=n_val * p_error,
-        expected_min_errors=float(expected_min_errors(m, n_val, p_error)),
-        mgm=float(mgm_threshold(m, n_val, p_error)),
+        p_error=float(p_round.mean()),
+        expected_errors=float(np.mean(chance["expected_errors"])),
+        expected_min_errors=float(np.mean(chance["expected_min_errors"])),
+        mgm=float(np.mean(chance["expected_errors"]) + np.mean(chance["expected_min_errors"])) / 2,
+        null=null,
+        analytic_expected_min_errors=float(analytic_min.mean()),
     )
+
+
+def _round_p_error(p_error, y_codes, n_classes, val) -> np.ndarray:
+    """Analytic chance error rate of every round (its validation half's class counts)."""
+    if p_error == "uniform":
+        return np.full(val.shape[0], 1.0 - 1.0 / n_classes)
+    if p_error == "auto":
+        counts = val.astype(np.int64) @ np.eye(n_classes, dtype=np.int64)[y_codes]
+        return np.asarray(chance_error_rate(counts), dtype=float).reshape(-1)
+    if isinstance(p_error, str) or not 0 < float(p_error) < 1:
+        raise ValueError(
+            f"p_error must be 'auto', 'uniform' or a float in (0, 1), got {p_error!r}."
+        )
+    return np.full(val.shape[0], float(p_error))
+
+
+def _score_selection(rule, errors, chance, n_val, p_round, m, alpha, log_prior, terms, y_codes):
+    """Held-out correctness and sizes of per-round selections given as masks."""
+    n = errors.shape[0]
+    correct = np.empty(n, dtype=bool)
+    sizes = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        _, mask = threshold_in_errors(
+            rule,
+            errors[r],
+            n_val,
+            p_round[r],
+            n_scored=m,
+            alpha=alpha,
+            pvalues=chance["pvalues"][r],
+        )
+        jll = log_prior[r] + terms[r][:, mask].sum(axis=1)
+        correct[r] = np.argmax(jll) == y_codes[r]
+        sizes[r] = mask.sum()
+    return correct, sizes

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
-from widefs.stumps import feature_blocks, fit_error_stumps, predict_stumps
+from widefs.stumps import SortedFeatures, feature_blocks, fit_error_stumps, predict_stumps
 
 __all__ = [
     "GaussianMoments",
@@ -38,6 +38,27 @@ def halves_masks(
     those extras go alternately to validation and training (in class order, validation
     first), so the training part has ``floor(n/2)`` examples and the validation part
     ``ceil(n/2)``: 61 examples give 30 for training and 31 for validation.
+
+    Parameters
+    ----------
+    y_codes : array_like of int, shape (n_samples,)
+        Class codes ``0..n_classes-1``.
+    n_classes : int
+        Number of classes.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffle within each class.
+    available : array_like of bool, shape (n_samples,), optional
+        Examples that may be used (for example all but a held-out one); default all.
+
+    Returns
+    -------
+    train_mask, val_mask : ndarray of bool, shape (n_samples,)
+        Disjoint masks covering the available examples.
+
+    See Also
+    --------
+    DiscriminativeSelector : uses these halves for ``cv="halves"``.
+    split_cells : the cells label permutations stay within.
 
     Examples
     --------
@@ -92,7 +113,16 @@ def _moments(Xb: NDArray, onehot: NDArray, train: NDArray, var_smoothing: float)
     ``Xb`` must be centred (see :func:`_centred`): the variance is ``E[x^2] - E[x]^2``,
     which stays accurate when the feature mean is small next to its spread.
     """
-    weights = train[:, None, :] * onehot.T[None, :, :]  # (R, C, n)
+    return _weighted_moments(Xb, train[:, None, :] * onehot.T[None, :, :], var_smoothing)
+
+
+def _weighted_moments(Xb: NDArray, weights: NDArray, var_smoothing: float) -> GaussianMoments:
+    """Moments from class-membership weights of shape (S, C, n): one (C, n) matmul per row S.
+
+    A row is one training part (a split) or one label vector on a fixed training part
+    (a label permutation); the arithmetic per row is the same either way, so a batch of
+    label vectors reproduces the one-at-a-time fits exactly.
+    """
     counts = weights.sum(axis=2)  # (R, C)
     n_train = counts.sum(axis=1)  # (R,)
     s1 = weights @ Xb  # (R, C, B)
@@ -136,6 +166,37 @@ def _padded_rows(masks: NDArray[np.bool_]) -> tuple[NDArray[np.intp], NDArray[np
     return index, valid
 
 
+def _label_matrix(y_codes: ArrayLike, n: int, n_classes: int) -> NDArray[np.intp]:
+    """Class codes as an int array of shape (n,) or (L, n), checked against n and n_classes."""
+    y = np.asarray(y_codes)
+    if y.ndim not in (1, 2) or y.shape[-1] != n:
+        raise ValueError(
+            f"y_codes must have shape (n_samples,) or (n_label_vectors, n_samples) with "
+            f"n_samples = {n}; got {y.shape}."
+        )
+    y = y.astype(np.intp)
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"y_codes must lie in 0..{n_classes - 1}.")
+    return y
+
+
+def _gnb_decisions(mom: GaussianMoments, x: NDArray, y_val: NDArray) -> NDArray[np.bool_]:
+    """Misclassified validation entries, ``(S, V, B)``, from moments of S rows and x of
+    shape (S or 1, V, B) with labels ``y_val`` of shape (S, V)."""
+    inv = 1.0 / mom.var
+    qa = -0.5 * inv
+    qb = mom.mean * inv
+    qc = mom.log_prior[:, :, None] - 0.5 * np.log(mom.var) - 0.5 * mom.mean * qb
+    if mom.mean.shape[1] == 2:
+        d = ((qa[:, 1] - qa[:, 0])[:, None] * x + (qb[:, 1] - qb[:, 0])[:, None]) * x
+        d += (qc[:, 1] - qc[:, 0])[:, None]
+        pred_one = d > 0  # argmax picks class 0 on a tie
+        return pred_one != (y_val == 1)[:, :, None]
+    xx = x[:, :, None]
+    jll = (qa[:, None] * xx + qb[:, None]) * xx + qc[:, None]
+    return np.argmax(jll, axis=2) != y_val[:, :, None]
+
+
 def gaussian_nb_split_errors(
     X: ArrayLike,
     y_codes: ArrayLike,
@@ -150,7 +211,11 @@ def gaussian_nb_split_errors(
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
-    y_codes : array_like of int, shape (n_samples,)
+    y_codes : array_like of int, shape (n_samples,) or (n_label_vectors, n_samples)
+        Class codes ``0..n_classes-1``. A matrix scores every feature against each of
+        its rows (for example label permutations) on the same splits, in one batch:
+        what does not depend on the labels (centring, squares, validation rows) is
+        computed once.
     n_classes : int
     train_masks, val_masks : array_like of bool, shape (n_splits, n_samples)
     var_smoothing : float, default=1e-9
@@ -158,11 +223,17 @@ def gaussian_nb_split_errors(
 
     Returns
     -------
-    ndarray of int, shape (n_splits, n_features)
+    ndarray of int, shape (n_splits, n_features) or (n_label_vectors, n_splits, n_features)
         ``errors[r, j]``: misclassified validation examples of split r by the classifier
         trained on feature j alone; the same as fitting ``GaussianNB`` on
         ``X[train, [j]]`` and counting mistakes on ``X[val, [j]]`` (ties go to the first
-        class in both, up to rounding at exact ties).
+        class in both, up to rounding at exact ties). For a label matrix,
+        ``errors[l]`` equals the call with ``y_codes[l]``.
+
+    See Also
+    --------
+    stump_split_errors : the same for a decision stump.
+    DiscriminativeSelector : sums these over splits and thresholds them.
 
     Notes
     -----
@@ -170,12 +241,26 @@ def gaussian_nb_split_errors(
     value, so after the moments (two matrix products) scoring a validation example
     costs a few multiply-adds per feature; with two classes only the difference of the
     two quadratics is evaluated.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 10)
+    >>> X = rng.normal(size=(20, 3)); X[:, 0] += 3 * y
+    >>> tr, va = halves_masks(y, 2, random_state=0)
+    >>> gaussian_nb_split_errors(X, y, 2, tr[None], va[None]).shape
+    (1, 3)
+    >>> perms = np.stack([y, y[::-1]])  # the labels and one relabelling
+    >>> gaussian_nb_split_errors(X, perms, 2, tr[None], va[None]).shape
+    (2, 1, 3)
     """
     Xc = _centred(X)
-    y = np.asarray(y_codes, dtype=np.intp)
     n, F = Xc.shape
+    y = _label_matrix(y_codes, n, n_classes)
     train = _as_masks(train_masks, n, "train_masks")
     val = _as_masks(val_masks, n, "val_masks").astype(bool)
+    if y.ndim == 2:
+        return _gnb_label_batch_errors(Xc, y, n_classes, train, val, var_smoothing)
     onehot = np.eye(n_classes)[y]
     R = train.shape[0]
     rows, valid = _padded_rows(val)
@@ -185,20 +270,43 @@ def gaussian_nb_split_errors(
     for block in feature_blocks(F, per_feature):
         Xb = Xc[:, block]
         mom = _moments(Xb, onehot, train, var_smoothing)
-        inv = 1.0 / mom.var
-        qa = -0.5 * inv
-        qb = mom.mean * inv
-        qc = mom.log_prior[:, :, None] - 0.5 * np.log(mom.var) - 0.5 * mom.mean * qb
-        x = Xb[rows]  # (R, V, B)
-        if n_classes == 2:
-            d = ((qa[:, 1] - qa[:, 0])[:, None] * x + (qb[:, 1] - qb[:, 0])[:, None]) * x
-            d += (qc[:, 1] - qc[:, 0])[:, None]
-            pred_one = d > 0  # argmax picks class 0 on a tie
-            wrong = pred_one != (y_rows == 1)[:, :, None]
-        else:
-            jll = (qa[:, None] * x[:, :, None] + qb[:, None]) * x[:, :, None] + qc[:, None]
-            wrong = np.argmax(jll, axis=2) != y_rows[:, :, None]
+        wrong = _gnb_decisions(mom, Xb[rows], y_rows)  # x: (R, V, B)
         errors[:, block] = (wrong & valid[:, :, None]).sum(axis=1)
+    return errors
+
+
+def _gnb_label_batch_errors(
+    Xc: NDArray, Y: NDArray, n_classes: int, train: NDArray, val: NDArray, var_smoothing: float
+) -> NDArray[np.int64]:
+    """Batched path of :func:`gaussian_nb_split_errors`: L label vectors, one split at a time.
+
+    The moments are the same per-row matrix products as the one-label path; the
+    validation predictions run in a compiled loop that evaluates the same quadratics in
+    the same order, so every count equals the one-at-a-time result.
+    """
+    from widefs.univariate._kernels import gnb_binary_errors, gnb_multiclass_errors
+
+    L, F = Y.shape[0], Xc.shape[1]
+    errors = np.empty((L, train.shape[0], F), dtype=np.int64)
+    onehot_t = np.eye(n_classes)[Y].transpose(0, 2, 1)  # (L, C, n)
+    for r in range(train.shape[0]):
+        rows = np.flatnonzero(val[r])
+        weights = onehot_t * train[r]  # (L, C, n): the split's training part, every labelling
+        y_val = np.ascontiguousarray(Y[:, rows])
+        for block in feature_blocks(F, 8 * L * n_classes * 12):
+            Xb = Xc[:, block]
+            mom = _weighted_moments(Xb, weights, var_smoothing)
+            inv = 1.0 / mom.var
+            qa = -0.5 * inv
+            qb = mom.mean * inv
+            qc = mom.log_prior[:, :, None] - 0.5 * np.log(mom.var) - 0.5 * mom.mean * qb
+            x_t = np.ascontiguousarray(Xb[rows].T)
+            if n_classes == 2:
+                errors[:, r, block] = gnb_binary_errors(
+                    qa[:, 1] - qa[:, 0], qb[:, 1] - qb[:, 0], qc[:, 1] - qc[:, 0], x_t, y_val
+                )
+            else:
+                errors[:, r, block] = gnb_multiclass_errors(qa, qb, qc, x_t, y_val)
     return errors
 
 
@@ -219,10 +327,39 @@ def gaussian_nb_log_likelihoods(
     without refitting. Smoothing is per feature (``var_smoothing`` times that feature's
     variance), where sklearn uses the largest variance among the fitted features.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Data.
+    y_codes : array_like of int, shape (n_samples,)
+        Class codes ``0..n_classes-1``.
+    n_classes : int
+        Number of classes.
+    train_masks : array_like of bool, shape (n_splits, n_samples)
+        Training examples of each split.
+    eval_rows : array_like of int, shape (n_splits,)
+        The example evaluated in each split.
+    var_smoothing : float, default=1e-9
+        Variance smoothing relative to each feature's variance.
+
     Returns
     -------
     log_prior : ndarray of shape (n_splits, n_classes)
+        Log class priors of each split's training part.
     terms : ndarray of shape (n_splits, n_classes, n_features)
+        Per-feature Gaussian log-densities of the evaluated example.
+
+    See Also
+    --------
+    leave_one_out_threshold_curve : scores every threshold with these terms.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [0.2, 3.0], [2.0, 1.5], [2.2, 2.5]])
+    >>> train = np.array([[True, True, True, True]])
+    >>> log_prior, terms = gaussian_nb_log_likelihoods(X, [0, 0, 1, 1], 2, train, [0])
+    >>> bool(terms[0, 0, 0] > terms[0, 1, 0])  # example 0 looks like class 0 on feature 0
+    True
     """
     Xc = _centred(X)
     y = np.asarray(y_codes, dtype=np.intp)
@@ -252,15 +389,102 @@ def stump_split_errors(
 
     The stump minimizes training errors (see :func:`widefs.stumps.fit_error_stumps`).
     Each split is one vectorized pass over all features.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+    y_codes : array_like of int, shape (n_samples,) or (n_label_vectors, n_samples)
+        Class codes. A matrix scores every row (for example label permutations) on the
+        same splits in one batch: each feature's training part is sorted once and only
+        the cumulative class counts along that order are recomputed per label vector.
+    n_classes : int
+    train_masks, val_masks : array_like of bool, shape (n_splits, n_samples)
+
+    Returns
+    -------
+    ndarray of int, shape (n_splits, n_features) or (n_label_vectors, n_splits, n_features)
+        For a label matrix, ``errors[l]`` equals the call with ``y_codes[l]``.
+
+    See Also
+    --------
+    gaussian_nb_split_errors : the same for Gaussian naive Bayes.
+    widefs.stumps.fit_error_stumps : the stump fitted on each training part.
+
+    Examples
+    --------
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> tr = np.array([[1, 1, 0, 0, 1, 0]], bool)
+    >>> stump_split_errors(X, y, 2, tr, ~tr).tolist()
+    [[0]]
+    >>> stump_split_errors(X, np.stack([y, y[::-1]]), 2, tr, ~tr).tolist()
+    [[[0]], [[0]]]
     """
     X = np.asarray(X, dtype=float)
-    y = np.asarray(y_codes, dtype=np.intp)
     n = X.shape[0]
+    y = _label_matrix(y_codes, n, n_classes)
     train = _as_masks(train_masks, n, "train_masks").astype(bool)
     val = _as_masks(val_masks, n, "val_masks").astype(bool)
+    if y.ndim == 2:
+        return _stump_label_batch_errors(X, y, n_classes, train, val)
     errors = np.empty((train.shape[0], X.shape[1]), dtype=np.int64)
     for r in range(train.shape[0]):
         stumps = fit_error_stumps(X[train[r]], y[train[r]], n_classes)
         pred = predict_stumps(X[val[r]], stumps)
         errors[r] = (pred != y[val[r], None]).sum(axis=0)
+    return errors
+
+
+def _cut_thresholds(sf: SortedFeatures) -> NDArray[np.float64]:
+    """Thresholds between consecutive sorted values, ``(F, n-1)``, NaN where values tie.
+
+    The rule of :func:`widefs.stumps.fit_error_stumps` (its helper is private to
+    ``widefs.stumps``): the midpoint, pulled back to the lower value when rounding would
+    reach the upper one. The batched-versus-one-at-a-time tests of the stump scorer fail
+    if the two ever differ.
+    """
+    v = sf.values.astype(float, copy=False)
+    lo, hi = v[:, :-1], v[:, 1:]
+    mid = lo + (hi - lo) / 2
+    mid = np.where(mid >= hi, lo, mid)
+    return np.where(hi > lo, mid, np.nan)
+
+
+def _stump_label_batch_errors(
+    X: NDArray, Y: NDArray, n_classes: int, train: NDArray, val: NDArray
+) -> NDArray[np.int64]:
+    """Batched path of :func:`stump_split_errors`: L label vectors on shared presorts.
+
+    Each feature's training values are sorted once per split (label-free); a compiled
+    loop then accumulates the class counts along that order for every label vector with
+    the rules of :func:`widefs.stumps.fit_error_stumps` and
+    :func:`widefs.stumps.predict_stumps`.
+    """
+    from widefs.univariate._kernels import stump_errors
+
+    L, F = Y.shape[0], X.shape[1]
+    errors = np.empty((L, train.shape[0], F), dtype=np.int64)
+    for r in range(train.shape[0]):
+        tr, va = np.flatnonzero(train[r]), np.flatnonzero(val[r])
+        y_train = np.ascontiguousarray(Y[:, tr])
+        y_val = np.ascontiguousarray(Y[:, va])
+        total = np.stack([(y_train == c).sum(axis=1) for c in range(n_classes)], axis=1)
+        for block in feature_blocks(F, 8 * tr.size * 4 + 8 * va.size):
+            Xt = X[tr, block]
+            sf = SortedFeatures.from_matrix(Xt)  # label-free, once per split and block
+            if tr.size < 2:  # no cut at all: every stump predicts the training majority
+                valid = np.zeros((Xt.shape[1], 0), bool)
+                thr = np.zeros((Xt.shape[1], 0))
+            else:
+                valid, thr = sf.valid_cuts(), _cut_thresholds(sf)
+            errors[:, r, block] = stump_errors(
+                sf.order,
+                valid,
+                np.ascontiguousarray(thr),
+                y_train,
+                total,
+                np.ascontiguousarray(X[va, block].T),
+                y_val,
+                n_classes,
+            )
     return errors

@@ -1,0 +1,79 @@
+"""``widefs run --methods chance``: the calibrated nulls in the report (issue 12)."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from widefs.cli import main
+from widefs.stats import expected_min_errors, mgm_threshold
+from widefs.univariate import DiscriminativeSelector
+
+
+def noise_csv(path, classes, n_features, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        rng.normal(size=(sum(classes), n_features)),
+        columns=[f"g{i}" for i in range(n_features)],
+    )
+    frame["class"] = np.repeat(["a", "b"], classes)
+    frame.to_csv(path, index=False)
+    return frame
+
+
+RULES = ["mgm", "max_chance", "fdr", "bonferroni"]
+
+
+def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
+    """Acceptance: 48/12 pure noise, 60 x 2000, every threshold keeps <= 10% of the genes."""
+    noise_csv(tmp_path / "noise.csv", (48, 12), 2000)
+    out = tmp_path / "report"
+    assert main(["run", str(tmp_path / "noise.csv"), "--methods", "chance", "--out", str(out)]) == 0
+    features = pd.read_csv(out / "features.csv")
+    for rule in RULES:
+        assert features[rule].sum() <= 200, rule
+    md = (out / "report.md").read_text()
+    # Both E[X(1)] are shown, and which one the thresholds use.
+    e_min = expected_min_errors(2000, 30, 0.2)
+    assert re.search(rf"E\[X\(1\)\][^|]*analytic / permutation \| {e_min:.2f} / \d+\.\d\d", md)
+    assert "thresholds use | the analytic null" in md
+    assert "imbalanced on the validation half" in md
+
+
+def test_permutation_null_and_p_error_options(tmp_path):
+    frame = noise_csv(tmp_path / "toy.csv", (24, 12), 150, seed=1)
+    args = ["run", str(tmp_path / "toy.csv"), "--methods", "chance", "--quick"]
+    out = tmp_path / "perm"
+    assert main([*args, "--null", "permutation", "--permutations", "80", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "thresholds use | the permutation null" in md
+    # The thresholds are the selector's permutation-null ones (same seed, same split).
+    X = frame.drop(columns="class").to_numpy()
+    sel = DiscriminativeSelector(null="permutation", n_permutations=80, random_state=0)
+    sel.fit(X, frame["class"])
+    assert re.search(rf"MGM threshold \(errors\) \| {sel.threshold_:.2f}", md)
+    features = pd.read_csv(out / "features.csv")
+    np.testing.assert_allclose(features["pvalue"], sel.pvalues_, rtol=1e-6)
+    np.testing.assert_array_equal(features["mgm"].to_numpy() == 1, sel.get_support())
+    # The paper's literal chance rate on request.
+    out = tmp_path / "uniform"
+    assert main([*args, "--p-error", "uniform", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(150, 18, 0.5):.2f}", md)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--p-error", "1.5"], "--p-error must be auto, uniform or a number in (0, 1)"),
+        (["--p-error", "half"], "--p-error must be auto, uniform or a number in (0, 1)"),
+        (["--permutations", "0"], "--permutations must be a positive integer"),
+    ],
+)
+def test_bad_null_options_one_line_error_nothing_written(tmp_path, capsys, option, message):
+    noise_csv(tmp_path / "toy.csv", (10, 10), 5)
+    out = tmp_path / "never"
+    assert main(["run", str(tmp_path / "toy.csv"), *option, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
