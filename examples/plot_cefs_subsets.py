@@ -49,8 +49,8 @@ print(f"only in the overall subset:     {inclusive['only_overall']}")
 # %%
 # Which feature serves which class
 # --------------------------------
-plt.style.use("tableau-colorblind10")
-colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+# Okabe & Ito's colour-blind-safe palette.
+colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000"]
 columns = [*(f"cultivar {c}" for c in cefs.class_subsets_), "overall"]
 masks = [*cefs.class_supports_.values(), cefs.overall_support_]
 used = np.flatnonzero(np.any(masks, axis=0))

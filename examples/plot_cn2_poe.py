@@ -77,8 +77,8 @@ for label in datasets:
 # ----------
 # One point per dataset (mean over the splits, bars: one standard error). Points below the
 # diagonal are smaller theories (left) or lower errors (right) for CN2-POE.
-plt.style.use("tableau-colorblind10")
-colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+# Okabe & Ito's colour-blind-safe palette.
+colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000"]
 markers = "osD^v"
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
 for ax, values, scale, what in (

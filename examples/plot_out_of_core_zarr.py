@@ -101,8 +101,8 @@ print(
 # -------------------------------------------------
 # Features are counted by their validation errors on a log scale; the chance quantities of
 # Palatucci & Carlson (2008) for M = 100,000 features on N validation examples are marked.
-plt.style.use("tableau-colorblind10")
-colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+# Okabe & Ito's colour-blind-safe palette.
+colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000"]
 N = selector.n_validation_
 bins = np.arange(-0.5, N + 1.5)
 fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")

@@ -71,8 +71,8 @@ for p in (0.5, 1.0, 2.0, 5.0):
 # ----------
 # The bound is loose at 41 training examples (a guarantee, not an estimate), but its minimum
 # falls where adding stumps stops paying for itself.
-plt.style.use("tableau-colorblind10")
-colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+# Okabe & Ito's colour-blind-safe palette.
+colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000"]
 fig, ax = plt.subplots(figsize=(5.5, 3.6), layout="constrained")
 all_sizes = np.arange(path.bound_path_.size)
 ax.plot(
