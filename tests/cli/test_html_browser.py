@@ -1,9 +1,12 @@
-"""The HTML report renders offline in a real headless browser (Chromium)."""
+"""The HTML report renders offline in a real headless browser (Chromium), and hostile column
+names stay text there."""
 
 import re
 import shutil
 import subprocess
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from widefs.cli import main
@@ -32,22 +35,32 @@ window.addEventListener('load', () => {
 </script>"""
 
 
-@pytest.mark.skipif(
+needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (.ci/run installs it with apt-get)"
 )
-def test_report_renders_in_headless_chromium(tmp_path):
-    out = tmp_path / "report"
-    assert main(["run", "colon", "--out", str(out)]) == 0
-    html = (out / "report.html").read_text()
-    probe_page = tmp_path / "probe.html"
-    probe_page.write_text(html.replace("</body>", PROBE + "</body>"))
-    profile = tmp_path / "profile"
-    dom = subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", probe_page.as_uri()],
+CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>')
+
+
+def probed_dom(html, tmp_path, probe=PROBE):
+    """The DOM after load of ``html`` with ``probe`` appended (its script-blocking CSP removed)."""
+    assert CSP.search(html)
+    page = tmp_path / "probe.html"
+    page.write_text(CSP.sub("", html).replace("</body>", probe + "</body>"), encoding="utf-8")
+    return subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
         capture_output=True,
         text=True,
         timeout=120,
     ).stdout
+
+
+@needs_chromium
+def test_report_renders_in_headless_chromium(tmp_path):
+    out = tmp_path / "report"
+    assert main(["run", "colon", "--out", str(out)]) == 0
+    html = (out / "report.html").read_text()
+    dom = probed_dom(html, tmp_path)
+    profile = tmp_path / "profile"
     match = re.search(r'data-probe="images=(\d+) decoded=(\d+) tables=(\d+) height=(\d+)"', dom)
     assert match, dom[-2000:]
     images, decoded, tables, height = map(int, match.groups())
@@ -68,3 +81,43 @@ def test_report_renders_in_headless_chromium(tmp_path):
         timeout=120,
     )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+HOSTILE_PROBE = """<script>
+window.addEventListener('load', () => {
+  const all = Array.from(document.querySelectorAll('*'));
+  const handlers = all.filter(e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length;
+  const links = Array.from(document.links).filter(a => !/^#s[0-9]+$/.test(a.getAttribute('href'))).length;
+  document.body.setAttribute('data-probe', `title=${document.title} handlers=${handlers} links=${links} scripts=${document.scripts.length}`);
+});
+</script>"""
+
+
+@needs_chromium
+def test_hostile_names_stay_text_in_chromium(tmp_path):
+    """Names that would run script if they became markup: the page's own probe sees none."""
+    payload = "document.title='PWNED'"
+    names = [
+        f'<img src=x onerror="{payload}">',
+        f'[x](#" autofocus onfocus="{payload}")',
+        f"[t](javascript:{payload})",
+        f"<script>{payload}</script>",
+        f'<svg onload="{payload}">',
+    ]
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(20, len(names))), columns=names)
+    frame["class"] = ["a", "b"] * 10
+    frame.loc[frame["class"] == "a", names] += 2.0
+    frame.to_csv(tmp_path / "hostile.csv", index=False)
+    out = tmp_path / "out"
+    assert (
+        main(["run", str(tmp_path / "hostile.csv"), "--methods", "chance", "--out", str(out)]) == 0
+    )
+    dom = probed_dom((out / "report.html").read_text(), tmp_path, HOSTILE_PROBE)
+    match = re.search(r'data-probe="title=([^"]*) handlers=(\d+) links=(\d+) scripts=(\d+)"', dom)
+    assert match, dom[-2000:]
+    title, handlers, links, scripts = match.groups()
+    assert title == "widefs report: hostile.csv"
+    assert (handlers, links, scripts) == ("0", "0", "1")  # the probe is the only script
+    for name in names:  # shown as text
+        assert name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in dom

@@ -1,6 +1,11 @@
 """``widefs run``: the report's content and the one-line errors on bad input."""
 
+import hashlib
+import os
 import re
+import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -84,11 +89,24 @@ def test_user_csv_with_target(tmp_path):
     assert features.sort_values("errors").iloc[0]["feature"] == "g0"
 
 
+def same_rows(frame):
+    out = frame.copy()
+    features = [c for c in out.columns if c != "label"]
+    out[features] = out[features].iloc[0].to_numpy()
+    return out
+
+
 @pytest.mark.parametrize(
     ("mutate", "args", "message"),
     [
         (None, ["missing.csv"], "file not found: missing.csv"),
         (lambda f: f, ["--target", "nope"], "target column 'nope' not found"),
+        (lambda f: f.head(0), [], "has a header but no data rows"),
+        (
+            lambda f: f.assign(label=["", " ", ""] + ["b"] * 27),
+            [],
+            "3 empty labels (data rows 1, 2, 3)",
+        ),
         (lambda f: f.assign(label="a"), [], "single class ('a')"),
         (lambda f: f.assign(label=["a"] * 29 + ["b"]), [], "too few in: 'b' (1)"),
         (lambda f: f.assign(g3="x", g7="y"), [], "non-numeric feature columns: g3, g7"),
@@ -97,6 +115,29 @@ def test_user_csv_with_target(tmp_path):
             [],
             "NaN or infinite values in columns: g5 (use --impute",
         ),
+        (
+            lambda f: f.assign(**{f"g{i}": 1.0 for i in range(20)}),
+            [],
+            "all 20 feature columns are constant",
+        ),
+        (same_rows, [], "all 20 feature columns are constant (every row has the same values)"),
+        (
+            lambda f: f.assign(g3=1e307, g4=-1e200),
+            [],
+            "values up to 1e+307 in columns: g3, g4; magnitudes above 1e+150 overflow",
+        ),
+        (
+            lambda f: f.assign(g3=[1e307] + [np.nan] * 29),
+            ["--impute"],
+            "values up to 1e+307 in columns: g3",
+        ),
+        (
+            lambda f: f,
+            ["--seed", "-5"],
+            "argument --seed: must be between 0 and 4294967295, got -5",
+        ),
+        (lambda f: f, ["--seed", "1.5"], "argument --seed: must be an integer, got '1.5'"),
+        (lambda f: f, ["--quick", "--frobnicate"], "unrecognized arguments: --frobnicate"),
     ],
 )
 def test_bad_input_one_line_error_nothing_written(tmp_path, capsys, mutate, args, message):
@@ -112,7 +153,148 @@ def test_bad_input_one_line_error_nothing_written(tmp_path, capsys, mutate, args
     err = capsys.readouterr().err.strip()
     assert err.startswith("widefs: error: ") and message in err and "\n" not in err
     assert not out.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".widefs-report-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".widefs-")]
+
+
+def test_empty_file(tmp_path, capsys):
+    (tmp_path / "empty.csv").write_text("")
+    assert main(["run", str(tmp_path / "empty.csv"), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip().endswith("empty.csv is empty (no header line)")
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("name", ["features.csv", "report.md", "report.html", "stability.png"])
+def test_out_never_overwrites_the_input(tmp_path, capsys, monkeypatch, name):
+    """``widefs run features.csv --out .`` refuses before any work; the input is untouched."""
+    path = tmp_path / name
+    write_csv(path, toy_frame())
+    before = sha(path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", name, "--target", "label", "--out", "."]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"widefs: error: --out . would overwrite the input file {name} (the report writes "
+        f"{name} there); choose another --out directory\n"
+    )
+    assert sha(path) == before and sorted(p.name for p in tmp_path.iterdir()) == [name]
+    # The same file reached through a symbolic link is recognised too.
+    (tmp_path / "link.csv").symlink_to(path)
+    assert main(["run", "link.csv", "--target", "label", "--out", "."]) == 2
+    assert "would overwrite the input file link.csv" in capsys.readouterr().err
+
+
+def test_out_beside_the_input_is_fine(tmp_path):
+    path = tmp_path / "data.csv"
+    write_csv(path, toy_frame())
+    before = sha(path)
+    assert (
+        main(["run", str(path), "--target", "label", "--methods", "chance", "--out", str(tmp_path)])
+        == 0
+    )
+    assert sha(path) == before and (tmp_path / "report.html").exists()
+
+
+def test_out_problems_are_one_line(tmp_path, capsys, monkeypatch):
+    data = write_csv(tmp_path / "d.csv", toy_frame())
+    a_file = tmp_path / "taken"
+    a_file.write_text("keep me")
+    cases = [
+        (a_file, "--out {} exists and is not a directory"),
+        (a_file / "sub", "--out {}: {} is not a directory"),
+    ]
+    for out, message in cases:
+        assert main(["run", data, "--target", "label", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message.format(out, a_file) in err
+    assert a_file.read_text() == "keep me"
+    (tmp_path / "out" / "report.md").mkdir(parents=True)
+    assert main(["run", data, "--target", "label", "--out", str(tmp_path / "out")]) == 2
+    assert "contains a directory named report.md" in capsys.readouterr().err
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("widefs.cli._report.tempfile.TemporaryDirectory", refuse)
+    assert main(["run", data, "--target", "label", "--out", str(tmp_path / "new")]) == 2
+    assert capsys.readouterr().err == (
+        f"widefs: error: --out {tmp_path / 'new'} is not writable (Permission denied); "
+        "choose another directory\n"
+    )
+
+
+def test_label_na_is_a_class_with_a_note(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    frame = toy_frame().assign(label=lambda f: f["label"].map({"a": "NA", "b": "b"}))
+    path = write_csv(tmp_path / "na.csv", frame)
+    out = tmp_path / "out"
+    assert main(["run", path, "--target", "label", "--methods", "chance", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "NA (15), b (15)" in md
+    note = "the label 'NA' (15 examples) is kept as a class; if it marks unknown labels, remove those rows"
+    assert note in md and f"Note: {note}" in capsys.readouterr().out
+
+
+def test_tiny_classes_use_fewer_folds_and_say_so(tmp_path):
+    path = write_csv(tmp_path / "tiny.csv", toy_frame(n=4, p=6))
+    out = tmp_path / "out"
+    argv = [
+        "run",
+        path,
+        "--target",
+        "label",
+        "--methods",
+        "chance,compare",
+        "--quick",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    md = (out / "report.md").read_text()
+    assert "Every method below was evaluated with 1 x 2-fold" in md
+    assert "the smallest class has only 2 examples, so 2-fold instead of 3-fold" in md
+
+
+def test_tiny_multiclass_rules_split_holds_every_class(tmp_path):
+    """6 examples, 3 classes: a third held out is 2 < 3 classes; the split grows to 3 and says so."""
+    frame = toy_frame(n=6, p=4).assign(label=["a", "b", "c"] * 2)
+    path = write_csv(tmp_path / "three.csv", frame)
+    out = tmp_path / "out"
+    assert main(["run", path, "--target", "label", "--methods", "rules", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "Trained on 3 examples, tested on the other 3" in md
+    assert "The held-out part was enlarged from a third to one example per class." in md
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("widefs.cli._data.load_cli_data", interrupted)
+    assert main(["run", "colon", "--out", str(tmp_path / "o")]) == 130
+    assert capsys.readouterr().err == "widefs: interrupted\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_ctrl_c_in_a_real_process(tmp_path):
+    """SIGINT while the analysis runs: status 130, one line on stderr, no traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "widefs.cli", "run", "colon", "--out", str(tmp_path / "o")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    for line in proc.stdout:  # the dataset table is printed once the analysis starts
+        if "samples" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert err == "widefs: interrupted\n"
+    assert not (tmp_path / "o").exists()
 
 
 def test_impute_replaces_missing_values(tmp_path):

@@ -30,21 +30,37 @@ def test_binomial_tail_exact(m, r):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
 
 
-def mp_binbar(k, m, delta):
-    """Reference Binbar by bisection in 200-digit arithmetic on Bin(k, m, r) = delta."""
-    mpmath.mp.dps = 200
+def mp_binbar(k, m, delta, iters=110):
+    """Reference Binbar: bisection on ln r (or ln(1 - r) when the answer is above 1/2) of the
+    tail Bin(k, m, r) = delta, in 40 digits plus what 1 - (upper sum) needs, so that answers
+    within 1e-300 of 0 or 1 are resolved (110 halvings of [-2400, ln 1/2] leave 1e-30)."""
+    if k == m:
+        return 1.0
+    # The direct sum has no cancellation; the complement needs digits beyond -log10(delta).
+    direct = k + 1 <= m - k or (m - k > 200 and k < 2000)
+    idx = range(k + 1) if direct else range(k + 1, m + 1)
+    dps = 40 + (0 if direct else int(-mpmath.log10(delta)) + 10)
+    with mpmath.workdps(dps):
+        delta = mpmath.mpf(delta)
+        coef = [mpmath.binomial(m, i) for i in idx]
 
-    def tail(r):
-        return mpmath.fsum(mpmath.binomial(m, i) * r**i * (1 - r) ** (m - i) for i in range(k + 1))
+        def tail(r, s):
+            terms = mpmath.fsum(c * r**i * s ** (m - i) for c, i in zip(coef, idx, strict=True))
+            return terms if direct else 1 - terms
 
-    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    for _ in range(700):
-        mid = (lo + hi) / 2
-        if tail(mid) >= delta:
-            lo = mid
-        else:
-            hi = mid
-    return float(lo)
+        half = mpmath.mpf(1) / 2
+        lo, hi = mpmath.mpf(-2400), mpmath.log(half)
+        if tail(half, half) >= delta:  # answer in [1/2, 1): bisect on s = 1 - r
+            for _ in range(iters):
+                mid = (lo + hi) / 2
+                s = mpmath.exp(mid)
+                lo, hi = (lo, mid) if tail(1 - s, s) >= delta else (mid, hi)
+            return float(1 - mpmath.exp(hi))
+        for _ in range(iters):
+            mid = (lo + hi) / 2
+            r = mpmath.exp(mid)
+            lo, hi = (mid, hi) if tail(r, 1 - r) >= delta else (lo, mid)
+        return float(mpmath.exp(lo))
 
 
 @pytest.mark.parametrize(
@@ -59,8 +75,83 @@ def mp_binbar(k, m, delta):
     ],
 )
 def test_binbar_matches_high_precision(k, m, delta):
-    want = mp_binbar(k, m, mpmath.mpf(delta))
-    assert binomial_tail_inversion(k, m, delta) == pytest.approx(want, rel=1e-10)
+    want = mp_binbar(k, m, delta)
+    assert binomial_tail_inversion(k, m, delta) == pytest.approx(want, rel=1e-14)
+
+
+DELTAS = [0.999999, 0.5, 0.05, 1e-10, 1e-50, 1e-100, 1e-150, 1e-200, 1e-250, 1e-300, 1e-307]
+
+
+@pytest.mark.parametrize(
+    ("k", "m"),
+    [
+        (0, 1),
+        (0, 2),
+        (1, 2),
+        (1, 5),
+        (3, 5),
+        (4, 5),
+        (0, 62),
+        (20, 62),
+        (31, 62),
+        (61, 62),
+        (33, 100),
+        (2, 1000),
+        (998, 1000),
+        (0, 10**6),
+        (2, 10**6),
+        (10**6 - 1, 10**6),
+        (1, 10**9),
+        (10**9 - 2, 10**9),
+    ],
+)
+def test_binbar_whole_documented_range(k, m):
+    """delta from 1 down to 1e-307, k and m at their extremes, against 40+ digit arithmetic.
+
+    Before the fix, scipy's inverse returned NaN for (1, 5) and every delta from 1e-300 to
+    about 1e-150 (the answer rounds to 1), and lost 6 digits at (33, 100, 1e-300).
+    """
+    got = binomial_tail_inversion(k, m, DELTAS)
+    want = [mp_binbar(k, m, d) for d in DELTAS]
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=0)
+    # The median of Bin(m, k/m) is at least k, so the bound is never below k/m for delta <= 1/2.
+    assert np.all(np.isfinite(got)) and np.all(got[1:] >= k / m)
+
+
+def test_binbar_rounds_to_one_without_nan():
+    deltas = np.geomspace(1e-300, 1e-100, 41)
+    got = binomial_tail_inversion(1, 5, deltas)
+    assert np.all(got == 1.0)  # 1 - r = (delta / 5) ** (1/4) < 1e-25: rounds to 1
+    assert binomial_tail_inversion(1, 5, 1e-60) < 1.0  # 1 - r ~ 5e-16 is representable
+    assert binomial_tail_inversion(3, 5, 1.0) == 0.0 and binomial_tail_inversion(5, 5, 1.0) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("n_errors", "m", "n_features", "bits", "delta"),
+    [
+        (1, 5, 1, [0], 1e-300),
+        (1, 5, 1, [0], 1e-200),
+        (1, 5, 1, [0], 1e-150),
+        (10, 100, 50, [3, 5], 1e-250),
+        (0, 1000, 10**4, [5] * 3, 1e-250),
+        (3, 40, 2000, [10, 10, 10], 1e-250),
+    ],
+)
+def test_occam_bound_at_tiny_delta(n_errors, m, n_features, bits, delta):
+    """Theorem 2 of Shah et al. 2010 at tiny delta (the NaN of issue 10), in exact arithmetic."""
+    from widefs.scm import occam_bound
+
+    with mpmath.workdps(50):
+        k = len(bits)
+
+        def zeta(a):
+            return mpmath.mpf(6) / mpmath.pi**2 / (a + 1) ** 2
+
+        message = mpmath.fprod([zeta(b) * mpmath.mpf(2) ** -b for b in bits])
+        d_eff = zeta(k) * message * delta / (mpmath.binomial(n_features, k) * 2**k)
+    got = occam_bound(n_errors, m, n_features, bits, delta)
+    assert np.isfinite(got)
+    assert got == pytest.approx(mp_binbar(n_errors, m, d_eff), rel=1e-13)
 
 
 def test_binbar_closed_forms_and_invariants():
@@ -114,12 +205,53 @@ def test_kl_inverse_zero_closed_form_and_monotone():
     assert kl_inverse_upper(0.1, np.inf) == 1.0
 
 
+def mp_log_comb(n, k):
+    with mpmath.workdps(40):
+        return float(mpmath.loggamma(n + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(n - k + 1))
+
+
 def test_log_binomial_coefficient():
     assert np.exp(log_binomial_coefficient(62, 5)) == pytest.approx(math.comb(62, 5), rel=1e-12)
     big = log_binomial_coefficient(10**6, 3)
-    assert big == pytest.approx(math.log(math.comb(10**6, 3)), rel=1e-12)
+    assert big == pytest.approx(math.log(math.comb(10**6, 3)), rel=1e-15)
+    assert log_binomial_coefficient(10**9, 0) == 0.0 == log_binomial_coefficient(7, 7)
     with pytest.raises(ValueError, match="k must not exceed n"):
         log_binomial_coefficient(3, 4)
+
+
+def test_log_binomial_coefficient_against_mpmath():
+    """A few ulp from n = 1 to 1e15 (a gammaln difference was off by 3e-11 at n = 1e6-1e7)."""
+    rng = np.random.default_rng(0)
+    n = np.unique(np.round(10 ** rng.uniform(0, 15, 400)).astype(np.int64))
+    n = np.concatenate([n, [1, 2, 3, 15, 16, 17, 31, 32, 1029, 1030, 10**5, 10**6]])
+    frac = rng.uniform(0, 1, n.size) ** 4  # many small k, where cancellation was worst
+    k = np.minimum(n, np.round(frac * n)).astype(np.int64)
+    k = np.concatenate([k, np.ones_like(n), n // 2, n - 1, np.minimum(n, 16)])
+    n = np.tile(n, 5)
+    got = log_binomial_coefficient(n, k)
+    want = np.array([mp_log_comb(int(a), int(b)) for a, b in zip(n, k, strict=True)])
+    exact = want == 0
+    assert np.all(got[exact] == 0)
+    np.testing.assert_allclose(got[~exact], want[~exact], rtol=2e-15, atol=0)
+
+
+def test_stirling_error_table():
+    from widefs.stats._binomial import _STIRLERR_SMALL, _stirlerr
+
+    with mpmath.workdps(40):
+        exact = [
+            float(
+                mpmath.loggamma(x + 1)
+                - (x + mpmath.mpf(1) / 2) * mpmath.log(x)
+                + x
+                - mpmath.log(2 * mpmath.pi) / 2
+            )
+            for x in range(1, 40)
+        ]
+    np.testing.assert_allclose(_STIRLERR_SMALL[1:], exact[:15], rtol=1e-16)
+    # Beyond the table the truncated series is within 691 / (360360 x^11) < 1.2e-16 (absolute,
+    # which is what ln C(n, k) adds up).
+    np.testing.assert_allclose(_stirlerr(np.arange(1.0, 40.0)), exact, rtol=0, atol=1.2e-16)
 
 
 def test_agrees_with_scipy_binomtest():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from widefs.cli._data import LoadedData
+from widefs.cli._markup import Markup, csv_text, visible
 from widefs.cli._report import Figure, Section, Table, Text
 from widefs.plotting import plot_chance_curves, plot_errors_allowed
 from widefs.stats import binomial_tail, expected_min_errors
@@ -103,30 +104,49 @@ def chance_sections(
     chance = Section("Chance analysis")
     chance.add(
         Text(
-            f"With M = {M} features scored on N = {N} validation examples (stratified random halves, "
-            f"seed {seed}), the best of M features that carry **no information at all** is expected to "
-            f"make {e_min_p:.2f} errors, reaching **{accuracy(e_min_p)}** accuracy: the mean over "
-            f"{n_permutations} relabellings of the data (labels permuted within each half; the "
-            "permutation null). Theorem 4.1 of Palatucci & Carlson (2008), with the chance error rate "
-            f"p_err = {p:.3f} and M independent features, gives {e_min_a:.2f} errors "
-            f"({accuracy(e_min_a)}): the analytic null. A feature's validation accuracy means "
-            f"something only beyond that. **The thresholds below use the {used} null.**"
+            Markup(
+                "With M = {M} features scored on N = {N} validation examples (stratified random "
+                "halves, seed {seed}), the best of M features that carry **no information at all** "
+                "is expected to make {e_min_p:.2f} errors, reaching **{acc_p}** accuracy: the mean "
+                "over {n_permutations} relabellings of the data (labels permuted within each half; "
+                "the permutation null). Theorem 4.1 of Palatucci & Carlson (2008), with the chance "
+                "error rate p_err = {p:.3f} and M independent features, gives {e_min_a:.2f} errors "
+                "({acc_a}): the analytic null. A feature's validation accuracy means something only "
+                "beyond that. **The thresholds below use the {used} null.**",
+                M=M,
+                N=N,
+                seed=seed,
+                e_min_p=e_min_p,
+                acc_p=accuracy(e_min_p),
+                n_permutations=n_permutations,
+                p=p,
+                e_min_a=e_min_a,
+                acc_a=accuracy(e_min_a),
+                used=used,
+            )
         )
     )
     notes = []
     if p_error == "auto" and not np.isclose(p, 1 - 1 / sel.classes_.size):
         notes.append(
-            f"The classes are imbalanced on the validation half: always predicting the majority "
-            f"class errs on a fraction {p:.3f} of it, so that (not 1 - 1/{sel.classes_.size}) is "
-            "the analytic chance rate, and it is a lower bound: the analytic thresholds are "
-            "conservative."
+            Markup(
+                "The classes are imbalanced on the validation half: always predicting the "
+                "majority class errs on a fraction {p:.3f} of it, so that (not 1 - 1/{k}) is the "
+                "analytic chance rate, and it is a lower bound: the analytic thresholds are "
+                "conservative.",
+                p=p,
+                k=sel.classes_.size,
+            )
         )
     if abs(e_min_a - e_min_p) > 1:
         notes.append(
-            f"The two E[X(1)] differ by {abs(e_min_a - e_min_p):.1f} errors: the analytic value "
-            "assumes independent features and a binomial error count, which correlated features "
-            "and imbalanced classes break; the permutation value is calibrated on these data "
-            "(`--null permutation` makes the thresholds use it)."
+            Markup(
+                "The two E[X(1)] differ by {gap:.1f} errors: the analytic value assumes "
+                "independent features and a binomial error count, which correlated features and "
+                "imbalanced classes break; the permutation value is calibrated on these data "
+                "(`--null permutation` makes the thresholds use it).",
+                gap=abs(e_min_a - e_min_p),
+            )
         )
     for note in notes:
         chance.add(Text(note))
@@ -161,10 +181,13 @@ def chance_sections(
     selection = Section("Discriminative feature selection")
     selection.add(
         Text(
-            "One Gaussian naive Bayes per feature, trained on one half and scored on the other. A feature "
-            f"is selected when its validation errors are below the threshold ({used} null; the FDR and "
-            "Bonferroni rules adjust its per-feature p-values). All features, with both p-values, are "
-            "in `features.csv`."
+            Markup(
+                "One Gaussian naive Bayes per feature, trained on one half and scored on the other. "
+                "A feature is selected when its validation errors are below the threshold ({used} "
+                "null; the FDR and Bonferroni rules adjust its per-feature p-values). All features, "
+                "with both p-values, are in `features.csv`.",
+                used=used,
+            )
         )
     )
     selection.add(
@@ -182,18 +205,31 @@ def chance_sections(
             terminal_rows=TOP_TERMINAL,
         )
     )
-    csv_lines = [
-        "feature,errors,accuracy,pvalue,pvalue_analytic,pvalue_permutation,constant,"
-        + ",".join(RULES)
-    ]
-    for j in range(sel.n_errors_.size):
-        flags = ",".join(str(int(chosen[r][1][j])) for r in RULES)
-        csv_lines.append(
-            f'"{data.feature_names[j]}",{sel.n_errors_[j]},{sel.scores_[j]:.6f},'
-            f"{in_use['pvalues'][j]:.6e},{analytic['pvalues'][j]:.6e},"
-            f"{permutation['pvalues'][j]:.6e},{int(sel.constant_features_[j])},{flags}"
-        )
-    selection.files["features.csv"] = "\n".join(csv_lines) + "\n"
+    selection.files["features.csv"] = csv_text(
+        [
+            "feature",
+            "errors",
+            "accuracy",
+            "pvalue",
+            "pvalue_analytic",
+            "pvalue_permutation",
+            "constant",
+            *RULES,
+        ],
+        (
+            (
+                data.feature_names[j],
+                sel.n_errors_[j],
+                f"{sel.scores_[j]:.6f}",
+                f"{in_use['pvalues'][j]:.6e}",
+                f"{analytic['pvalues'][j]:.6e}",
+                f"{permutation['pvalues'][j]:.6e}",
+                int(sel.constant_features_[j]),
+                *(int(chosen[r][1][j]) for r in RULES),
+            )
+            for j in range(sel.n_errors_.size)
+        ),
+    )
 
     n_loo = min(n_permutations, 100) if quick else n_permutations
     curve = leave_one_out_threshold_curve(
@@ -217,15 +253,18 @@ def chance_sections(
     loo = Section("Leave-one-out accuracy by threshold")
     loo.add(
         Text(
-            "The paper's protocol: leave one example out, split the rest into halves, select features "
-            "on validation errors, retrain naive Bayes on the selected features, test the held-out "
-            "example. Selection happens inside every round, so these accuracies are honest. The oracle "
-            "picks the best errors-allowed value with the test labels and is only an upper reference. "
-            + (
-                f"Each round's thresholds come from its own null ({n_loo} label permutations within "
-                "its halves)."
-                if used == "permutation"
-                else "Each round's thresholds come from the analytic null of its validation half."
+            Markup(
+                "The paper's protocol: leave one example out, split the rest into halves, select "
+                "features on validation errors, retrain naive Bayes on the selected features, test "
+                "the held-out example. Selection happens inside every round, so these accuracies "
+                "are honest. The oracle picks the best errors-allowed value with the test labels "
+                "and is only an upper reference. {rounds}",
+                rounds=(
+                    f"Each round's thresholds come from its own null ({n_loo} label permutations "
+                    "within its halves)."
+                    if used == "permutation"
+                    else "Each round's thresholds come from the analytic null of its validation half."
+                ),
             )
         )
     )
@@ -237,7 +276,7 @@ def chance_sections(
         )
     )
     fig3 = plot_errors_allowed(
-        curve, title=f"{data.name}: leave-one-out accuracy vs errors allowed"
+        curve, title=f"{visible(data.name)}: leave-one-out accuracy vs errors allowed"
     ).figure
     loo.add(
         Figure(

@@ -3,44 +3,18 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from widefs.cli._data import LoadedData
+from widefs.cli._markup import Markup, visible
+from widefs.cli._methods import Candidate
 from widefs.cli._report import Figure, Section, Table, Text
 from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
 from widefs.model_selection import nested_evaluate
+from widefs.plotting import plot_selection_frequency
 
-__all__ = ["Candidate", "comparison_section"]
-
-
-@dataclass
-class Candidate:
-    """A method to compare: a name, a factory ``seed -> estimator``, and a short note."""
-
-    name: str
-    make: Callable[[int], object]
-    note: str = ""
-    binary_only: bool = False
-
-
-def _stability_figure(name: str, frequency: np.ndarray, feature_names: np.ndarray, top: int = 25):
-    from matplotlib.figure import Figure as MplFigure
-
-    order = np.argsort(-frequency, kind="stable")[:top]
-    order = order[frequency[order] > 0]
-    fig = MplFigure(figsize=(7, 0.25 * max(len(order), 4) + 1.2), layout="constrained")
-    ax = fig.add_subplot()
-    ax.barh(np.arange(len(order))[::-1], frequency[order], color="tab:blue")
-    ax.set_yticks(
-        np.arange(len(order))[::-1], [str(feature_names[j]) for j in order], fontsize="small"
-    )
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("fraction of outer folds selecting the feature")
-    ax.set_title(f"Selection stability: {name}")
-    return fig
+__all__ = ["comparison_section"]
 
 
 def comparison_section(
@@ -52,7 +26,12 @@ def comparison_section(
     repeats: int = 1,
     progress=None,
 ) -> list[Section]:
-    """Nested CV of every candidate on the same folds; table, stability and its figure."""
+    """Nested CV of every candidate on the same folds; table, stability and its figure.
+
+    ``folds`` is lowered to the size of the smallest class (at least 2, checked when the
+    data were loaded) so that every outer fold holds every class; the text says so.
+    """
+    requested_folds, folds = folds, min(folds, data.smallest_class)
     n_classes = np.unique(data.y).size
     rows, stab_rows, results = [], [], {}
     task = progress.add_task("nested cross-validation", total=len(candidates)) if progress else None
@@ -109,13 +88,33 @@ def comparison_section(
     section = Section("Method comparison (nested cross-validation)")
     section.add(
         Text(
-            f"Every method below was evaluated with {repeats} x {folds}-fold stratified cross-validation "
-            "on the same folds; feature selection, tuning and bounds were computed on the training "
-            "folds only, so these accuracies are honest estimates. The interval is the Nadeau-Bengio "
-            "corrected 95% t interval, which accounts for the overlap between training folds. "
-            f"Predicting the majority class scores {100 * majority:.1f}%."
+            Markup(
+                "Every method below was evaluated with {repeats} x {folds}-fold stratified "
+                "cross-validation on the same folds; feature selection, tuning and bounds were "
+                "computed on the training folds only, so these accuracies are honest estimates. "
+                "The interval is the Nadeau-Bengio corrected 95% t interval, which accounts for the "
+                "overlap between training folds. Predicting the majority class scores "
+                "{majority:.1f}%.",
+                repeats=repeats,
+                folds=folds,
+                majority=100 * majority,
+            )
         )
     )
+    if folds < requested_folds:
+        section.add(
+            Text(
+                Markup(
+                    "**Fewer folds than usual:** the smallest class has only {n} examples, so "
+                    "{folds}-fold instead of {requested}-fold cross-validation was used (each "
+                    "outer fold must hold every class). With so few examples the intervals are "
+                    "wide and the estimates vary from seed to seed.",
+                    n=data.smallest_class,
+                    folds=folds,
+                    requested=requested_folds,
+                )
+            )
+        )
     section.add(
         Table(
             [
@@ -137,9 +136,11 @@ def comparison_section(
         stab = Section("Stability of the selected features")
         stab.add(
             Text(
-                "How often each feature was selected across the outer folds (Nogueira's stability index "
-                "in the table above: 1 = the same features in every fold, 0 = no more agreement than "
-                "random subsets of the same size)."
+                Markup(
+                    "How often each feature was selected across the outer folds (Nogueira's "
+                    "stability index in the table above: 1 = the same features in every fold, 0 = "
+                    "no more agreement than random subsets of the same size)."
+                )
             )
         )
         stab.add(
@@ -153,7 +154,17 @@ def comparison_section(
             (name for name, r in results.items() if r["selection_frequency"] is not None),
             key=lambda name: results[name]["mean"],
         )
-        fig = _stability_figure(best, results[best]["selection_frequency"], data.feature_names)
-        stab.add(Figure("stability.png", fig, f"Selection frequency of the top features ({best})"))
+        fig = plot_selection_frequency(
+            results[best]["selection_frequency"],
+            [visible(str(n)) for n in data.feature_names],
+            title=f"Selection stability: {best}",
+        ).figure
+        stab.add(
+            Figure(
+                "stability.png",
+                fig,
+                Markup("Selection frequency of the top features ({best})", best=best),
+            )
+        )
         sections.append(stab)
     return sections

@@ -1,4 +1,13 @@
-"""``widefs`` command line: ``widefs run [DATA]`` writes a report on a dataset."""
+"""``widefs`` command line: ``widefs run [DATA]`` writes a report on a dataset.
+
+Only the standard library and light widefs modules are imported here, so ``widefs --help``
+answers before numpy, pandas, scikit-learn, numba or matplotlib load; each command imports
+what it uses when it runs.
+
+Every failure the user can cause ends the same way: one line ``widefs: error: ...`` on
+stderr and exit status 2 (usage errors included), before any analysis starts; Ctrl-C ends
+with one line and status 130.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +16,47 @@ import importlib
 import sys
 import time
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table as RichTable
+from typing import TYPE_CHECKING
 
 import widefs
-from widefs.cli._chance import chance_sections
-from widefs.cli._compare import comparison_section
-from widefs.cli._data import LoadedData, load_cli_data
-from widefs.cli._methods import METHOD_GROUPS, candidates
-from widefs.cli._models import cefs_sections, rules_sections, scm_sections
-from widefs.cli._report import Report, Section, Table
-from widefs.datasets import list_datasets
+from widefs.cli._markup import visible
+from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
 from widefs.experiments import REPRODUCTIONS
+
+if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
+    from rich.console import Console
+
+    from widefs.cli._data import LoadedData
+    from widefs.cli._report import Section
 
 __all__ = ["main"]
 
 DEFAULT_DATA = "colon"
+MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
+
+
+class _UsageError(Exception):
+    """A bad command line, reported in one line like a data error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(f"{message} (see: {self.prog} --help)")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SEED}, got {value}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="widefs",
         description="Feature selection for wide data that accounts for how much searching was done.",
     )
@@ -47,12 +74,14 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=Path("widefs-report"),
-        help="output directory (default: ./widefs-report)",
+        help="output directory (default: ./widefs-report); a report never replaces its input",
     )
     run.add_argument(
         "--impute", action="store_true", help="replace NaN/inf values by each column's median"
     )
-    run.add_argument("--seed", type=int, default=0, help="random seed of every split (default: 0)")
+    run.add_argument(
+        "--seed", type=_seed, default=0, help="random seed of every split (default: 0)"
+    )
     run.add_argument(
         "--methods",
         default=",".join(METHOD_GROUPS),
@@ -91,6 +120,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _method_groups(text: str) -> list[str]:
+    groups = [g.strip() for g in text.split(",") if g.strip()]
+    unknown = sorted(set(groups) - set(METHOD_GROUPS))
+    if unknown or not groups:
+        raise DataError(
+            f"unknown --methods {', '.join(unknown) or '(none)'}; choose among {', '.join(METHOD_GROUPS)}"
+        )
+    return groups
+
+
 def _p_error_option(value: str):
     """``--p-error``: "auto", "uniform" or a rate in (0, 1)."""
     if value in ("auto", "uniform"):
@@ -107,9 +146,12 @@ def _p_error_option(value: str):
 def _summary(data: LoadedData) -> Section:
     import numpy as np
 
+    from widefs.cli._report import Note, Section, Table
+
     classes, counts = np.unique(data.y, return_counts=True)
     rows = [
         ("source", data.source),
+        ("target column", data.target),
         ("samples", str(data.X.shape[0])),
         ("features", str(data.X.shape[1])),
         ("classes", ", ".join(f"{c} ({k})" for c, k in zip(classes, counts, strict=True))),
@@ -118,6 +160,8 @@ def _summary(data: LoadedData) -> Section:
         rows.append(("imputed columns", f"{len(data.imputed_columns)} (median)"))
     section = Section("Dataset")
     section.add(Table(["", ""], rows, title=f"Dataset: {data.name}"))
+    for note in data.notes:
+        section.add(Note(note))
     return section
 
 
@@ -129,22 +173,37 @@ def _show(console: Console, section: Section) -> None:
 
 
 def _run(args, console: Console) -> int:
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    from widefs.cli._data import load_cli_data
+    from widefs.cli._report import Report, check_output_dir
+
     t0 = time.perf_counter()
-    groups = [g.strip() for g in args.methods.split(",") if g.strip()]
-    unknown = sorted(set(groups) - set(METHOD_GROUPS))
-    if unknown or not groups:
-        raise DataError(
-            f"unknown --methods {', '.join(unknown) or '(none)'}; choose among {', '.join(METHOD_GROUPS)}"
-        )
+    groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
     if args.permutations < 1:
         raise DataError(f"--permutations must be a positive integer, got {args.permutations}")
+    data_path = Path(args.data)
+    inputs = [data_path] if data_path.is_file() else []
+    # Checks that can fail run before any work: the options, the output place, then the data.
+    check_output_dir(args.out, inputs)
     data = load_cli_data(args.data, target=args.target, impute=args.impute)
+
+    from widefs.cli._chance import chance_sections
+    from widefs.cli._compare import comparison_section
+    from widefs.cli._markup import Markup
+    from widefs.cli._methods import candidates
+    from widefs.cli._models import cefs_sections, rules_sections, scm_sections
+    from widefs.plotting import literal_text
+
     report = Report(
         title=f"widefs report: {data.name}",
-        intro=(
-            f"Generated by `widefs run` (widefs {widefs.__version__}, seed {args.seed}). Every accuracy "
-            "below was measured with feature selection inside the evaluation folds."
+        intro=Markup(
+            "Generated by `widefs run` (widefs {version}, seed {seed}). Every accuracy below was "
+            "measured with feature selection inside the evaluation folds.",
+            version=widefs.__version__,
+            seed=args.seed,
         ),
     )
     _show(console, report.add(_summary(data)))
@@ -183,14 +242,17 @@ def _run(args, console: Console) -> int:
             )
 
         steps.append(("method comparison", compare))
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
+    with (
+        literal_text(),
+        Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress,
+    ):
         task = progress.add_task("analysing", total=len(steps))
         for description, build in steps:
             progress.update(task, description=description)
@@ -198,36 +260,54 @@ def _run(args, console: Console) -> int:
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)
-    written = report.write(args.out)
+        written = report.write(args.out, inputs=inputs)
     console.print(
-        f"Report written to [bold]{args.out / 'report.html'}[/bold] and report.md "
-        f"({len(written)} files, {time.perf_counter() - t0:.1f} s)."
+        Text.assemble(
+            "Report written to ",
+            (visible(str(args.out / "report.html")), "bold"),
+            f" and report.md ({len(written)} files, {time.perf_counter() - t0:.1f} s).",
+        )
     )
     return 0
 
 
 def _datasets(console: Console) -> int:
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    from widefs.datasets import list_datasets
+
     table = RichTable(title="Bundled datasets")
     for col in ("name", "samples", "features", "classes", "group"):
         table.add_column(col)
     for name, row in list_datasets().iterrows():
-        table.add_row(name, str(row.n_samples), str(row.n_features), str(row.n_classes), row.group)
+        cells = (name, row.n_samples, row.n_features, row.n_classes, row.group)
+        table.add_row(*(Text(visible(str(c))) for c in cells))
     console.print(table)
     return 0
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``widefs`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
-    console = Console()
+    """Entry point of the ``widefs`` console script; returns the exit status.
+
+    Returns 0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad
+    arguments or unusable data, detected before any analysis) and 130 on Ctrl-C.
+    """
     try:
+        args = _parser().parse_args(argv)
+        from rich.console import Console
+
+        console = Console()
         if args.command == "run":
             return _run(args, console)
         if args.command == "reproduce":
             module = importlib.import_module(REPRODUCTIONS[args.paper])
             return module.main(args.args)
         return _datasets(console)
-    except DataError as exc:
+    except (DataError, _UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.
-        print(f"widefs: error: {exc}", file=sys.stderr)
+        print(f"widefs: error: {visible(str(exc))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("widefs: interrupted", file=sys.stderr)
+        return 130

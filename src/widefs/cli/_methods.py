@@ -1,26 +1,37 @@
-"""What ``widefs run`` can run: report sections and the candidates of the comparison."""
+"""What ``widefs run`` can run: report sections and the candidates of the comparison.
+
+Importing this module is cheap (``widefs --help`` reads ``METHOD_GROUPS``); the estimators
+are imported by :func:`candidates` when a run needs them.
+"""
 
 from __future__ import annotations
 
-from sklearn.naive_bayes import GaussianNB
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import LinearSVC
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from widefs.cli._compare import Candidate
-from widefs.ensemble import ClassSpecificEnsemble
-from widefs.model_selection import PriorFallbackClassifier
-from widefs.rules import CN2Classifier
-from widefs.scm import PACBayesSCM, SampleCompressionSCM
-from widefs.univariate import DiscriminativeSelector
-
-__all__ = ["METHOD_GROUPS", "candidates"]
+__all__ = ["METHOD_GROUPS", "Candidate", "candidates"]
 
 # Report parts selectable with --methods, in report order.
 METHOD_GROUPS = ("chance", "scm", "rules", "cefs", "compare")
 
 
+@dataclass
+class Candidate:
+    """A method to compare: a name, a factory ``seed -> estimator``, and a short note."""
+
+    name: str
+    make: Callable[[int], object]
+    note: str = ""
+    binary_only: bool = False
+
+
 def _selector_nb(threshold):
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import make_pipeline
+
+    from widefs.model_selection import PriorFallbackClassifier
+    from widefs.univariate import DiscriminativeSelector
+
     def make(seed):
         return make_pipeline(
             DiscriminativeSelector(threshold, random_state=seed),
@@ -32,6 +43,15 @@ def _selector_nb(threshold):
 
 def candidates(groups, *, quick: bool) -> list[Candidate]:
     """The estimators compared by nested cross-validation for the chosen method groups."""
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    from widefs.ensemble import ClassSpecificEnsemble
+    from widefs.rules import CN2Classifier
+    from widefs.scm import PACBayesSCM, SampleCompressionSCM
+
     out = [
         Candidate("naive Bayes, all features", lambda seed: GaussianNB(), "baseline"),
         Candidate(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
 
 from widefs.cli._data import LoadedData
+from widefs.cli._markup import Markup
 from widefs.cli._report import Code, Figure, Section, Table, Text
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.exceptions import HeuristicBoundWarning
@@ -15,6 +17,8 @@ from widefs.rules import rules_summary
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_model
 
 __all__ = ["cefs_sections", "frame_of", "rules_sections", "scm_sections"]
+
+TEST_FRACTION = 0.33  # Domingos (1999): 67% training, 33% held out
 
 SCM_LEARNERS = {
     "PAC-Bayes SCM": (PACBayesSCM, "PAC-Bayes (Theorem 5), Gibbs risk"),
@@ -34,7 +38,10 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
     if np.unique(data.y).size != 2:
         section.add(
             Text(
-                "Set Covering Machines are binary classifiers; this dataset has more than two classes."
+                Markup(
+                    "Set Covering Machines are binary classifiers; this dataset has more than two "
+                    "classes."
+                )
             )
         )
         return [section]
@@ -62,11 +69,13 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
         paths[name] = model.bound_path_
     section.add(
         Text(
-            "Each learner builds a conjunction of decision stumps greedily and keeps the number of "
-            "stumps whose risk bound is smallest (no cross-validation needed). The bound holds with "
-            "probability 0.95 over the draw of the training set; the feature ranges were taken from "
-            "the data, which makes the Occam and PAC-Bayes bounds slightly optimistic. Their "
-            "cross-validated accuracy is in the method comparison."
+            Markup(
+                "Each learner builds a conjunction of decision stumps greedily and keeps the number "
+                "of stumps whose risk bound is smallest (no cross-validation needed). The bound "
+                "holds with probability 0.95 over the draw of the training set; the feature ranges "
+                "were taken from the data, which makes the Occam and PAC-Bayes bounds slightly "
+                "optimistic. Their cross-validated accuracy is in the method comparison."
+            )
         )
     )
     section.add(
@@ -96,16 +105,33 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
 
 
 def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error."""
-    summary = rules_summary(frame_of(data), data.y, random_state=seed)
+    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error.
+
+    The held-out part holds at least one example per class (so the stratified split exists
+    for tiny data, where every class has at least two examples); the text says when it was
+    enlarged for that.
+    """
+    n_classes = np.unique(data.y).size
+    n_test = math.ceil(TEST_FRACTION * data.y.size)
+    test_size = TEST_FRACTION if n_test >= n_classes else n_classes
+    summary = rules_summary(frame_of(data), data.y, test_size=test_size, random_state=seed)
     section = Section("CN2 rules with process-oriented estimation (Domingos 1999)")
     section.add(
         Text(
-            "CN2 learns an ordered rule list; with process-oriented estimation (POE) the error estimate "
-            "of a rule grows with the number of rule versions the search generated, so the search stops "
-            f"specializing when more searching no longer pays. Trained on {summary.n_train} examples, "
-            f"tested on the other {summary.n_test}: held-out error **{summary.test_error:.3f}** "
-            f"(always predicting the majority class: {summary.default_error:.3f})."
+            Markup(
+                "CN2 learns an ordered rule list; with process-oriented estimation (POE) the error "
+                "estimate of a rule grows with the number of rule versions the search generated, so "
+                "the search stops specializing when more searching no longer pays. Trained on "
+                "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
+                "(always predicting the majority class: {default:.3f}).{enlarged}",
+                enlarged=""
+                if test_size == TEST_FRACTION
+                else " The held-out part was enlarged from a third to one example per class.",
+                n_train=summary.n_train,
+                n_test=summary.n_test,
+                error=summary.test_error,
+                default=summary.default_error,
+            )
         )
     )
     section.add(Code(str(summary.model)))
@@ -126,10 +152,14 @@ def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section
     section = Section("Class-specific ensemble feature selection (Soares 2010)")
     section.add(
         Text(
-            "A wrapper search (forward selection scored by leave-one-out k-nearest neighbours) is run once "
-            "per class, scoring accuracy on that class's examples only, and once overall. The ensemble "
-            "predicts the class its members agree on and defers to the overall-subset model when they "
-            f"disagree (members agreed on {100 * model.agreement_rate_:.0f}% of the training examples)."
+            Markup(
+                "A wrapper search (forward selection scored by leave-one-out k-nearest neighbours) "
+                "is run once per class, scoring accuracy on that class's examples only, and once "
+                "overall. The ensemble predicts the class its members agree on and defers to the "
+                "overall-subset model when they disagree (members agreed on {agree:.0f}% of the "
+                "training examples).",
+                agree=100 * model.agreement_rate_,
+            )
         )
     )
     section.add(

@@ -1,154 +1,218 @@
-"""Report assembly: sections of text, tables and figures, rendered to markdown, HTML and
-the terminal from one description, and written atomically."""
+"""Report assembly: sections of prose, tables, code and figures, rendered to markdown, HTML and
+the terminal from one description, and written atomically without touching the inputs.
+
+Every text a block holds is either literal (a ``str``: data or a number, shown as written) or
+:class:`~widefs.cli._markup.Markup` (prose from this package with literal fields); the blocks
+never build markup by concatenating strings, they hand spans to the one renderer per medium in
+:mod:`widefs.cli._markup`. A new block type renders safely by doing the same.
+"""
 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import html
 import io
 import re
 import shutil
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich.table import Table as RichTable
+from widefs.cli._markup import (
+    Inline,
+    Markup,
+    html_spans,
+    markdown_code_block,
+    markdown_spans,
+    plain_spans,
+    rich_spans,
+    spans_of,
+    visible,
+)
+from widefs.exceptions import DataError
 
-__all__ = ["Code", "Figure", "Report", "Section", "Table", "Text", "md_table"]
-
-
-def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A GitHub-flavoured markdown table."""
-    out = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
-_INLINE = [
-    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
-    (re.compile(r"`(.+?)`"), r"<code>\1</code>"),
-    (re.compile(r"\[([^\]]+)\]\(([^)]+)\)"), r'<a href="\2">\1</a>'),
+__all__ = [
+    "OUTPUT_FILES",
+    "Code",
+    "Figure",
+    "Note",
+    "Report",
+    "Section",
+    "Table",
+    "Text",
+    "check_output_dir",
 ]
 
+# Every file a report may write: these names, or a figure name matching a pattern. The output
+# directory is checked against the inputs for all of them before any work starts.
+OUTPUT_FILES = ("report.html", "report.md", "features.csv")
+OUTPUT_PATTERNS = ("*.png",)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
-def _inline_html(text: str) -> str:
-    out = html.escape(text, quote=False)
-    for pattern, repl in _INLINE:
-        out = pattern.sub(repl, out)
-    return out
+
+def _is_output_name(name: str) -> bool:
+    return name in OUTPUT_FILES or any(fnmatch.fnmatchcase(name, p) for p in OUTPUT_PATTERNS)
 
 
 @dataclass
 class Text:
-    """Paragraphs in a small markdown subset (bold, code, links, "- " bullet lists)."""
+    """Prose: a :class:`Markup` (paragraphs, bullets, bold, code) or a literal ``str``."""
 
-    text: str
+    text: Markup | str
+
+    def _blocks(self):
+        if isinstance(self.text, Markup):
+            return self.text.blocks
+        return [("p", spans_of(self.text))]
 
     def markdown(self) -> str:
-        return self.text.strip()
+        parts = []
+        for kind, block in self._blocks():
+            if kind == "p":
+                parts.append(markdown_spans(block))
+            else:
+                parts.append("\n".join("- " + markdown_spans(item) for item in block))
+        return "\n\n".join(parts)
 
     def html(self) -> str:
         parts = []
-        for para in re.split(r"\n\s*\n", self.text.strip()):
-            lines = para.splitlines()
-            if lines and all(line.startswith("- ") or line.startswith("  ") for line in lines):
-                items, current = [], []
-                for line in lines:
-                    if line.startswith("- ") and current:
-                        items.append(" ".join(current))
-                        current = []
-                    current.append(line[2:].strip() if line.startswith("- ") else line.strip())
-                items.append(" ".join(current))
-                parts.append(
-                    "<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in items) + "</ul>"
-                )
+        for kind, block in self._blocks():
+            if kind == "p":
+                parts.append(f"<p>{html_spans(block)}</p>")
             else:
-                parts.append(f"<p>{_inline_html(' '.join(line.strip() for line in lines))}</p>")
+                parts.append("<ul>" + "".join(f"<li>{html_spans(i)}</li>" for i in block) + "</ul>")
         return "\n".join(parts)
+
+    def rich(self):
+        return None  # prose is for the report; the terminal shows tables and models
+
+
+@dataclass
+class Note:
+    """A caveat the reader must not miss: one paragraph, in the report and in the terminal."""
+
+    text: Inline
+
+    def markdown(self) -> str:
+        return "> **Note:** " + markdown_spans(spans_of(self.text), line_start=False)
+
+    def html(self) -> str:
+        return f'<p class="note"><strong>Note:</strong> {html_spans(spans_of(self.text))}</p>'
+
+    def rich(self):
+        from rich.text import Text as RichText
+
+        return RichText("Note: ", style="bold yellow") + rich_spans(spans_of(self.text))
 
 
 @dataclass
 class Code:
-    """Preformatted text (a rule list, a model description), shown as is."""
+    """Preformatted literal text (a rule list, a model description), shown as is."""
 
     text: str
 
     def markdown(self) -> str:
-        return "```text\n" + self.text.rstrip() + "\n```"
+        return markdown_code_block(self.text)
 
     def html(self) -> str:
-        return f"<pre>{html.escape(self.text.rstrip())}</pre>"
+        return f"<pre>{html.escape(visible(self.text.rstrip(), keep_newlines=True))}</pre>"
 
     def rich(self):
         from rich.panel import Panel
+        from rich.text import Text as RichText
 
-        return Panel(self.text.rstrip(), expand=False)
+        return Panel(RichText(visible(self.text.rstrip(), keep_newlines=True)), expand=False)
 
 
 @dataclass
 class Table:
-    """A table; ``terminal_rows`` limits what the terminal shows (None: all, 0: none)."""
+    """A table of literal cells (or one-paragraph :class:`Markup`).
 
-    headers: Sequence[str]
+    ``terminal_rows`` limits what the terminal shows (None: all, 0: none);
+    ``terminal_columns`` picks the columns it shows.
+    """
+
+    headers: Sequence[Inline]
     rows: Sequence[Sequence[object]]
-    title: str = ""
+    title: Inline = ""
     terminal_rows: int | None = None
     terminal_columns: Sequence[int] | None = None
 
     def markdown(self) -> str:
-        caption = f"**{self.title}**\n\n" if self.title else ""
-        return caption + md_table(self.headers, self.rows)
+        def line(cells):
+            return "| " + " | ".join(markdown_spans(spans_of(c), table=True) for c in cells) + " |"
+
+        caption = f"**{markdown_spans(spans_of(self.title))}**\n\n" if self.title else ""
+        rule = "|" + "---|" * len(self.headers)
+        return caption + "\n".join([line(self.headers), rule, *map(line, self.rows)])
 
     def html(self) -> str:
-        head = "".join(f"<th>{_inline_html(str(h))}</th>" for h in self.headers)
+        head = "".join(f"<th>{html_spans(spans_of(h))}</th>" for h in self.headers)
         body = "".join(
-            "<tr>" + "".join(f"<td>{_inline_html(str(c))}</td>" for c in row) + "</tr>"
+            "<tr>" + "".join(f"<td>{html_spans(spans_of(c))}</td>" for c in row) + "</tr>"
             for row in self.rows
         )
-        caption = f"<caption>{_inline_html(self.title)}</caption>" if self.title else ""
+        caption = f"<caption>{html_spans(spans_of(self.title))}</caption>" if self.title else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def rich(self) -> RichTable | None:
+    def rich(self):
         if self.terminal_rows == 0:
             return None
+        from rich.table import Table as RichTable
+
         cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
-        table = RichTable(title=self.title or None)
+        table = RichTable(title=rich_spans(spans_of(self.title)) if self.title else None)
         for c in cols:
-            table.add_column(str(self.headers[c]))
+            table.add_column(rich_spans(spans_of(self.headers[c])))
         rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
         for row in rows:
-            table.add_row(*(str(row[c]) for c in cols))
+            table.add_row(*(rich_spans(spans_of(row[c])) for c in cols))
         return table
 
 
 @dataclass
 class Figure:
-    """A matplotlib figure saved as ``name`` (PNG) and embedded in the HTML report."""
+    """A matplotlib figure saved as ``name`` (PNG) and embedded in the HTML report.
+
+    Draw it inside :func:`widefs.plotting.literal_text` (``widefs run`` does), so that no text
+    on it is read as mathtext.
+    """
 
     name: str
     figure: object
-    caption: str = ""
+    caption: Inline = ""
 
     def png_bytes(self) -> bytes:
+        from widefs.plotting import literal_text
+
         buf = io.BytesIO()
-        self.figure.savefig(buf, format="png", dpi=110)
+        with literal_text(), warnings.catch_warnings():
+            # A name in a script the font lacks is drawn as boxes; the report shows it as text.
+            warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
+            self.figure.savefig(buf, format="png", dpi=110)
         return buf.getvalue()
 
     def markdown(self) -> str:
-        return f"![{self.caption or self.name}]({self.name})"
+        alt = markdown_spans(spans_of(self.caption or self.name), line_start=False)
+        return f"![{alt}]({self.name})"
 
     def html(self, png: bytes) -> str:
         data = base64.b64encode(png).decode("ascii")
-        cap = f"<figcaption>{_inline_html(self.caption)}</figcaption>" if self.caption else ""
-        return f'<figure><img alt="{html.escape(self.caption or self.name)}" src="data:image/png;base64,{data}">{cap}</figure>'
+        alt = html.escape(plain_spans(spans_of(self.caption or self.name)), quote=True)
+        cap = (
+            f"<figcaption>{html_spans(spans_of(self.caption))}</figcaption>" if self.caption else ""
+        )
+        return f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">{cap}</figure>'
 
 
 @dataclass
 class Section:
     """One part of the report: blocks in order, plus extra files (name -> text)."""
 
-    title: str
+    title: Inline
     blocks: list = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
 
@@ -163,14 +227,62 @@ h1{border-bottom:2px solid #345;padding-bottom:.3em}h2{margin-top:2em;color:#234
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#eef2f6}caption{font-weight:bold;text-align:left;padding:.3em 0}
 figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.85em;color:#555}
+.note{background:#fff8e1;border-left:4px solid #e0a800;padding:.4em .8em}
 code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.85em}nav ul{columns:2}
 """
+# No script, no external resource: the page is static and opens offline.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
+    """Raise :class:`DataError` (one line, naming the fix) if the report cannot go to ``out_dir``.
+
+    Checked before any work: ``out_dir`` is a directory or can be created; it is writable;
+    no file the report may write (:data:`OUTPUT_FILES`, ``*.png``) is one of ``inputs`` or an
+    existing directory.
+    """
+    out_dir = Path(out_dir)
+    shown = visible(str(out_dir))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise DataError(
+            f"--out {shown} exists and is not a directory; give a directory for the report "
+            "(it is created if missing)"
+        )
+    existing = out_dir
+    while not existing.exists():
+        existing = existing.parent if existing.parent != existing else Path(".")
+    if not existing.is_dir():
+        raise DataError(f"--out {shown}: {visible(str(existing))} is not a directory")
+    try:
+        tempfile.TemporaryDirectory(dir=existing, prefix=".widefs-probe-").cleanup()
+    except OSError as exc:
+        raise DataError(
+            f"--out {shown} is not writable ({exc.strerror or exc}); choose another directory"
+        ) from exc
+    out_resolved = out_dir.resolve()
+    for path in inputs:
+        real = Path(path).resolve()
+        hits = [n for n in OUTPUT_FILES if (out_dir / n).resolve() == real]
+        if real.parent == out_resolved and _is_output_name(real.name):
+            hits.append(real.name)
+        if hits:
+            raise DataError(
+                f"--out {shown} would overwrite the input file {visible(str(path))} (the report "
+                f"writes {hits[0]} there); choose another --out directory"
+            )
+    if out_dir.is_dir():
+        for name in OUTPUT_FILES:
+            if (out_dir / name).is_dir():
+                raise DataError(
+                    f"--out {shown} contains a directory named {name}, which the report writes "
+                    "as a file; move it or choose another --out directory"
+                )
 
 
 @dataclass
 class Report:
-    title: str
-    intro: str = ""
+    title: Inline
+    intro: Markup | str = ""
     sections: list[Section] = field(default_factory=list)
 
     def add(self, section: Section) -> Section:
@@ -178,63 +290,82 @@ class Report:
         return section
 
     def markdown(self) -> str:
-        parts = [f"# {self.title}", "", self.intro.strip(), ""]
+        parts = [f"# {markdown_spans(spans_of(self.title))}", "", Text(self.intro).markdown(), ""]
         for sec in self.sections:
-            parts += [f"## {sec.title}", ""]
+            parts += [f"## {markdown_spans(spans_of(sec.title))}", ""]
             for block in sec.blocks:
                 parts += [block.markdown(), ""]
         return "\n".join(parts).rstrip() + "\n"
 
     def html(self, pngs: dict[str, bytes]) -> str:
         toc = "".join(
-            f'<li><a href="#s{i}">{_inline_html(s.title)}</a></li>'
+            f'<li><a href="#s{i}">{html_spans(spans_of(s.title))}</a></li>'
             for i, s in enumerate(self.sections)
         )
         body = [
-            f"<h1>{_inline_html(self.title)}</h1>",
+            f"<h1>{html_spans(spans_of(self.title))}</h1>",
             Text(self.intro).html(),
             f"<nav><ul>{toc}</ul></nav>",
         ]
         for i, sec in enumerate(self.sections):
-            body.append(f'<h2 id="s{i}">{_inline_html(sec.title)}</h2>')
+            body.append(f'<h2 id="s{i}">{html_spans(spans_of(sec.title))}</h2>')
             for block in sec.blocks:
                 body.append(
                     block.html(pngs[block.name]) if isinstance(block, Figure) else block.html()
                 )
+        title = html.escape(plain_spans(spans_of(self.title)), quote=True)
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
+            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+            f"<title>{title}</title><style>{_CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n"
         )
 
-    def write(self, out_dir: Path) -> list[Path]:
-        """Render everything into a temporary directory, then move it into ``out_dir``.
+    def _files(self) -> dict[str, bytes | str]:
+        files: dict[str, bytes | str] = {}
+        pngs: dict[str, bytes] = {}
+        for sec in self.sections:
+            for block in sec.blocks:
+                if isinstance(block, Figure):
+                    pngs[block.name] = files[block.name] = block.png_bytes()
+            files.update(sec.files)
+        files["report.md"] = self.markdown()
+        files["report.html"] = self.html(pngs)
+        for name in files:
+            if not (_SAFE_NAME.match(name) and _is_output_name(name)):
+                raise ValueError(
+                    f"report file {name!r} is not declared in OUTPUT_FILES/OUTPUT_PATTERNS"
+                )
+        return files
+
+    def write(self, out_dir: Path, *, inputs: Sequence[Path] = ()) -> list[Path]:
+        """Render everything, then move the files into ``out_dir``; never replace an input.
 
         Nothing is written to ``out_dir`` unless every file rendered, so a failure never
         leaves a half-written report behind. ``report.html`` embeds its figures and opens
-        offline; ``report.md`` links the PNG files beside it.
+        offline; ``report.md`` links the PNG files beside it. Only the report's own file
+        names are replaced in ``out_dir``; :func:`check_output_dir` runs again first.
         """
         out_dir = Path(out_dir)
-        parent = out_dir.resolve().parent
-        parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=parent, prefix=".widefs-report-") as tmp:
-            tmp_path = Path(tmp)
-            pngs: dict[str, bytes] = {}
-            for sec in self.sections:
-                for block in sec.blocks:
-                    if isinstance(block, Figure):
-                        pngs[block.name] = block.png_bytes()
-                        (tmp_path / block.name).write_bytes(pngs[block.name])
-                for name, text in sec.files.items():
-                    (tmp_path / name).write_text(text)
-            (tmp_path / "report.md").write_text(self.markdown())
-            (tmp_path / "report.html").write_text(self.html(pngs))
-            out_dir.mkdir(exist_ok=True)
-            written = []
-            for item in sorted(tmp_path.iterdir()):
-                target = out_dir / item.name
-                if target.is_dir():
-                    shutil.rmtree(target)
-                item.replace(target)
-                written.append(target)
+        check_output_dir(out_dir, inputs)
+        files = self._files()
+        created = not out_dir.exists()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            with tempfile.TemporaryDirectory(dir=out_dir, prefix=".widefs-report-") as tmp:
+                tmp_path = Path(tmp)
+                for name, content in files.items():
+                    target = tmp_path / name
+                    if isinstance(content, bytes):
+                        target.write_bytes(content)
+                    else:
+                        target.write_text(content, encoding="utf-8")
+                written = []
+                for name in sorted(files):
+                    (tmp_path / name).replace(out_dir / name)
+                    written.append(out_dir / name)
+        except BaseException:
+            if created:
+                shutil.rmtree(out_dir, ignore_errors=True)
+            raise
         return written

@@ -9,7 +9,6 @@ from importlib import resources
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import Bunch
 
 __all__ = ["dataset_path", "list_datasets", "load_dataset", "read_manifest"]
 
@@ -189,6 +188,8 @@ def load_dataset(
         target_out = target.to_numpy(dtype=object)
     if return_X_y:
         return data, target_out
+    from sklearn.utils import Bunch  # scikit-learn loads with the data, not on `widefs datasets`
+
     bunch = Bunch(
         data=data,
         target=target_out,

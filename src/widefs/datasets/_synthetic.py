@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 __all__ = ["make_wide_classification"]
 
@@ -50,6 +49,8 @@ def make_wide_classification(
         raise ValueError("n_informative must lie between 0 and n_features.")
     if n_classes < 2 or n_samples < n_classes:
         raise ValueError("need n_classes >= 2 and at least one sample per class.")
+    from sklearn.utils import check_random_state  # keeps `import widefs.datasets` light
+
     rng = check_random_state(random_state)
     y = np.arange(n_samples) % n_classes
     X = rng.standard_normal(size=(n_samples, n_features)).astype(dtype, copy=False)

@@ -1,9 +1,17 @@
 """Plots of widefs results (matplotlib is imported only when a plot is drawn)."""
 
 from widefs.plotting._chance import (
+    literal_text,
     plot_chance_curves,
     plot_errors_allowed,
     plot_threshold_accuracies,
 )
+from widefs.plotting._selection import plot_selection_frequency
 
-__all__ = ["plot_chance_curves", "plot_errors_allowed", "plot_threshold_accuracies"]
+__all__ = [
+    "literal_text",
+    "plot_chance_curves",
+    "plot_errors_allowed",
+    "plot_selection_frequency",
+    "plot_threshold_accuracies",
+]

@@ -1,17 +1,59 @@
 """Figures of the chance analysis (Palatucci & Carlson 2008, Figures 1-3).
 
-matplotlib is imported inside the functions so that importing widefs stays light.
+matplotlib is imported inside the functions so that importing widefs stays light. Text that
+comes from the caller or from data (titles, tick labels) is drawn literally: a ``$`` in a
+dataset name is a dollar sign, never mathtext.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
 from widefs.stats import highest_chance_accuracy
 
-__all__ = ["plot_chance_curves", "plot_errors_allowed", "plot_threshold_accuracies"]
+__all__ = [
+    "literal_text",
+    "plot_chance_curves",
+    "plot_errors_allowed",
+    "plot_threshold_accuracies",
+]
+
+# Keyword arguments of every matplotlib text whose string comes from outside this module.
+LITERAL = {"parse_math": False}
+
+
+@contextmanager
+def literal_text():
+    """Context in which matplotlib draws every text literally: no mathtext, no LaTeX.
+
+    Texts created (and figures saved) inside it ignore ``$...$`` and the user's
+    ``text.usetex``, so a column named ``$x^{2`` is drawn as written instead of failing
+    to parse. Log axes drawn inside it need a plain tick formatter (see
+    :func:`plot_chance_curves`), since matplotlib's default one writes mathtext.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> with literal_text():
+    ...     text = Figure().add_subplot().set_title("cost in $ per $x$")
+    >>> text.get_parse_math()
+    False
+    """
+    import matplotlib as mpl
+
+    with mpl.rc_context({"text.parse_math": False, "text.usetex": False}):
+        yield
+
+
+def _plain_log_ticks(axis) -> None:
+    """Tick labels 1, 10, 100, 1,000 on a log axis, without mathtext."""
+    from matplotlib.ticker import NullFormatter, StrMethodFormatter
+
+    axis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _axes(ax):
@@ -53,6 +95,7 @@ def plot_chance_curves(
     if max_classifiers > 1000:
         ms = np.unique(np.geomspace(1, max_classifiers, 400).round())
         ax.set_xscale("log")
+        _plain_log_ticks(ax.xaxis)
     else:
         ms = np.arange(1, max_classifiers + 1)
     for n in n_examples:
@@ -67,6 +110,7 @@ def plot_chance_curves(
             textcoords="offset points",
             xytext=(-10, 8),
             ha="right",
+            **LITERAL,
         )
     ax.set_xlabel("Number of classifiers M")
     ax.set_ylabel("Highest expected chance accuracy (%)")
@@ -95,7 +139,7 @@ def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
     ax.set_xlabel("Number of validation errors allowed")
     ax.set_ylabel("Leave-one-out accuracy")
     ax.set_ylim(0, 1.02)
-    ax.set_title(title or "Accuracy versus errors allowed")
+    ax.set_title(title or "Accuracy versus errors allowed", **LITERAL)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -107,7 +151,7 @@ def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, t
     names = list(accuracies)
     values = [100 * accuracies[k] for k in names]
     yerr = None if errors is None else [100 * errors[k] for k in names]
-    bars = ax.bar(names, values, yerr=yerr, capsize=4, color="tab:blue")
+    bars = ax.bar(range(len(names)), values, yerr=yerr, capsize=4, color="tab:blue")
     for bar, v in zip(bars, values, strict=True):
         ax.annotate(
             f"{v:.1f}",
@@ -118,6 +162,7 @@ def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, t
         )
     ax.set_ylabel("Leave-one-out accuracy (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(title or "Accuracy by feature-selection threshold")
+    ax.set_title(title or "Accuracy by feature-selection threshold", **LITERAL)
+    ax.set_xticks(range(len(names)), [str(n) for n in names], **LITERAL)
     ax.tick_params(axis="x", labelrotation=20)
     return ax
