@@ -137,3 +137,12 @@ def test_console_script_module_runs_cite():
         check=True,
     )
     assert proc.stdout == bibtex("chance")
+
+
+def test_run_writes_citation_bib_for_the_methods_it_ran(tmp_path):
+    out = tmp_path / "report"
+    assert main(["run", "colon", "--methods", "chance", "--quick", "--out", str(out)]) == 0
+    assert (out / "CITATION.bib").read_text() == bibtex("chance")
+    markdown = (out / "report.md").read_text()
+    assert "## Citing" in markdown and "widefs cite --methods chance" in markdown
+    assert "CITATION.bib" in (out / "report.html").read_text()

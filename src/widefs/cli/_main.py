@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import widefs
+from widefs.cli import _cite
 from widefs.cli._markup import visible
 from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
@@ -117,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
     )
     sub.add_parser("datasets", help="list the bundled datasets")
+    _cite.add_parser(sub)
     return parser
 
 
@@ -260,6 +262,7 @@ def _run(args, console: Console) -> int:
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)
+        report.add(_citing(groups))
         written = report.write(args.out, inputs=inputs)
     console.print(
         Text.assemble(
@@ -269,6 +272,25 @@ def _run(args, console: Console) -> int:
         )
     )
     return 0
+
+
+def _citing(groups) -> Section:
+    """The report's last section: CITATION.bib with widefs and the papers of the methods run."""
+    from widefs.cli._markup import Markup
+    from widefs.cli._report import Section, Text
+
+    section = Section("Citing")
+    section.add(
+        Text(
+            Markup(
+                "`CITATION.bib` holds the BibTeX of widefs and of the papers behind the methods "
+                "of this report; `widefs cite --methods {methods}` prints the same entries.",
+                methods=",".join(groups),
+            )
+        )
+    )
+    section.files["CITATION.bib"] = _cite.bibtex(groups)
+    return section
 
 
 def _datasets(console: Console) -> int:
@@ -303,6 +325,8 @@ def main(argv=None) -> int:
         if args.command == "reproduce":
             module = importlib.import_module(REPRODUCTIONS[args.paper])
             return module.main(args.args)
+        if args.command == "cite":
+            return _cite.run(args)
         return _datasets(console)
     except (DataError, _UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.
