@@ -312,8 +312,38 @@ def _datasets(console: Console) -> int:
 def main(argv=None) -> int:
     """Entry point of the ``widefs`` console script; returns the exit status.
 
-    Returns 0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad
-    arguments or unusable data, detected before any analysis) and 130 on Ctrl-C.
+    Commands: ``run [DATA]`` writes a report, ``reproduce PAPER`` re-runs a paper's
+    experiment, ``datasets`` lists the bundled datasets, ``cite`` prints BibTeX.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when None.
+
+    Returns
+    -------
+    int
+        0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad arguments or
+        unusable data, detected before any analysis) and 130 on Ctrl-C.
+
+    See Also
+    --------
+    widefs.datasets.list_datasets : What ``widefs datasets`` shows.
+    widefs.model_selection.nested_evaluate : The leakage-free evaluation behind the report.
+
+    Examples
+    --------
+    >>> status = main(["cite", "--methods", "chance"])  # doctest: +ELLIPSIS
+    @misc{widefs,
+      author  = {{widefs developers}},
+    ...
+    @inproceedings{palatucci2008chance,
+      author    = {Palatucci, Mark and Carlson, Andrew},
+    ...
+    >>> status
+    0
+    >>> main(["cite", "--methods", "bogus"])  # one line on stderr, nothing else
+    2
     """
     try:
         args = _parser().parse_args(argv)
