@@ -171,6 +171,13 @@ REQUIRED_EXAMPLES = {
     "plot_cefs_subsets.py": "widefs.ensemble",
     "plot_out_of_core_zarr.py": "zarr",
 }
+# Slot for the issue's "search certificate of a wrapper" example, which needs
+# widefs.model_selection.search_certificate (issue 13, not merged yet). When it lands, write
+# examples/plot_search_certificate.py (``from widefs.model_selection import
+# search_certificate``, a wrapper such as SequentialSelector on bundled data, its null scores'
+# histogram with the observed score marked, the p-value in the text) and move this entry into
+# REQUIRED_EXAMPLES; the test below fails while the file exists and the entry is still here.
+PENDING_EXAMPLES = {"plot_search_certificate.py": "widefs.model_selection"}
 
 
 def _gallery_conf():
@@ -190,6 +197,12 @@ def test_gallery_runs_every_required_example():
         source = path.read_text()
         assert pattern.search(f"/{name}"), f"{name} would be shown but not executed"
         assert f"import {module}" in source or f"from {module} import" in source, name
+
+
+def test_pending_examples_are_still_missing():
+    for name in PENDING_EXAMPLES:
+        assert not (EXAMPLES / name).exists(), f"{name} exists: move it to REQUIRED_EXAMPLES"
+    assert set(PENDING_EXAMPLES).isdisjoint(REQUIRED_EXAMPLES)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.name)

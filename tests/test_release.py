@@ -173,3 +173,4 @@ def test_docs_extra_and_ci_use_the_wheel():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python -m build" in ci and 'pip install --quiet "$wheel"' in ci
     assert 'widefs" run --quick' in ci and "sphinx-build -W" in ci
+    assert "cffconvert --validate -i CITATION.cff" in ci
