@@ -5,8 +5,11 @@ import subprocess
 import sys
 
 import bibtexparser
+import pybtex.errors
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware
+from pybtex.database import parse_string as pybtex_parse
+from pybtex.plugin import find_plugin
 
 import widefs
 from widefs.cli import main
@@ -59,6 +62,37 @@ def test_every_entry_has_the_fields_its_type_needs_and_balanced_braces():
             assert braces_balanced(field.value), (entry.key, field.key)
     # One entry per '@', so nothing was swallowed into a neighbour's field.
     assert text.count("@") == len(parse(text).entries)
+
+
+def test_pybtex_reads_the_same_entries_and_names_and_typesets_every_one():
+    """A second, independent parser (pybtex: BibTeX's own name rules, strict mode) and the
+    standard ``plain`` style, which raises when an entry lacks a field its type needs."""
+    text = bibtex()
+    pybtex.errors.set_strict_mode(True)
+    database = pybtex_parse(text, "bibtex")
+    assert list(database.entries) == [entry.key for entry in parse(text).entries]
+    references = {ref.key: ref for ref in REFERENCES.values()}
+    for key, entry in database.entries.items():
+        if key == "widefs":
+            # A corporate author is one name, not first name "widefs", last name "developers".
+            assert [p.last_names for p in entry.persons["author"]] == [["{widefs developers}"]]
+            continue
+        authors = dict(references[key].fields)["author"].split(" and ")
+        assert [" ".join(p.last_names) for p in entry.persons["author"]] == [
+            a.split(",")[0] for a in authors
+        ]
+    style = find_plugin("pybtex.style.formatting", "plain")()
+    backend = find_plugin("pybtex.backends", "text")()
+    rendered = {
+        e.key: e.text.render(backend) for e in style.format_entries(database.entries.values())
+    }
+    assert rendered["widefs"].startswith("widefs developers. widefs: feature selection")
+    assert f"version {widefs.__version__}" in rendered["widefs"]
+    assert (
+        "Mark Palatucci and Andrew Carlson. On the Chance Accuracies"
+        in rendered["palatucci2008chance"]
+    )
+    assert "PhD thesis, Auburn University" in rendered["soares2010cefs"]
 
 
 def test_widefs_entry_names_this_version_as_one_corporate_author():
