@@ -1,7 +1,7 @@
 """Release hygiene: one version source, the changelog, CITATION.cff, package data.
 
 The built wheel itself is checked by ``.ci/run`` (installed alone in a fresh environment, it
-runs ``widefs run --quick`` from outside the checkout); these tests catch the same mistakes
+runs ``widefs run`` on the bundled default from outside the checkout); these tests catch the same mistakes
 earlier and in seconds.
 """
 
@@ -171,6 +171,6 @@ def test_docs_extra_and_ci_use_the_wheel():
     names = {re.split(r"[<>=\[ ]", req, maxsplit=1)[0] for req in extras["docs"]}
     assert {"sphinx", "numpydoc", "sphinx-gallery", "myst-parser", "pydata-sphinx-theme"} <= names
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "python -m build" in ci and 'pip install --quiet "$wheel"' in ci
-    assert 'widefs" run --quick' in ci and "sphinx-build -W" in ci
+    assert "python -m build" in ci and 'pip install --quiet --no-compile "$wheel"' in ci
+    assert 'widefs" run --out report' in ci and "sphinx-build -W" in ci
     assert "cffconvert --validate -i CITATION.cff" in ci
