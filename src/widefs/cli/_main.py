@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import widefs
+from widefs.cli import _cite
 from widefs.cli._markup import visible
 from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
@@ -120,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
         "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
     )
     sub.add_parser("datasets", help="list the bundled datasets")
+    _cite.add_parser(sub)
     return parser
 
 
@@ -263,6 +265,7 @@ def _run(args, console: Console) -> int:
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)
+        report.add(_citing(groups))
         written = report.write(args.out, inputs=inputs)
     console.print(
         Text.assemble(
@@ -272,6 +275,25 @@ def _run(args, console: Console) -> int:
         )
     )
     return 0
+
+
+def _citing(groups) -> Section:
+    """The report's last section: CITATION.bib with widefs and the papers of the methods run."""
+    from widefs.cli._markup import Markup
+    from widefs.cli._report import Section, Text
+
+    section = Section("Citing")
+    section.add(
+        Text(
+            Markup(
+                "`CITATION.bib` holds the BibTeX of widefs and of the papers behind the methods "
+                "of this report; `widefs cite --methods {methods}` prints the same entries.",
+                methods=",".join(groups),
+            )
+        )
+    )
+    section.files["CITATION.bib"] = _cite.bibtex(groups)
+    return section
 
 
 def _datasets(console: Console) -> int:
@@ -293,8 +315,38 @@ def _datasets(console: Console) -> int:
 def main(argv=None) -> int:
     """Entry point of the ``widefs`` console script; returns the exit status.
 
-    Returns 0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad
-    arguments or unusable data, detected before any analysis) and 130 on Ctrl-C.
+    Commands: ``run [DATA]`` writes a report, ``reproduce PAPER`` re-runs a paper's
+    experiment, ``datasets`` lists the bundled datasets, ``cite`` prints BibTeX.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when None.
+
+    Returns
+    -------
+    int
+        0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad arguments or
+        unusable data, detected before any analysis) and 130 on Ctrl-C.
+
+    See Also
+    --------
+    widefs.datasets.list_datasets : What ``widefs datasets`` shows.
+    widefs.model_selection.nested_evaluate : The leakage-free evaluation behind the report.
+
+    Examples
+    --------
+    >>> status = main(["cite", "--methods", "chance"])  # doctest: +ELLIPSIS
+    @misc{widefs,
+      author  = {{widefs developers}},
+    ...
+    @inproceedings{palatucci2008chance,
+      author    = {Palatucci, Mark and Carlson, Andrew},
+    ...
+    >>> status
+    0
+    >>> main(["cite", "--methods", "bogus"])  # one line on stderr, nothing else
+    2
     """
     try:
         args = _parser().parse_args(argv)
@@ -306,6 +358,8 @@ def main(argv=None) -> int:
         if args.command == "reproduce":
             module = importlib.import_module(REPRODUCTIONS[args.paper])
             return module.main(args.args)
+        if args.command == "cite":
+            return _cite.run(args)
         return _datasets(console)
     except (DataError, _UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.

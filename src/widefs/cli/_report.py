@@ -48,7 +48,7 @@ __all__ = [
 
 # Every file a report may write: these names, or a figure name matching a pattern. The output
 # directory is checked against the inputs for all of them before any work starts.
-OUTPUT_FILES = ("report.html", "report.md", "features.csv")
+OUTPUT_FILES = ("report.html", "report.md", "features.csv", "CITATION.bib")
 OUTPUT_PATTERNS = ("*.png",)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 

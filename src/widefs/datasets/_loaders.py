@@ -105,6 +105,10 @@ def list_datasets() -> pd.DataFrame:
         Indexed by dataset name, with columns ``n_samples``, ``n_features``,
         ``n_classes``, ``classes`` and ``group`` (microarray, UCI, ...).
 
+    See Also
+    --------
+    load_dataset : Loads one of the listed datasets.
+
     Examples
     --------
     >>> table = list_datasets()
@@ -158,6 +162,11 @@ def load_dataset(
     Bunch or tuple
         ``data``, ``target`` (string labels), ``feature_names``, ``DESCR`` (provenance)
         and ``frame`` when ``as_frame``.
+
+    See Also
+    --------
+    list_datasets : The names, shapes and class counts of the bundled datasets.
+    make_wide_classification : A synthetic wide problem of any size.
 
     Examples
     --------

@@ -26,18 +26,31 @@ def make_wide_classification(
 
     Parameters
     ----------
-    n_samples, n_features : int
+    n_samples : int, default=40
+        Number of examples, at least ``n_classes``.
+    n_features : int, default=80_000
+        Number of features, informative ones included.
     n_informative : int, default=300
+        Number of informative features (the first ones), between 0 and ``n_features``.
     effect_size : float, default=0.8
         Shift of an informative feature between classes, in standard deviations.
     n_classes : int, default=2
+        Number of classes, at least 2.
     dtype : numpy dtype, default=float64
+        Dtype of ``X``.
     random_state : int, RandomState instance or None
+        Seeds the signs and the Gaussian draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The features; informative ones first.
     y : ndarray of int, shape (n_samples,)
+        Class labels ``0, 1, ..., n_classes - 1, 0, 1, ...`` (sizes differ by at most one).
+
+    See Also
+    --------
+    load_dataset : Real wide datasets bundled with widefs.
 
     Examples
     --------

@@ -91,10 +91,25 @@ def plot_chance_curves(
     highlight : (M, N), optional
         A point to mark, e.g. the dataset at hand.
     ax : matplotlib Axes, optional
+        Drawn on a new figure (no pyplot) when omitted.
 
     Returns
     -------
     matplotlib Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    widefs.stats.highest_chance_accuracy : The plotted E[A_H].
+    plot_errors_allowed : Figure 3 of the same paper.
+
+    Examples
+    --------
+    >>> ax = plot_chance_curves((10, 40), max_classifiers=100, highlight=(100, 40))
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['N = 10', 'N = 40']
+    >>> float(ax.get_lines()[0].get_ydata()[0])  # one classifier: 50% at p_error = 0.5
+    50.0
     """
     ax = _axes(ax)
     if max_classifiers > 1000:
@@ -128,8 +143,37 @@ def plot_chance_curves(
 def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
     """Figure 3: leave-one-out accuracy against the number of validation errors allowed.
 
-    ``curve`` is a :class:`widefs.univariate.LeaveOneOutCurve`; E[X_(1)], the MGM
-    threshold and E[X] are marked.
+    E[X_(1)], the MGM threshold and E[X] of the curve's null are marked.
+
+    Parameters
+    ----------
+    curve : widefs.univariate.LeaveOneOutCurve
+        The result of :func:`widefs.univariate.leave_one_out_threshold_curve`.
+    title : str, optional
+        Drawn literally (no mathtext).
+    ax : matplotlib Axes, optional
+        Drawn on a new figure (no pyplot) when omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    widefs.univariate.leave_one_out_threshold_curve : Computes the curve.
+    plot_threshold_accuracies : Figure 2, one bar per threshold rule.
+
+    Examples
+    --------
+    >>> from widefs.univariate import LeaveOneOutCurve
+    >>> curve = LeaveOneOutCurve(
+    ...     errors_allowed=np.arange(4), accuracy=np.array([0.5, 0.9, 0.8, 0.6]),
+    ...     mean_selected=np.array([0.0, 2.0, 9.0, 40.0]),
+    ...     expected_errors=1.5, expected_min_errors=0.4, mgm=1.1)
+    >>> ax = plot_errors_allowed(curve, title="$colon$")
+    >>> ax.get_title(), ax.get_lines()[0].get_ydata().tolist()
+    ('$colon$', [0.5, 0.9, 0.8, 0.6])
     """
     ax = _axes(ax)
     ax.plot(curve.errors_allowed, curve.accuracy, marker="o", ms=3, label="test accuracy")
@@ -151,7 +195,37 @@ def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
 
 
 def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, title=None, ax=None):
-    """Figure 2: bar chart of accuracy per threshold rule (optional error bars)."""
+    """Figure 2: bar chart of accuracy per threshold rule (optional error bars).
+
+    Parameters
+    ----------
+    accuracies : mapping of str to float
+        Accuracy in ``[0, 1]`` per rule name, drawn in the mapping's order (percent on the
+        axis).
+    errors : mapping of str to float, optional
+        Error-bar half-widths in the same units, one per name of ``accuracies``.
+    title : str, optional
+        Drawn literally (no mathtext), as are the rule names.
+    ax : matplotlib Axes, optional
+        Drawn on a new figure (no pyplot) when omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    widefs.univariate.ThresholdOutcome : The per-rule accuracies of the paper's protocol.
+    plot_errors_allowed : Figure 3, accuracy against every number of errors allowed.
+
+    Examples
+    --------
+    >>> accuracies = {"all": 0.62, "mgm": 0.85}
+    >>> ax = plot_threshold_accuracies(accuracies, errors={"all": 0.05, "mgm": 0.04})
+    >>> [t.get_text() for t in ax.get_xticklabels()], [float(p.get_height()) for p in ax.patches]
+    (['all', 'mgm'], [62.0, 85.0])
+    """
     ax = _axes(ax)
     names = list(accuracies)
     values = [100 * accuracies[k] for k in names]

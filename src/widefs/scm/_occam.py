@@ -191,8 +191,8 @@ class OccamSCM(BaseSCM):
         Share of the training negatives covered by each kept stump when it was added.
     risk_bound_ : float
         The Occam bound of the kept model on the training set.
-    bound_path_ : ndarray of shape (n_rules_learned_ + 1,)
-        Bound of the first k stumps, k = 0 .. n_rules_learned_.
+    bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     empirical_risk_ : float
         Training error rate of the kept model.
     n_rules_learned_ : int

@@ -173,7 +173,7 @@ class PACBayesSCM(BaseSCM):
     bayes_risk_bound_ : float
         ``min(1, 2 risk_bound_)``, the bound on the Bayes classifier.
     bound_path_ : ndarray
-        Gibbs bound of the first k stumps, k = 0 .. n_rules_learned_.
+        Gibbs bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     gibbs_risk_ : float
         Empirical Gibbs risk of the kept model on the training set.
     margin_ratios_ : ndarray

@@ -112,8 +112,8 @@ class SampleCompressionSCM(BaseSCM):
         Share of the training negatives covered by each kept stump when it was added.
     risk_bound_ : float
         The sample-compression bound of the kept model on the training set.
-    bound_path_ : ndarray of shape (n_rules_learned_ + 1,)
-        Bound of the first k stumps, k = 0 .. n_rules_learned_.
+    bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     empirical_risk_ : float
         Training error rate of the kept model.
     compression_set_ : ndarray of int

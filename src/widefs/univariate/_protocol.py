@@ -37,7 +37,9 @@ DEFAULT_THRESHOLDS = ("all", "max_chance", "fdr", "mgm")
 class ThresholdOutcome:
     """Leave-one-out result of one threshold rule.
 
-    Attributes
+    A frozen dataclass; its fields are the constructor's parameters.
+
+    Parameters
     ----------
     name : str
         The rule (``"mgm"``, ``"fdr"``, ..., or ``"oracle"``).
@@ -49,6 +51,11 @@ class ThresholdOutcome:
         Features selected in each round.
     cut : ndarray of float, shape (n_rounds,)
         Each round's threshold in errors.
+
+    Attributes
+    ----------
+    empty_rounds : int
+        Rounds in which no feature passed (read-only, from ``n_selected``).
 
     See Also
     --------
@@ -77,7 +84,9 @@ class ThresholdOutcome:
 class LeaveOneOutCurve:
     """Outcome of :func:`leave_one_out_threshold_curve`.
 
-    Attributes
+    A frozen dataclass; its fields are the constructor's parameters.
+
+    Parameters
     ----------
     errors_allowed : ndarray (N + 1,)
         0..N; a threshold of e errors allowed selects features with at most e errors.

@@ -56,7 +56,7 @@ def feature_names_or_default(estimator) -> NDArray[np.object_]:
 
     Returns
     -------
-    names : ndarray of str objects, shape (n_features_in_,)
+    names : ndarray of str objects, shape (``n_features_in_``,)
 
     See Also
     --------

@@ -47,7 +47,7 @@ class SupportMixin:
         Returns
         -------
         support : ndarray
-            Boolean mask of shape (n_features_in_,), or the indices of its True entries.
+            Boolean mask of shape (``n_features_in_``,), or the indices of its True entries.
         """
         from sklearn.utils.validation import check_is_fitted
 
