@@ -152,6 +152,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         Class counts behind the default rule.
     theory_size_ : int
         Total number of conditions over all rules (Table 1 of Domingos 1999).
+    search_score_ : float
+        Training accuracy of the learned rules with the default rule (higher is better):
+        the score :func:`widefs.model_selection.search_certificate` certifies, for every
+        ``stopping`` (the POE estimate is a correction of its own, not what is certified).
     classes_ : ndarray
         Class labels.
     categorical_features_ : ndarray of bool
@@ -397,6 +401,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.default_counts_ = result.default_counts
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
         self.theory_size_ = int(sum(r.length for r in self.rules_))
+        # The certified score: training accuracy of the rules (higher is better).
+        self.search_score_ = float(
+            np.mean(np.argmax(self._encoded_class_scores(Xe), axis=1) == y_codes)
+        )
         return self
 
     def _prior(self, y_codes, active, totals) -> float:
@@ -451,7 +459,9 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
 
     def _class_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
+        return self._encoded_class_scores(encode_transform(self, X, self._encoding))
+
+    def _encoded_class_scores(self, Xe) -> np.ndarray:
         n, C = Xe.shape[0], self.classes_.size
         scores = np.zeros((n, C))
         if self.mode == "ordered":
