@@ -34,6 +34,9 @@ __all__ = ["main"]
 
 DEFAULT_DATA = "colon"
 MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
+# Label permutations of every permutation null (chance screen, search certificates): enough
+# for p-values down to 1/30 while every method's whole search is re-run that often.
+DEFAULT_PERMUTATIONS = 29
 
 
 class _UsageError(Exception):
@@ -104,8 +107,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--permutations",
         type=int,
-        default=1000,
-        help="label permutations of the permutation null (default: 1000)",
+        default=DEFAULT_PERMUTATIONS,
+        help="label permutations of every permutation null of the run, drawn from --seed: the "
+        "chance screen's and each method's search certificate "
+        f"(default: {DEFAULT_PERMUTATIONS})",
     )
     rep = sub.add_parser(
         "reproduce",
@@ -118,6 +123,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
+
+
+# The report step after which each group's search certificates are shown.
+STEP_GROUPS = {
+    "chance analysis and discriminative selection": "chance",
+    "Set Covering Machines": "scm",
+    "CN2-POE rules": "rules",
+    "class-specific ensemble feature selection": "cefs",
+}
 
 
 def _method_groups(text: str) -> list[str]:
@@ -190,6 +204,7 @@ def _run(args, console: Console) -> int:
     check_output_dir(args.out, inputs)
     data = load_cli_data(args.data, target=args.target, impute=args.impute)
 
+    from widefs.cli._certificates import CertificateRun
     from widefs.cli._chance import chance_sections
     from widefs.cli._compare import comparison_section
     from widefs.cli._markup import Markup
@@ -207,6 +222,7 @@ def _run(args, console: Console) -> int:
         ),
     )
     _show(console, report.add(_summary(data)))
+    certificates = CertificateRun(data, seed=args.seed, n_permutations=args.permutations)
     steps = []
     if "chance" in groups:
 
@@ -239,6 +255,7 @@ def _run(args, console: Console) -> int:
                 folds=folds,
                 repeats=repeats,
                 progress=progress,
+                search_pvalues=certificates.pvalue_column(groups, progress),
             )
 
         steps.append(("method comparison", compare))
@@ -257,6 +274,10 @@ def _run(args, console: Console) -> int:
         for description, build in steps:
             progress.update(task, description=description)
             for section in build(data, seed=args.seed, progress=progress):
+                report.add(section)
+                _show(progress.console, section)
+            group = STEP_GROUPS.get(description)
+            for section in certificates.sections(group, progress) if group else ():
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)
