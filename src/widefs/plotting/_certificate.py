@@ -52,17 +52,20 @@ def plot_search_certificate(certificate, *, score_name="search score", title=Non
     null = np.asarray(certificate.null_scores, dtype=float)
     observed = float(certificate.observed)
     values = np.unique(np.append(null, observed))
-    # One bin per distinct value when scores are counts out of n (few values), else 20 bins.
-    if values.size <= 40:
-        step = np.min(np.diff(values)) if values.size > 1 else 0.01
-        edges = np.append(values - step / 2, values[-1] + step / 2)
+    # Scores are mostly counts out of n: one bin per step of the grid they live on when
+    # that grid is coarse enough, otherwise 20 bins.
+    step = float(np.min(np.diff(values))) if values.size > 1 else 0.01
+    span = float(values[-1] - values[0])
+    if span / step <= 60:
+        edges = np.arange(values[0] - step / 2, values[-1] + step, step)
     else:
         edges = 20
     ax.hist(null, bins=edges, color=NULL_COLOUR, alpha=0.85, label="permuted labels")
     ax.axvline(observed, color=OBSERVED_COLOUR, linewidth=2.5, label="real labels")
     ax.set_xlabel(str(score_name), **LITERAL)
     ax.set_ylabel("permutations", **LITERAL)
-    ax.legend(loc="upper left", fontsize="small", frameon=False)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="best", fontsize="small", frameon=False)
     for text in ax.get_legend().get_texts():
         text.set(**LITERAL)
     if title is not None:
