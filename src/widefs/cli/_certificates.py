@@ -151,8 +151,9 @@ class CertificateRun:
                         n_permutations=self.n_permutations,
                         random_state=self.seed,
                     )
-                except ValueError as exc:  # e.g. too few examples of a class for the search
-                    self.results[item.name] = str(exc)
+                except Exception as exc:
+                    # The rest of the report stands; the section says why this one is missing.
+                    self.results[item.name] = f"{type(exc).__name__}: {exc}"
             if task is not None:
                 progress.remove_task(task)
         return self.results[item.name]

@@ -37,6 +37,7 @@ MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
 # Label permutations of every permutation null (chance screen, search certificates): enough
 # for p-values down to 1/30 while every method's whole search is re-run that often.
 DEFAULT_PERMUTATIONS = 29
+QUICK_PERMUTATIONS = 9
 
 
 class _UsageError(Exception):
@@ -107,10 +108,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--permutations",
         type=int,
-        default=DEFAULT_PERMUTATIONS,
+        default=None,
         help="label permutations of every permutation null of the run, drawn from --seed: the "
         "chance screen's and each method's search certificate "
-        f"(default: {DEFAULT_PERMUTATIONS})",
+        f"(default: {DEFAULT_PERMUTATIONS}; {QUICK_PERMUTATIONS} with --quick)",
     )
     rep = sub.add_parser(
         "reproduce",
@@ -196,6 +197,8 @@ def _run(args, console: Console) -> int:
     t0 = time.perf_counter()
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
+    if args.permutations is None:
+        args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
     if args.permutations < 1:
         raise DataError(f"--permutations must be a positive integer, got {args.permutations}")
     data_path = Path(args.data)

@@ -56,10 +56,7 @@ def plot_search_certificate(certificate, *, score_name="search score", title=Non
     # that grid is coarse enough, otherwise 20 bins.
     step = float(np.min(np.diff(values))) if values.size > 1 else 0.01
     span = float(values[-1] - values[0])
-    if span / step <= 60:
-        edges = np.arange(values[0] - step / 2, values[-1] + step, step)
-    else:
-        edges = 20
+    edges = np.arange(values[0] - step / 2, values[-1] + step, step) if span / step <= 60 else 20
     ax.hist(null, bins=edges, color=NULL_COLOUR, alpha=0.85, label="permuted labels")
     ax.axvline(observed, color=OBSERVED_COLOUR, linewidth=2.5, label="real labels")
     ax.set_xlabel(str(score_name), **LITERAL)
