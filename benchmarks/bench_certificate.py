@@ -65,7 +65,9 @@ def main(argv=None):
 
     sfs5 = SequentialSelector(n_features=5, n_neighbors=3)
     t_cert, cert = timed(lambda: search_certificate(sfs5, Xs, y, n_permutations=n_perm_small))
-    sk = SequentialFeatureSelector(KNeighborsClassifier(3), n_features_to_select=5, cv=LeaveOneOut())
+    sk = SequentialFeatureSelector(
+        KNeighborsClassifier(3), n_features_to_select=5, cv=LeaveOneOut()
+    )
     t_sk, sk = timed(lambda: sk.fit(Xs, y))
     same = np.array_equal(sk.get_support(), cert.estimator.get_support())
     ratio = t_cert / t_sk
