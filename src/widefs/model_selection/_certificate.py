@@ -81,8 +81,11 @@ class SearchCertificate:
 
     @property
     def pvalue(self) -> float:
-        at_least = int(np.count_nonzero(self.null_scores >= self.observed))
-        return (1.0 + at_least) / (1.0 + self.n_permutations)
+        from widefs.stats import permutation_pvalues
+
+        # Higher is better: the lower tail of the negated scores, with the +1 correction.
+        null = -np.asarray(self.null_scores, dtype=float)[:, None]
+        return float(permutation_pvalues([-float(self.observed)], null)[0])
 
     @property
     def null_mean(self) -> float:
