@@ -25,6 +25,7 @@ def comparison_section(
     folds: int = 5,
     repeats: int = 1,
     progress=None,
+    search_pvalues: dict[str, str] | None = None,
 ) -> list[Section]:
     """Nested CV of every candidate on the same folds; table, stability and its figure.
 
@@ -34,10 +35,11 @@ def comparison_section(
     requested_folds, folds = folds, min(folds, data.smallest_class)
     n_classes = np.unique(data.y).size
     rows, stab_rows, results = [], [], {}
+    search_pvalues = search_pvalues or {}
     task = progress.add_task("nested cross-validation", total=len(candidates)) if progress else None
     for cand in candidates:
         if cand.binary_only and n_classes != 2:
-            rows.append((cand.name, "binary data only", "", "", "", "", cand.note))
+            rows.append((cand.name, "binary data only", "", "", "", "", "", cand.note))
             continue
         if progress:
             progress.update(task, description=f"nested CV: {cand.name}")
@@ -66,6 +68,7 @@ def comparison_section(
                 f"{100 * res['pooled_accuracy']:.1f}",
                 n_sel,
                 stab,
+                search_pvalues.get(cand.name, "-"),
                 cand.note,
             )
         )
@@ -94,7 +97,10 @@ def comparison_section(
                 "computed on the training folds only, so these accuracies are honest estimates. "
                 "The interval is the Nadeau-Bengio corrected 95% t interval, which accounts for the "
                 "overlap between training folds. Predicting the majority class scores "
-                "{majority:.1f}%.",
+                "{majority:.1f}%. The search p-value asks a different question: how often the "
+                "method's search, re-run on relabelled data whose labels mean nothing, scores at "
+                "least as well as on the real labels (see each method's search certificate; '-': "
+                "no search to certify).",
                 repeats=repeats,
                 folds=folds,
                 majority=100 * majority,
@@ -124,11 +130,12 @@ def comparison_section(
                 "pooled %",
                 "features (median)",
                 "stability",
+                "search p-value",
                 "note",
             ],
             rows,
             title="Nested cross-validated accuracy",
-            terminal_columns=[0, 1, 2, 4, 5],
+            terminal_columns=[0, 1, 2, 4, 5, 6],
         )
     )
     sections = [section]

@@ -35,6 +35,10 @@ __all__ = ["main"]
 
 DEFAULT_DATA = "colon"
 MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
+# Label permutations of every permutation null (chance screen, search certificates): enough
+# for p-values down to 1/30 while every method's whole search is re-run that often.
+DEFAULT_PERMUTATIONS = 29
+QUICK_PERMUTATIONS = 9
 
 
 class _UsageError(Exception):
@@ -105,8 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--permutations",
         type=int,
-        default=1000,
-        help="label permutations of the permutation null (default: 1000)",
+        default=None,
+        help="label permutations of every permutation null of the run, drawn from --seed: the "
+        "chance screen's and each method's search certificate "
+        f"(default: {DEFAULT_PERMUTATIONS}; {QUICK_PERMUTATIONS} with --quick)",
     )
     rep = sub.add_parser(
         "reproduce",
@@ -123,6 +129,15 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("datasets", help="list the bundled datasets")
     _cite.add_parser(sub)
     return parser
+
+
+# The report step after which each group's search certificates are shown.
+STEP_GROUPS = {
+    "chance analysis and discriminative selection": "chance",
+    "Set Covering Machines": "scm",
+    "CN2-POE rules": "rules",
+    "class-specific ensemble feature selection": "cefs",
+}
 
 
 def _method_groups(text: str) -> list[str]:
@@ -187,6 +202,8 @@ def _run(args, console: Console) -> int:
     t0 = time.perf_counter()
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
+    if args.permutations is None:
+        args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
     if args.permutations < 1:
         raise DataError(f"--permutations must be a positive integer, got {args.permutations}")
     data_path = Path(args.data)
@@ -195,6 +212,7 @@ def _run(args, console: Console) -> int:
     check_output_dir(args.out, inputs)
     data = load_cli_data(args.data, target=args.target, impute=args.impute)
 
+    from widefs.cli._certificates import CertificateRun
     from widefs.cli._chance import chance_sections
     from widefs.cli._compare import comparison_section
     from widefs.cli._markup import Markup
@@ -212,6 +230,7 @@ def _run(args, console: Console) -> int:
         ),
     )
     _show(console, report.add(_summary(data)))
+    certificates = CertificateRun(data, seed=args.seed, n_permutations=args.permutations)
     steps = []
     if "chance" in groups:
 
@@ -244,6 +263,7 @@ def _run(args, console: Console) -> int:
                 folds=folds,
                 repeats=repeats,
                 progress=progress,
+                search_pvalues=certificates.pvalue_column(groups, progress),
             )
 
         steps.append(("method comparison", compare))
@@ -262,6 +282,10 @@ def _run(args, console: Console) -> int:
         for description, build in steps:
             progress.update(task, description=description)
             for section in build(data, seed=args.seed, progress=progress):
+                report.add(section)
+                _show(progress.console, section)
+            group = STEP_GROUPS.get(description)
+            for section in certificates.sections(group, progress) if group else ():
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)

@@ -147,6 +147,12 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         Leave-one-out class criterion of each member's subset.
     overall_score_ : float
         Leave-one-out score of the overall subset.
+    search_score_ : float
+        The ensemble's combined criterion: leave-one-out accuracy of the combined
+        prediction (members and overall classifier on the subsets the searches chose, each
+        leave-one-out prediction made without its own example, the subsets not re-searched;
+        higher is better). What :func:`widefs.model_selection.search_certificate` compares
+        with the same searches on permuted labels.
     agreement_rate_ : float
         Fraction of training instances decided by the members (not sent to the overall
         model), from the members' leave-one-out predictions.
@@ -256,8 +262,12 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
                 for s in class_sel
             ]
         )
-        _, decided = _combine(loo_members, np.zeros(y_codes.size, dtype=np.int64), self.combiner)
+        loo_overall = overall.evaluator_factory_.leave_one_out(Xe, y_codes, **data).predict_subset(
+            overall.support_
+        )
+        combined, decided = _combine(loo_members, loo_overall, self.combiner)
         self.agreement_rate_ = float(decided.mean())
+        self.search_score_ = float(np.mean(combined == y_codes))
         return self
 
     def _run_searches(self, template, Xe, y, nominal):

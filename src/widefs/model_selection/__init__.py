@@ -1,5 +1,6 @@
-"""Nested, leakage-free evaluation used by the experiments and the command line."""
+"""Nested, leakage-free evaluation and search certificates (experiments and command line)."""
 
+from widefs.model_selection._certificate import SearchCertificate, search_certificate
 from widefs.model_selection._fallback import PriorFallbackClassifier
 from widefs.model_selection._nested import (
     nested_evaluate,
@@ -9,7 +10,9 @@ from widefs.model_selection._nested import (
 
 __all__ = [
     "PriorFallbackClassifier",
+    "SearchCertificate",
     "nested_evaluate",
+    "search_certificate",
     "selected_feature_mask",
     "selection_stability",
 ]

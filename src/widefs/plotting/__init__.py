@@ -1,5 +1,6 @@
 """Plots of widefs results (matplotlib is imported only when a plot is drawn)."""
 
+from widefs.plotting._certificate import plot_search_certificate
 from widefs.plotting._chance import (
     literal_text,
     plot_chance_curves,
@@ -12,6 +13,7 @@ __all__ = [
     "literal_text",
     "plot_chance_curves",
     "plot_errors_allowed",
+    "plot_search_certificate",
     "plot_selection_frequency",
     "plot_threshold_accuracies",
 ]

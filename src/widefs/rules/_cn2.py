@@ -158,6 +158,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         Class counts behind the default rule.
     theory_size_ : int
         Total number of conditions over all rules (Table 1 of Domingos 1999).
+    search_score_ : float
+        Training accuracy of the learned rules with the default rule (higher is better):
+        the score :func:`widefs.model_selection.search_certificate` certifies, for every
+        ``stopping`` (the POE estimate is a correction of its own, not what is certified).
     classes_ : ndarray
         Class labels.
     categorical_features_ : ndarray of bool
@@ -383,11 +387,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted classifier.
         """
-        if self.quality == "entropy" and self.mode == "unordered":
-            raise ValueError(
-                "quality='entropy' ranks rules by class purity and is defined for "
-                "mode='ordered' only; use 'laplace' or 'm_estimate' with mode='unordered'."
-            )
+        self._check_quality_mode()
         Xe, y, self._encoding = encode_fit(
             self, X, y, self.categorical_features, missing="propagate"
         )
@@ -396,6 +396,67 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.categories_ = [c.copy() for c in self._encoding.categories]
         self._names = [str(n) for n in feature_names_or_default(self)]
         self._table = CandidateTable.build(Xe, self._encoding.nominal, self._encoding.n_categories)
+        return self._learn_codes(Xe, y_codes)
+
+    def permutation_search_scores(self, X, y, permutations, n_jobs=None):
+        """``search_score_`` of the rules re-learned on each permuted labelling.
+
+        Equal to ``clone(self).fit(X, y[perm]).search_score_`` for every row ``perm`` of
+        ``permutations`` (the refit loop is its test oracle), but the encoding and the
+        table of candidate conditions, which do not depend on the labels, are built once.
+        Used by :func:`widefs.model_selection.search_certificate`.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Training data.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        permutations : ndarray of int, shape (n_permutations, n_samples)
+            Index arrays; row ``i`` gives the labelling ``y[permutations[i]]``.
+        n_jobs : int, default=None
+            Permutations learned in parallel threads. Results do not depend on it.
+
+        Returns
+        -------
+        scores : ndarray of float, shape (n_permutations,)
+        """
+        import copy
+
+        from joblib import Parallel, delayed, effective_n_jobs
+        from sklearn.base import clone
+
+        base = clone(self)
+        base._check_quality_mode()
+        Xe, y, base._encoding = encode_fit(
+            base, X, y, base.categorical_features, missing="propagate"
+        )
+        base.classes_, y_codes = check_classes(base, y, min_classes=1)
+        base._names = [str(n) for n in feature_names_or_default(base)]
+        base._table = CandidateTable.build(Xe, base._encoding.nominal, base._encoding.n_categories)
+        permutations = np.asarray(permutations)
+
+        def work(idx):
+            # A shallow copy shares the read-only encoding and table, learns its own rules.
+            return [
+                copy.copy(base)._learn_codes(Xe, y_codes[permutations[i]]).search_score_
+                for i in idx
+            ]
+
+        n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
+        chunks = [c for c in np.array_split(np.arange(len(permutations)), n_chunks) if c.size]
+        parts = Parallel(n_jobs=len(chunks), backend="threading")(delayed(work)(c) for c in chunks)
+        return np.array([v for part in parts for v in part], dtype=float)
+
+    def _check_quality_mode(self):
+        if self.quality == "entropy" and self.mode == "unordered":
+            raise ValueError(
+                "quality='entropy' ranks rules by class purity and is defined for "
+                "mode='ordered' only; use 'laplace' or 'm_estimate' with mode='unordered'."
+            )
+
+    def _learn_codes(self, Xe, y_codes):
+        """Learn the rules from the encoded data and class codes; set the fitted attributes."""
         totals = np.bincount(y_codes, minlength=self.classes_.size)
         learn = self._learn_ordered if self.mode == "ordered" else self._learn_unordered
         result = learn(y_codes, totals)
@@ -403,6 +464,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.default_counts_ = result.default_counts
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
         self.theory_size_ = int(sum(r.length for r in self.rules_))
+        # The certified score: training accuracy of the rules (higher is better).
+        self.search_score_ = float(
+            np.mean(np.argmax(self._encoded_class_scores(Xe), axis=1) == y_codes)
+        )
         return self
 
     def _prior(self, y_codes, active, totals, target=None) -> float:
@@ -460,7 +525,9 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
 
     def _class_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
+        return self._encoded_class_scores(encode_transform(self, X, self._encoding))
+
+    def _encoded_class_scores(self, Xe) -> np.ndarray:
         n, C = Xe.shape[0], self.classes_.size
         scores = np.zeros((n, C))
         if self.mode == "ordered":

@@ -260,6 +260,8 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         kept = path.stumps[:k]
         self.risk_bound_ = float(self.bound_path_[k])
         setattr(self, self._training_risk_attribute, float(path.training_risk[k]))
+        # The certified score: training accuracy of the kept prefix (higher is better).
+        self.search_score_ = 1.0 - float(path.training_risk[k])
         if path.compression_sets is not None:
             self.compression_set_ = np.asarray(path.compression_sets[k], dtype=np.intp)
         if path.margin_ratios is not None:

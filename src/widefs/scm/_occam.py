@@ -195,6 +195,10 @@ class OccamSCM(BaseSCM):
         Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     empirical_risk_ : float
         Training error rate of the kept model.
+    search_score_ : float
+        ``1 - empirical_risk_``, the training accuracy of the kept model (higher is
+        better): the score :func:`widefs.model_selection.search_certificate` certifies.
+        The bound is not what is certified (it is already a certificate of its own).
     n_rules_learned_ : int
         Stumps the greedy added before ``select``.
     feature_range_ : tuple of ndarray

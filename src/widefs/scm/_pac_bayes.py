@@ -176,6 +176,10 @@ class PACBayesSCM(BaseSCM):
         Gibbs bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     gibbs_risk_ : float
         Empirical Gibbs risk of the kept model on the training set.
+    search_score_ : float
+        ``1 - gibbs_risk_``, the training Gibbs accuracy of the kept model (higher is
+        better): the score :func:`widefs.model_selection.search_certificate` certifies.
+        The bound is not what is certified (it is already a certificate of its own).
     margin_ratios_ : ndarray
         ``(b_k - a_k) / (B_k - A_k)`` of the kept stumps.
     selected_features_ : ndarray of int

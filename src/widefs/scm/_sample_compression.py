@@ -116,6 +116,10 @@ class SampleCompressionSCM(BaseSCM):
         Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
     empirical_risk_ : float
         Training error rate of the kept model.
+    search_score_ : float
+        ``1 - empirical_risk_``, the training accuracy of the kept model (higher is
+        better): the score :func:`widefs.model_selection.search_certificate` certifies.
+        The bound is not what is certified (it is already a certificate of its own).
     compression_set_ : ndarray of int
         ``len(rules_)`` distinct training rows; row ``compression_set_[i]`` has the
         threshold of ``rules_[i]`` as its value (unless another rule took the only such

@@ -113,6 +113,7 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         result = self._search(problem)
         for name, value in result.fitted_attributes().items():
             setattr(self, name, value)
+        self.search_score_ = float(result.score)
         return self
 
     def _check_search_params(self, n_features: int) -> None:
@@ -121,13 +122,70 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     def _search(self, problem: SearchProblem) -> SearchResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def permutation_search_scores(self, X, y, permutations, n_jobs=None):
+        """``search_score_`` of the search re-run on each permuted labelling, sharing the encoding.
+
+        Equal to ``clone(self).fit(X, y[perm]).search_score_`` for every row ``perm`` of
+        ``permutations`` (the plain refit loop is its test oracle): the validation and
+        encoding of ``X``, which do not depend on the labels, are done once; each
+        permutation then builds its criterion and evaluator (and chooses k) and runs the
+        search, in threads. Used by :func:`widefs.model_selection.search_certificate`.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Training data.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        permutations : ndarray of int, shape (n_permutations, n_samples)
+            Index arrays; row ``i`` gives the labelling ``y[permutations[i]]``.
+        n_jobs : int, default=None
+            Threads over permutations (each search then runs serially). Results do not
+            depend on it.
+
+        Returns
+        -------
+        scores : ndarray of float, shape (n_permutations,)
+        """
+        from sklearn.base import clone
+
+        from widefs.search._evaluators import _map_chunks, _split
+
+        base = clone(self)
+        Xe, y, encoding = encode_fit(
+            base, X, y, base.categorical_features, missing="category", ensure_min_samples=2
+        )
+        base._check_search_params(Xe.shape[1])
+        classes, y_codes = check_classes(base, y)
+        permutations = np.asarray(permutations)
+
+        def work(idx):
+            out = np.empty(idx.size)
+            for t, i in enumerate(idx):
+                est = clone(self).set_params(n_jobs=None)
+                est.classes_ = classes
+                est.categorical_features_ = encoding.nominal.copy()
+                problem = est._problem(Xe, y_codes[permutations[i]], encoding)
+                out[t] = est._search(problem).score
+            return idx, out
+
+        scores = np.empty(permutations.shape[0])
+        for idx, part in _map_chunks(work, _split(permutations.shape[0], n_jobs)):
+            scores[idx] = part
+        return scores
+
     def _prepare(self, X, y) -> SearchProblem:
-        """Validate and encode, check parameters, build criterion and evaluator, choose k."""
+        """Validate and encode, check parameters, then the label-dependent part."""
         Xe, y, encoding = encode_fit(
             self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
         )
         self._check_search_params(Xe.shape[1])
         self.classes_, y_codes = check_classes(self, y)
+        self.categorical_features_ = encoding.nominal.copy()
+        return self._problem(Xe, y_codes, encoding)
+
+    def _problem(self, Xe, y_codes, encoding) -> SearchProblem:
+        """Build criterion and evaluator for these class codes and choose k."""
         target = None
         if self.target_class is not None:
             hits = np.flatnonzero(self.classes_ == self.target_class)
@@ -137,7 +195,6 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
                     f"{self.classes_.tolist()}."
                 )
             target = int(hits[0])
-        self.categorical_features_ = encoding.nominal.copy()
         criterion = Criterion(y_codes, target, self.class_criterion)
         factory = EvaluatorFactory(
             self.estimator,

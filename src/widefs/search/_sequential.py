@@ -52,6 +52,10 @@ _COMMON_PARAMS = """
         Progress through the ``widefs.search`` logger."""
 
 _COMMON_ATTRS = """
+    search_score_ : float
+        The score the search maximized, ``score_`` (higher is better): what
+        :func:`widefs.model_selection.search_certificate` compares with the same search
+        on permuted labels.
     n_neighbors_ : int or None
         k used by ``"knn"``.
     k_scores_ : dict or None

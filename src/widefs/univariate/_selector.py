@@ -220,6 +220,11 @@ def _score_block(
     return _BlockScores(errors, constant, null_min, null_sum, pvalues)
 
 
+def _best_score(scores, eligible) -> float:
+    """The best eligible feature's validation accuracy (any feature's if none is eligible)."""
+    return float(scores[eligible].max() if eligible.any() else scores.max())
+
+
 def _merge_null(parts, n_permutations: int, n_scored: int, n_validation: int) -> PermutationNull:
     if n_scored == 0:  # no feature to score: the null minimum is the worst count
         mins = np.full(n_permutations, n_validation, dtype=np.int64)
@@ -322,6 +327,10 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         Validation errors of each feature's classifier.
     scores_ : ndarray of shape (n_features,)
         Validation accuracy, ``1 - n_errors_ / n_validation_``.
+    search_score_ : float
+        The best non-constant feature's validation accuracy, ``max(scores_)`` (higher is
+        better; the best feature's validation errors, ``min(n_errors_)``, as an accuracy):
+        the score :func:`widefs.model_selection.search_certificate` certifies.
     pvalues_ : ndarray of shape (n_features,)
         Per-feature p-values of the null in use (1 for constant features): analytic,
         ``P(Binomial(N, p_error) <= errors)``; permutation,
@@ -572,6 +581,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.p_error_ = self._p_error(y_codes, n_classes, val)
         self.n_errors_ = errors
         self.scores_ = 1.0 - errors / self.n_validation_
+        self.search_score_ = _best_score(self.scores_, eligible)
         m = max(self.n_scored_, 1)
         if self.null_ == "permutation":
             null = _merge_null(parts, self.n_permutations, self.n_scored_, self.n_validation_)
@@ -602,6 +612,82 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         if not self.support_.any():
             warnings.warn(self._nothing_selected_message(m), NothingSelectedWarning, stacklevel=2)
         return self
+
+    def permutation_search_scores(self, X, y, permutations, n_jobs=None):
+        """``search_score_`` of a refit on each permuted labelling, without the internal null.
+
+        Equal to ``clone(self).fit(X, y[perm]).search_score_`` for every row ``perm`` of
+        ``permutations`` (the refit loop is its test oracle), but ``X`` is validated once,
+        the constant features found once, and each permutation costs one split (drawn as a
+        fresh fit would draw it from ``random_state``) and one pass of the scorer over all
+        features: the thresholds' own permutation null, which ``search_score_`` does not
+        depend on, is not computed. Used by
+        :func:`widefs.model_selection.search_certificate`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training data (an out-of-core matrix is refitted per permutation).
+        y : array_like of shape (n_samples,)
+            Class labels.
+        permutations : ndarray of int, shape (n_permutations, n_samples)
+            Index arrays; row ``i`` gives the labelling ``y[permutations[i]]``.
+        n_jobs : int, default=None
+            Permutations scored in parallel threads. Results do not depend on it.
+
+        Returns
+        -------
+        scores : ndarray of float, shape (n_permutations,)
+        """
+        import copy
+
+        from sklearn.base import clone
+
+        permutations = np.asarray(permutations)
+        if is_lazy_matrix(X):
+            y = np.asarray(y)
+            return np.array([clone(self).fit(X, y[p]).search_score_ for p in permutations])
+        base = clone(self)
+        X, y = validate_data(base, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        classes, y_codes = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"DiscriminativeSelector needs at least 2 classes; got 1 class ({classes[0]!r})."
+            )
+        eligible = np.ptp(X, axis=0) > 0
+        columns = slice(0, X.shape[1])
+
+        def one(perm) -> float:
+            # A fresh fit seeds its generator from a copy of random_state (clone deep-copies).
+            rng = check_random_state(copy.deepcopy(self.random_state))
+            labels = y_codes[perm]
+            train, val = base._split_masks(labels, classes.size, rng)
+            scores = _score_block(
+                X,
+                columns,
+                False,
+                labels,
+                classes.size,
+                train,
+                val,
+                self.scorer,
+                self.var_smoothing,
+            )
+            return _best_score(1.0 - scores.errors / int(val.sum()), eligible)
+
+        chunks = [
+            c
+            for c in np.array_split(
+                np.arange(len(permutations)),
+                max(1, min(len(permutations), effective_n_jobs(n_jobs))),
+            )
+            if c.size
+        ]
+        parts = Parallel(n_jobs=len(chunks), backend="threading")(
+            delayed(lambda idx: [one(permutations[i]) for i in idx])(c) for c in chunks
+        )
+        return np.array([v for part in parts for v in part], dtype=float)
 
     def _nothing_selected_message(self, m: int) -> str:
         message = (

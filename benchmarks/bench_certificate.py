@@ -1,0 +1,114 @@
+"""Search certificates: the whole search re-run on permuted labels, against one peer search.
+
+Two workloads, timed in the same run (colon, features divided by their maximum absolute
+value as in ``bench_search.py``):
+
+1. A 100-permutation certificate of widefs forward selection (5 features, leave-one-out
+   3-NN) on the first 200 genes, i.e. 101 complete searches, against ONE scikit-learn
+   ``SequentialFeatureSelector(KNeighborsClassifier(3), n_features_to_select=5,
+   cv=LeaveOneOut())`` run on the same data. Both searches must choose the same features.
+   The ratio widefs certificate / one scikit-learn search must be below 0.1.
+2. A 199-permutation certificate of forward selection of 10 of the 2000 colon genes
+   (leave-one-out 3-NN), which must finish in under 5 minutes on one core.
+
+Usage::
+
+    python benchmarks/bench_certificate.py [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from sklearn.feature_selection import SequentialFeatureSelector  # noqa: E402
+from sklearn.model_selection import LeaveOneOut  # noqa: E402
+from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import machine_note, write_section  # noqa: E402
+
+from widefs.datasets import load_dataset  # noqa: E402
+from widefs.model_selection import search_certificate  # noqa: E402
+from widefs.search import SequentialSelector  # noqa: E402
+
+
+def colon():
+    X, y = load_dataset("colon", return_X_y=True)
+    return X / np.abs(X).max(axis=0), y
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer columns and permutations")
+    args = parser.parse_args(argv)
+    X, y = colon()
+    p_small, n_perm_small, n_perm_full = (60, 20, 10) if args.quick else (200, 100, 199)
+    Xs = X[:, :p_small]
+
+    # Warm the compiled kernels (numba caches them on disk; the first call loads them).
+    SequentialSelector(n_features=2, n_neighbors=3).fit(Xs[:, :10], y)
+
+    sfs5 = SequentialSelector(n_features=5, n_neighbors=3)
+    t_cert, cert = timed(lambda: search_certificate(sfs5, Xs, y, n_permutations=n_perm_small))
+    sk = SequentialFeatureSelector(
+        KNeighborsClassifier(3), n_features_to_select=5, cv=LeaveOneOut()
+    )
+    t_sk, sk = timed(lambda: sk.fit(Xs, y))
+    same = np.array_equal(sk.get_support(), cert.estimator.get_support())
+    ratio = t_cert / t_sk
+    print(
+        f"SFS 5 of {p_small}: widefs certificate ({n_perm_small} permutations) {t_cert:.2f} s, "
+        f"one scikit-learn search {t_sk:.2f} s, ratio {ratio:.4f}, same features: {same}; "
+        f"observed {cert.observed:.3f}, null mean {cert.null_mean:.3f}, p = {cert.pvalue:.3f}"
+    )
+
+    sfs10 = SequentialSelector(n_features=10, n_neighbors=3)
+    t_full, full = timed(lambda: search_certificate(sfs10, X, y, n_permutations=n_perm_full))
+    q = full.quantiles
+    print(
+        f"SFS 10 of {X.shape[1]}: certificate ({n_perm_full} permutations) {t_full:.1f} s; "
+        f"observed {full.observed:.3f}, null mean {full.null_mean:.3f} "
+        f"[{q[0.05]:.3f}, {q[0.95]:.3f}], max {full.null_scores.max():.3f}, p = {full.pvalue:.3f}"
+    )
+    if args.quick:
+        return 0
+    write_section(
+        "certificate",
+        f"""
+## Search certificates: the whole search re-run on permuted labels (issue 13)
+
+Command: `nice python benchmarks/bench_certificate.py` (single thread; other jobs were
+running on the machine, so absolute times are pessimistic, the ratio is measured in one run).
+{machine_note()}
+
+| workload | widefs | scikit-learn | ratio | same features |
+|---|---|---|---|---|
+| SFS 5 of colon's first {p_small} genes, LOO 3-NN: widefs certificate ({n_perm_small} permutations = {n_perm_small + 1} searches) vs ONE scikit-learn `SequentialFeatureSelector(KNeighborsClassifier(3), n_features_to_select=5, cv=LeaveOneOut())` | {t_cert:.2f} s | {t_sk:.1f} s | {ratio:.4f} (target < 0.1) | {"yes" if same else "no"} |
+| SFS 10 of 2000 (colon), LOO 3-NN: certificate with {n_perm_full} permutations | {t_full:.1f} s (target < 300 s) | | | |
+
+Certificates measured on colon: SFS 5 of {p_small}: observed LOO accuracy {cert.observed:.3f},
+null mean {cert.null_mean:.3f}, p = {cert.pvalue:.3f}. SFS 10 of 2000: observed
+{full.observed:.3f}, null mean {full.null_mean:.3f} (5-95%: {q[0.05]:.3f}-{q[0.95]:.3f},
+max {full.null_scores.max():.3f}), p = {full.pvalue:.3f}.
+""",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
