@@ -46,7 +46,9 @@ def test_permutation_null_and_p_error_options(tmp_path):
     frame = noise_csv(tmp_path / "toy.csv", (24, 12), 150, seed=1)
     args = ["run", str(tmp_path / "toy.csv"), "--methods", "chance", "--quick"]
     out = tmp_path / "perm"
-    assert main([*args, "--null", "permutation", "--permutations", "80", "--out", str(out)]) == 0
+    assert (
+        main([*args, "--null", "permutation", "--null-permutations", "80", "--out", str(out)]) == 0
+    )
     md = (out / "report.md").read_text()
     assert "thresholds use | the permutation null" in md
     # The thresholds are the selector's permutation-null ones (same seed, same split).
@@ -70,6 +72,7 @@ def test_permutation_null_and_p_error_options(tmp_path):
         (["--p-error", "1.5"], "--p-error must be auto, uniform or a number in (0, 1)"),
         (["--p-error", "half"], "--p-error must be auto, uniform or a number in (0, 1)"),
         (["--permutations", "0"], "--permutations must be a positive integer"),
+        (["--null-permutations", "-3"], "--null-permutations must be a positive integer"),
     ],
 )
 def test_bad_null_options_one_line_error_nothing_written(tmp_path, capsys, option, message):
