@@ -9,7 +9,7 @@ import numpy as np
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup, visible
 from widefs.cli._methods import Candidate
-from widefs.cli._report import Figure, Section, Table, Text
+from widefs.cli._report import Figure, Note, Section, Table, Text
 from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
 from widefs.model_selection import nested_evaluate
 from widefs.plotting import plot_selection_frequency
@@ -34,6 +34,8 @@ def comparison_section(
     requested_folds, folds = folds, min(folds, data.smallest_class)
     n_classes = np.unique(data.y).size
     rows, stab_rows, results = [], [], {}
+    fallbacks: dict[str, int] = {}
+    widths: list[float] = []
     task = progress.add_task("nested cross-validation", total=len(candidates)) if progress else None
     for cand in candidates:
         if cand.binary_only and n_classes != 2:
@@ -48,6 +50,9 @@ def comparison_section(
                 "ignore", category=HeuristicBoundWarning
             )  # said in the SCM text
             warnings.filterwarnings("ignore", message="No features were selected")
+            # The pre-screen's F test on constant columns: they rank last, as they should.
+            warnings.filterwarnings("ignore", message="Features .* are constant")
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
             res = nested_evaluate(
                 cand.make(seed), data.X, data.y, cv=folds, n_repeats=repeats, random_state=seed
             )
@@ -57,7 +62,16 @@ def comparison_section(
         n_sel = f"{np.median(res['n_selected']):.0f}" if selects else "all"
         if not selects:
             res["selection_frequency"] = None  # uses every feature: nothing to report on stability
-        stab = "" if np.isnan(res["stability"]) or not selects else f"{res['stability']:.2f}"
+        stab = "" if np.isnan(res["stability"]) or not selects else f"{round(res['stability'], 2) + 0.0:.2f}"
+        note = cand.note
+        empty = 0 if res["n_selected"] is None else int((res["n_selected"] == 0).sum())
+        if empty:
+            fallbacks[cand.name] = empty
+            note += (
+                f"; fallback in {empty} of {len(res['test_score'])} folds: nothing selected, "
+                "so the majority class of the training fold was predicted"
+            )
+        widths.append(hi - lo)
         rows.append(
             (
                 cand.name,
@@ -66,7 +80,7 @@ def comparison_section(
                 f"{100 * res['pooled_accuracy']:.1f}",
                 n_sel,
                 stab,
-                cand.note,
+                note,
             )
         )
         if res["selection_frequency"] is not None and res["selection_frequency"].min() < 1:
@@ -112,6 +126,38 @@ def comparison_section(
                     n=data.smallest_class,
                     folds=folds,
                     requested=requested_folds,
+                )
+            )
+        )
+    n_test = data.y.size / folds
+    if widths and (folds * repeats < 10 or max(widths) > 0.4):
+        section.add(
+            Note(
+                Markup(
+                    "The intervals are wide (up to {width:.0f} percentage points): {repeats} x "
+                    "{folds} folds give {k} test sets of about {n_test:.0f} examples each, too few "
+                    "to tell most of these methods apart. Overlapping intervals mean no "
+                    "demonstrated difference; {advice}",
+                    width=100 * max(widths),
+                    repeats=repeats,
+                    folds=folds,
+                    k=repeats * folds,
+                    n_test=n_test,
+                    advice="run without --quick (2 x 5 folds) for tighter ones."
+                    if folds * repeats < 10
+                    else "only more samples make them tighter.",
+                )
+            )
+        )
+    if fallbacks:
+        section.add(
+            Note(
+                Markup(
+                    "Fallback rows ({names}): in some folds the method kept no feature (its "
+                    "threshold found nothing beyond chance), and the prediction there is the "
+                    "majority class of the training fold. Their accuracy is that of guessing, "
+                    "not of a selected signature.",
+                    names=", ".join(fallbacks),
                 )
             )
         )
