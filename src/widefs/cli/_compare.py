@@ -62,7 +62,11 @@ def comparison_section(
         n_sel = f"{np.median(res['n_selected']):.0f}" if selects else "all"
         if not selects:
             res["selection_frequency"] = None  # uses every feature: nothing to report on stability
-        stab = "" if np.isnan(res["stability"]) or not selects else f"{round(res['stability'], 2) + 0.0:.2f}"
+        stab = (
+            ""
+            if np.isnan(res["stability"]) or not selects
+            else f"{round(res['stability'], 2) + 0.0:.2f}"
+        )
         note = cand.note
         empty = 0 if res["n_selected"] is None else int((res["n_selected"] == 0).sum())
         if empty:

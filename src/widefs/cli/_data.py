@@ -5,8 +5,9 @@ detected from the content, not the name), parquet and feather (pyarrow) and xlsx
 the last three through the optional extra ``widefs[formats]``. Features are in columns and
 the target is one column, or, with ``transpose=True``, features are in rows (genes x samples:
 the first column names the features and one row, named like the target, holds the labels).
-Delimited files are read with pyarrow's multithreaded parser as numbers when pyarrow is
-installed (about 5x faster than pandas on wide files), else with pandas.
+Wide delimited files of plain numbers are read line by line with ``numpy.fromstring`` (about
+10x faster than pandas' parser on 100 x 200,000, without a second copy of the file in
+memory); anything else goes through pandas, which names what it cannot read.
 
 Everything that is read differently from what a reader might expect gets a one-line note:
 renamed duplicate names, a row-index column left out, labels such as "NA" kept as classes.
@@ -40,6 +41,7 @@ MISSING_LIKE_LABELS = frozenset({"NA", "N/A", "n/a", "NaN", "nan", "?", "null", 
 # Larger magnitudes overflow sums of squares (variances, distances) in double precision.
 MAX_ABS_VALUE = 1e150
 DELIMITERS = (",", "\t", ";", "|")
+_NA_SET = frozenset(FEATURE_NA_VALUES)
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "bar"}
 FORMATS_HINT = "pip install 'widefs[formats]'"
 _SNIFF_BYTES = 1 << 24  # enough for a header and a data row of 200,000 columns
@@ -131,8 +133,8 @@ def sniff_delimiter(text: str, suffix: str = "") -> str:
     '\\t'
     """
     preferred = "\t" if suffix in (".tsv", ".tab") else ","
-    lines = text.splitlines(keepends=True)
-    complete = "".join(lines[:-1] if len(lines) > 1 and not text.endswith("\n") else lines)
+    lines = text.splitlines(keepends=True)[:7]
+    complete = "".join(lines[:-1] if len(lines) > 1 and not lines[-1].endswith("\n") else lines)
     best, best_width = preferred, 1
     for delim in (preferred, *(d for d in DELIMITERS if d != preferred)):
         try:
@@ -240,48 +242,95 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _read_fast(source, names, target, delim, quoted, text_first) -> _Table | None:
-    """pyarrow's parser with every feature read as a float; None if some cell is not a number.
+def _read_fast(path: Path, names, target, delim, compressed, text_first) -> _Table | None:
+    """A numeric reader for wide delimited files: one ``numpy.fromstring`` pass per line.
 
-    ``text_first``: the first column holds texts (perhaps sample names), read as strings.
+    About 10x faster than pandas' C parser on 100 x 200,000 and with no copy of the file in
+    memory. Returns None as soon as a line is not a plain row of numbers (a text cell, a
+    multi-line quoted cell, a row of another length); the general reader then reads the
+    file and names the problem. ``text_first``: the first column holds texts, perhaps
+    sample names, kept apart.
     """
+    t = names.index(target)
+    tail_target = t == len(names) - 1  # the usual layout: split the label off the end
+    head = ({0} if text_first else set()) | (set() if tail_target else {t})
+    last = max(head, default=-1)
+    n_features = len(names) - 1 - int(text_first)
+    rows, labels, firsts = [], [], []
+    opener = gzip.open if compressed else open
     try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-    except ImportError:
+        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+            fh.readline()  # the header, parsed already
+            for line in fh:
+                line = line.rstrip("\r\n")
+                if not line:
+                    continue
+                if '"' in line:
+                    parsed = next(csv.reader([line], delimiter=delim), [])
+                    if len(parsed) != len(names):
+                        return None
+                    label = parsed[t]
+                    first = parsed[0]
+                    numeric = delim.join(
+                        c for i, c in enumerate(parsed) if i != t and not (text_first and i == 0)
+                    )
+                else:
+                    body = line
+                    if tail_target:
+                        body, sep, label = line.rpartition(delim)
+                        if not sep:
+                            return None
+                    pieces = body.split(delim, last + 1) if last >= 0 else [body]
+                    if len(pieces) < last + 1:
+                        return None
+                    if not tail_target:
+                        label = pieces[t]
+                    first = pieces[0]
+                    rest = pieces[last + 1] if len(pieces) > last + 1 else None
+                    kept = [p for i, p in enumerate(pieces[: last + 1]) if i not in head]
+                    numeric = delim.join([*kept, rest] if rest is not None else kept)
+                labels.append(label)
+                if text_first:
+                    firsts.append(first)
+                values = _numbers(numeric, delim, n_features)
+                if values is None:
+                    return None
+                rows.append(values)
+    except (UnicodeDecodeError, OSError, EOFError):
         return None
-    types = {n: pa.float64() for n in names}
-    types[target] = pa.string()
-    if text_first:
-        types[names[0]] = pa.string()
-    try:
-        table = pacsv.read_csv(
-            source,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 25),
-            parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=quoted),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types,
-                null_values=FEATURE_NA_VALUES,
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None  # the general reader below names the problem
-    labels = table.column(target).to_numpy(zero_copy_only=False).astype(object)
-    labels[labels == ""] = None
-    feature_cols = [j for j, n in enumerate(names) if n != target]
     notes = []
+    feature_names = [n for i, n in enumerate(names) if i != t and not (text_first and i == 0)]
     if text_first:
-        if not _row_names(table.column(0).to_pandas()):
+        if not _row_names(pd.Series(firsts, dtype=object)):
             return None
         notes.append(_row_names_note(names[0]))
-        feature_cols = feature_cols[1:]
-    X = np.empty((table.num_rows, len(feature_cols)))
-    columns = table.columns
-    for i, j in enumerate(feature_cols):
-        X[:, i] = columns[j].to_numpy()
-    return _Table([names[j] for j in feature_cols], X, labels, notes=notes)
+    labels_arr = np.array(labels, dtype=object)
+    labels_arr[labels_arr == ""] = None
+    X = np.vstack(rows) if rows else np.empty((0, n_features))
+    return _Table(feature_names, X, labels_arr, notes=notes)
+
+
+def _numbers(text: str, delim: str, n: int) -> np.ndarray | None:
+    """The ``n`` numbers of one line's feature cells (missing-value codes as NaN), or None."""
+    if n == 0:
+        return np.empty(0) if text == "" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns, then stops, at a cell it cannot read
+        try:
+            values = np.fromstring(text, sep=delim)
+            if values.size == n:
+                return values
+        except (ValueError, DeprecationWarning):
+            pass
+    cells = np.array(text.split(delim), dtype=object)
+    if cells.size != n:
+        return None
+    missing = np.array([c in _NA_SET for c in cells], dtype=bool)
+    cells[missing] = "nan"
+    try:
+        return cells.astype(np.float64)
+    except ValueError:
+        return None
 
 
 def _read_delimited(path: Path, target: str, *, compressed: bool, transpose: bool) -> _Table:
@@ -311,18 +360,9 @@ def _read_delimited(path: Path, target: str, *, compressed: bool, transpose: boo
         )
     if header.count(target) > 1:
         raise DataError(f"the target column {target!r} appears {header.count(target)} times")
-    quoted = '"' in head
     text_first = names[0] != target and _is_text(head, delim)
     compression = "gzip" if compressed else None
-    table = None
-    if _pyarrow_available():
-        import pyarrow as pa
-
-        stream = pa.input_stream(str(path), compression=compression)
-        table = _read_fast(stream, names, target, delim, quoted, text_first)
-        if table is None and not quoted:
-            stream = pa.input_stream(str(path), compression=compression)
-            table = _read_fast(stream, names, target, delim, True, text_first)
+    table = _read_fast(path, names, target, delim, compressed, text_first)
     if table is None:
         table = _read_pandas(path, target, delim, kind, compression, names)
     table.notes = notes + table.notes
@@ -344,14 +384,6 @@ def _is_text(head: str, delim: str) -> bool:
     except ValueError:
         return True
     return False
-
-
-def _pyarrow_available() -> bool:
-    try:
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _read_pandas(path, target, delim, kind, compression, names) -> _Table:

@@ -1,6 +1,7 @@
 """Plots of widefs results (matplotlib is imported only when a plot is drawn)."""
 
 from widefs.plotting._chance import (
+    OKABE_ITO,
     literal_text,
     plot_chance_curves,
     plot_errors_allowed,
@@ -9,6 +10,7 @@ from widefs.plotting._chance import (
 from widefs.plotting._selection import plot_selection_frequency
 
 __all__ = [
+    "OKABE_ITO",
     "literal_text",
     "plot_chance_curves",
     "plot_errors_allowed",
