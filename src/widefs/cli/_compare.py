@@ -95,7 +95,8 @@ def comparison_section(
                     cand.name,
                     ", ".join(
                         f"{data.feature_names[j]} ({freq[j]:.0%})" for j in top if freq[j] > 0
-                    ),
+                    )
+                    or "(no feature selected in any fold)",
                 )
             )
         if progress:

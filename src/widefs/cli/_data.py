@@ -346,7 +346,8 @@ def _read_delimited(path: Path, target: str, *, compressed: bool, transpose: boo
     except (csv.Error, StopIteration) as exc:
         raise DataError(f"cannot parse the header of {path} as {kind}: {exc}") from exc
     notes = []
-    if delim not in (",", "\t") or (suffix == ".csv" and delim != ","):
+    implied = {".csv": ",", ".tsv": "\t", ".tab": "\t"}.get(suffix)
+    if delim != implied and (implied is not None or delim not in (",", "\t")):
         notes.append(f"read as {kind} (the delimiter was detected from the first lines)")
     if transpose:
         return _read_transposed(path, target, delim, kind, compressed, notes)

@@ -77,7 +77,7 @@ def _axes(ax):
     # A bare Figure (no pyplot) leaves the user's backend and figure registry alone.
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(6, 4), layout="constrained").add_subplot()
+    return Figure(figsize=(6.4, 4.6), layout="constrained").add_subplot()
 
 
 def plot_chance_curves(
@@ -139,7 +139,8 @@ def plot_chance_curves(
     ax.set_ylabel("Highest expected chance accuracy (%)")
     ax.set_title("Chance accuracy of the best of M random classifiers")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", framealpha=0.95)
+    # Below the axes: the legend never hides a curve.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     return ax
 
 
