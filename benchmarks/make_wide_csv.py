@@ -38,7 +38,9 @@ def main(argv=None) -> int:
     parser.add_argument("--informative", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    write_wide_csv(args.out, args.samples, args.features, informative=args.informative, seed=args.seed)
+    write_wide_csv(
+        args.out, args.samples, args.features, informative=args.informative, seed=args.seed
+    )
     return 0
 
 

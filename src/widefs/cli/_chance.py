@@ -15,7 +15,7 @@ from widefs.univariate import (
     threshold_in_errors,
 )
 
-__all__ = ["RULES", "chance_sections"]
+__all__ = ["RULES", "chance_sections", "default_permutations"]
 
 RULES = {
     "mgm": "MGM",
@@ -24,6 +24,23 @@ RULES = {
     "bonferroni": "Bonferroni 5%",
 }
 LOO_LABELS = {"all": "no selection", "oracle": "oracle (upper reference)"}
+PERMUTATION_WORK = 20_000_000  # features x permutations of the default permutation null
+
+
+def default_permutations(n_features: int) -> int:
+    """1000 label permutations, fewer (at least 100) when features x 1000 exceeds 2e7.
+
+    The permutation null costs one scoring pass per permutation; on 200,000 features 100
+    permutations already estimate E[X(1)] to a small fraction of an error.
+
+    Examples
+    --------
+    >>> default_permutations(2000), default_permutations(200_000), default_permutations(10**6)
+    (1000, 100, 100)
+    """
+    return int(min(1000, max(100, PERMUTATION_WORK // max(n_features, 1))))
+
+
 TOP_TERMINAL = 15
 TOP_REPORT = 20
 
@@ -81,7 +98,11 @@ def chance_sections(
         ("features scored (M)", f"{M}"),
         ("validation examples (N)", f"{N}"),
         ("chance error rate p_err (analytic)", f"{p:.3f}"),
-        ("label permutations", f"{n_permutations}"),
+        (
+            "label permutations",
+            f"{n_permutations}"
+            + (" (fewer on wide data; --permutations sets it)" if n_permutations < 1000 else ""),
+        ),
         (
             "E[X]: errors of one random feature, analytic / permutation",
             f"{analytic['expected_errors']:.2f} / {permutation['expected_errors']:.2f}",

@@ -574,8 +574,8 @@ def load_cli_data(
     empty = np.flatnonzero(y_raw.isna().to_numpy() | (np.char.strip(y.astype(str)) == ""))
     if empty.size:
         raise DataError(
-            f"target {target!r} has {empty.size} empty labels (samples {_rows(empty)}); "
-            "fill them in or remove those samples"
+            f"target column {target!r} has {empty.size} empty labels (data rows {_rows(empty)}); "
+            "fill them in or remove those rows"
         )
     for label in sorted(set(y) & MISSING_LIKE_LABELS):
         notes.append(
@@ -587,7 +587,9 @@ def load_cli_data(
         raise DataError(f"{source} has no feature columns besides {target!r}")
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
-        raise DataError(f"target {target!r} has a single class ({classes[0]!r}); need at least 2")
+        raise DataError(
+            f"target column {target!r} has a single class ({classes[0]!r}); need at least 2"
+        )
     small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
     if small:
         raise DataError(f"every class needs at least 2 examples; too few in: {', '.join(small)}")

@@ -118,8 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--permutations",
         type=int,
-        default=1000,
-        help="label permutations of the permutation null (default: 1000)",
+        default=None,
+        help="label permutations of the permutation null (default: 1000, fewer above "
+        "20,000 features so that features x permutations stays near 2e7, at least 100)",
     )
     rep = sub.add_parser(
         "reproduce",
@@ -196,7 +197,7 @@ def _run(args, console: Console) -> int:
     t0 = time.perf_counter()
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
-    if args.permutations < 1:
+    if args.permutations is not None and args.permutations < 1:
         raise DataError(f"--permutations must be a positive integer, got {args.permutations}")
     data_path = Path(args.data)
     inputs = [data_path] if data_path.is_file() else []
@@ -290,7 +291,7 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
     """Run every chosen part on ``data`` and return the report (not yet written)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from widefs.cli._chance import chance_sections
+    from widefs.cli._chance import chance_sections, default_permutations
     from widefs.cli._compare import comparison_section
     from widefs.cli._markup import Markup
     from widefs.cli._methods import candidates
@@ -319,7 +320,7 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
                 progress=progress,
                 p_error=p_error,
                 null=args.null,
-                n_permutations=args.permutations,
+                n_permutations=args.permutations or default_permutations(data.X.shape[1]),
                 quick=args.quick,
             )
 
