@@ -185,11 +185,12 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
                 "the search stops specializing when more searching no longer pays. Trained on "
                 "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
                 "(always predicting the majority class: {default:.3f}; {verdict}).{enlarged}\n\n"
-                "In the rule list, [a, b] counts the training examples of each class the rule "
-                "covers, and **m** is the number of candidate rules the search generated and "
+                "In the rule list, [a, b] counts the training examples of each class ({order}) "
+                "the rule covers, and **m** is the number of candidate rules the search generated and "
                 "compared before keeping this one; POE treats the rule as the best of m "
                 "guesses, so its error estimate (POE error) moves from the rule's training error "
                 "toward the prior error as log2(m) grows.{screen}",
+                order=", ".join(str(c) for c in np.unique(data.y)),
                 enlarged=""
                 if test_size == TEST_FRACTION
                 else " The held-out part was enlarged from a third to one example per class.",
