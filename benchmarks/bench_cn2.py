@@ -5,9 +5,11 @@ Usage::
     nice python benchmarks/bench_cn2.py               # 20 splits per dataset (about 25 min)
     python benchmarks/bench_cn2.py --splits 3 --no-write --datasets wine glass
 
-Orange3 is heavy (Qt stack) and pins its own dependencies, so it runs in its own venv
-(``/work/venvs/orange``, created with ``pip install orange3`` when missing) in a
-subprocess; both sides get the same encoded data and the same random 67%/33% splits.
+Orange3 is heavy (Qt stack) and pins its own dependencies, so it runs in a subprocess with
+its own interpreter: ``$WIDEFS_ORANGE_PYTHON`` if set (any Python with orange3 installed,
+e.g. this environment after ``pip install -e ".[bench]"``), else a venv under
+``~/.cache/widefs/orange-venv`` created with ``pip install orange3`` when missing. Both sides
+get the same encoded data and the same random 67%/33% splits.
 
 Matched configuration: ordered rules (decision list), Laplace ranking, beam width 5, at
 most 5 conditions per rule, at least 1 covered example, no significance test, conditions
@@ -38,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,9 +48,9 @@ from _report import machine_note, write_section
 
 from widefs.datasets import load_dataset
 from widefs.rules import CN2Classifier
-from widefs.utils import spawn_seeds
+from widefs.utils import encode_fit, spawn_seeds
 
-ORANGE_VENV = Path("/work/venvs/orange")
+ORANGE_VENV = Path.home() / ".cache" / "widefs" / "orange-venv"
 UCI = [
     "breast_cancer_ljubljana",
     "echocardiogram",
@@ -110,7 +113,9 @@ json.dump(results, open(sys.argv[2], "w"))
 
 
 def orange_python() -> Path:
-    """The Orange venv's interpreter, creating the venv (pip install orange3) if needed."""
+    """Orange's interpreter: ``$WIDEFS_ORANGE_PYTHON``, or a venv created when missing."""
+    if os.environ.get("WIDEFS_ORANGE_PYTHON"):
+        return Path(os.environ["WIDEFS_ORANGE_PYTHON"])
     python = ORANGE_VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(ORANGE_VENV)], check=True)
@@ -155,14 +160,11 @@ def impute_like_orange(frame: pd.DataFrame, train) -> pd.DataFrame:
 
 def encode(frame: pd.DataFrame):
     """Float matrix for Orange: nominal columns as category codes (NaN missing)."""
-    model = CN2Classifier().fit(frame.iloc[:2], ["a", "b"])  # only to reuse its encoder
-    enc = type(model._encoding).fit(
-        [frame[c] for c in frame.columns], "auto", [str(c) for c in frame.columns]
-    )
-    numeric, codes = enc.transform([frame[c] for c in frame.columns])
-    X = np.where(enc.nominal, np.where(codes >= 0, codes, np.nan), numeric)
+    # CN2's own encoding (missing values kept missing), so both learners see the same codes.
+    X, _, enc = encode_fit(BaseEstimator(), frame, None, "from_dtype", missing="propagate")
+    X = np.where(enc.nominal & (X < 0), np.nan, X)
     cats = [list(map(str, c)) if nom else None for c, nom in zip(enc.categories, enc.nominal)]
-    return X.astype(float), cats
+    return X, cats
 
 
 def corrected_paired_test(diffs: np.ndarray, n_train: int, n_test: int) -> tuple[float, float]:
@@ -396,8 +398,8 @@ def main(argv=None) -> int:
         [
             "## CN2 rule induction vs Orange3 (Domingos 1999, issue 4)",
             "",
-            f"Command: `{command}`. {machine_note()} Orange {version} in its own venv "
-            "(`/work/venvs/orange`, `pip install orange3`), run in a subprocess on the same "
+            f"Command: `{command}`. {machine_note()} Orange {version} in its own process "
+            "(see the script's docstring for its interpreter), run on the same "
             f"encoded data and the same {args.splits} random 67%/33% splits per dataset.",
             "",
             "Matched configuration on both sides: ordered CN2, Laplace, beam 5, at most 5 "

@@ -51,10 +51,9 @@ from _report import machine_note, median_time, write_section  # noqa: E402
 from widefs.datasets import load_dataset  # noqa: E402
 from widefs.search import (  # noqa: E402
     Criterion,
+    EvaluatorFactory,
     GeneticSelector,
-    KNNLeaveOneOut,
     SequentialSelector,
-    initial_population,
 )
 
 K = 3
@@ -180,11 +179,26 @@ def backward_rows(X, y, p_small, target, repeat):
     return out
 
 
+def initial_population(rng, size, n_features, fractions):
+    """The GA's initial population (Soares 2010): equal parts of about ``fractions`` of the
+    features, drawn as ``GeneticSelector`` draws them."""
+    pop = np.zeros((size, n_features), dtype=bool)
+    for i in range(size):
+        frac = fractions[i * len(fractions) // size]
+        pop[
+            i,
+            rng.choice(
+                n_features, min(n_features, max(1, round(frac * n_features))), replace=False
+            ),
+        ] = True
+    return pop
+
+
 def genetic_generation(X, y, repeat, n_generations):
     codes = np.unique(y, return_inverse=True)[1]
     pop = initial_population(np.random.RandomState(0), 40, X.shape[1], (0.1, 0.2, 0.4, 0.6, 0.8))
     crit = Criterion(codes)
-    ev = KNNLeaveOneOut(X, codes, 2, np.zeros(X.shape[1], bool), crit.rows, K)
+    ev = EvaluatorFactory("knn", n_neighbors=K).leave_one_out(X, codes, n_classes=2)
     t_ours, ours = median_time(lambda: crit.score(ev.predict_masks(pop)), repeat)
 
     def peer():

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from widefs.datasets import dataset_path, list_datasets, load_dataset, read_manifest
+from widefs.datasets import list_datasets, load_dataset
+from widefs.datasets._loaders import dataset_path, read_manifest
 
 NAMES = list(read_manifest().index)
 REQUIRED = [

@@ -117,9 +117,7 @@ def test_balanced_criterion_avoids_recallers():
     assert balanced.class_supports_["a"].tolist() == [False, True]
     assert balanced.member_scores_["a"] > 0.75
     # Balanced score of the recaller column is exactly 1/2 (recall 1, specificity 0).
-    recaller = SequentialSelector(
-        n_features=1, n_neighbors=3, target_class="a", class_criterion="balanced"
-    )
+    recaller = SequentialSelector(n_neighbors=3, target_class="a", class_criterion="balanced")
     recaller.fit(X[:, [0]], y)
     assert recaller.score_ == 0.5
 
@@ -174,7 +172,7 @@ def test_pandas_names_nominal_and_inclusiveness():
     cefs = ClassSpecificEnsemble(SequentialSelector(n_features=2, n_neighbors=3)).fit(df, y)
     assert set(cefs.class_subsets_) == {"x", "y"}
     assert all(set(s) <= {"vote", "age", "noise"} for s in cefs.class_subsets_.values())
-    assert cefs.overall_selector_.nominal_features_.tolist() == [True, False, False]
+    assert cefs.overall_selector_.categorical_features_.tolist() == [True, False, False]
     r = cefs.inclusiveness()
     assert r == subset_inclusiveness(
         {c: list(s) for c, s in cefs.class_subsets_.items()}, list(cefs.overall_subset_)

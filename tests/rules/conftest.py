@@ -160,7 +160,25 @@ def specialization_counts(data: NodeData, covered: np.ndarray) -> CandidateCount
     )
 
 
+def quality(counts: np.ndarray, target, kind: str, m: float = 2.0) -> np.ndarray:
+    """Rule quality of class-count rows, in numpy (``target`` None: the majority class)."""
+    counts = np.asarray(counts, dtype=float)
+    C = counts.shape[-1]
+    n = counts.sum(axis=-1)
+    hit = counts.max(axis=-1) if target is None else counts[..., target]
+    if kind == "laplace":
+        return (hit + 1.0) / (n + C)
+    if kind == "m_estimate":
+        return (hit + m / C) / (n + m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = counts / n[..., None]
+        ent = -np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0), axis=-1)
+    return -ent
+
+
 @pytest.fixture
 def reference():
-    """The numpy candidate generator: ``NodeData`` and ``specialization_counts``."""
-    return SimpleNamespace(NodeData=NodeData, specialization_counts=specialization_counts)
+    """The numpy references: ``NodeData``, ``specialization_counts`` and ``quality``."""
+    return SimpleNamespace(
+        NodeData=NodeData, specialization_counts=specialization_counts, quality=quality
+    )

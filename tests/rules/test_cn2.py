@@ -169,7 +169,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from widefs.rules import CN2Classifier  # noqa: E402
-from widefs.rules._conditions import FeatureEncoding  # noqa: E402
+from widefs.utils import encode_transform  # noqa: E402
 
 _OPS = {"==": EQ, "<=": LE, ">": GT}
 
@@ -189,8 +189,16 @@ def _random_problem(seed, n=50):
     return X, np.array(["p", "q", "r"])[y]
 
 
+def _matrix(model, X):
+    """The model's encoded matrix (numeric values with NaN, category codes with -1/-2)."""
+    return encode_transform(model, X, model._encoding)
+
+
 def _encoded(model, X):
-    return model._encode(X, reset=False)
+    """The encoded matrix split as the reference reads it: numeric part, code part."""
+    Xe = _matrix(model, X)
+    nominal = model.categorical_features_
+    return np.where(nominal, np.nan, Xe), np.where(nominal, Xe, -1).astype(int)
 
 
 CONFIGS = [
@@ -219,7 +227,12 @@ def test_rule_lists_match_plain_reference(seed, cfg):
     num, codes = _encoded(model, X)
     y_codes = np.searchsorted(model.classes_, y)
     expected = learn(
-        num, codes, list(y_codes), 3, model.nominal_features_, {**cfg, "min_covered": min_covered}
+        num,
+        codes,
+        list(y_codes),
+        3,
+        model.categorical_features_,
+        {**cfg, "min_covered": min_covered},
     )
     got = [
         (
@@ -242,7 +255,7 @@ def test_exhaustive_depth_two_finds_best_conjunction():
     yc = np.searchsorted(model.classes_, y)
     conds = []
     for f in range(4):
-        if model.nominal_features_[f]:
+        if model.categorical_features_[f]:
             conds += [(f, EQ, float(v)) for v in np.unique(codes[:, f][codes[:, f] >= 0])]
         else:
             vals = np.unique(num[:, f][~np.isnan(num[:, f])])
@@ -269,7 +282,7 @@ def test_missing_value_satisfies_no_condition():
     model = CN2Classifier(alpha=None).fit(X, y)
     num, codes = _encoded(model, X)
     for rule in model.rules_:
-        covered = rule.mask(num, codes)
+        covered = rule.mask(_matrix(model, X))
         for c in rule.conditions:
             if c.op == "==":
                 assert (codes[covered, c.feature] >= 0).all()
@@ -282,12 +295,12 @@ def test_missing_value_satisfies_no_condition():
 def test_ordered_prediction_is_first_firing_rule():
     X, y = _random_problem(4, n=80)
     model = CN2Classifier(alpha=None).fit(X, y)
-    num, codes = _encoded(model, X)
+    Xe = _matrix(model, X)
     pred = model.predict(X)
     for i in range(len(y)):
         label = model.default_class_
         for rule in model.rules_:
-            if rule.mask(num[i : i + 1], codes[i : i + 1])[0]:
+            if rule.mask(Xe[i : i + 1])[0]:
                 label = rule.prediction
                 break
         assert pred[i] == label
@@ -299,11 +312,11 @@ def test_ordered_prediction_is_first_firing_rule():
 def test_unordered_prediction_sums_counts_of_firing_rules():
     X, y = _random_problem(6, n=80)
     model = CN2Classifier("poe", mode="unordered").fit(X, y)
-    num, codes = _encoded(model, X)
+    Xe = _matrix(model, X)
     for i in range(len(y)):
         total = np.zeros(3)
         for rule in model.rules_:
-            if rule.mask(num[i : i + 1], codes[i : i + 1])[0]:
+            if rule.mask(Xe[i : i + 1])[0]:
                 total += rule.class_counts
         if total.sum() == 0:
             total = model.default_counts_
@@ -311,15 +324,21 @@ def test_unordered_prediction_sums_counts_of_firing_rules():
 
 
 def test_significance_matches_scipy_g_test():
+    # The kernel's likelihood-ratio test (what fit uses) against scipy's G-test.
+    from widefs.rules._beam import _significant
+
     counts = np.array([[8, 1, 0], [3, 3, 3], [0, 0, 5], [10, 2, 1]])
     base = np.array([20, 15, 10])
-    model = CN2Classifier()
+    base_p = base / base.sum()
+    decided = set()
     for alpha in (0.01, 0.05, 0.3):
-        got = model._significant(counts, base, alpha)
-        for row, g in zip(counts, got):
-            expected = base / base.sum() * row.sum()
-            _, p = stats.power_divergence(row, expected, lambda_="log-likelihood")
-            assert g == (p < alpha)
+        threshold = stats.chi2.isf(alpha, 2)
+        for row in counts:
+            got = _significant(row, float(row.sum()), base_p, threshold, np.zeros(3))
+            _, p = stats.power_divergence(row, base_p * row.sum(), lambda_="log-likelihood")
+            assert got == (p < alpha)
+            decided.add(bool(got))
+    assert decided == {True, False}
 
 
 def test_input_types_give_the_same_rules():
@@ -332,24 +351,27 @@ def test_input_types_give_the_same_rules():
         texts.append(
             [(tuple(c.label for c in r.conditions), r.class_counts.tolist()) for r in model.rules_]
         )
-        assert model.nominal_features_.tolist() == [True, True, False, False]
+        assert model.categorical_features_.tolist() == [True, True, False, False]
     assert texts[0] == texts[1] == texts[2]
 
 
 def test_unseen_category_matches_no_condition():
-    enc = FeatureEncoding.fit([np.array(["x", "y", None], dtype=object)], "auto", ["c"])
-    _, codes = enc.transform([np.array(["y", "z", np.nan, "x"], dtype=object)])
-    assert codes[:, 0].tolist() == [1, -2, -1, 0]
+    X = np.array([["x", 0.0], ["y", 1.0], [None, 2.0], ["x", 3.0]], dtype=object)
+    model = CN2Classifier(alpha=None).fit(X, ["a", "b", "a", "a"])
+    assert [str(c) for r in model.rules_ for c in r.conditions] == ["x0 == x", "x0 == y"]
+    Xq = np.array([["y", 0.0], ["z", 0.0], [np.nan, 0.0], ["x", 0.0]], dtype=object)
+    assert _matrix(model, Xq)[:, 0].tolist() == [1, -2, -1, 0]
+    assert model.predict(Xq).tolist() == ["b", "a", "a", "a"]
 
 
-def test_nominal_features_override_and_errors():
+def test_categorical_features_override_and_errors():
     X = np.array([[1.0, 0.5], [2.0, 0.1], [1.0, 0.7], [3.0, 0.2]])
     y = ["a", "b", "a", "b"]
-    model = CN2Classifier(alpha=None, nominal_features=[0]).fit(X, y)
-    assert model.nominal_features_.tolist() == [True, False]
+    model = CN2Classifier(alpha=None, categorical_features=[0]).fit(X, y)
+    assert model.categorical_features_.tolist() == [True, False]
     assert model.categories_[0].tolist() == ["1.0", "2.0", "3.0"]
     with pytest.raises(ValueError, match="out of range"):
-        CN2Classifier(nominal_features=[5]).fit(X, y)
+        CN2Classifier(categorical_features=[5]).fit(X, y)
     with pytest.raises(ValueError, match="entropy"):
         CN2Classifier(quality="entropy", mode="unordered").fit(X, y)
     with pytest.raises(ValueError, match="numeric when the model was fitted"):

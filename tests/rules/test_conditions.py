@@ -1,10 +1,8 @@
-"""The vectorized candidate counts against brute force, and the column encoding."""
+"""The vectorized candidate counts against brute force."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from widefs.rules._conditions import FeatureEncoding
 from widefs.rules._rule import EQ, GT, LE
 from widefs.stumps import SortedFeatures, run_layout
 from widefs.stumps._scan import threshold_class_counts, threshold_class_counts_many
@@ -77,33 +75,6 @@ def test_specialization_counts_brute_force(seed, reference):
         list(zip(got.feature.tolist(), got.op.tolist(), got.value.tolist(), got.counts.tolist()))
         == expected
     )
-
-
-def test_encoding_detects_kinds_and_missing():
-    frame = pd.DataFrame(
-        {
-            "cat": pd.Categorical(["a", None, "b"]),
-            "text": pd.Series(["x", "y", None], dtype="str"),
-            "obj": pd.Series(["1", 2, None], dtype=object),
-            "num": [1.5, np.nan, 3.0],
-            "flag": [True, False, True],
-        }
-    )
-    cols = [frame[c] for c in frame.columns]
-    enc = FeatureEncoding.fit(cols, "auto", list(frame.columns))
-    assert enc.nominal.tolist() == [True, True, True, False, True]
-    assert enc.categories[2].tolist() == ["1", "2"]
-    numeric, codes = enc.transform(cols)
-    assert codes[:, 0].tolist() == [0, -1, 1]
-    assert codes[:, 1].tolist() == [0, 1, -1]
-    assert codes[:, 2].tolist() == [0, 1, -1]
-    assert np.isnan(numeric[1, 3]) and numeric[2, 3] == 3.0
-    assert codes[:, 4].tolist() == [1, 0, 1]  # "False" < "True"
-    # Object arrays of numbers stay numeric.
-    obj = np.array([1, 2.5, None], dtype=object)
-    enc2 = FeatureEncoding.fit([obj], "auto", ["x0"])
-    assert enc2.nominal.tolist() == [False]
-    assert np.isnan(enc2.transform([obj])[0][2, 0])
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 
 from widefs.rules import CN2Classifier
+from widefs.rules._beam import beam_round
 from widefs.rules._rule import EQ, GT, LE
-from widefs.rules._search import QUALITY_CODES, CandidateTable, beam_round
+from widefs.rules._table import QUALITY_CODES, CandidateTable
 from widefs.stumps import SortedFeatures
 
 
@@ -27,17 +28,7 @@ def _problem(seed, n=70):
 
 def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p, thr, width):
     return beam_round(
-        table.bins,
-        y,
-        3,
-        table.feature_nominal,
-        table.feature_offset,
-        table.feature_n_bins,
-        table.feature_first_candidate,
-        table.cand_feature,
-        table.cand_op,
-        table.cand_bin,
-        int(table.feature_n_bins.sum()),
+        *table.kernel_args(y, 3),
         cov,
         conds,
         lens,
@@ -59,7 +50,7 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
 def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
     y, numeric, codes, nominal, n_cats = _problem(seed)
-    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     data = reference.NodeData.build(
         y, 3, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])
     )
@@ -70,7 +61,6 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
     conds, lens = np.zeros((3, L), dtype=np.intp), np.zeros(3, dtype=np.intp)
     target = -1 if quality == "entropy" else [-1, 0, 1, 2][seed]  # entropy: ordered only
     min_covered = 1 + seed % 3
-    model = CN2Classifier(quality=quality, m=2.0)
     base = np.bincount(y, minlength=3)
     alpha_test = seed % 2 == 1
     thr = 3.0 if alpha_test else np.inf
@@ -87,7 +77,7 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
     assert n_ok == ok.sum()
     counts = cand.counts[ok]
     key = list(zip(cand.feature[ok], cand.op[ok], cand.value[ok]))
-    q = model._quality(counts, None if target < 0 else target)
+    q = reference.quality(counts, None if target < 0 else target, quality, m=2.0)
     rank = np.lexsort((-cover[ok], -q))
 
     def mask(f, op, v):
@@ -138,7 +128,7 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
 def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
     # Member 0 holds x1 <= t and member 1 holds x3 > t'; the kernel merges sorted ids.
     y, numeric, codes, nominal, n_cats = _problem(9, n=60)
-    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     le1 = np.flatnonzero((table.cand_feature == 1) & (table.cand_op == LE))
     gt3 = np.flatnonzero((table.cand_feature == 3) & (table.cand_op == GT))
     a, b = le1[-2], gt3[0]  # loose bounds: tighter ones on the same side replace them
@@ -163,7 +153,7 @@ def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
 
 def test_candidate_table_bins_follow_values():
     _, numeric, codes, nominal, n_cats = _problem(3)
-    table = CandidateTable.build(numeric, codes, nominal, n_cats)
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     for s in range(table.cand_feature.size):
         f, op, v = table.cand_feature[s], table.cand_op[s], table.cand_value[s]
         if op == EQ:

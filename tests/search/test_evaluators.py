@@ -15,9 +15,9 @@ from widefs.search import (
     KNNModel,
     NaiveBayesLeaveOneOut,
     NaiveBayesModel,
-    argmax_ties,
     dissertation_k_grid,
 )
+from widefs.search._evaluators import _argmax_ties as argmax_ties
 
 
 def brute_knn_loo(X, y, nominal, cols, k, rows):

@@ -3,7 +3,10 @@ import itertools
 import numpy as np
 import pytest
 
-from widefs.search import GeneticSelector, initial_population, rank_fitness
+from widefs.search import GeneticSelector
+from widefs.search._genetic import _initial_population as initial_population
+from widefs.search._genetic import _rank_fitness as rank_fitness
+from widefs.search._genetic import _tournament_winners
 
 
 def data(seed=0, n=30, p=25):
@@ -123,3 +126,88 @@ def test_state_from_parent_equals_from_scratch():
     D = ev.state_from(ev.initial_state(ref), ref, child)
     np.testing.assert_allclose(D, ev.initial_state(child), rtol=1e-12, atol=1e-12)
     assert ev.state_from(D, child, child) is D
+
+
+# ------------------------------------------------- the whole algorithm against a reference
+
+
+def ties_data(seed, n=24, p=12):
+    """Small integer data: many subsets reach the same leave-one-out score, so the tie
+    rules of the tournament, the ranking and the best-so-far record all matter."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, p)).astype(float)
+    y = rng.integers(0, 2, n)
+    X[:, 4] += y
+    return X, y
+
+
+GA_SETTINGS = [
+    dict(population_size=8, n_generations=5, crossover_rate=0.6, mutation_rate=0.05, elitism=0.8),
+    dict(population_size=7, n_generations=4, crossover_rate=1.0, mutation_rate=0.0, elitism=1.0),
+    dict(population_size=6, n_generations=4, crossover_rate=0.0, mutation_rate=0.0, elitism=0.0),
+    dict(population_size=6, n_generations=3, crossover_rate=0.0, mutation_rate=1.0, elitism=0.0),
+]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("settings", GA_SETTINGS, ids=lambda s: "-".join(map(str, s.values())))
+def test_equals_the_reference_algorithm(brute, seed, settings):
+    # The documented algorithm written out as plain loops (tests/search/conftest.py), with
+    # brute-force leave-one-out fitness and the same random draws: every population,
+    # fitness and history entry must agree. Pure selection (third setting) isolates the
+    # tournament; full elitism (second) the elite's place; mutation 1 flips every bit.
+    X, y = ties_data(seed)
+    nominal = np.zeros(X.shape[1], bool)
+    ref = brute.genetic(X, lambda cols: brute.score(X, y, nominal, cols, 3), seed=seed, **settings)
+    sel = GeneticSelector(n_neighbors=3, random_state=seed, **settings).fit(X, y)
+    np.testing.assert_array_equal(sel.population_, ref["population"])
+    np.testing.assert_array_equal(sel.fitness_, ref["fitness"])
+    assert sel.history_ == ref["history"]
+    np.testing.assert_array_equal(sel.support_, ref["support"])
+    assert sel.score_ == ref["score"] and sel.n_evaluations_ == ref["n_evaluations"]
+
+
+def test_reference_exercises_every_tie_rule(brute):
+    # The comparison above can only catch a wrong tie rule if ties happen in it.
+    seen = {"score_ties": 0, "full_ties": 0, "elite_ties": 0, "best_ties": 0}
+    for seed in range(3):
+        X, y = ties_data(seed)
+        nominal = np.zeros(X.shape[1], bool)
+        for settings in GA_SETTINGS:
+            ref = brute.genetic(
+                X,
+                lambda cols, X=X, y=y, nominal=nominal: brute.score(X, y, nominal, cols, 3),
+                seed=seed,
+                **settings,
+            )
+            for key in seen:
+                seen[key] += ref["ties"][key]
+    assert all(count > 0 for count in seen.values()), seen
+
+
+def test_tournament_winner_rule():
+    fit = np.array([0.5, 0.7, 0.7, 0.7, -np.inf])
+    sizes = np.array([3, 5, 2, 2, 0])
+    a = np.array([0, 1, 2, 3, 4, 2])
+    b = np.array([1, 2, 1, 2, 0, 3])
+    # Higher score wins; on equal scores fewer features; a full tie goes to the first drawn.
+    assert _tournament_winners(a, b, fit, sizes).tolist() == [1, 2, 2, 3, 0, 2]
+
+
+def test_selection_pressure_raises_mean_fitness():
+    # Pure tournament selection (no crossover, mutation or elitism) can only copy winners:
+    # the population mean never falls below the initial mean by more than noise, and the
+    # best individual spreads. A tournament that kept the less fit would do the opposite.
+    X, y = ties_data(5, n=30, p=16)
+    sel = GeneticSelector(
+        population_size=12,
+        n_generations=6,
+        crossover_rate=0.0,
+        mutation_rate=0.0,
+        elitism=0.0,
+        n_neighbors=3,
+        random_state=0,
+    ).fit(X, y)
+    means = [h["mean_score"] for h in sel.history_]
+    assert means[-1] > means[0]
+    assert np.mean(sel.fitness_ == sel.fitness_.max()) >= 0.5

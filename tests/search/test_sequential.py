@@ -156,25 +156,28 @@ def test_pandas_mixed_input_and_feature_names():
     )
     df.loc[[0, 5], "colour"] = None  # a missing nominal value is its own category
     sel = SequentialSelector(n_features=1, n_neighbors=1).fit(df, y)
-    assert sel.nominal_features_.tolist() == [False, True, False]
+    assert sel.categorical_features_.tolist() == [False, True, False]
     assert sel.get_feature_names_out().tolist() == ["colour"]
     assert sel.transform(df).shape == (n, 1)
     nb = SequentialSelector(n_features=1, estimator="naive_bayes").fit(df, y)
     assert nb.get_feature_names_out().tolist() == ["colour"]
     # The same data as an object array: string columns are detected as nominal.
     obj = SequentialSelector(n_features=1, n_neighbors=1).fit(df.to_numpy(dtype=object), y)
-    assert obj.nominal_features_.tolist() == [False, True, False]
+    assert obj.categorical_features_.tolist() == [False, True, False]
     # Named columns can be declared nominal explicitly.
     named = SequentialSelector(n_features=1, categorical_features=["colour"]).fit(df, y)
-    assert named.nominal_features_.tolist() == [False, True, False]
+    assert named.categorical_features_.tolist() == [False, True, False]
 
 
 def test_errors():
     X, y = continuous(0)
     with pytest.raises(ValueError, match="target_class='z' is not one of the classes"):
         SequentialSelector(target_class="z").fit(X, y)
-    with pytest.raises(ValueError, match="n_features=11 is larger than the number of features"):
+    with pytest.raises(ValueError, match=r"n_features=11 must be smaller .* 10 feature\(s\)"):
         SequentialSelector(n_features=11).fit(X, y)
+    for direction in ("forward", "backward"):  # as scikit-learn's SequentialFeatureSelector
+        with pytest.raises(ValueError, match=r"n_features=10 must be smaller"):
+            SequentialSelector(direction, n_features=10).fit(X, y)
     with pytest.raises(ValueError, match="needs at least 2 classes"):
         SequentialSelector().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="index 12 is out of range"):
@@ -183,3 +186,30 @@ def test_errors():
         X2 = X.copy()
         X2[0, 0] = np.nan
         SequentialSelector().fit(X2, y)
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_every_step_takes_the_best_candidate_by_refitting(direction):
+    # Naive Bayes without smoothing is GaussianNB(var_smoothing=0): each step's score must
+    # be the best leave-one-out accuracy of all candidate subsets, scored here by refitting
+    # scikit-learn per left-out example, and the feature taken the first such candidate.
+    X, y = continuous(8, n=26, p=7)
+    sel = SequentialSelector(
+        direction, n_features=3, estimator="naive_bayes", var_smoothing=0.0
+    ).fit(X, y)
+    current = set() if direction == "forward" else set(range(7))
+    steps = [h for h in sel.history_ if h["feature"] is not None]
+    assert len(steps) == (3 if direction == "forward" else 4)
+    for step in steps:
+        cands = [f for f in range(7) if (f in current) != (direction == "forward")]
+        scores = []
+        for f in cands:
+            cols = sorted(current | {f}) if direction == "forward" else sorted(current - {f})
+            loo = cross_val_score(GaussianNB(var_smoothing=0.0), X[:, cols], y, cv=LeaveOneOut())
+            scores.append(loo.mean())
+        assert step["score"] == pytest.approx(max(scores), abs=1e-12)
+        assert step["feature"] == cands[int(np.argmax(scores))]
+        assert len(set(np.round(scores, 12))) > 1  # a wrong choice would show
+        current = (
+            current | {step["feature"]} if direction == "forward" else current - {step["feature"]}
+        )

@@ -108,8 +108,8 @@ def list_datasets() -> pd.DataFrame:
     Examples
     --------
     >>> table = list_datasets()
-    >>> table.loc["colon", ["n_samples", "n_features"]].tolist()
-    [62, 2000]
+    >>> int(table.loc["colon", "n_samples"]), int(table.loc["colon", "n_features"])
+    (62, 2000)
     """
     manifest = read_manifest()
     rows, _ = _provenance()

@@ -6,23 +6,19 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
-from sklearn.model_selection import cross_val_predict
-from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from widefs.search import CLASS_K_GRID, SequentialSelector
-from widefs.search._base import WrapperSelector
-from widefs.search._encoding import encode_fit, encode_transform
-from widefs.search._evaluators import (
-    CrossValidationEvaluator,
-    KNNLeaveOneOut,
-    KNNModel,
-    NaiveBayesLeaveOneOut,
-    NaiveBayesModel,
+from widefs._compat import HasMethods, StrOptions, fit_context
+from widefs.search import CLASS_K_GRID, GeneticSelector, SequentialSelector
+from widefs.utils import (
+    SupportMixin,
+    check_classes,
+    encode_fit,
+    encode_transform,
+    feature_names_or_default,
+    spawn_seeds,
 )
-from widefs.utils import spawn_seeds
 
 __all__ = ["ClassSpecificEnsemble", "subset_inclusiveness"]
 
@@ -45,6 +41,10 @@ def subset_inclusiveness(class_subsets: dict, overall_subset) -> dict:
         ``union`` (sorted), ``overall`` (sorted), ``only_class_specific`` (in the union,
         not in the overall subset), ``only_overall`` (the reverse), ``union_covers_overall``
         and ``overall_covers_union`` (bools).
+
+    See Also
+    --------
+    ClassSpecificEnsemble.inclusiveness : The same for a fitted ensemble.
 
     Examples
     --------
@@ -70,63 +70,6 @@ def subset_inclusiveness(class_subsets: dict, overall_subset) -> dict:
     }
 
 
-def _fit_model(selector, X, y_codes, n_classes, encoding):
-    """A classifier of the selector's kind on its selected columns (all training rows)."""
-    cols = np.flatnonzero(selector.support_)
-    est = selector.estimator
-    if isinstance(est, str) and est == "knn":
-        return KNNModel(X, y_codes, n_classes, encoding.nominal, cols, selector.n_neighbors_)
-    if isinstance(est, str) and est == "naive_bayes":
-        return NaiveBayesModel(
-            X,
-            y_codes,
-            n_classes,
-            encoding.nominal,
-            encoding.n_categories,
-            cols,
-            selector.var_smoothing,
-            selector.alpha,
-        )
-    return _SubsetClassifier(clone(est).fit(X[:, cols], y_codes), cols)
-
-
-class _SubsetClassifier:
-    """A fitted scikit-learn classifier applied to a column subset, predicting codes."""
-
-    def __init__(self, estimator, cols):
-        self.estimator = estimator
-        self.cols = cols
-
-    def predict_codes(self, X):
-        return np.asarray(self.estimator.predict(X[:, self.cols]), dtype=np.int64)
-
-
-def _loo_predictions(selector, X, y_codes, n_classes, encoding):
-    """Leave-one-out (or cross-validated) predictions of a fitted selector's subset."""
-    mask = selector.support_
-    rows = np.arange(y_codes.size)
-    est = selector.estimator
-    if isinstance(est, str) and est == "knn":
-        ev = KNNLeaveOneOut(X, y_codes, n_classes, encoding.nominal, rows, selector.n_neighbors_)
-    elif isinstance(est, str) and est == "naive_bayes":
-        ev = NaiveBayesLeaveOneOut(
-            X,
-            y_codes,
-            n_classes,
-            encoding.nominal,
-            encoding.n_categories,
-            rows,
-            selector.var_smoothing,
-            selector.alpha,
-        )
-    else:
-        ev = CrossValidationEvaluator(est, X, y_codes, rows, cv=selector.cv)
-        return np.asarray(
-            cross_val_predict(clone(est), X[:, mask], y_codes, cv=ev.cv), dtype=np.int64
-        )
-    return ev.predict_state(ev.initial_state(mask))
-
-
 def _combine(member_codes, overall_codes, combiner):
     """Final codes and whether the members decided (rather than the overall model)."""
     n_classes = member_codes.shape[1]
@@ -138,7 +81,7 @@ def _combine(member_codes, overall_codes, combiner):
     return np.where(decided, np.argmax(claims, axis=1), overall_codes), decided
 
 
-class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Class-specific ensemble feature selection (CEFS; Soares 2010, Chapter 4).
 
     For every class c a wrapper search (a copy of ``selector``) looks for the subset
@@ -182,26 +125,42 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
+        Class labels.
     class_subsets_ : dict {class label: ndarray of str}
         Feature names of each class-specific subset (``x0, x1, ...`` without names).
     overall_subset_ : ndarray of str
         Feature names of the overall subset.
     class_supports_ : dict {class label: ndarray of bool}
+        Each class-specific subset as a mask.
     overall_support_ : ndarray of bool
+        The overall subset as a mask.
     class_selectors_ : dict {class label: fitted selector}
+        The class-specific searches.
     overall_selector_ : fitted selector
+        The overall search.
     members_ : dict {class label: fitted member}
-        Each has ``predict_codes(X_encoded)`` on all columns (it uses its subset).
-    overall_model_ : fitted classifier on the overall subset
+        Each has ``predict_codes(X_encoded)`` on all columns (it uses its subset); built
+        by the selector's ``evaluator_factory_``.
+    overall_model_ : fitted classifier
+        The classifier on the overall subset.
     member_scores_ : dict {class label: float}
         Leave-one-out class criterion of each member's subset.
     overall_score_ : float
+        Leave-one-out score of the overall subset.
     agreement_rate_ : float
         Fraction of training instances decided by the members (not sent to the overall
         model), from the members' leave-one-out predictions.
     n_features_in_ : int
+        Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
+
+    See Also
+    --------
+    widefs.search.SequentialSelector : The default search of every member.
+    widefs.search.GeneticSelector : The dissertation's genetic search.
+    subset_inclusiveness : Compares the class-specific subsets with the overall one.
+    get_support : The union of all subsets (what the ensemble uses).
 
     Examples
     --------
@@ -245,46 +204,69 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _feature_names(self):
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
-        return np.asarray(names, dtype=object)
-
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Run the overall and the class-specific searches and fit the members.
 
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric and nominal columns (see ``categorical_features``).
         y : array_like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
-        self
+        self : object
+            The fitted ensemble.
         """
         template = SequentialSelector() if self.selector is None else self.selector
-        if not isinstance(template, WrapperSelector):
+        if not isinstance(template, SequentialSelector | GeneticSelector):
             raise TypeError(
                 "selector must be a widefs.search SequentialSelector or GeneticSelector; "
                 f"got {type(template).__name__}."
             )
-        Xe, y, encoding = encode_fit(self, X, y, self.categorical_features)
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        n_classes = self.classes_.size
-        if n_classes < 2:
-            raise ValueError(
-                f"ClassSpecificEnsemble needs at least 2 classes; got 1 class "
-                f"({self.classes_[0]!r})."
-            )
+        Xe, y, encoding = encode_fit(
+            self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
+        )
+        self.classes_, y_codes = check_classes(self, y)
         self._encoding = encoding
+        fitted = self._run_searches(template, Xe, y, encoding.nominal)
+        *class_sel, overall = fitted
+        names = feature_names_or_default(self)
+        self.class_selectors_ = dict(zip(self.classes_.tolist(), class_sel))
+        self.overall_selector_ = overall
+        self.class_supports_ = {c: s.support_.copy() for c, s in self.class_selectors_.items()}
+        self.overall_support_ = overall.support_.copy()
+        self.class_subsets_ = {c: names[m] for c, m in self.class_supports_.items()}
+        self.overall_subset_ = names[self.overall_support_]
+        self.member_scores_ = {c: float(s.score_) for c, s in self.class_selectors_.items()}
+        self.overall_score_ = float(overall.score_)
+        data = {"n_classes": self.classes_.size, "encoding": encoding}
+        self.members_ = {
+            c: s.evaluator_factory_.fit_model(Xe, y_codes, support=s.support_, **data)
+            for c, s in self.class_selectors_.items()
+        }
+        self.overall_model_ = overall.evaluator_factory_.fit_model(
+            Xe, y_codes, support=overall.support_, **data
+        )
+        loo_members = np.column_stack(
+            [
+                s.evaluator_factory_.leave_one_out(Xe, y_codes, **data).predict_subset(s.support_)
+                for s in class_sel
+            ]
+        )
+        _, decided = _combine(loo_members, np.zeros(y_codes.size, dtype=np.int64), self.combiner)
+        self.agreement_rate_ = float(decided.mean())
+        return self
+
+    def _run_searches(self, template, Xe, y, nominal):
+        """Fit one copy of ``template`` per class (its criterion) and one overall, in threads."""
         labels = [*self.classes_, None]
         seeds = spawn_seeds(self.random_state, len(labels))
         searches = []
         for label, seed in zip(labels, seeds):
-            params = {"target_class": label, "categorical_features": encoding.nominal.copy()}
+            params = {"target_class": label, "categorical_features": nominal.copy()}
             if label is not None:
                 params["class_criterion"] = self.member_criterion
                 if (
@@ -296,49 +278,53 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             if "random_state" in template.get_params(deep=False):
                 params["random_state"] = int(seed)
             searches.append(clone(template).set_params(**params))
-        fitted = Parallel(n_jobs=self.n_jobs, backend="threading")(
+        return Parallel(n_jobs=self.n_jobs, backend="threading")(
             delayed(s.fit)(Xe, y) for s in searches
         )
-        *class_sel, overall = fitted
-        names = self._feature_names()
-        self.class_selectors_ = dict(zip(self.classes_.tolist(), class_sel))
-        self.overall_selector_ = overall
-        self.class_supports_ = {c: s.support_.copy() for c, s in self.class_selectors_.items()}
-        self.overall_support_ = overall.support_.copy()
-        self.class_subsets_ = {c: names[m] for c, m in self.class_supports_.items()}
-        self.overall_subset_ = names[self.overall_support_]
-        self.member_scores_ = {c: float(s.score_) for c, s in self.class_selectors_.items()}
-        self.overall_score_ = float(overall.score_)
-        self.members_ = {
-            c: _fit_model(s, Xe, y_codes, n_classes, encoding)
-            for c, s in self.class_selectors_.items()
-        }
-        self.overall_model_ = _fit_model(overall, Xe, y_codes, n_classes, encoding)
-        loo_members = np.column_stack(
-            [_loo_predictions(s, Xe, y_codes, n_classes, encoding) for s in class_sel]
-        )
-        _, decided = _combine(loo_members, np.zeros(y_codes.size, dtype=np.int64), self.combiner)
-        self.agreement_rate_ = float(decided.mean())
-        return self
+
+    def _get_support_mask(self):
+        """Every feature some member or the overall model uses."""
+        mask = self.overall_support_.copy()
+        for support in self.class_supports_.values():
+            mask |= support
+        return mask
+
+    def _encoded(self, X):
+        check_is_fitted(self)
+        return encode_transform(self, X, self._encoding)
 
     def _member_codes(self, Xe):
         return np.column_stack([m.predict_codes(Xe) for m in self.members_.values()])
 
     def predict_members(self, X):
-        """Each member's prediction, shape ``(n_samples, n_classes)`` (column c: member of
-        ``classes_[c]``)."""
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        return self.classes_[self._member_codes(Xe)]
+        """Each member's prediction.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples, n_classes)
+            Column c holds the predictions of the member of ``classes_[c]``.
+        """
+        return self.classes_[self._member_codes(self._encoded(X))]
 
     def decided_by_members(self, X):
-        """Whether the members decide each instance (``False``: the overall model does)."""
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        _, decided = _combine(
-            self._member_codes(Xe), np.zeros(Xe.shape[0], dtype=np.int64), self.combiner
-        )
-        return decided
+        """Whether the members decide each instance (``False``: the overall model does).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        decided : ndarray of bool, shape (n_samples,)
+        """
+        codes = self._member_codes(self._encoded(X))
+        return _combine(codes, np.zeros(codes.shape[0], dtype=np.int64), self.combiner)[1]
 
     def predict(self, X):
         """Predict with the members when they decide, else with the overall model.
@@ -346,13 +332,14 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
         """
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
+        Xe = self._encoded(X)
         codes, _ = _combine(
             self._member_codes(Xe), self.overall_model_.predict_codes(Xe), self.combiner
         )
@@ -364,17 +351,23 @@ class ClassSpecificEnsemble(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
         """
-        check_is_fitted(self)
-        Xe = encode_transform(self, X, self._encoding)
-        return self.classes_[self.overall_model_.predict_codes(Xe)]
+        return self.classes_[self.overall_model_.predict_codes(self._encoded(X))]
 
     def inclusiveness(self) -> dict:
-        """:func:`subset_inclusiveness` of the fitted subsets (feature names)."""
+        """:func:`subset_inclusiveness` of the fitted subsets (feature names).
+
+        Returns
+        -------
+        report : dict
+            See :func:`subset_inclusiveness`.
+        """
         check_is_fitted(self)
         return subset_inclusiveness(
             {c: list(s) for c, s in self.class_subsets_.items()}, list(self.overall_subset_)

@@ -17,13 +17,43 @@ __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
 
 
 def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
-    """Boolean mask of the input features a fitted estimator uses, or None if unknown.
+    """Boolean mask of the input features a fitted estimator uses, or None if it does not say.
 
-    Looks through pipelines (composing the masks of successive selectors), through
-    search estimators (``best_estimator_``) and at the usual attributes: the members'
-    supports of a class-specific ensemble, the features tested by a rule list's
-    conditions, ``get_support`` (selectors), ``selected_features_`` (index array),
-    ``support_``, and non-zero ``feature_importances_`` or ``coef_``.
+    The one protocol is ``get_support()``: every widefs estimator has it (selectors through
+    scikit-learn's ``SelectorMixin``, the classifiers through
+    :class:`widefs.utils.SupportMixin`), as do scikit-learn's selectors. Pipelines compose
+    the masks of their steps (a step without ``get_support`` passes every feature on), and
+    a fitted search estimator (``GridSearchCV`` and friends) answers for its
+    ``best_estimator_``.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A selector, classifier, pipeline or fitted search estimator.
+    n_features : int
+        Number of input features ``estimator`` was fitted on.
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (n_features,), or None
+        ``None`` when nothing in ``estimator`` implements ``get_support``.
+
+    See Also
+    --------
+    nested_evaluate : Collects these masks per outer fold.
+    selection_stability : Their agreement across folds.
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X = np.array([[0.0, 5.0, 1.0], [0.2, 1.0, 0.0], [1.0, 4.0, 1.0], [1.1, 2.0, 0.0]])
+    >>> pipe = make_pipeline(SelectKBest(k=1), GaussianNB()).fit(X, [0, 0, 1, 1])
+    >>> selected_feature_mask(pipe, 3).tolist()
+    [True, False, False]
+    >>> selected_feature_mask(GaussianNB().fit(X, [0, 0, 1, 1]), 3) is None
+    True
     """
     if hasattr(estimator, "best_estimator_"):
         return selected_feature_mask(estimator.best_estimator_, n_features)
@@ -33,8 +63,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
         for _, step in estimator.steps:
             if step is None or step == "passthrough":
                 continue
-            width = int(mask.sum())
-            inner = selected_feature_mask(step, width)
+            inner = selected_feature_mask(step, int(mask.sum()))
             if inner is None:
                 continue
             known = True
@@ -42,35 +71,8 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
             mask = np.zeros(n_features, bool)
             mask[positions[inner]] = True
         return mask if known else None
-    if hasattr(estimator, "class_supports_") and hasattr(estimator, "overall_support_"):
-        # Class-specific ensemble: every feature some member or the overall model uses.
-        mask = np.asarray(estimator.overall_support_, bool).copy()
-        for support in estimator.class_supports_.values():
-            mask |= np.asarray(support, bool)
-        return mask
-    rules = getattr(estimator, "rules_", None)
-    if rules is not None and all(hasattr(r, "conditions") for r in rules):
-        # Rule learners: the features their conditions test.
-        mask = np.zeros(n_features, bool)
-        for rule in rules:
-            for cond in rule.conditions:
-                mask[int(cond.feature)] = True
-        return mask
     if hasattr(estimator, "get_support"):
         return np.asarray(estimator.get_support(), bool)
-    if hasattr(estimator, "selected_features_"):
-        mask = np.zeros(n_features, bool)
-        mask[np.asarray(estimator.selected_features_, dtype=int)] = True
-        return mask
-    if hasattr(estimator, "support_") and np.asarray(estimator.support_).dtype == bool:
-        return np.asarray(estimator.support_, bool)
-    if hasattr(estimator, "feature_importances_"):
-        return np.asarray(estimator.feature_importances_) > 0
-    coef = getattr(estimator, "coef_", None)
-    if coef is not None:
-        coef = np.atleast_2d(coef)
-        if coef.shape[1] == n_features:
-            return np.any(coef != 0, axis=0)
     return None
 
 
@@ -81,6 +83,20 @@ def selection_stability(masks: np.ndarray) -> float:
     feature f's selection indicator over the M folds and k the mean number selected:
     1 when every fold selects the same features, about 0 for random selections of the
     same sizes. NaN when every fold selects nothing or everything.
+
+    Parameters
+    ----------
+    masks : array_like of bool, shape (n_folds, n_features)
+        The features selected in each fold.
+
+    Returns
+    -------
+    stability : float
+        Nogueira's index (NaN for fewer than two folds or a degenerate selection).
+
+    See Also
+    --------
+    nested_evaluate : Reports this index over its outer folds.
 
     Examples
     --------
@@ -149,8 +165,11 @@ def nested_evaluate(
     Parameters
     ----------
     estimator : classifier
+        Cloned for every outer fold.
     X : array_like or DataFrame of shape (n_samples, n_features)
+        Data.
     y : array_like of shape (n_samples,)
+        Class labels.
     cv : int or splitter, default=5
         An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
         seeded by ``random_state``.
@@ -175,6 +194,12 @@ def nested_evaluate(
         when the estimator does not expose a selection); ``selection_frequency`` (how
         often each feature was selected); ``stability`` (Nogueira's index);
         ``n_selected`` per fold; ``predictions`` (n_repeats, n_samples).
+
+    See Also
+    --------
+    selected_feature_mask : How a fold's selection is read (``get_support``).
+    selection_stability : The stability index.
+    PriorFallbackClassifier : Keeps pipelines defined when a fold selects nothing.
 
     Examples
     --------

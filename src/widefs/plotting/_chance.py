@@ -39,6 +39,11 @@ def literal_text():
     to parse. Log axes drawn inside it need a plain tick formatter (see
     :func:`plot_chance_curves`), since matplotlib's default one writes mathtext.
 
+    See Also
+    --------
+    plot_chance_curves : Draws its names and labels inside this context.
+    plot_selection_frequency : Draws feature names inside this context.
+
     Examples
     --------
     >>> from matplotlib.figure import Figure

@@ -34,6 +34,11 @@ def plot_selection_frequency(
     -------
     matplotlib Axes
 
+    See Also
+    --------
+    widefs.model_selection.nested_evaluate : Computes ``selection_frequency``.
+    literal_text : The context the names are drawn in.
+
     Examples
     --------
     >>> ax = plot_selection_frequency([0.2, 1.0, 0.0], ["$a$", "b", "c"])

@@ -7,30 +7,54 @@ generated, the more the best rule's observed error is pulled towards the prior e
 
 Each beam round (count every one-condition specialization of every beam member, rank them,
 keep the best distinct conjunctions) is one compiled call,
-:func:`widefs.rules._search.beam_round`; this module keeps the stopping rules and the
-rule lists. The first fit on a machine compiles it (a few seconds, cached on disk).
+:func:`widefs.rules._beam.beam_round`; this module keeps the stopping rules and the
+rule lists. The first fit on a machine compiles it (a few seconds, cached on disk); importing
+this module does not.
+
+``fit`` reads top-down: validate and encode the input (:func:`widefs.utils.encode_fit`,
+missing values kept missing), build the candidate table, learn the rules
+(``_learn_ordered`` / ``_learn_unordered``, each returning a :class:`_RuleSet`), store them.
 """
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import stats
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import check_consistent_length, column_or_1d
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from widefs.rules._conditions import FeatureEncoding
+from widefs._compat import Interval, StrOptions, fit_context
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
 from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
-from widefs.rules._search import QUALITY_CODES, CandidateTable, beam_round, quality_of
+from widefs.rules._table import QUALITY_CODES, CandidateTable
+from widefs.utils import (
+    SupportMixin,
+    check_classes,
+    encode_fit,
+    encode_transform,
+    feature_names_or_default,
+)
 
 __all__ = ["CN2Classifier"]
+
+
+def _beam():
+    """The compiled beam rounds, imported (and compiled) on first use."""
+    from widefs.rules import _beam
+
+    return _beam
+
+
+@dataclass(frozen=True)
+class _RuleSet:
+    """What a learning loop returns: the rules and the class counts of the default rule."""
+
+    rules: list
+    default_counts: np.ndarray
 
 
 class _Found:
@@ -45,7 +69,7 @@ class _Found:
         self.quality = quality
 
 
-class CN2Classifier(ClassifierMixin, BaseEstimator):
+class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
     """CN2 rule induction, with classic or process-oriented (POE) stopping.
 
     Rules are learned one at a time by beam search (Clark & Niblett 1989). Each round
@@ -111,10 +135,11 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         Most conditions per rule.
     min_covered : int, default=1
         Fewest training examples a rule version must cover.
-    nominal_features : "auto" or array-like, default="auto"
-        Which columns are nominal: ``"auto"`` takes pandas categorical, string, object and
-        boolean columns and object-array columns holding non-numbers; otherwise a boolean
-        mask, column indices or column names.
+    categorical_features : "from_dtype", None or array-like, default="from_dtype"
+        Which columns are nominal: ``"from_dtype"`` takes pandas categorical, string, object
+        and boolean columns, boolean arrays and object-array columns holding strings or
+        booleans; ``None``: every column numeric; otherwise a boolean mask, column indices
+        or column names (as in :class:`widefs.search.SequentialSelector`).
 
     Attributes
     ----------
@@ -128,12 +153,21 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
     theory_size_ : int
         Total number of conditions over all rules (Table 1 of Domingos 1999).
     classes_ : ndarray
-    nominal_features_ : ndarray of bool
+        Class labels.
+    categorical_features_ : ndarray of bool
+        Columns treated as nominal.
     categories_ : list of ndarray
         Sorted category texts of each nominal column (empty for numeric columns).
     n_features_in_ : int
+        Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
+
+    See Also
+    --------
+    widefs.rules.poe_combine : The process-oriented estimate (Eq. 13).
+    widefs.rules.rules_summary : CN2-POE on a held-out split, ready to print.
+    get_support : The features the rules test.
 
     Examples
     --------
@@ -162,7 +196,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         "alpha": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="neither"), None],
         "max_rule_length": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "min_covered": [Interval(numbers.Integral, 1, None, closed="left")],
-        "nominal_features": [StrOptions({"auto"}), "array-like"],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -179,7 +213,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         alpha="auto",
         max_rule_length=None,
         min_covered=1,
-        nominal_features="auto",
+        categorical_features="from_dtype",
     ):
         self.stopping = stopping
         self.mode = mode
@@ -192,46 +226,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.max_rule_length = max_rule_length
         self.min_covered = min_covered
-        self.nominal_features = nominal_features
-
-    # ------------------------------------------------------------------ input handling
-    def _columns(self, X, *, reset: bool):
-        """Validate ``X`` and split it into per-column 1-D arrays (dtype kept per column)."""
-        if isinstance(X, pd.DataFrame):
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if X.shape[0] == 0:
-                raise ValueError(
-                    f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
-                )
-            if X.shape[1] == 0:
-                raise ValueError(
-                    f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
-                )
-            cols = [col for _, col in X.items()]
-            return cols, [str(c) for c in X.columns]
-        X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
-        if X.dtype.kind not in "biufO":
-            X = X.astype(object)
-        if X.dtype.kind in "biuf" and np.isinf(X).any():
-            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        names = (
-            [str(c) for c in self.feature_names_in_]
-            if hasattr(self, "feature_names_in_")
-            else [f"x{j}" for j in range(X.shape[1])]
-        )
-        return [X[:, j] for j in range(X.shape[1])], names
-
-    def _encode(self, X, *, reset: bool):
-        columns, names = self._columns(X, reset=reset)
-        if reset:
-            self._encoding, numeric, codes = FeatureEncoding.fit_transform(
-                columns, self.nominal_features, names
-            )
-        else:
-            numeric, codes = self._encoding.transform(columns)
-        if np.isinf(numeric).any():
-            raise ValueError("Input X contains infinity in a numeric column.")
-        return numeric, codes
+        self.categorical_features = categorical_features
 
     # ------------------------------------------------------------------ scoring
     def _alpha(self):
@@ -241,40 +236,6 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
 
     def _poe_m(self, n_classes: int) -> float:
         return float(n_classes) if self.poe_m == "laplace" else float(self.poe_m)
-
-    def _predicted(self, counts: np.ndarray, target) -> np.ndarray:
-        if target is None:
-            return np.argmax(counts, axis=-1)  # ties to the lower class code
-        return np.full(counts.shape[:-1], target)
-
-    def _quality(self, counts: np.ndarray, target) -> np.ndarray:
-        counts = np.asarray(counts, dtype=float)
-        C = counts.shape[-1]
-        n = counts.sum(axis=-1)
-        hit = counts.max(axis=-1) if target is None else counts[..., target]
-        if self.quality == "laplace":
-            return (hit + 1.0) / (n + C)
-        if self.quality == "m_estimate":
-            return (hit + self.m / C) / (n + self.m)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = counts / n[..., None]
-            ent = -np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0), axis=-1)
-        return -ent
-
-    def _significant(self, counts: np.ndarray, base: np.ndarray, alpha) -> np.ndarray:
-        """Likelihood-ratio test of covered class counts against the base distribution."""
-        if alpha is None:
-            return np.ones(counts.shape[0], dtype=bool)
-        counts = np.asarray(counts, dtype=float)
-        p = base / base.sum()
-        expected = counts.sum(axis=1, keepdims=True) * p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(counts > 0, counts * np.log(counts / expected), 0.0)
-        lrs = 2.0 * terms.sum(axis=1)
-        df = int((p > 0).sum()) - 1
-        if df < 1:
-            return np.zeros(counts.shape[0], dtype=bool)
-        return lrs > stats.chi2.isf(alpha, df)
 
     def _error_estimate(self, counts: np.ndarray, target, n_classes: int) -> float:
         """The m-estimate error of Eq. 14, ``(e + m E_0) / (n + m)``, ``E_0 = (C-1)/C``."""
@@ -299,7 +260,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
     def _find_rule(self, table: CandidateTable, y, C: int, active, target, prior: float):
         """Beam search for one rule on the ``active`` rows; returns (found or None, m, E).
 
-        Each round is one compiled call (:func:`widefs.rules._search.beam_round`) that
+        Each round is one compiled call (:func:`widefs.rules._beam.beam_round`) that
         counts, ranks and keeps the specializations; this loop applies the stopping rules.
         """
         alpha = self._alpha()
@@ -307,7 +268,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         kind = QUALITY_CODES[self.quality]
         tgt = -1 if target is None else int(target)
         m = float(self.m)
-        root_quality = float(quality_of(base, tgt, kind, m, np.zeros(C)))
+        kernels = _beam()
+        root_quality = float(kernels.quality_of(base, tgt, kind, m, np.zeros(C)))
         base_p = base / base.sum()
         test = alpha is not None
         df = int((base_p > 0).sum()) - 1
@@ -342,18 +304,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
                 best_counts,
                 best_quality,
                 all_pure,
-            ) = beam_round(
-                table.bins,
-                y,
-                C,
-                table.feature_nominal,
-                table.feature_offset,
-                table.feature_n_bins,
-                table.feature_first_candidate,
-                table.cand_feature,
-                table.cand_op,
-                table.cand_bin,
-                table.n_bins_total,
+            ) = kernels.beam_round(
+                *table.kernel_args(y, C),
                 cov,
                 conds,
                 lens,
@@ -393,7 +345,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
             feature = int(table.cand_feature[s])
             op = int(table.cand_op[s])
             value = float(table.cand_value[s])
-            name = self._encoding.names[feature]
+            name = self._names[feature]
             if op == EQ:
                 label = str(self._encoding.categories[feature][int(value)])
             else:
@@ -409,7 +361,7 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------ fit / predict
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Learn the rule list (or unordered rule set) from ``X`` and ``y``.
 
@@ -418,115 +370,145 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
         X : array_like or DataFrame of shape (n_samples, n_features)
             Numeric and nominal columns; NaN/None mark missing values.
         y : array_like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
-        self
+        self : object
+            The fitted classifier.
         """
         if self.quality == "entropy" and self.mode == "unordered":
             raise ValueError(
                 "quality='entropy' ranks rules by class purity and is defined for "
                 "mode='ordered' only; use 'laplace' or 'm_estimate' with mode='unordered'."
             )
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
-        numeric, codes = self._encode(X, reset=True)
-        y = column_or_1d(np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy(), warn=True)
-        check_consistent_length(numeric, y)
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        y_codes = y_codes.astype(np.intp)
-        self.nominal_features_ = self._encoding.nominal.copy()
+        Xe, y, self._encoding = encode_fit(
+            self, X, y, self.categorical_features, missing="propagate"
+        )
+        self.classes_, y_codes = check_classes(self, y, min_classes=1)
+        self.categorical_features_ = self._encoding.nominal.copy()
         self.categories_ = [c.copy() for c in self._encoding.categories]
-        C = self.classes_.size
-        n_cats = np.array([c.size for c in self._encoding.categories], dtype=np.intp)
-        table = CandidateTable.build(numeric, codes, self._encoding.nominal, n_cats)
-        self._table = table
-        totals = np.bincount(y_codes, minlength=C)
-        all_prior = 1.0 - totals.max() / totals.sum()
-        self.rules_ = []
-        if self.mode == "ordered":
-            active = np.ones(y_codes.size, dtype=bool)
-            while active.any():
-                remaining = np.bincount(y_codes[active], minlength=C)
-                if np.count_nonzero(remaining) <= 1:
-                    break  # the default rule already classifies the rest without error
-                prior = 1.0 - remaining.max() / remaining.sum()
-                entry, m_k, est = self._find_rule(
-                    table,
-                    y_codes,
-                    C,
-                    active,
-                    None,
-                    prior if self.poe_prior == "uncovered" else all_prior,
-                )
-                if entry is None or not entry.sids.size:
-                    break
-                self.rules_.append(
-                    self._make_rule(entry, entry.counts, int(np.argmax(entry.counts)), m_k, est)
-                )
-                active &= ~entry.covered
-            left = np.bincount(y_codes[active], minlength=C)
-            self.default_counts_ = left if left.sum() else totals
-        else:
-            for t in range(C):
-                active = np.ones(y_codes.size, dtype=bool)
-                while (active & (y_codes == t)).any():
-                    remaining = np.bincount(y_codes[active], minlength=C)
-                    prior = 1.0 - remaining.max() / remaining.sum()
-                    entry, m_k, est = self._find_rule(
-                        table,
-                        y_codes,
-                        C,
-                        active,
-                        t,
-                        prior if self.poe_prior == "uncovered" else all_prior,
-                    )
-                    if entry is None or not entry.sids.size or entry.counts[t] == 0:
-                        break
-                    # Unordered rules report their counts on the whole training set.
-                    counts = np.bincount(y_codes[table.coverage(entry.sids)], minlength=C)
-                    self.rules_.append(self._make_rule(entry, counts, t, m_k, est))
-                    active &= ~(entry.covered & (y_codes == t))
-            self.default_counts_ = totals
+        self._names = [str(n) for n in feature_names_or_default(self)]
+        self._table = CandidateTable.build(Xe, self._encoding.nominal, self._encoding.n_categories)
+        totals = np.bincount(y_codes, minlength=self.classes_.size)
+        learn = self._learn_ordered if self.mode == "ordered" else self._learn_unordered
+        result = learn(y_codes, totals)
+        self.rules_ = result.rules
+        self.default_counts_ = result.default_counts
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
         self.theory_size_ = int(sum(r.length for r in self.rules_))
         return self
 
+    def _prior(self, y_codes, active, totals) -> float:
+        """Default error of the rows rules are learned from (``poe_prior``)."""
+        counts = np.bincount(y_codes[active], minlength=totals.size)
+        if self.poe_prior == "all":
+            counts = totals
+        return 1.0 - counts.max() / counts.sum()
+
+    def _learn_ordered(self, y_codes, totals) -> _RuleSet:
+        """A decision list: each rule predicts its majority class; covered rows leave."""
+        C = totals.size
+        rules = []
+        active = np.ones(y_codes.size, dtype=bool)
+        while active.any():
+            if np.count_nonzero(np.bincount(y_codes[active], minlength=C)) <= 1:
+                break  # the default rule already classifies the rest without error
+            prior = self._prior(y_codes, active, totals)
+            entry, m_k, est = self._find_rule(self._table, y_codes, C, active, None, prior)
+            if entry is None or not entry.sids.size:
+                break
+            prediction = int(np.argmax(entry.counts))
+            rules.append(self._make_rule(entry, entry.counts, prediction, m_k, est))
+            active &= ~entry.covered
+        left = np.bincount(y_codes[active], minlength=C)
+        return _RuleSet(rules, left if left.sum() else totals)
+
+    def _learn_unordered(self, y_codes, totals) -> _RuleSet:
+        """Rules per class on the full set, removing only that class's covered rows."""
+        C = totals.size
+        rules = []
+        for t in range(C):
+            active = np.ones(y_codes.size, dtype=bool)
+            while (active & (y_codes == t)).any():
+                prior = self._prior(y_codes, active, totals)
+                entry, m_k, est = self._find_rule(self._table, y_codes, C, active, t, prior)
+                if entry is None or not entry.sids.size or entry.counts[t] == 0:
+                    break
+                # Unordered rules report their counts on the whole training set.
+                counts = np.bincount(y_codes[self._table.coverage(entry.sids)], minlength=C)
+                rules.append(self._make_rule(entry, counts, t, m_k, est))
+                active &= ~(entry.covered & (y_codes == t))
+        return _RuleSet(rules, totals)
+
+    def _get_support_mask(self):
+        """The features tested by some rule's conditions."""
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        for rule in self.rules_:
+            for cond in rule.conditions:
+                mask[cond.feature] = True
+        return mask
+
     def _class_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        numeric, codes = self._encode(X, reset=False)
-        n, C = numeric.shape[0], self.classes_.size
+        Xe = encode_transform(self, X, self._encoding)
+        n, C = Xe.shape[0], self.classes_.size
         scores = np.zeros((n, C))
         if self.mode == "ordered":
             undecided = np.ones(n, dtype=bool)
             for rule in self.rules_:
-                fire = undecided & rule.mask(numeric, codes)
+                fire = undecided & rule.mask(Xe)
                 scores[fire] = rule.class_counts
                 undecided &= ~fire
             scores[undecided] = self.default_counts_
         else:
             for rule in self.rules_:
-                scores[rule.mask(numeric, codes)] += rule.class_counts
+                scores[rule.mask(Xe)] += rule.class_counts
             none = scores.sum(axis=1) == 0
             scores[none] = self.default_counts_
         return scores
 
     def predict_proba(self, X):
-        """Class distribution of the deciding rule (ordered) or of the summed firing rules."""
+        """Class distribution of the deciding rule (ordered) or of the summed firing rules.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Training class frequencies behind the prediction, in ``classes_`` order.
+        """
         scores = self._class_scores(X)
         return scores / scores.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """Predicted class labels (ties to the first class in ``classes_``)."""
+        """Predicted class labels (ties to the first class in ``classes_``).
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            The columns seen in ``fit``; missing values allowed.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self._class_scores(X), axis=1)]
 
     # ------------------------------------------------------------------ display
     def format_rules(self) -> str:
-        """The fitted rules, one per line, with the default rule last."""
+        """The fitted rules, one per line, with the default rule last.
+
+        Returns
+        -------
+        text : str
+            A header line, the numbered rules and the default rule (also ``str(model)``).
+        """
         check_is_fitted(self)
         n_rules = len(self.rules_)
         head = (
@@ -549,6 +531,8 @@ class CN2Classifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.input_tags.string = True
+        # Strings are accepted as category labels, but values that are neither numbers nor
+        # labels (a dict, a list) are rejected with TypeError, as scikit-learn expects of
+        # estimators without the "string" tag (check_dtype_object).
         tags.input_tags.categorical = True
         return tags

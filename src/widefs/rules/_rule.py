@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,8 +16,6 @@ OP_SYMBOLS = {EQ: "==", LE: "<=", GT: ">"}
 def format_value(value: float) -> str:
     """Shortest readable text for a threshold that still reads back as the same float.
 
-    Examples
-    --------
     >>> format_value(2.5), format_value(0.1 + 0.2), format_value(3.0)
     ('2.5', '0.30000000000000004', '3')
     """
@@ -29,8 +27,28 @@ def format_value(value: float) -> str:
 class Condition:
     """One test ``feature op value``; a missing value never satisfies a condition.
 
-    ``op`` is ``"=="`` for a nominal attribute (``value`` the category code, ``label``
-    its text) and ``"<="`` or ``">"`` for a numeric one (``value`` an observed value).
+    Parameters
+    ----------
+    feature : int
+        Column index.
+    op : {"==", "<=", ">"}
+        ``"=="`` for a nominal attribute, ``"<="`` or ``">"`` for a numeric one.
+    value : float
+        The category code (``"=="``) or an observed value (the threshold).
+    feature_name : str
+        The column's name, for display.
+    label : str
+        The value as displayed: the category's text, or the threshold.
+
+    See Also
+    --------
+    Rule : A conjunction of conditions.
+
+    Examples
+    --------
+    >>> cond = Condition(1, "<=", 2.5, "temp", "2.5")
+    >>> str(cond), cond.mask(np.array([[0.0, 1.0], [0.0, 3.0], [0.0, np.nan]])).tolist()
+    ('temp <= 2.5', [True, False, False])
     """
 
     feature: int
@@ -42,11 +60,23 @@ class Condition:
     def __str__(self) -> str:
         return f"{self.feature_name} {self.op} {self.label}"
 
-    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Which rows satisfy the test, given the encoded matrices of the estimator."""
+    def mask(self, X: np.ndarray) -> np.ndarray:
+        """Which rows satisfy the test.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Encoded like the estimator's training data (:func:`widefs.utils.encode_fit`:
+            numeric values with NaN for missing, nominal category codes, negative for
+            missing or unseen).
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_samples,)
+        """
+        col = X[:, self.feature]
         if self.op == "==":
-            return codes[:, self.feature] == self.value
-        col = numeric[:, self.feature]
+            return col == self.value  # codes: a missing (-1) or unseen (-2) value matches none
         # NaN compares False both ways: missing never satisfies a numeric test.
         return col <= self.value if self.op == "<=" else col > self.value
 
@@ -55,7 +85,7 @@ class Condition:
 class Rule:
     """``IF conditions THEN prediction`` with the training class counts it covered.
 
-    Attributes
+    Parameters
     ----------
     conditions : tuple of Condition
         Empty for the default rule.
@@ -64,10 +94,23 @@ class Rule:
     class_counts : ndarray of int, shape (n_classes,)
         Training examples of each class covered (in ordered mode: among the examples
         left uncovered by the earlier rules).
-    poe_error : float or None
+    poe_error : float or None, default=None
         The process-oriented error estimate that accepted the rule (``stopping="poe"``).
-    n_hypotheses : int or None
+    n_hypotheses : int or None, default=None
         Rule versions generated while searching for this rule (``m_k`` of Eq. 13).
+
+    See Also
+    --------
+    CN2Classifier : Learns lists of rules.
+    Condition : One test of a rule.
+
+    Examples
+    --------
+    >>> rule = Rule((Condition(0, "==", 1.0, "colour", "red"),), "yes", np.array([0, 4]))
+    >>> print(rule)
+    IF colour == red THEN yes  [0, 4]
+    >>> rule.n_covered, rule.length
+    (4, 1)
     """
 
     conditions: tuple[Condition, ...]
@@ -75,14 +118,15 @@ class Rule:
     class_counts: np.ndarray
     poe_error: float | None = None
     n_hypotheses: int | None = None
-    classes: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def n_covered(self) -> int:
+        """Training examples covered."""
         return int(np.sum(self.class_counts))
 
     @property
     def length(self) -> int:
+        """Number of conditions."""
         return len(self.conditions)
 
     def __str__(self) -> str:
@@ -93,8 +137,19 @@ class Rule:
             text += f"  (POE error {self.poe_error:.3f}, m = {self.n_hypotheses})"
         return text
 
-    def mask(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        out = np.ones(numeric.shape[0], dtype=bool)
+    def mask(self, X: np.ndarray) -> np.ndarray:
+        """Which rows satisfy every condition.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Encoded like the estimator's training data (see :meth:`Condition.mask`).
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_samples,)
+        """
+        out = np.ones(X.shape[0], dtype=bool)
         for cond in self.conditions:
-            out &= cond.mask(numeric, codes)
+            out &= cond.mask(X)
         return out

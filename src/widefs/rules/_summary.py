@@ -16,7 +16,7 @@ __all__ = ["RulesSummary", "rules_summary"]
 class RulesSummary:
     """CN2-POE fitted on a training part and scored on the held-out rest.
 
-    Attributes
+    Parameters
     ----------
     model : CN2Classifier
         Fitted on the training part.
@@ -27,6 +27,18 @@ class RulesSummary:
     n_train, n_test : int
     text : str
         ``str(model)`` followed by the held-out errors, ready to print.
+
+    See Also
+    --------
+    rules_summary : Builds it.
+
+    Examples
+    --------
+    >>> from widefs.datasets import load_dataset
+    >>> X, y = load_dataset("congressional_voting", return_X_y=True)
+    >>> summary = rules_summary(X, y, random_state=0)
+    >>> isinstance(summary, RulesSummary), summary.n_train + summary.n_test == len(y)
+    (True, True)
     """
 
     model: CN2Classifier
@@ -42,6 +54,28 @@ def rules_summary(X, y, *, test_size=0.33, random_state=0, **params) -> RulesSum
 
     The split follows Domingos (1999): 67% training, 33% held out (stratified when every
     class has at least two examples).
+
+    Parameters
+    ----------
+    X : array_like or DataFrame of shape (n_samples, n_features)
+        Numeric and nominal columns.
+    y : array_like of shape (n_samples,)
+        Class labels.
+    test_size : float, default=0.33
+        Fraction held out.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the split.
+    **params
+        Further :class:`CN2Classifier` parameters.
+
+    Returns
+    -------
+    summary : RulesSummary
+        The fitted model, its held-out and majority-class errors and a printable text.
+
+    See Also
+    --------
+    CN2Classifier : The rule learner.
 
     Examples
     --------

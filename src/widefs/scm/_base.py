@@ -27,11 +27,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from widefs._compat import Interval, StrOptions, fit_context
 from widefs.exceptions import HeuristicBoundWarning
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import model_from_json, model_to_json
@@ -210,7 +210,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # -- fit ---------------------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Learn the stumps greedily, then keep the prefix chosen by ``select``.
 

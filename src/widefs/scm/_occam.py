@@ -18,8 +18,8 @@ import numbers
 from importlib import import_module
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from widefs._compat import Interval, StrOptions
 from widefs.scm._base import (
     BaseSCM,
     LearnedPath,

@@ -21,8 +21,8 @@ from importlib import import_module
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
+from widefs._compat import Interval
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
 from widefs.scm._bounds import pac_bayes_bound
 from widefs.scm._parallel import block_pool

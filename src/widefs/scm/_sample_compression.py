@@ -9,8 +9,8 @@ compression set of one example per stump and the sample-compression bound applie
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from widefs._compat import StrOptions
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns, conj_fires, prefix_errors
 from widefs.scm._bounds import sample_compression_bound
 from widefs.scm._covering import sc_greedy

@@ -1,72 +1,83 @@
-"""Shared machinery of the wrapper selectors: input encoding, evaluator and k choice."""
+"""The wrapper selectors' template: ``fit`` validates, searches, stores a typed result."""
 
 from __future__ import annotations
 
 import logging
 import numbers
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from widefs.search._encoding import encode_fit
-from widefs.search._evaluators import (
-    Criterion,
-    CrossValidationEvaluator,
-    KNNLeaveOneOut,
-    NaiveBayesLeaveOneOut,
-    dissertation_k_grid,
-)
+from widefs._compat import HasMethods, Interval, StrOptions, fit_context
+from widefs.search._evaluators import Criterion, EvaluatorFactory, dissertation_k_grid
+from widefs.utils import check_classes, encode_fit
 
 logger = logging.getLogger("widefs.search")
 
-__all__ = ["WrapperSelector", "build_evaluator", "choose_k"]
+__all__ = ["SearchProblem", "SearchResult", "WrapperSelector"]
 
 
-def choose_k(evaluator, criterion, grid, mask):
-    """Pick k by the criterion's leave-one-out score on the features of ``mask``.
+@dataclass(frozen=True)
+class SearchProblem:
+    """What a wrapper search works on, prepared once by :meth:`WrapperSelector.fit`.
 
-    Soares (2010), Section 5.2.3: k is tuned once, before the search, by leave-one-out
-    on the training set (for class-specific members, on that class's criterion). Ties go
-    to the smaller k.
-
-    Returns
-    -------
-    k : int
-    scores : dict {k: score}
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Encoded training data (numeric values and nominal category codes).
+    evaluator : KNNLeaveOneOut, NaiveBayesLeaveOneOut or CrossValidationEvaluator
+        Predicts the criterion's rows for any subset.
+    criterion : Criterion
+        Turns predictions into the score the search maximizes.
     """
-    grid = sorted({int(k) for k in grid if 1 <= int(k) <= evaluator.n_samples - 1}) or [1]
-    state = evaluator.initial_state(mask)
-    scores = criterion.score(evaluator.predict_state_ks(state, grid))
-    best = int(np.argmax(scores))  # first maximum: the smallest k
-    return grid[best], dict(zip(grid, scores.tolist()))
+
+    X: np.ndarray
+    evaluator: object
+    criterion: Criterion
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    def score_subset(self, mask) -> float:
+        """The criterion's score of one subset."""
+        return float(self.criterion.score(self.evaluator.predict_subset(mask)))
 
 
-def build_evaluator(params, X, y_codes, n_classes, encoding, criterion):
-    """The evaluator named by ``params["estimator"]`` on the criterion's rows."""
-    est = params["estimator"]
-    rows = criterion.rows
-    if isinstance(est, str) and est == "knn":
-        return KNNLeaveOneOut(X, y_codes, n_classes, encoding.nominal, rows)
-    if isinstance(est, str) and est == "naive_bayes":
-        return NaiveBayesLeaveOneOut(
-            X,
-            y_codes,
-            n_classes,
-            encoding.nominal,
-            encoding.n_categories,
-            rows,
-            var_smoothing=params["var_smoothing"],
-            alpha=params["alpha"],
-        )
-    return CrossValidationEvaluator(est, X, y_codes, rows, cv=params["cv"])
+@dataclass(frozen=True)
+class SearchResult:
+    """What every search returns; each field ``f`` becomes the fitted attribute ``f_``.
+
+    Attributes
+    ----------
+    support : ndarray of bool
+        The selected subset.
+    score : float
+        Its score.
+    history : list of dict
+        One entry per step or generation.
+    """
+
+    support: np.ndarray
+    score: float
+    history: list
+
+    def fitted_attributes(self) -> dict:
+        """``{"support_": ..., "score_": ..., ...}``."""
+        return {f"{f.name}_": getattr(self, f.name) for f in fields(self)}
 
 
 class WrapperSelector(SelectorMixin, BaseEstimator):
-    """Base of the wrapper selectors (not public): validation, evaluator, k, fitted state."""
+    """Base of the wrapper selectors (not public).
+
+    ``fit`` is a template: validate and encode the input, check the search's own parameters
+    (``_check_search_params``), build the criterion and the evaluator through
+    :class:`EvaluatorFactory` (choosing k), run the subclass's ``_search`` and store the
+    fields of the :class:`SearchResult` it returns.
+    """
 
     _parameter_constraints: dict = {
         "estimator": [StrOptions({"knn", "naive_bayes"}), HasMethods(["fit", "predict"])],
@@ -82,17 +93,41 @@ class WrapperSelector(SelectorMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def _prepare(self, X, y):
-        """Encode inputs, build criterion and evaluator, choose k. Returns (Xe, ev, crit)."""
-        Xe, y, encoding = encode_fit(self, X, y, self.categorical_features)
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        n_classes = self.classes_.size
-        if n_classes < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 classes; got 1 class "
-                f"({self.classes_[0]!r})."
-            )
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Run the search.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric and nominal columns (see ``categorical_features``).
+        y : array_like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted selector.
+        """
+        problem = self._prepare(X, y)
+        result = self._search(problem)
+        for name, value in result.fitted_attributes().items():
+            setattr(self, name, value)
+        return self
+
+    def _check_search_params(self, n_features: int) -> None:
+        """Checks of the subclass's parameters that need the number of features."""
+
+    def _search(self, problem: SearchProblem) -> SearchResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _prepare(self, X, y) -> SearchProblem:
+        """Validate and encode, check parameters, build criterion and evaluator, choose k."""
+        Xe, y, encoding = encode_fit(
+            self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
+        )
+        self._check_search_params(Xe.shape[1])
+        self.classes_, y_codes = check_classes(self, y)
         target = None
         if self.target_class is not None:
             hits = np.flatnonzero(self.classes_ == self.target_class)
@@ -102,26 +137,31 @@ class WrapperSelector(SelectorMixin, BaseEstimator):
                     f"{self.classes_.tolist()}."
                 )
             target = int(hits[0])
-        self._encoding = encoding
-        self.nominal_features_ = encoding.nominal.copy()
-        self._y_codes = y_codes
+        self.categorical_features_ = encoding.nominal.copy()
         criterion = Criterion(y_codes, target, self.class_criterion)
-        params = self.get_params(deep=False)
-        evaluator = build_evaluator(params, Xe, y_codes, n_classes, encoding, criterion)
+        factory = EvaluatorFactory(
+            self.estimator,
+            n_neighbors=1 if self.n_neighbors == "auto" else int(self.n_neighbors),
+            var_smoothing=self.var_smoothing,
+            alpha=self.alpha,
+            cv=self.cv,
+        )
+        evaluator = factory.leave_one_out(
+            Xe, y_codes, n_classes=self.classes_.size, encoding=encoding, rows=criterion.rows
+        )
         self.n_neighbors_ = None
         self.k_scores_ = None
-        if isinstance(evaluator, KNNLeaveOneOut):
+        if factory.kind == "knn":
+            k = factory.n_neighbors
             if self.n_neighbors == "auto":
-                grid = (
-                    dissertation_k_grid(Xe.shape[0]) if self.k_grid is None else list(self.k_grid)
+                grid = dissertation_k_grid(Xe.shape[0]) if self.k_grid is None else self.k_grid
+                k, self.k_scores_ = evaluator.choose_k(
+                    criterion, list(grid), np.ones(Xe.shape[1], dtype=bool)
                 )
-                k, self.k_scores_ = choose_k(
-                    evaluator, criterion, grid, np.ones(Xe.shape[1], dtype=bool)
-                )
-            else:
-                k = int(self.n_neighbors)
-            evaluator.n_neighbors = k
+                evaluator.n_neighbors = k
+                factory = replace(factory, n_neighbors=k)
             self.n_neighbors_ = k
+        self.evaluator_factory_ = factory
         logger.info(
             "%s: %d x %d, evaluator %s, k=%s",
             type(self).__name__,
@@ -129,7 +169,7 @@ class WrapperSelector(SelectorMixin, BaseEstimator):
             type(evaluator).__name__,
             self.n_neighbors_,
         )
-        return Xe, evaluator, criterion
+        return SearchProblem(Xe, evaluator, criterion)
 
     def transform(self, X):
         """Reduce X to the selected features (nominal columns may hold missing values).
@@ -137,13 +177,15 @@ class WrapperSelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            Data with the columns seen in ``fit``.
 
         Returns
         -------
-        X_r : array of shape (n_samples, n_selected_features)
+        X_r : ndarray of shape (n_samples, n_selected_features)
+            The selected columns, values unchanged.
         """
         check_is_fitted(self)
-        if not self.nominal_features_.any():
+        if not self.categorical_features_.any():
             return super().transform(X)
         X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
         return self._transform(X)

@@ -16,6 +16,12 @@ the evaluators here never refit:
 * :class:`CrossValidationEvaluator` is the fallback for any scikit-learn classifier:
   ``cross_val_predict`` per candidate, clearly slower.
 
+:class:`EvaluatorFactory` is the one place that maps a classifier kind (``"knn"``,
+``"naive_bayes"`` or a scikit-learn classifier) and its settings to these evaluators and to
+the matching classifier fitted on a subset (:class:`KNNModel`, :class:`NaiveBayesModel`,
+:class:`SubsetClassifier`); the searches of this package and CEFS (:mod:`widefs.ensemble`)
+both build theirs through it.
+
 All evaluators return *predictions* (class codes) for a fixed set of held-out rows; a
 :class:`Criterion` turns predictions into a score (overall accuracy, the accuracy on one
 class's instances as CEFS uses, or a class-balanced variant).
@@ -37,31 +43,21 @@ Rules (Soares 2010, Section 5.2.5.1, made exact):
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 from numpy.typing import NDArray
-from sklearn.base import clone
-from sklearn.model_selection import check_cv, cross_val_predict
-
-from widefs.search._kernels import (
-    cross_distances,
-    knn_candidates,
-    knn_from_distances,
-    knn_loo_batch,
-    pairwise_distances,
-    update_distances,
-)
 
 __all__ = [
     "CLASS_K_GRID",
     "Criterion",
     "CrossValidationEvaluator",
+    "EvaluatorFactory",
     "KNNLeaveOneOut",
     "KNNModel",
     "NaiveBayesLeaveOneOut",
     "NaiveBayesModel",
-    "argmax_ties",
+    "SubsetClassifier",
     "dissertation_k_grid",
 ]
 
@@ -72,12 +68,34 @@ _POSTERIOR_RTOL = 1e-10
 _BLOCK_ELEMENTS = 4_000_000  # floats per temporary block in the naive Bayes moves
 
 
+def _kernels():
+    """The compiled kNN kernels, imported (and compiled) on first use."""
+    from widefs.search import _kernels
+
+    return _kernels
+
+
 def dissertation_k_grid(n_samples: int) -> tuple[int, ...]:
     """The k grid of Soares (2010), Section 5.2.5.2, restricted to ``k < n_samples``.
 
     ``{1, ..., 10, 15, 25, 0.25 n, 0.5 n, 0.75 n}`` (fractions rounded down), where
     ``n`` is the number of training examples; with leave-one-out there are ``n - 1``
     possible neighbours, so ``k <= n - 1``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Training examples.
+
+    Returns
+    -------
+    grid : tuple of int
+        The distinct k of the grid below ``n_samples``, increasing.
+
+    See Also
+    --------
+    CLASS_K_GRID : The smaller grid of the class-specific members.
+    KNNLeaveOneOut.choose_k : Picks k from a grid by leave-one-out.
 
     Examples
     --------
@@ -90,12 +108,10 @@ def dissertation_k_grid(n_samples: int) -> tuple[int, ...]:
     return tuple(sorted({k for k in ks if 1 <= k < n_samples}))
 
 
-def argmax_ties(jll: NDArray[np.float64], axis: int = -1) -> NDArray[np.int64]:
+def _argmax_ties(jll: NDArray[np.float64], axis: int = -1) -> NDArray[np.int64]:
     """Index of the largest value; values within a relative 1e-10 of it tie to the lowest index.
 
-    Examples
-    --------
-    >>> argmax_ties(np.array([[-3.0, -1.0, -1.0 + 1e-14], [0.0, -np.inf, 1.0]]))
+    >>> _argmax_ties(np.array([[-3.0, -1.0, -1.0 + 1e-14], [0.0, -np.inf, 1.0]]))
     array([1, 2])
     """
     top = np.max(jll, axis=axis, keepdims=True)
@@ -112,9 +128,9 @@ class Criterion:
     ----------
     y : ndarray of int, shape (n_samples,)
         Class codes of the training examples.
-    target : int or None
+    target : int or None, default=None
         Class code whose instances are scored (CEFS); ``None`` for all instances.
-    kind : {"recall", "balanced"}
+    kind : {"recall", "balanced"}, default="recall"
         With a target: ``"recall"`` is the accuracy on the target class's instances
         (Soares 2010, Chapter 4: the class-specific criterion); ``"balanced"`` is the
         mean of that recall and the specificity ``P(pred != c | y != c)``, so a member
@@ -125,6 +141,16 @@ class Criterion:
     ----------
     rows : ndarray of int
         Rows whose predictions the score needs.
+
+    See Also
+    --------
+    EvaluatorFactory.leave_one_out : Evaluators predicting ``rows``.
+
+    Examples
+    --------
+    >>> crit = Criterion(np.array([0, 0, 1, 1]), target=1)
+    >>> crit.rows.tolist(), float(crit.score(np.array([1, 0])))
+    ([2, 3], 0.5)
     """
 
     def __init__(self, y: NDArray[np.int64], target: int | None = None, kind: str = "recall"):
@@ -140,7 +166,17 @@ class Criterion:
         self._truth = self.y[self.rows]
 
     def score(self, pred: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Scores of prediction rows ``pred`` of shape ``(m, len(rows))`` (or one row)."""
+        """Scores of prediction rows.
+
+        Parameters
+        ----------
+        pred : ndarray of int, shape (m, len(rows)) or (len(rows),)
+            Predicted class codes of ``rows``, one row per subset.
+
+        Returns
+        -------
+        scores : ndarray of float, shape (m,) or scalar
+        """
         pred = np.asarray(pred)
         if self.target is None or self.kind == "recall":
             return np.mean(pred == self._truth, axis=-1)
@@ -150,16 +186,191 @@ class Criterion:
         return 0.5 * (recall + specificity)
 
 
-def _split(n: int, n_jobs: int) -> list[np.ndarray]:
-    n_chunks = max(1, min(n, n_jobs))
+def _split(n: int, n_jobs) -> list[np.ndarray]:
+    """Index chunks of ``range(n)``, one per effective job."""
+    from joblib import effective_n_jobs
+
+    n_chunks = max(1, min(n, effective_n_jobs(n_jobs)))
     return [c for c in np.array_split(np.arange(n), n_chunks) if c.size]
 
 
-def _effective_jobs(n_jobs) -> int:
-    return effective_n_jobs(n_jobs)
+def _map_chunks(work, chunks) -> list:
+    """``[work(c) for c in chunks]``, in threads when there is more than one chunk."""
+    if len(chunks) == 1:
+        return [work(chunks[0])]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=len(chunks), backend="threading")(delayed(work)(c) for c in chunks)
 
 
-class KNNLeaveOneOut:
+def _threaded(work, chunks, out):
+    """Fill ``out[idx] = rows`` from ``work(idx) -> (idx, rows)`` over index chunks."""
+    for idx, part in _map_chunks(work, chunks):
+        out[idx] = part
+    return out
+
+
+def _inherit_docs(cls, interface) -> None:
+    """Give the methods of ``cls`` that have no docstring the one of ``interface``."""
+    for name, member in vars(cls).items():
+        shared = getattr(interface, name, None)
+        if callable(member) and member.__doc__ is None and shared is not None:
+            member.__doc__ = shared.__doc__
+
+
+class _SubsetModel:
+    """The interface of a classifier fitted on a feature subset, documented once."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _inherit_docs(cls, _SubsetModel)
+
+    def predict_codes(self, X) -> NDArray[np.int64]:
+        """Class codes for the rows of ``X`` (all columns; the model reads its subset).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_queries, n_features)
+            Encoded like the training data.
+
+        Returns
+        -------
+        codes : ndarray of int, shape (n_queries,)
+        """
+        raise NotImplementedError
+
+
+class _Evaluator:
+    """The interface of the leave-one-out evaluators, documented once.
+
+    A search keeps a *state* for its current subset (the kNN distance matrix, the naive
+    Bayes joint log-likelihoods, or the mask itself for cross-validation) and asks for the
+    predictions after every candidate move. A method a subclass implements without a
+    docstring gets the one written here.
+    """
+
+    rows: NDArray[np.int64]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _inherit_docs(cls, _Evaluator)
+
+    def initial_state(self, mask):
+        """The search state of the subset ``mask``.
+
+        Parameters
+        ----------
+        mask : ndarray of bool, shape (n_features,)
+
+        Returns
+        -------
+        state : ndarray
+            Distances (kNN), joint log-likelihoods of ``rows`` (naive Bayes) or the mask.
+        """
+        raise NotImplementedError
+
+    def apply_move(self, state, f: int, add: bool):
+        """The state after adding (``add=True``) or removing feature ``f``.
+
+        Parameters
+        ----------
+        state : ndarray
+            The current state.
+        f : int
+            Feature index.
+        add : bool
+
+        Returns
+        -------
+        new_state : ndarray
+        """
+        raise NotImplementedError
+
+    def predict_state(self, state) -> NDArray[np.int64]:
+        """Leave-one-out (or cross-validated) predictions of ``rows`` from a state.
+
+        Parameters
+        ----------
+        state : ndarray
+
+        Returns
+        -------
+        pred : ndarray of int, shape (len(rows),)
+            Predicted class codes.
+        """
+        raise NotImplementedError
+
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+        """Predictions of ``rows`` after adding (removing) each candidate feature.
+
+        Parameters
+        ----------
+        state : ndarray
+            The current state.
+        candidates : array-like of int, shape (m,)
+        add : bool
+        n_jobs : int, default=None
+            Threads (kNN) or processes (a scikit-learn classifier); naive Bayes is one
+            vectorized pass. The result does not depend on it.
+
+        Returns
+        -------
+        pred : ndarray of int, shape (m, len(rows))
+        """
+        raise NotImplementedError
+
+    def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
+        """Predictions of ``rows`` for arbitrary subsets.
+
+        Parameters
+        ----------
+        masks : ndarray of bool, shape (m, n_features)
+        n_jobs : int, default=None
+            As for :meth:`predict_moves`.
+
+        Returns
+        -------
+        pred : ndarray of int, shape (m, len(rows))
+        """
+        raise NotImplementedError
+
+    def predict_subset(self, mask) -> NDArray[np.int64]:
+        """Predictions of ``rows`` with the features of ``mask``.
+
+        Parameters
+        ----------
+        mask : ndarray of bool, shape (n_features,)
+
+        Returns
+        -------
+        pred : ndarray of int, shape (len(rows),)
+        """
+        return self.predict_state(self.initial_state(mask))
+
+
+class _KNNData:
+    """The training data of a kNN classifier: features transposed, codes, nominal columns."""
+
+    def __init__(self, X, y, n_classes, nominal, n_neighbors):
+        self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.n_classes = int(n_classes)
+        self.nominal = np.ascontiguousarray(nominal, dtype=np.bool_)
+        self.n_neighbors = int(n_neighbors)
+
+    @property
+    def n_samples(self) -> int:
+        """Training examples."""
+        return self.XT.shape[1]
+
+    def _vote(self, D, rows, exclude_self, ks) -> NDArray[np.int64]:
+        """kNN predictions from distances ``D`` for each k of ``ks`` (ascending)."""
+        out = np.empty((ks.size, rows.size), dtype=np.int64)
+        _kernels().knn_from_distances(D, rows, exclude_self, self.y, ks, self.n_classes, out)
+        return out
+
+
+class KNNLeaveOneOut(_KNNData, _Evaluator):
     """Leave-one-out k-nearest-neighbour predictions with incremental distances.
 
     The search state is the ``(n, n)`` matrix of squared distances on the current
@@ -173,10 +384,18 @@ class KNNLeaveOneOut:
     y : ndarray of int, shape (n_samples,)
         Class codes ``0 .. n_classes - 1``.
     n_classes : int
+        Number of classes.
     nominal : ndarray of bool, shape (n_features,)
+        Nominal columns (0/1 mismatch distance).
     rows : ndarray of int
         Held-out rows whose predictions are returned.
     n_neighbors : int, default=1
+        k.
+
+    See Also
+    --------
+    EvaluatorFactory : Builds this evaluator for ``estimator="knn"``.
+    KNNModel : The same classifier fitted on all rows, for new examples.
 
     Examples
     --------
@@ -190,30 +409,45 @@ class KNNLeaveOneOut:
     """
 
     def __init__(self, X, y, n_classes, nominal, rows, n_neighbors=1):
-        self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
-        self.y = np.ascontiguousarray(y, dtype=np.int64)
-        self.n_classes = int(n_classes)
-        self.nominal = np.ascontiguousarray(nominal, dtype=np.bool_)
+        super().__init__(X, y, n_classes, nominal, n_neighbors)
         self.rows = np.ascontiguousarray(rows, dtype=np.int64)
-        self.n_neighbors = int(n_neighbors)
-
-    @property
-    def n_samples(self) -> int:
-        return self.XT.shape[1]
 
     def distances(self, cols) -> NDArray[np.float64]:
-        """Squared distances on ``cols`` (accumulated in that order)."""
+        """Squared distances between all training rows on ``cols`` (summed in that order).
+
+        Parameters
+        ----------
+        cols : array-like of int
+            Feature indices.
+
+        Returns
+        -------
+        D : ndarray of float64, shape (n_samples, n_samples)
+        """
         n = self.n_samples
         D = np.empty((n, n), dtype=np.float64)
-        pairwise_distances(self.XT, self.nominal, np.asarray(cols, dtype=np.int64), D)
+        _kernels().pairwise_distances(self.XT, self.nominal, np.asarray(cols, dtype=np.int64), D)
         return D
 
     def initial_state(self, mask) -> NDArray[np.float64]:
         return self.distances(np.flatnonzero(mask))
 
     def state_from(self, D_ref, ref_mask, mask) -> NDArray[np.float64]:
-        """Distances on ``mask`` from those on ``ref_mask``, updating only the features
-        that differ (from scratch when that is cheaper)."""
+        """Distances on ``mask`` from those on ``ref_mask``, updating only differing features.
+
+        Computed from scratch when that is cheaper.
+
+        Parameters
+        ----------
+        D_ref : ndarray of float64, shape (n_samples, n_samples)
+            Distances on ``ref_mask``.
+        ref_mask, mask : ndarray of bool, shape (n_features,)
+
+        Returns
+        -------
+        D : ndarray of float64, shape (n_samples, n_samples)
+            ``D_ref`` itself when the masks are equal.
+        """
         ref_mask = np.asarray(ref_mask, dtype=bool)
         mask = np.asarray(mask, dtype=bool)
         add = np.flatnonzero(mask & ~ref_mask)
@@ -223,117 +457,178 @@ class KNNLeaveOneOut:
         if add.size + remove.size >= mask.sum():
             return self.initial_state(mask)
         D = np.empty_like(D_ref)
-        update_distances(D_ref, self.XT, self.nominal, add, remove, D)
+        _kernels().update_distances(D_ref, self.XT, self.nominal, add, remove, D)
         return D
 
     def contribution(self, f: int) -> NDArray[np.float64]:
-        """``c_f(i, j)``: squared difference, or 0/1 mismatch for a nominal column."""
+        """``c_f(i, j)``: squared difference, or 0/1 mismatch for a nominal column.
+
+        Parameters
+        ----------
+        f : int
+            Feature index.
+
+        Returns
+        -------
+        c : ndarray of float64, shape (n_samples, n_samples)
+        """
         x = self.XT[f]
         diff = x[:, None] - x[None, :]
         return (diff != 0.0).astype(np.float64) if self.nominal[f] else diff * diff
 
-    def apply_move(self, D, f: int, add: bool) -> NDArray[np.float64]:
+    def apply_move(self, state, f: int, add: bool) -> NDArray[np.float64]:
         # The same floating-point operations as the kernel, so the accepted state equals
         # the one that was scored.
         sign = 1.0 if add else -1.0
-        return D + sign * self.contribution(f)
+        return state + sign * self.contribution(f)
 
     def predict_state(self, D, n_neighbors: int | None = None) -> NDArray[np.int64]:
+        """Leave-one-out predictions of ``rows`` from a state.
+
+        Parameters
+        ----------
+        D : ndarray of float64, shape (n_samples, n_samples)
+        n_neighbors : int, default=None
+            k (default: ``self.n_neighbors``).
+
+        Returns
+        -------
+        pred : ndarray of int, shape (len(rows),)
+        """
         k = self.n_neighbors if n_neighbors is None else int(n_neighbors)
         return self.predict_state_ks(D, [k])[0]
 
     def predict_state_ks(self, D, ks) -> NDArray[np.int64]:
-        """Predictions for each k of ``ks`` (sorted internally), shape ``(len(ks), rows)``."""
+        """Leave-one-out predictions of ``rows`` for several k at once.
+
+        Parameters
+        ----------
+        D : ndarray of float64, shape (n_samples, n_samples)
+        ks : array-like of int
+            Any order.
+
+        Returns
+        -------
+        pred : ndarray of int, shape (len(ks), len(rows))
+        """
         ks = np.asarray(ks, dtype=np.int64)
         order = np.argsort(ks, kind="stable")
-        out = np.empty((ks.size, self.rows.size), dtype=np.int64)
-        knn_from_distances(
-            np.ascontiguousarray(D), self.rows, True, self.y, ks[order], self.n_classes, out
-        )
+        out = self._vote(np.ascontiguousarray(D), self.rows, True, ks[order])
         result = np.empty_like(out)
         result[order] = out
         return result
 
     def predict_states(self, Ds) -> NDArray[np.int64]:
-        """Predictions for a stack of distance matrices ``(m, n, n)``, shape ``(m, rows)``."""
-        Ds = np.ascontiguousarray(Ds)
-        out = np.empty((Ds.shape[0], self.rows.size), dtype=np.int64)
+        """Predictions for a stack of states.
+
+        Parameters
+        ----------
+        Ds : ndarray of float64, shape (m, n_samples, n_samples)
+
+        Returns
+        -------
+        pred : ndarray of int, shape (m, len(rows))
+        """
         ks = np.array([self.n_neighbors], dtype=np.int64)
-        knn_loo_batch(Ds, self.rows, self.y, ks, self.n_classes, out)
+        out = np.empty((len(Ds), self.rows.size), dtype=np.int64)
+        for b, D in enumerate(Ds):
+            out[b] = self._vote(np.ascontiguousarray(D), self.rows, True, ks)[0]
         return out
 
-    def predict_moves(self, D, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions after adding (removing) each candidate, shape ``(m, len(rows))``."""
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         cands = np.ascontiguousarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         if cands.size == 0:
             return out
-        D = np.ascontiguousarray(D)
+        D = np.ascontiguousarray(state)
         sign = 1.0 if add else -1.0
         k = max(1, self.n_neighbors)
+        kernel = _kernels().knn_candidates
 
         def work(idx):
             part = np.empty((idx.size, self.rows.size), dtype=np.int64)
-            knn_candidates(
+            kernel(
                 D, self.XT, self.nominal, cands[idx], sign, self.rows, self.y, k,
                 self.n_classes, part,
             )  # fmt: skip
             return idx, part
 
-        chunks = _split(cands.size, _effective_jobs(n_jobs))
-        if len(chunks) == 1:
-            _, out[:] = work(chunks[0])
-            return out
-        for idx, part in Parallel(n_jobs=len(chunks), backend="threading")(
-            delayed(work)(c) for c in chunks
-        ):
-            out[idx] = part
-        return out
+        return _threaded(work, _split(cands.size, n_jobs), out)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        """Predictions for arbitrary subsets (rows of the boolean ``masks``)."""
         masks = np.asarray(masks, dtype=bool)
         out = np.empty((masks.shape[0], self.rows.size), dtype=np.int64)
-
-        def one(m):
-            return self.predict_state(self.initial_state(masks[m]))
-
-        jobs = _effective_jobs(n_jobs)
-        if jobs == 1 or masks.shape[0] <= 1:
-            for m in range(masks.shape[0]):
-                out[m] = one(m)
+        if masks.shape[0] == 0:
             return out
-        results = Parallel(n_jobs=jobs, backend="threading")(
-            delayed(one)(m) for m in range(masks.shape[0])
-        )
-        for m, pred in enumerate(results):
-            out[m] = pred
-        return out
+
+        def work(idx):
+            return idx, np.array([self.predict_subset(masks[m]) for m in idx])
+
+        return _threaded(work, _split(masks.shape[0], n_jobs), out)
+
+    def choose_k(self, criterion: Criterion, grid, mask) -> tuple[int, dict]:
+        """Pick k by the criterion's leave-one-out score on the features of ``mask``.
+
+        Soares (2010), Section 5.2.3: k is tuned once, before the search, by leave-one-out
+        on the training set (for class-specific members, on that class's criterion). Ties
+        go to the smaller k; k outside ``1 .. n_samples - 1`` is dropped.
+
+        Parameters
+        ----------
+        criterion : Criterion
+        grid : iterable of int
+        mask : ndarray of bool, shape (n_features,)
+
+        Returns
+        -------
+        k : int
+        scores : dict {k: score}
+        """
+        grid = sorted({int(k) for k in grid if 1 <= int(k) <= self.n_samples - 1}) or [1]
+        scores = criterion.score(self.predict_state_ks(self.initial_state(mask), grid))
+        best = int(np.argmax(scores))  # first maximum: the smallest k
+        return grid[best], dict(zip(grid, scores.tolist()))
 
 
-class KNNModel:
-    """kNN classifier on a feature subset with the evaluator's distance and tie rules."""
+class KNNModel(_KNNData, _SubsetModel):
+    """kNN classifier on a feature subset with the evaluator's distance and tie rules.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Encoded training data.
+    y : ndarray of int, shape (n_samples,)
+        Class codes.
+    n_classes : int
+    nominal : ndarray of bool, shape (n_features,)
+    cols : array-like of int
+        The subset's features.
+    n_neighbors : int
+
+    See Also
+    --------
+    KNNLeaveOneOut : Its leave-one-out counterpart.
+    EvaluatorFactory.fit_model : Builds it for ``estimator="knn"``.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 9.0], [1.0, 9.0], [5.0, 0.0], [6.0, 0.0]])
+    >>> model = KNNModel(X, np.array([0, 0, 1, 1]), 2, np.zeros(2, bool), [0], 1)
+    >>> model.predict_codes(np.array([[0.4, 0.0], [5.2, 9.0]])).tolist()
+    [0, 1]
+    """
 
     def __init__(self, X, y, n_classes, nominal, cols, n_neighbors):
-        self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
-        self.y = np.ascontiguousarray(y, dtype=np.int64)
-        self.n_classes = int(n_classes)
-        self.nominal = np.ascontiguousarray(nominal, dtype=np.bool_)
+        super().__init__(X, y, n_classes, nominal, n_neighbors)
         self.cols = np.ascontiguousarray(cols, dtype=np.int64)
-        self.n_neighbors = int(n_neighbors)
 
     def predict_codes(self, X) -> NDArray[np.int64]:
-        """Class codes for the rows of ``X`` (encoded like the training data)."""
         QT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
         nq = QT.shape[1]
-        D = np.empty((nq, self.XT.shape[1]), dtype=np.float64)
-        cross_distances(QT, self.XT, self.nominal, self.cols, D)
-        out = np.empty((1, nq), dtype=np.int64)
-        knn_from_distances(
-            D, np.arange(nq, dtype=np.int64), False, self.y,
-            np.array([self.n_neighbors], dtype=np.int64), self.n_classes, out,
-        )  # fmt: skip
-        return out[0]
+        D = np.empty((nq, self.n_samples), dtype=np.float64)
+        _kernels().cross_distances(QT, self.XT, self.nominal, self.cols, D)
+        ks = np.array([self.n_neighbors], dtype=np.int64)
+        return self._vote(D, np.arange(nq, dtype=np.int64), False, ks)[0]
 
 
 def _gaussian_loglik(x, mean, var):
@@ -421,13 +716,35 @@ class _NaiveBayesStats:
             return np.log(self.counts[None, :] - own) - np.log(self.n_samples - 1.0)
 
 
-class NaiveBayesLeaveOneOut:
+class NaiveBayesLeaveOneOut(_Evaluator):
     """Closed-form leave-one-out naive Bayes (Gaussian numeric, categorical nominal).
 
     The state is the ``(len(rows), n_classes)`` matrix of joint log-likelihoods of the
     held-out rows on the current subset; moves add or subtract one precomputed column
     of the ``(len(rows), n_classes, n_features)`` per-feature leave-one-out
     log-likelihoods (memory: 8 bytes times that product).
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Numeric values and nominal category codes.
+    y : ndarray of int, shape (n_samples,)
+        Class codes.
+    n_classes : int
+    nominal : ndarray of bool, shape (n_features,)
+    n_categories : ndarray of int, shape (n_features,)
+        Categories of each nominal column (ignored for numeric ones).
+    rows : ndarray of int
+        Held-out rows whose predictions are returned.
+    var_smoothing : float, default=1e-9
+        Added to every variance, times the largest variance of any numeric column.
+    alpha : float, default=1.0
+        Laplace smoothing of the category counts.
+
+    See Also
+    --------
+    EvaluatorFactory : Builds this evaluator for ``estimator="naive_bayes"``.
+    NaiveBayesModel : The same classifier fitted on all rows.
 
     Examples
     --------
@@ -454,30 +771,57 @@ class NaiveBayesLeaveOneOut:
         cols = np.flatnonzero(mask)
         return self.prior + self.L[:, :, cols].sum(axis=2)
 
-    def apply_move(self, T, f: int, add: bool) -> NDArray[np.float64]:
-        return T + self.L[:, :, f] if add else T - self.L[:, :, f]
+    def apply_move(self, state, f: int, add: bool) -> NDArray[np.float64]:
+        return state + self.L[:, :, f] if add else state - self.L[:, :, f]
 
-    def predict_state(self, T) -> NDArray[np.int64]:
-        return argmax_ties(T, axis=1)
+    def predict_state(self, state) -> NDArray[np.int64]:
+        return _argmax_ties(state, axis=1)
 
-    def predict_moves(self, T, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         cands = np.asarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         step = max(1, _BLOCK_ELEMENTS // max(1, self.L.shape[0] * self.L.shape[1]))
         for s in range(0, cands.size, step):
             block = self.L[:, :, cands[s : s + step]]
-            J = T[:, :, None] + block if add else T[:, :, None] - block
-            out[s : s + step] = argmax_ties(J, axis=1).T
+            J = state[:, :, None] + block if add else state[:, :, None] - block
+            out[s : s + step] = _argmax_ties(J, axis=1).T
         return out
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
         masks = np.asarray(masks, dtype=np.float64)
         J = self.prior[None] + np.einsum("rcp,mp->mrc", self.L, masks)
-        return argmax_ties(J, axis=2)
+        return _argmax_ties(J, axis=2)
 
 
-class NaiveBayesModel:
-    """Naive Bayes on a feature subset, fitted on all training rows (no leave-out)."""
+class NaiveBayesModel(_SubsetModel):
+    """Naive Bayes on a feature subset, fitted on all training rows (no leave-out).
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Encoded training data.
+    y : ndarray of int, shape (n_samples,)
+        Class codes.
+    n_classes : int
+    nominal : ndarray of bool, shape (n_features,)
+    n_categories : ndarray of int, shape (n_features,)
+    cols : array-like of int
+        The subset's features.
+    var_smoothing : float, default=1e-9
+    alpha : float, default=1.0
+
+    See Also
+    --------
+    NaiveBayesLeaveOneOut : Its leave-one-out counterpart.
+    EvaluatorFactory.fit_model : Builds it for ``estimator="naive_bayes"``.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.2], [1.0], [1.2]])
+    >>> model = NaiveBayesModel(X, np.array([0, 0, 1, 1]), 2, [False], [0], [0])
+    >>> model.predict_codes(np.array([[0.1], [1.1]])).tolist()
+    [0, 1]
+    """
 
     def __init__(self, X, y, n_classes, nominal, n_categories, cols, var_smoothing=1e-9, alpha=1.0):
         y = np.asarray(y, dtype=np.int64)
@@ -488,18 +832,74 @@ class NaiveBayesModel:
         X = np.asarray(X, dtype=np.float64)
         L = self.stats.loglik(X)
         J = self.stats.log_prior(nq=X.shape[0]) + L[:, :, self.cols].sum(axis=2)
-        return argmax_ties(J, axis=1)
+        return _argmax_ties(J, axis=1)
 
 
-class CrossValidationEvaluator:
+class SubsetClassifier(_SubsetModel):
+    """A fitted scikit-learn classifier applied to a column subset, predicting class codes.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        Trained on ``X[:, cols]`` with class codes as labels.
+    cols : array-like of int
+
+    See Also
+    --------
+    EvaluatorFactory.fit_model : Builds it for a scikit-learn ``estimator``.
+
+    Examples
+    --------
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> X = np.array([[0.0, 7.0], [1.0, 7.0], [5.0, 0.0]])
+    >>> clf = SubsetClassifier(KNeighborsClassifier(1).fit(X[:, [0]], [0, 0, 1]), [0])
+    >>> clf.predict_codes(np.array([[4.5, 7.0]])).tolist()
+    [1]
+    """
+
+    def __init__(self, estimator, cols):
+        self.estimator = estimator
+        self.cols = np.asarray(cols, dtype=np.int64)
+
+    def predict_codes(self, X) -> NDArray[np.int64]:
+        return np.asarray(self.estimator.predict(X[:, self.cols]), dtype=np.int64)
+
+
+class CrossValidationEvaluator(_Evaluator):
     """Cross-validated predictions of any scikit-learn classifier (the slow fallback).
 
     Each subset costs one ``cross_val_predict`` (one fit per fold); candidates are
     spread over ``n_jobs`` workers. With ``cv=LeaveOneOut()`` the predictions are
     leave-one-out ones, like the fast evaluators'.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Cloned for every fit.
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of int, shape (n_samples,)
+        Class codes.
+    rows : ndarray of int
+        Rows whose predictions are returned.
+    cv : int, cross-validation generator or iterable, default=5
+        An int means stratified k-fold, capped by the smallest class (at least 2).
+
+    See Also
+    --------
+    EvaluatorFactory : Builds this evaluator for a scikit-learn ``estimator``.
+
+    Examples
+    --------
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> X = np.array([[0.0, 3], [0.1, 1], [0.2, 2], [1.0, 1], [1.1, 3], [1.2, 2]])
+    >>> ev = CrossValidationEvaluator(KNeighborsClassifier(1), X, [0, 0, 0, 1, 1, 1], range(6), cv=3)
+    >>> ev.predict_subset(np.array([True, False])).tolist()
+    [0, 0, 0, 1, 1, 1]
     """
 
     def __init__(self, estimator, X, y, rows, cv=5):
+        from sklearn.model_selection import check_cv
+
         self.estimator = estimator
         self.X = np.asarray(X)
         self.y = np.asarray(y, dtype=np.int64)
@@ -511,6 +911,9 @@ class CrossValidationEvaluator:
         self.cv = check_cv(cv, self.y, classifier=True)
 
     def _predict(self, mask) -> NDArray[np.int64]:
+        from sklearn.base import clone
+        from sklearn.model_selection import cross_val_predict
+
         cols = np.flatnonzero(mask)
         pred = cross_val_predict(clone(self.estimator), self.X[:, cols], self.y, cv=self.cv)
         return np.asarray(pred, dtype=np.int64)[self.rows]
@@ -518,22 +921,155 @@ class CrossValidationEvaluator:
     def initial_state(self, mask):
         return np.asarray(mask, dtype=bool).copy()
 
-    def apply_move(self, mask, f: int, add: bool):
-        new = mask.copy()
+    def apply_move(self, state, f: int, add: bool):
+        new = state.copy()
         new[f] = add
         return new
 
-    def predict_state(self, mask) -> NDArray[np.int64]:
-        return self._predict(mask)
+    def predict_state(self, state) -> NDArray[np.int64]:
+        return self._predict(state)
 
-    def predict_moves(self, mask, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
-        masks = [self.apply_move(mask, int(f), add) for f in candidates]
+    def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+        masks = [self.apply_move(state, int(f), add) for f in candidates]
         return self.predict_masks(masks, n_jobs=n_jobs)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
+        from joblib import Parallel, delayed
+
         masks = list(masks)
         out = np.empty((len(masks), self.rows.size), dtype=np.int64)
         preds = Parallel(n_jobs=n_jobs)(delayed(self._predict)(m) for m in masks)
         for i, p in enumerate(preds):
             out[i] = p
         return out
+
+
+@dataclass(frozen=True)
+class EvaluatorFactory:
+    """The classifier a wrapper search scores subsets with, and the one place that builds it.
+
+    The selectors of :mod:`widefs.search` score subsets with ``leave_one_out`` and report
+    the factory they used (with the chosen k) as ``evaluator_factory_``; CEFS
+    (:class:`widefs.ensemble.ClassSpecificEnsemble`) fits its members with ``fit_model``.
+
+    Parameters
+    ----------
+    estimator : {"knn", "naive_bayes"} or classifier, default="knn"
+        ``"knn"``: :class:`KNNLeaveOneOut` / :class:`KNNModel`; ``"naive_bayes"``:
+        :class:`NaiveBayesLeaveOneOut` / :class:`NaiveBayesModel`; a scikit-learn
+        classifier: :class:`CrossValidationEvaluator` / :class:`SubsetClassifier`.
+    n_neighbors : int, default=1
+        k of ``"knn"``.
+    var_smoothing : float, default=1e-9
+        Variance smoothing of ``"naive_bayes"``.
+    alpha : float, default=1.0
+        Laplace smoothing of ``"naive_bayes"``.
+    cv : int, cross-validation generator or iterable, default=5
+        Folds for a scikit-learn classifier.
+
+    See Also
+    --------
+    SequentialSelector : Sequential search on these evaluators.
+    GeneticSelector : Genetic search on these evaluators.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 5.0], [0.1, 0.0], [1.0, 5.0], [1.1, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> factory = EvaluatorFactory("knn", n_neighbors=1)
+    >>> ev = factory.leave_one_out(X, y, n_classes=2)
+    >>> ev.predict_subset(np.array([True, False])).tolist()
+    [0, 0, 1, 1]
+    >>> model = factory.fit_model(X, y, n_classes=2, support=np.array([True, False]))
+    >>> model.predict_codes(np.array([[0.05, 0.0], [1.05, 5.0]])).tolist()
+    [0, 1]
+    """
+
+    estimator: object = "knn"
+    n_neighbors: int = 1
+    var_smoothing: float = 1e-9
+    alpha: float = 1.0
+    cv: object = 5
+
+    @property
+    def kind(self) -> str:
+        """``"knn"``, ``"naive_bayes"`` or ``"estimator"`` (a scikit-learn classifier)."""
+        if isinstance(self.estimator, str):
+            if self.estimator not in ("knn", "naive_bayes"):
+                raise ValueError(
+                    f"estimator must be 'knn', 'naive_bayes' or a classifier; got {self.estimator!r}."
+                )
+            return self.estimator
+        return "estimator"
+
+    def leave_one_out(self, X, y, *, n_classes, encoding=None, rows=None) -> _Evaluator:
+        """The evaluator that predicts held-out ``rows`` of any feature subset.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Numeric values and nominal category codes.
+        y : ndarray of int, shape (n_samples,)
+            Class codes ``0 .. n_classes - 1``.
+        n_classes : int
+        encoding : FeatureEncoding, default=None
+            Which columns are nominal and their category counts (``None``: all numeric);
+            see :func:`widefs.utils.encode_fit`.
+        rows : array-like of int, default=None
+            Rows to predict (``None``: all).
+
+        Returns
+        -------
+        evaluator : KNNLeaveOneOut, NaiveBayesLeaveOneOut or CrossValidationEvaluator
+        """
+        nominal, n_categories = _kinds(encoding, X)
+        rows = np.arange(len(y)) if rows is None else rows
+        kind = self.kind
+        if kind == "knn":
+            return KNNLeaveOneOut(X, y, n_classes, nominal, rows, self.n_neighbors)
+        if kind == "naive_bayes":
+            return NaiveBayesLeaveOneOut(
+                X, y, n_classes, nominal, n_categories, rows, self.var_smoothing, self.alpha
+            )
+        return CrossValidationEvaluator(self.estimator, X, y, rows, cv=self.cv)
+
+    def fit_model(self, X, y, *, n_classes, support, encoding=None):
+        """The classifier fitted on all rows with the features of ``support``.
+
+        Parameters
+        ----------
+        X : ndarray of float64, shape (n_samples, n_features)
+            Numeric values and nominal category codes.
+        y : ndarray of int, shape (n_samples,)
+            Class codes ``0 .. n_classes - 1``.
+        n_classes : int
+        support : ndarray of bool, shape (n_features,)
+            The subset.
+        encoding : FeatureEncoding, default=None
+            As for :meth:`leave_one_out`.
+
+        Returns
+        -------
+        model : KNNModel, NaiveBayesModel or SubsetClassifier
+            Has ``predict_codes(X_encoded)`` on all columns.
+        """
+        nominal, n_categories = _kinds(encoding, X)
+        cols = np.flatnonzero(support)
+        kind = self.kind
+        if kind == "knn":
+            return KNNModel(X, y, n_classes, nominal, cols, self.n_neighbors)
+        if kind == "naive_bayes":
+            return NaiveBayesModel(
+                X, y, n_classes, nominal, n_categories, cols, self.var_smoothing, self.alpha
+            )
+        from sklearn.base import clone
+
+        return SubsetClassifier(clone(self.estimator).fit(X[:, cols], y), cols)
+
+
+def _kinds(encoding, X):
+    """``(nominal, n_categories)`` of an encoding (all numeric without one)."""
+    if encoding is None:
+        p = np.shape(X)[1]
+        return np.zeros(p, dtype=bool), np.zeros(p, dtype=np.int64)
+    return encoding.nominal, encoding.n_categories

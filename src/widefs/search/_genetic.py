@@ -3,32 +3,45 @@
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
-from widefs.search._base import WrapperSelector, logger
-from widefs.search._evaluators import KNNLeaveOneOut
-from widefs.search._sequential import _COMMON_ATTRS, _COMMON_PARAMS
+from widefs._compat import Interval
+from widefs.search._base import SearchProblem, SearchResult, WrapperSelector, logger
+from widefs.search._evaluators import KNNLeaveOneOut, _map_chunks, _split
+from widefs.search._sequential import _COMMON_ATTRS, _COMMON_PARAMS, _SEE_ALSO
 
-__all__ = ["GeneticSelector", "initial_population", "rank_fitness"]
+__all__ = ["GeneticSelector"]
 
 
-def rank_fitness(scores: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+def _rank_fitness(scores: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Order of individuals from fittest: higher score, then fewer features, then index.
 
-    Examples
-    --------
-    >>> rank_fitness(np.array([0.8, 0.9, 0.9, 0.8]), np.array([3, 5, 2, 1])).tolist()
+    >>> _rank_fitness(np.array([0.8, 0.9, 0.9, 0.8]), np.array([3, 5, 2, 1])).tolist()
     [2, 1, 3, 0]
     """
     return np.lexsort((np.arange(scores.size), sizes, -np.asarray(scores, dtype=float)))
 
 
-def initial_population(
+def _tournament_winners(a, b, fit, sizes):
+    """Binary tournaments ``a[t]`` against ``b[t]``: the fitter wins (higher score, then
+    fewer features; a full tie goes to ``a``, the first drawn)."""
+    a_wins = (fit[a] > fit[b]) | ((fit[a] == fit[b]) & (sizes[a] <= sizes[b]))
+    return np.where(a_wins, a, b)
+
+
+@dataclass(frozen=True)
+class GeneticResult(SearchResult):
+    """:class:`SearchResult` plus the final population, its fitness and the work done."""
+
+    population: np.ndarray
+    fitness: np.ndarray
+    n_evaluations: int
+
+
+def _initial_population(
     rng: np.random.RandomState, population_size: int, n_features: int, fractions
 ) -> np.ndarray:
     """Initial population in equal parts of about ``fractions`` of the features each.
@@ -38,9 +51,7 @@ def initial_population(
     fraction ``fractions[i * len(fractions) // population_size]`` and exactly
     ``max(1, round(fraction * n_features))`` distinct features drawn uniformly.
 
-    Examples
-    --------
-    >>> pop = initial_population(np.random.RandomState(0), 10, 50, (0.1, 0.2, 0.4, 0.6, 0.8))
+    >>> pop = _initial_population(np.random.RandomState(0), 10, 50, (0.1, 0.2, 0.4, 0.6, 0.8))
     >>> pop.sum(axis=1).tolist()
     [5, 5, 10, 10, 20, 20, 30, 30, 40, 40]
     """
@@ -101,6 +112,7 @@ class GeneticSelector(WrapperSelector):
     n_evaluations_ : int
         Distinct subsets scored.
     {_COMMON_ATTRS}
+    {_SEE_ALSO}
 
     Examples
     --------
@@ -167,89 +179,60 @@ class GeneticSelector(WrapperSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _evaluate(self, pop, ev, crit, cache):
-        """Scores of the rows of ``pop``; new subsets scored in one batch, then cached."""
-        keys = [np.packbits(ind).tobytes() for ind in pop]
-        todo, seen = [], set()
-        for i, key in enumerate(keys):
-            if key not in cache and key not in seen and pop[i].any():
-                todo.append(i)
-                seen.add(key)
-        if todo:
-            scores = crit.score(ev.predict_masks(pop[todo], n_jobs=self.n_jobs))
-            for i, s in zip(todo, np.atleast_1d(scores)):
-                cache[keys[i]] = float(s)
-        out = np.array(
-            [cache.get(k, -np.inf) if pop[i].any() else -np.inf for i, k in enumerate(keys)]
-        )
-        return out, len(todo)
-
-    def _evaluate_knn(self, pop, make_state, ev, crit, cache):
-        """Scores and distance matrices of ``pop``; ``make_state(t)`` builds row t's matrix
-        (from a parent's when cheaper). New subsets are scored once, in parallel threads."""
-        keys = [np.packbits(ind).tobytes() for ind in pop]
-        first: dict = {}
-        for i, key in enumerate(keys):
-            if pop[i].any() and key not in cache and key not in first:
-                first[key] = i
-        new = list(first.values())
-        jobs = effective_n_jobs(self.n_jobs)
-        chunks = [c for c in np.array_split(np.arange(len(pop)), max(1, jobs)) if c.size]
-
-        def work(idx):
-            # Distance matrices of rows idx, then one compiled call for the new subsets.
-            states = {int(t): make_state(int(t)) for t in idx}
-            mine = [t for t in new if t in states]
-            scores = {}
-            if mine:
-                preds = ev.predict_states(np.stack([states[t] for t in mine]))
-                scores = dict(zip(mine, np.atleast_1d(crit.score(preds)).tolist()))
-            return states, scores
-
-        if len(chunks) > 1:
-            parts = Parallel(n_jobs=len(chunks), backend="threading")(
-                delayed(work)(c) for c in chunks
-            )
-        else:
-            parts = [work(chunks[0])] if chunks else []
-        states, scores = {}, {}
-        for st, sc in parts:
-            states.update(st)
-            scores.update(sc)
-        for key, i in first.items():
-            cache[key] = scores[i]
-        fit = np.array(
-            [cache[k] if pop[i].any() else -np.inf for i, k in enumerate(keys)], dtype=float
-        )
-        return fit, [states[t] for t in range(len(pop))], len(first)
-
-    @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
-        """Run the genetic algorithm.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
+    def _check_search_params(self, n_features: int) -> None:
         fractions = np.asarray(self.initial_fractions, dtype=float).ravel()
         if fractions.size == 0 or np.any((fractions <= 0) | (fractions > 1)):
             raise ValueError(
                 f"initial_fractions must be a non-empty list of fractions in (0, 1]; "
                 f"got {self.initial_fractions!r}."
             )
-        Xe, ev, crit = self._prepare(X, y)
+
+    def _evaluate(self, pop, ev, crit, cache):
+        """Scores of the rows of ``pop``; new subsets scored in one batch, then cached."""
+        keys, first = _new_subsets(pop, cache)
+        todo = list(first.values())
+        if todo:
+            scores = crit.score(ev.predict_masks(pop[todo], n_jobs=self.n_jobs))
+            for i, s in zip(todo, np.atleast_1d(scores)):
+                cache[keys[i]] = float(s)
+        return _fitness(pop, keys, cache), len(todo)
+
+    def _evaluate_knn(self, pop, make_state, ev, crit, cache):
+        """Scores and distance matrices of ``pop``; ``make_state(t)`` builds row t's matrix
+        (from a parent's when cheaper). New subsets are scored once, in parallel threads."""
+        keys, first = _new_subsets(pop, cache)
+        new = list(first.values())
+
+        def work(idx):
+            # Distance matrices of rows idx, then one compiled pass over the new subsets.
+            states = {int(t): make_state(int(t)) for t in idx}
+            mine = [t for t in new if t in states]
+            scores = {}
+            if mine:
+                preds = ev.predict_states([states[t] for t in mine])
+                scores = dict(zip(mine, np.atleast_1d(crit.score(preds)).tolist()))
+            return states, scores
+
+        states, scores = {}, {}
+        for st, sc in _map_chunks(work, _split(len(pop), self.n_jobs)):
+            states.update(st)
+            scores.update(sc)
+        for key, i in first.items():
+            cache[key] = scores[i]
+        return _fitness(pop, keys, cache), [states[t] for t in range(len(pop))], len(first)
+
+    def _search(self, problem: SearchProblem) -> GeneticResult:
+        """Generations of tournament selection, crossover, mutation and elitism."""
+        ev, crit = problem.evaluator, problem.criterion
+        fractions = np.asarray(self.initial_fractions, dtype=float).ravel()
         rng = check_random_state(self.random_state)
-        mu, p = int(self.population_size), Xe.shape[1]
+        mu, p = int(self.population_size), problem.n_features
+        n_samples = problem.X.shape[0]
         cache: dict = {}
-        pop = initial_population(rng, mu, p, fractions)
+        pop = _initial_population(rng, mu, p, fractions)
         # kNN: keep each individual's distance matrix, so that an offspring's comes from
         # its closer parent by adding/subtracting the differing features only.
-        delta = isinstance(ev, KNNLeaveOneOut) and mu * Xe.shape[0] ** 2 * 8 <= self._delta_bytes
+        delta = isinstance(ev, KNNLeaveOneOut) and mu * n_samples**2 * 8 <= self._delta_bytes
         states = None
         if delta:
             # Individuals holding most features are cheaper as "all minus the rest".
@@ -265,17 +248,15 @@ class GeneticSelector(WrapperSelector):
         else:
             fit, n_new = self._evaluate(pop, ev, crit, cache)
         sizes = pop.sum(axis=1)
-        order = rank_fitness(fit, sizes)
+        order = _rank_fitness(fit, sizes)
         best_mask, best_score = pop[order[0]].copy(), float(fit[order[0]])
         history = [self._record(0, fit, sizes, order, best_score, n_new)]
         for gen in range(1, int(self.n_generations) + 1):
-            # Binary tournaments: two distinct individuals, the fitter becomes a parent
-            # (a full tie goes to the first drawn).
+            # Binary tournaments between two distinct individuals.
             a = rng.randint(mu, size=mu)
             b = rng.randint(mu - 1, size=mu)
             b += b >= a
-            a_wins = (fit[a] > fit[b]) | ((fit[a] == fit[b]) & (sizes[a] <= sizes[b]))
-            parents = np.where(a_wins, a, b)
+            parents = _tournament_winners(a, b, fit, sizes)
             children = pop[parents].copy()
             for t in range(0, mu - 1, 2):
                 if p > 1 and rng.random_sample() < self.crossover_rate:
@@ -304,7 +285,7 @@ class GeneticSelector(WrapperSelector):
                 child_fit, n_new = self._evaluate(children, ev, crit, cache)
             child_sizes = children.sum(axis=1)
             if rng.random_sample() < self.elitism:
-                worst = rank_fitness(child_fit, child_sizes)[-1]
+                worst = _rank_fitness(child_fit, child_sizes)[-1]
                 children[worst] = pop[order[0]]
                 child_fit[worst], child_sizes[worst] = fit[order[0]], sizes[order[0]]
                 if delta:
@@ -312,20 +293,21 @@ class GeneticSelector(WrapperSelector):
             if delta:
                 states = child_states
             pop, fit, sizes = children, child_fit, child_sizes
-            order = rank_fitness(fit, sizes)
+            order = _rank_fitness(fit, sizes)
             top = order[0]
             if fit[top] > best_score or (fit[top] == best_score and sizes[top] < best_mask.sum()):
                 best_mask, best_score = pop[top].copy(), float(fit[top])
             history.append(self._record(gen, fit, sizes, order, best_score, n_new))
             if self.verbose:
                 logger.info("generation %d: best %.4f (%d features)", gen, fit[top], sizes[top])
-        self.support_ = best_mask
-        self.score_ = best_score
-        self.history_ = history
-        self.population_ = pop
-        self.fitness_ = fit
-        self.n_evaluations_ = len(cache)
-        return self
+        return GeneticResult(
+            support=best_mask,
+            score=best_score,
+            history=history,
+            population=pop,
+            fitness=fit,
+            n_evaluations=len(cache),
+        )
 
     @staticmethod
     def _record(gen, fit, sizes, order, best_so_far, n_new):
@@ -338,3 +320,21 @@ class GeneticSelector(WrapperSelector):
             "best_so_far": best_so_far,
             "n_evaluated": int(n_new),
         }
+
+
+def _new_subsets(pop, cache):
+    """Packed keys of the rows of ``pop`` and ``{key: first row}`` of the non-empty
+    subsets not scored before."""
+    keys = [np.packbits(ind).tobytes() for ind in pop]
+    first: dict = {}
+    for i, key in enumerate(keys):
+        if pop[i].any() and key not in cache and key not in first:
+            first[key] = i
+    return keys, first
+
+
+def _fitness(pop, keys, cache):
+    """Cached scores of the rows of ``pop``; the empty subset scores minus infinity."""
+    return np.array(
+        [cache[k] if pop[i].any() else -np.inf for i, k in enumerate(keys)], dtype=float
+    )

@@ -19,28 +19,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from widefs.utils import stable_lexsort
+
 __all__ = [
     "cross_distances",
     "knn_candidates",
     "knn_from_distances",
-    "knn_loo_batch",
     "pairwise_distances",
     "update_distances",
 ]
 
+# Compile time matters as much as run time here (every fresh install compiles these once):
+# no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
+# to compile), no literal-argument calls that make a second specialization, and a small
+# stable merge sort (:func:`widefs.utils.stable_lexsort`) instead of numba's generic
+# ``argsort(kind="mergesort")``.
+
 
 @njit(cache=True, nogil=True)
-def _winner(besti, m, y, counts):
-    """Majority class among the m nearest; a vote tie goes to the nearest tied class."""
+def _winner(nearest, y, counts):
+    """Majority class among ``nearest``; a vote tie goes to the nearest tied class."""
     counts[:] = 0
-    for q in range(m):
-        counts[y[besti[q]]] += 1
+    for q in range(nearest.size):
+        counts[y[nearest[q]]] += 1
     top = 0
     for c in range(counts.size):
         if counts[c] > top:
             top = counts[c]
-    for q in range(m):
-        c = y[besti[q]]
+    for q in range(nearest.size):
+        c = y[nearest[q]]
         if counts[c] == top:
             return c
     return 0
@@ -95,7 +102,7 @@ def knn_candidates(D, XT, nominal, cands, sign, rows, y, k, n_classes, out):
                     pos -= 1
                 bestd[pos] = d
                 besti[pos] = j
-            out[t, r] = _winner(besti, m, y, counts)
+            out[t, r] = _winner(besti[:m], y, counts)
 
 
 @njit(cache=True, nogil=True)
@@ -110,10 +117,11 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
     n = D.shape[1]
     counts = np.zeros(n_classes, dtype=np.int64)
     first = np.empty(n_classes, dtype=np.int64)
-    kmax = min(ks[ks.size - 1], n)
+    kmax = ks[ks.size - 1] if ks[ks.size - 1] < n else n
     small = kmax <= 32
     bestd = np.empty(kmax, dtype=np.float64)
     besti = np.empty(kmax, dtype=np.int64)
+    positions = np.empty(n, dtype=np.int64)
     for r in range(rows.size):
         i = rows[r]
         drow = D[i] if exclude_self else D[r]
@@ -142,14 +150,17 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
             order = besti[:m]
         else:
             # Stable sort: equal distances keep the lower training index first.
-            order = np.argsort(drow, kind="mergesort")
+            for j in range(n):
+                positions[j] = j
+            order = stable_lexsort(drow, drow, positions)
         counts[:] = 0
         first[:] = n + 1
         q = 0  # neighbours taken so far
         pos = 0  # position in the sorted order
         ki = 0
         while ki < ks.size:
-            target = min(ks[ki], n - 1 if exclude_self else n)
+            limit = n - 1 if exclude_self else n
+            target = ks[ki] if ks[ki] < limit else limit
             while q < target and pos < order.size:
                 j = order[pos]
                 pos += 1
@@ -246,13 +257,3 @@ def update_distances(D_ref, XT, nominal, add, remove, D):
         D[i, i] = 0.0
         for j in range(i + 1, n):
             D[j, i] = D[i, j]
-
-
-@njit(cache=True, nogil=True)
-def knn_loo_batch(Ds, rows, y, ks, n_classes, out):
-    """Leave-one-out predictions for a stack of distance matrices ``Ds`` (m, n, n), one k
-    per call of :func:`knn_from_distances`; ``out`` is ``(m, len(rows))``."""
-    tmp = np.empty((ks.size, rows.size), dtype=np.int64)
-    for b in range(Ds.shape[0]):
-        knn_from_distances(Ds[b], rows, True, y, ks, n_classes, tmp)
-        out[b] = tmp[0]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from widefs.search._base import WrapperSelector, logger
+from widefs._compat import Interval, StrOptions
+from widefs.search._base import SearchProblem, SearchResult, WrapperSelector, logger
 
 __all__ = ["SequentialSelector"]
 
@@ -57,12 +56,25 @@ _COMMON_ATTRS = """
         k used by ``"knn"``.
     k_scores_ : dict or None
         Leave-one-out score of each k tried by ``"auto"``.
-    nominal_features_ : ndarray of bool
+    evaluator_factory_ : EvaluatorFactory
+        The classifier kind and settings (with the chosen k) that scored the subsets;
+        its ``fit_model`` fits that classifier on a subset.
+    categorical_features_ : ndarray of bool
         Columns treated as nominal.
     classes_ : ndarray
+        Class labels.
     n_features_in_ : int
+        Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names."""
+
+_SEE_ALSO = """
+    See Also
+    --------
+    SequentialSelector : Forward or backward selection on the same evaluators.
+    GeneticSelector : The genetic algorithm on the same evaluators.
+    EvaluatorFactory : The leave-one-out evaluators and fitted classifiers.
+    widefs.ensemble.ClassSpecificEnsemble : One search per class (CEFS)."""
 
 
 class SequentialSelector(WrapperSelector):
@@ -86,7 +98,9 @@ class SequentialSelector(WrapperSelector):
     direction : {{"forward", "backward"}}, default="forward"
     n_features : "auto", int or float, default="auto"
         ``"auto"``: stop when the score stops improving (see ``tol``); an int: that
-        many features; a float in (0, 1]: that fraction of the features (at least 1).
+        many features (fewer than there are, as in scikit-learn's
+        ``SequentialFeatureSelector``); a float in (0, 1]: that fraction of the features
+        (at least 1).
     tol : float, default=0.0
         Minimum gain (forward) or largest tolerated loss (backward) for ``"auto"``.
     {_COMMON_PARAMS}
@@ -102,6 +116,7 @@ class SequentialSelector(WrapperSelector):
         the starting full set of backward selection), ``n_features`` and ``score``
         after the step.
     {_COMMON_ATTRS}
+    {_SEE_ALSO}
 
     Examples
     --------
@@ -160,32 +175,26 @@ class SequentialSelector(WrapperSelector):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    def _check_search_params(self, n_features: int) -> None:
+        # As scikit-learn's SequentialFeatureSelector: an int must leave something to select.
+        n = self.n_features
+        if isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= n_features:
+            raise ValueError(
+                f"n_features={n} must be smaller than the number of features, but X has "
+                f"{n_features} feature(s); use a smaller n_features or 'auto'."
+            )
+
     def _target_size(self, p: int):
         if self.n_features == "auto":
             return None
         if isinstance(self.n_features, numbers.Integral) and not isinstance(self.n_features, bool):
-            if self.n_features > p:
-                raise ValueError(
-                    f"n_features={self.n_features} is larger than the number of features ({p})."
-                )
             return int(self.n_features)
         return max(1, int(self.n_features * p))
 
-    @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
-        """Run the search.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        Xe, ev, crit = self._prepare(X, y)
-        p = Xe.shape[1]
+    def _search(self, problem: SearchProblem) -> SearchResult:
+        """Greedy steps from the empty (forward) or full (backward) subset."""
+        ev, crit = problem.evaluator, problem.criterion
+        p = problem.n_features
         target = self._target_size(p)
         forward = self.direction == "forward"
         mask = np.zeros(p, dtype=bool) if forward else np.ones(p, dtype=bool)
@@ -221,7 +230,4 @@ class SequentialSelector(WrapperSelector):
             )
             if self.verbose:
                 logger.info("%s step: feature %d -> score %.4f", self.direction, f, new)
-        self.support_ = mask
-        self.score_ = float(current)
-        self.history_ = history
-        return self
+        return SearchResult(support=mask, score=float(current), history=history)

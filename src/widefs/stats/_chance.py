@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
+from widefs.utils import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
     "chance_error_rate",

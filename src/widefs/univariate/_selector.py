@@ -9,14 +9,14 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from widefs._compat import Interval, StrOptions, fit_context
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     benjamini_hochberg,
@@ -487,7 +487,7 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
             return float(chance_error_rate(counts.round()))
         return float(self.p_error)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Score every feature on the validation part(s), compute the null, apply the threshold.
 

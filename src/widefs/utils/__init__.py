@@ -1,23 +1,57 @@
-"""Small shared helpers: argument validation and seeding."""
+"""Helpers shared by the widefs packages: input encoding, blocks, seeding, argument checks.
+
+These are public so that every widefs package imports them by their public names; they are
+building blocks for estimators rather than user-facing tools.
+"""
 
 from widefs.utils._blocks import (
+    DEFAULT_BLOCK_BYTES,
     block_width,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
     validate_lazy_xy,
 )
+from widefs.utils._encoding import (
+    MISSING_CODE,
+    UNSEEN_CODE,
+    FeatureEncoding,
+    check_classes,
+    encode_fit,
+    encode_transform,
+    feature_names_or_default,
+)
 from widefs.utils._random import spawn_seeds
+from widefs.utils._support import SupportMixin
 from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
+    "DEFAULT_BLOCK_BYTES",
+    "MISSING_CODE",
+    "UNSEEN_CODE",
+    "FeatureEncoding",
+    "SupportMixin",
     "as_float_array",
     "block_width",
+    "check_classes",
     "check_integer_array",
     "check_unit_interval",
+    "encode_fit",
+    "encode_transform",
+    "feature_names_or_default",
     "is_lazy_matrix",
     "iter_column_blocks",
     "load_columns",
     "spawn_seeds",
+    "stable_lexsort",
     "validate_lazy_xy",
 ]
+
+
+def __getattr__(name):
+    # The compiled helpers load numba: only on first use, never on ``import widefs.utils``.
+    if name == "stable_lexsort":
+        from widefs.utils._sorting import stable_lexsort
+
+        return stable_lexsort
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 __all__ = [
+    "DEFAULT_BLOCK_BYTES",
     "block_width",
     "is_lazy_matrix",
     "iter_column_blocks",
@@ -18,6 +19,8 @@ __all__ = [
     "validate_lazy_xy",
 ]
 
+#: Bytes of data (or of per-block temporaries) processed at once by every blocked loop of
+#: widefs: out-of-core column blocks, presorts, threshold scans. One constant for all.
 DEFAULT_BLOCK_BYTES = 4 * 2**20
 
 
@@ -25,6 +28,24 @@ def is_lazy_matrix(X) -> bool:
     """True for chunked or on-disk matrices that must not be loaded whole.
 
     Recognized: dask arrays (``.compute``), zarr arrays (``.oindex``) and numpy memmaps.
+
+    Parameters
+    ----------
+    X : object
+        Any input matrix.
+
+    Returns
+    -------
+    lazy : bool
+
+    See Also
+    --------
+    iter_column_blocks : How such matrices are read, a block of columns at a time.
+
+    Examples
+    --------
+    >>> is_lazy_matrix(np.zeros((2, 3))), is_lazy_matrix([[1, 2]])
+    (False, False)
     """
     if isinstance(X, np.memmap):
         return True
@@ -38,8 +59,37 @@ def is_lazy_matrix(X) -> bool:
 def validate_lazy_xy(estimator, X, y) -> np.ndarray:
     """Checks of an out-of-core ``(X, y)`` that do not load ``X`` (values are checked per block).
 
-    Sets ``estimator.n_features_in_`` (an out-of-core matrix has no feature names) and returns
-    ``y`` as a 1-D array.
+    Sets ``estimator.n_features_in_`` (an out-of-core matrix has no feature names).
+
+    Parameters
+    ----------
+    estimator : estimator
+        Receives ``n_features_in_``.
+    X : matrix with ``shape``
+        The out-of-core data.
+    y : array_like of shape (n_samples,)
+        Labels.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+        ``y`` as a 1-D array.
+
+    See Also
+    --------
+    is_lazy_matrix : Which inputs take this path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sklearn.base import BaseEstimator
+    >>> est = BaseEstimator()
+    >>> with tempfile.TemporaryFile() as f:
+    ...     X = np.memmap(f, dtype=np.float64, mode="w+", shape=(3, 4))
+    ...     validate_lazy_xy(est, X, [0, 1, 0]).tolist()
+    [0, 1, 0]
+    >>> est.n_features_in_
+    4
     """
     from sklearn.utils.validation import column_or_1d
 
@@ -59,7 +109,29 @@ def validate_lazy_xy(estimator, X, y) -> np.ndarray:
 
 
 def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray:
-    """Load ``X[:, columns]`` into memory as a C-contiguous array of ``dtype``."""
+    """Load ``X[:, columns]`` into memory as a C-contiguous array of ``dtype``.
+
+    Parameters
+    ----------
+    X : ndarray, memmap, dask or zarr array
+        The (possibly out-of-core) matrix.
+    columns : slice or ndarray of int
+        Columns to load.
+    dtype : data-type, default=np.float64
+
+    Returns
+    -------
+    block : ndarray of shape (n_samples, n_columns)
+
+    See Also
+    --------
+    iter_column_blocks : The slices to load one after the other.
+
+    Examples
+    --------
+    >>> load_columns(np.arange(6).reshape(2, 3), slice(1, 3)).tolist()
+    [[1.0, 2.0], [4.0, 5.0]]
+    """
     if hasattr(X, "oindex") and not isinstance(columns, slice):
         block = X.oindex[:, np.asarray(columns)]  # zarr: orthogonal indexing
     else:
@@ -72,6 +144,22 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
 def block_width(n_rows: int, bytes_per_value: int = 8, max_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
     """Columns per block so that one loaded block stays under ``max_bytes``.
 
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the matrix.
+    bytes_per_value : int, default=8
+    max_bytes : int, default=DEFAULT_BLOCK_BYTES
+
+    Returns
+    -------
+    width : int
+        At least 1.
+
+    See Also
+    --------
+    iter_column_blocks : Slices of that width.
+
     Examples
     --------
     >>> block_width(100, 8, max_bytes=8000)
@@ -82,6 +170,21 @@ def block_width(n_rows: int, bytes_per_value: int = 8, max_bytes: int = DEFAULT_
 
 def iter_column_blocks(n_columns: int, width: int) -> Iterator[slice]:
     """Consecutive column slices of at most ``width`` columns.
+
+    Parameters
+    ----------
+    n_columns : int
+    width : int
+        Columns per slice (the last may be narrower).
+
+    Yields
+    ------
+    block : slice
+
+    See Also
+    --------
+    block_width : A width that fits in memory.
+    load_columns : Loads one slice.
 
     Examples
     --------

@@ -9,7 +9,28 @@ __all__ = ["as_float_array", "check_integer_array", "check_unit_interval"]
 
 
 def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Return ``x`` as a float array, rejecting non-numeric input with a message naming ``name``."""
+    """Return ``x`` as a float array, rejecting non-numeric input with a message naming ``name``.
+
+    Parameters
+    ----------
+    x : array_like
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    arr : ndarray of float64
+
+    See Also
+    --------
+    check_integer_array : Also requires finite integer values.
+    check_unit_interval : Also requires values in [0, 1].
+
+    Examples
+    --------
+    >>> as_float_array([1, 2], "n").tolist()
+    [1.0, 2.0]
+    """
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -20,7 +41,29 @@ def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
 def check_integer_array(
     x: ArrayLike, name: str, *, minimum: float | None = None
 ) -> NDArray[np.float64]:
-    """Check that ``x`` holds finite integer values (as floats, so 1e9 fits), at least ``minimum``."""
+    """Check that ``x`` holds finite integer values (as floats, so 1e9 fits), at least ``minimum``.
+
+    Parameters
+    ----------
+    x : array_like
+    name : str
+        The argument's name, for the error messages.
+    minimum : float, default=None
+        Smallest allowed value.
+
+    Returns
+    -------
+    arr : ndarray of float64
+
+    See Also
+    --------
+    as_float_array : The conversion alone.
+
+    Examples
+    --------
+    >>> check_integer_array([3, 1e9], "n", minimum=1).tolist()
+    [3.0, 1000000000.0]
+    """
     arr = as_float_array(x, name)
     if np.any(~np.isfinite(arr)):
         raise ValueError(f"{name} must be finite.")
@@ -32,7 +75,27 @@ def check_integer_array(
 
 
 def check_unit_interval(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Check that ``x`` lies in ``[0, 1]`` (NaN rejected)."""
+    """Check that ``x`` lies in ``[0, 1]`` (NaN rejected).
+
+    Parameters
+    ----------
+    x : array_like
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    arr : ndarray of float64
+
+    See Also
+    --------
+    as_float_array : The conversion alone.
+
+    Examples
+    --------
+    >>> check_unit_interval(0.25, "delta").item()
+    0.25
+    """
     arr = as_float_array(x, name)
     if np.any(~((arr >= 0) & (arr <= 1))):
         raise ValueError(f"{name} must lie in [0, 1].")

@@ -8,145 +8,26 @@ for the kept versions, and that fixed cost, not the counting, dominated the fit
 every beam member, ranks them, keeps the ``beam_width`` best distinct conjunctions and
 builds their coverage masks; Python keeps only the stopping rules (significance, POE).
 
-Encoding (:class:`CandidateTable`, built once per fit): every attribute's values become
-contiguous *bins*, a nominal attribute's categories in code order and a numeric
-attribute's distinct observed values in increasing order (the runs of its presort,
-:func:`widefs.stumps.run_layout`); a missing value has no bin (-1), so it satisfies no
-condition. Candidate condition ``sid`` (static id) is ``a == v`` for a category bin, or
-``a <= t`` / ``a > t`` for a value bin, numbered by attribute, then ``==``, ``<=``, ``>``,
-then value: the generation order of the documented tie-break, so a rule's sorted static
-ids are its conditions in display order.
+The kernels read the bins and static candidates of a ``CandidateTable``
+(:mod:`widefs.rules._table`, built once per fit). This module loads numba, so CN2 imports it
+on first use only; its kernels avoid what makes numba compile slowly (array-to-array slice
+assignment, typed containers, numba's generic sorts), because every fresh install compiles
+them once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 
-from widefs.rules._rule import EQ, GT, LE
-from widefs.stumps import SortedFeatures, run_layout
+from widefs.rules._rule import EQ, LE
+from widefs.utils import stable_lexsort
 
-__all__ = ["QUALITY_CODES", "CandidateTable", "beam_round", "quality_of"]
-
-QUALITY_CODES = {"laplace": 0, "m_estimate": 1, "entropy": 2}
+__all__ = ["beam_round", "quality_of"]
 
 # Candidates examined one best-first extraction at a time before falling back to sorting
 # them all (wide beams or many duplicate conjunctions).
 _MAX_EXTRACTIONS = 64
-
-
-@dataclass(frozen=True)
-class CandidateTable:
-    """Bins of every attribute and the static list of candidate conditions.
-
-    Attributes
-    ----------
-    bins : ndarray of intp, shape (n_samples, n_features)
-        Global bin of each value (-1: missing or unseen); each attribute's bins are
-        contiguous and ordered by value.
-    feature_nominal, feature_offset, feature_n_bins, feature_first_candidate : ndarray
-        Per attribute: kind, first bin, number of bins, first static candidate id.
-    cand_feature, cand_op, cand_value, cand_bin : ndarray
-        Per static candidate: attribute, operator code (``EQ``, ``LE``, ``GT``), category
-        code or threshold, and bin (the category's, or the threshold's run).
-    n_bins_total : int
-    max_conditions : int
-        Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
-        one ``>`` per numeric one).
-    """
-
-    bins: np.ndarray
-    feature_nominal: np.ndarray
-    feature_offset: np.ndarray
-    feature_n_bins: np.ndarray
-    feature_first_candidate: np.ndarray
-    cand_feature: np.ndarray
-    cand_op: np.ndarray
-    cand_value: np.ndarray
-    cand_bin: np.ndarray
-
-    n_bins_total: int
-    max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
-
-    @classmethod
-    def build(
-        cls, numeric: np.ndarray, codes: np.ndarray, nominal: np.ndarray, n_categories: np.ndarray
-    ) -> CandidateTable:
-        """Bins from the encoded training matrices (one presort of the numeric columns)."""
-        n, F = codes.shape
-        nominal = np.asarray(nominal, dtype=bool)
-        num = np.flatnonzero(~nominal)
-        nom = np.flatnonzero(nominal)
-        n_bins = np.zeros(F, dtype=np.intp)
-        bins = np.full((n, F), -1, dtype=np.intp)
-        run_value = np.array([])
-        if num.size:
-            sorted_num = SortedFeatures.from_matrix(numeric[:, num])
-            lay = run_layout(sorted_num)
-            run_value = lay.run_value + 0.0  # -0.0 and 0.0 are one run: print it as 0
-            n_bins[num] = lay.end_run - lay.first_run
-            # Runs are numbered feature by feature in increasing value; missing -> -1.
-            run_id = np.where(lay.run_id < lay.n_runs, lay.run_id, -1)
-            block = np.empty((num.size, n), dtype=np.intp)
-            np.put_along_axis(block, sorted_num.order, run_id, axis=1)
-            bins[:, num] = block.T
-        n_bins[nom] = n_categories[nom]
-        # Numeric runs keep their run_layout numbers [0, n_runs); categories follow.
-        offset = np.zeros(F, dtype=np.intp)
-        if num.size:
-            offset[num] = lay.first_run
-        n_runs = run_value.size
-        cat_start = n_runs + np.concatenate([[0], np.cumsum(n_bins[nom])[:-1]]).astype(np.intp)
-        offset[nom] = cat_start
-        if nom.size:
-            c = codes[:, nom]
-            bins[:, nom] = np.where(c >= 0, c + cat_start, -1)
-        per_feature = np.where(nominal, n_bins, 2 * n_bins)
-        first = np.concatenate([[0], np.cumsum(per_feature)[:-1]]).astype(np.intp)
-        # Static candidates in generation order: attribute, then ==, <=, >, then value.
-        feats, ops, local = [], [], []
-        for f in range(F):
-            r = np.arange(n_bins[f], dtype=np.intp)
-            if nominal[f]:
-                feats.append(np.full(r.size, f))
-                ops.append(np.full(r.size, EQ))
-                local.append(r)
-            else:
-                feats.append(np.full(2 * r.size, f))
-                ops.append(np.repeat([LE, GT], r.size))
-                local.append(np.tile(r, 2))
-        cand_feature = np.concatenate(feats or [np.array([], int)]).astype(np.intp)
-        cand_op = np.concatenate(ops or [np.array([], int)]).astype(np.intp)
-        cand_bin = offset[cand_feature] + np.concatenate(local or [np.array([], int)])
-        all_values = np.concatenate([run_value, np.arange(max(0, int(n_bins[nom].sum())))])
-        if nom.size:
-            # A category bin's value is its code: bin - the attribute's offset.
-            all_values[n_runs:] = np.concatenate([np.arange(k) for k in n_bins[nom]])
-        return cls(
-            bins=np.ascontiguousarray(bins),
-            feature_nominal=nominal,
-            feature_offset=offset,
-            feature_n_bins=n_bins,
-            feature_first_candidate=first,
-            cand_feature=cand_feature,
-            cand_op=cand_op,
-            cand_value=all_values[cand_bin].astype(float),
-            cand_bin=cand_bin.astype(np.intp),
-            n_bins_total=int(n_bins.sum()),
-            max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
-        )
-
-    def coverage(self, sids: np.ndarray) -> np.ndarray:
-        """Rows satisfying every condition in ``sids`` (all rows for an empty rule)."""
-        out = np.ones(self.bins.shape[0], dtype=bool)
-        for s in np.asarray(sids).tolist():
-            col = self.bins[:, self.cand_feature[s]]
-            b = self.cand_bin[s]
-            op = self.cand_op[s]
-            out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
-        return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -214,7 +95,9 @@ def _significant(vec, cover, base_p, threshold, work):
     return 2.0 * _pairwise_sum(work) > threshold
 
 
-@numba.njit(cache=True, nogil=True)
+# One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile
+# a specialization per literal.
+@numba.njit("boolean(float64, int64, int64, float64, int64, int64)", cache=True, nogil=True)
 def _better(q1, c1, i1, q2, c2, i2):
     """Rank order: higher quality, then more examples covered, then generated first."""
     if q1 != q2:
@@ -304,7 +187,7 @@ def beam_round(
     vec = np.zeros(C, dtype=np.int64)
     tot = np.zeros(C, dtype=np.int64)
     gt = np.zeros(C, dtype=np.int64)
-    work = np.zeros(C)
+    work = np.empty(C)  # scratch, overwritten before every use
     cap = B * K
     c_owner = np.empty(cap, dtype=np.intp)
     c_sid = np.empty(cap, dtype=np.intp)
@@ -394,11 +277,12 @@ def beam_round(
                     n_ok += 1
 
     # The next beam: the beam_width best distinct conjunctions, best first.
-    picked = np.empty(min(beam_width, max(n_ok, 1)), dtype=np.intp)
+    size = n_ok if n_ok > 1 else 1
+    picked = np.empty(beam_width if beam_width < size else size, dtype=np.intp)
     picked_conds = np.zeros((picked.size, L), dtype=np.intp)
     picked_lens = np.zeros(picked.size, dtype=np.intp)
     n_picked = 0
-    seen = numba.typed.Dict.empty(key_type=numba.int64, value_type=numba.intp)
+    picked_hash = np.empty(picked.size, dtype=np.int64)
     merged = np.empty(L, dtype=np.intp)
     taken = np.zeros(n_ok, dtype=np.bool_)
     extractions = 0
@@ -418,12 +302,18 @@ def beam_round(
             extractions += 1
         else:
             if order.size == 0:
-                # Stable sorts give (quality desc, cover desc, generation order).
-                rest = np.flatnonzero(~taken)
-                o1 = rest[np.argsort(-c_cover[rest], kind="mergesort")]
-                order = o1[np.argsort(-c_quality[o1], kind="mergesort")]
-                if order.size == 0:
+                # (quality desc, cover desc, generation order): the order of _better.
+                rest = np.empty(n_ok - extractions, dtype=np.intp)
+                r = 0
+                for t in range(n_ok):
+                    if not taken[t]:
+                        rest[r] = t
+                        r += 1
+                if r == 0:
                     break
+                order = stable_lexsort(
+                    -c_quality[:n_ok], -c_cover[:n_ok].astype(np.float64), rest[:r]
+                )
             if pos >= order.size:
                 break
             j = order[pos]
@@ -432,8 +322,11 @@ def beam_round(
         s = c_sid[j]
         k = _merge(conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged)
         h = _conj_hash(merged, k)
+        seen = False
+        for p in range(n_picked):
+            seen = seen or picked_hash[p] == h
         dup = False
-        if h in seen:
+        if seen:
             # Compare with every kept conjunction (the hash only narrows the search).
             for p in range(n_picked):
                 if picked_lens[p] == k:
@@ -447,9 +340,10 @@ def beam_round(
                         break
         if dup:
             continue
-        seen[h] = n_picked
+        picked_hash[n_picked] = h
         picked[n_picked] = j
-        picked_conds[n_picked, :k] = merged[:k]
+        for i in range(k):
+            picked_conds[n_picked, i] = merged[i]
         picked_lens[n_picked] = k
         n_picked += 1
 

@@ -1,0 +1,156 @@
+"""The static candidate conditions of a CN2 fit: every attribute's values as bins.
+
+Every attribute's values become contiguous *bins*, a nominal attribute's categories in code
+order and a numeric attribute's distinct observed values in increasing order (the runs of
+its presort, :func:`widefs.stumps.run_layout`); a missing value has no bin (-1), so it
+satisfies no condition. Candidate condition ``sid`` (static id) is ``a == v`` for a category
+bin, or ``a <= t`` / ``a > t`` for a value bin, numbered by attribute, then ``==``, ``<=``,
+``>``, then value: the generation order of the documented tie-break, so a rule's sorted
+static ids are its conditions in display order. The compiled beam rounds over this table
+are in :mod:`widefs.rules._beam`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from widefs.rules._rule import EQ, GT, LE
+
+__all__ = ["QUALITY_CODES", "CandidateTable"]
+
+QUALITY_CODES = {"laplace": 0, "m_estimate": 1, "entropy": 2}
+
+
+@dataclass(frozen=True)
+class CandidateTable:
+    """Bins of every attribute and the static list of candidate conditions.
+
+    Attributes
+    ----------
+    bins : ndarray of intp, shape (n_samples, n_features)
+        Global bin of each value (-1: missing or unseen); each attribute's bins are
+        contiguous and ordered by value.
+    feature_nominal, feature_offset, feature_n_bins, feature_first_candidate : ndarray
+        Per attribute: kind, first bin, number of bins, first static candidate id.
+    cand_feature, cand_op, cand_value, cand_bin : ndarray
+        Per static candidate: attribute, operator code (``EQ``, ``LE``, ``GT``), category
+        code or threshold, and bin (the category's, or the threshold's run).
+    n_bins_total : int
+    max_conditions : int
+        Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
+        one ``>`` per numeric one).
+    """
+
+    bins: np.ndarray
+    feature_nominal: np.ndarray
+    feature_offset: np.ndarray
+    feature_n_bins: np.ndarray
+    feature_first_candidate: np.ndarray
+    cand_feature: np.ndarray
+    cand_op: np.ndarray
+    cand_value: np.ndarray
+    cand_bin: np.ndarray
+
+    n_bins_total: int
+    max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
+
+    @classmethod
+    def build(cls, X: np.ndarray, nominal: np.ndarray, n_categories: np.ndarray) -> CandidateTable:
+        """Bins from the encoded training matrix (one presort of the numeric columns).
+
+        ``X`` holds numeric values (NaN: missing) and nominal category codes (negative:
+        missing or unseen), as :func:`widefs.utils.encode_fit` returns them.
+        """
+        from widefs.stumps import SortedFeatures, run_layout
+
+        n, F = X.shape
+        nominal = np.asarray(nominal, dtype=bool)
+        num = np.flatnonzero(~nominal)
+        nom = np.flatnonzero(nominal)
+        n_bins = np.zeros(F, dtype=np.intp)
+        bins = np.full((n, F), -1, dtype=np.intp)
+        run_value = np.array([])
+        if num.size:
+            sorted_num = SortedFeatures.from_matrix(X[:, num])
+            lay = run_layout(sorted_num)
+            run_value = lay.run_value + 0.0  # -0.0 and 0.0 are one run: print it as 0
+            n_bins[num] = lay.end_run - lay.first_run
+            # Runs are numbered feature by feature in increasing value; missing -> -1.
+            run_id = np.where(lay.run_id < lay.n_runs, lay.run_id, -1)
+            block = np.empty((num.size, n), dtype=np.intp)
+            np.put_along_axis(block, sorted_num.order, run_id, axis=1)
+            bins[:, num] = block.T
+        n_bins[nom] = n_categories[nom]
+        # Numeric runs keep their run_layout numbers [0, n_runs); categories follow.
+        offset = np.zeros(F, dtype=np.intp)
+        if num.size:
+            offset[num] = lay.first_run
+        n_runs = run_value.size
+        cat_start = n_runs + np.concatenate([[0], np.cumsum(n_bins[nom])[:-1]]).astype(np.intp)
+        offset[nom] = cat_start
+        if nom.size:
+            c = X[:, nom].astype(np.intp)
+            bins[:, nom] = np.where(c >= 0, c + cat_start, -1)
+        per_feature = np.where(nominal, n_bins, 2 * n_bins)
+        first = np.concatenate([[0], np.cumsum(per_feature)[:-1]]).astype(np.intp)
+        # Static candidates in generation order: attribute, then ==, <=, >, then value.
+        feats, ops, local = [], [], []
+        for f in range(F):
+            r = np.arange(n_bins[f], dtype=np.intp)
+            if nominal[f]:
+                feats.append(np.full(r.size, f))
+                ops.append(np.full(r.size, EQ))
+                local.append(r)
+            else:
+                feats.append(np.full(2 * r.size, f))
+                ops.append(np.repeat([LE, GT], r.size))
+                local.append(np.tile(r, 2))
+        cand_feature = np.concatenate(feats or [np.array([], int)]).astype(np.intp)
+        cand_op = np.concatenate(ops or [np.array([], int)]).astype(np.intp)
+        cand_bin = offset[cand_feature] + np.concatenate(local or [np.array([], int)])
+        all_values = np.concatenate([run_value, np.arange(max(0, int(n_bins[nom].sum())))])
+        if nom.size:
+            # A category bin's value is its code: bin - the attribute's offset.
+            all_values[n_runs:] = np.concatenate([np.arange(k) for k in n_bins[nom]])
+        return cls(
+            bins=np.ascontiguousarray(bins),
+            feature_nominal=nominal,
+            feature_offset=offset,
+            feature_n_bins=n_bins,
+            feature_first_candidate=first,
+            cand_feature=cand_feature,
+            cand_op=cand_op,
+            cand_value=all_values[cand_bin].astype(float),
+            cand_bin=cand_bin.astype(np.intp),
+            n_bins_total=int(n_bins.sum()),
+            max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
+        )
+
+    def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
+        """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
+        class codes ``y`` and ``n_classes``, and the static candidates."""
+        return (
+            self.bins,
+            y,
+            n_classes,
+            self.feature_nominal,
+            self.feature_offset,
+            self.feature_n_bins,
+            self.feature_first_candidate,
+            self.cand_feature,
+            self.cand_op,
+            self.cand_bin,
+            self.n_bins_total,
+        )
+
+    def coverage(self, sids: np.ndarray) -> np.ndarray:
+        """Rows satisfying every condition in ``sids`` (all rows for an empty rule)."""
+        out = np.ones(self.bins.shape[0], dtype=bool)
+        for s in np.asarray(sids).tolist():
+            col = self.bins[:, self.cand_feature[s]]
+            b = self.cand_bin[s]
+            op = self.cand_op[s]
+            out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
+        return out

@@ -1,0 +1,59 @@
+"""One answer to "which input features does this fitted model use?" for every estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["SupportMixin"]
+
+
+class SupportMixin:
+    """``get_support`` for fitted models that are not feature selectors.
+
+    scikit-learn's ``SelectorMixin`` gives selectors ``get_support``; classifiers that use
+    only some of their input features (rule lists, ensembles of subsets, set covering
+    machines) answer the same question with this mixin, so that code such as
+    :func:`widefs.model_selection.selected_feature_mask` needs no per-estimator
+    conventions. A subclass implements ``_get_support_mask()``.
+
+    See Also
+    --------
+    sklearn.feature_selection.SelectorMixin : The selectors' ``get_support``.
+    widefs.model_selection.selected_feature_mask : Uses ``get_support`` only.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> class Uses(SupportMixin, BaseEstimator):
+    ...     def fit(self, X, y=None):
+    ...         self.used_ = np.asarray(X).any(axis=0)
+    ...         return self
+    ...     def _get_support_mask(self):
+    ...         return self.used_
+    >>> model = Uses().fit([[0, 1, 0], [0, 2, 3]])
+    >>> model.get_support().tolist(), model.get_support(indices=True).tolist()
+    ([False, True, True], [1, 2])
+    """
+
+    def get_support(self, indices: bool = False) -> NDArray:
+        """Mask or indices of the input features the fitted model uses.
+
+        Parameters
+        ----------
+        indices : bool, default=False
+            Return feature indices instead of a boolean mask.
+
+        Returns
+        -------
+        support : ndarray
+            Boolean mask of shape (n_features_in_,), or the indices of its True entries.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        mask = np.asarray(self._get_support_mask(), dtype=bool)
+        return np.flatnonzero(mask) if indices else mask
+
+    def _get_support_mask(self) -> NDArray[np.bool_]:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,139 @@
+"""The one input encoding of the estimators with nominal attributes, both missing policies."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator
+
+from widefs.utils import (
+    MISSING_CODE,
+    UNSEEN_CODE,
+    check_classes,
+    encode_fit,
+    encode_transform,
+    feature_names_or_default,
+)
+
+FRAME = pd.DataFrame(
+    {
+        "cat": pd.Categorical(["a", None, "b", "a"]),
+        "text": pd.Series(["x", "y", None, "y"], dtype="str"),
+        "obj": pd.Series(["1", 2, None, 2], dtype=object),
+        "num": [1.5, np.nan, 3.0, 0.5],
+        "flag": [True, False, True, True],
+        "objnum": pd.Series([1, 2.5, None, 4], dtype=object),
+        "codes": pd.Categorical([3, 1, 3, 2]),
+    }
+)
+
+
+def test_kinds_from_dtypes_and_values():
+    est = BaseEstimator()
+    Xe, _, enc = encode_fit(est, FRAME, None, "from_dtype", missing="propagate")
+    # Categorical (also with integer categories), string, object holding a string and
+    # booleans are nominal; floats and an object column of numbers are numeric.
+    assert enc.nominal.tolist() == [True, True, True, False, True, False, True]
+    assert enc.categories[2].tolist() == ["1", "2"]  # compared through their text
+    assert enc.categories[4].tolist() == ["False", "True"]
+    assert enc.categories[6].tolist() == ["1", "2", "3"]
+    assert Xe[:, 0].tolist() == [0, MISSING_CODE, 1, 0]
+    assert Xe[:, 1].tolist() == [0, 1, MISSING_CODE, 1]
+    assert Xe[:, 2].tolist() == [0, 1, MISSING_CODE, 1]
+    np.testing.assert_array_equal(Xe[:, 3], [1.5, np.nan, 3.0, 0.5])
+    np.testing.assert_array_equal(Xe[:, 5], [1, 2.5, np.nan, 4])
+    assert Xe[:, 6].tolist() == [2, 0, 2, 1]
+    assert est.feature_names_in_.tolist() == list(FRAME.columns)
+    # The same values as an object array: dtypes are gone, values decide.
+    arr = FRAME.drop(columns="codes").to_numpy(dtype=object)
+    _, _, enc2 = encode_fit(BaseEstimator(), arr, None, "from_dtype", missing="propagate")
+    assert enc2.nominal.tolist() == [True, True, True, False, True, False]
+
+
+def test_missing_category_policy():
+    X = FRAME[["cat", "text"]]
+    Xe, _, enc = encode_fit(BaseEstimator(), X, None, "from_dtype", missing="category")
+    # The missing category sorts first; every row gets a code, none is negative.
+    assert enc.categories[0].tolist() == ["\x00missing", "a", "b"]
+    assert Xe[:, 0].tolist() == [1, 0, 2, 1]
+    assert Xe[:, 1].tolist() == [1, 2, 0, 2]
+    # A numeric NaN is an error under this policy (scikit-learn's own message).
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        encode_fit(BaseEstimator(), FRAME[["cat", "num"]], None, "from_dtype", missing="category")
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        encode_fit(BaseEstimator(), np.array([[np.nan]]), None, "from_dtype", missing="category")
+
+
+@pytest.mark.parametrize("missing", ["category", "propagate"])
+def test_transform_matches_fit_and_marks_unseen(missing):
+    X = np.array([["x", 1.0], ["y", 2.0], [None, 3.0]], dtype=object)
+    est = BaseEstimator()
+    Xe, _, enc = encode_fit(est, X, None, "from_dtype", missing=missing)
+    np.testing.assert_array_equal(encode_transform(est, X, enc), Xe)
+    Xq = np.array([["y", 0.0], ["z", 1.0], [np.nan, 2.0], ["x", 3.0]], dtype=object)
+    got = encode_transform(est, Xq, enc)[:, 0].tolist()
+    if missing == "propagate":
+        assert got == [1, UNSEEN_CODE, MISSING_CODE, 0]
+    else:  # categories: missing, x, y
+        assert got == [2, UNSEEN_CODE, 0, 1]
+    with pytest.raises(ValueError, match="was numeric when the model was fitted"):
+        encode_transform(est, np.array([["x", "abc"]], dtype=object), enc)
+    with pytest.raises(ValueError, match="features"):
+        encode_transform(est, np.zeros((2, 3)), enc)
+
+
+def test_plain_numeric_input_is_scikit_learn_validated():
+    est = BaseEstimator()
+    X = np.arange(6.0).reshape(3, 2)
+    Xe, y, enc = encode_fit(est, X, [0, 1, 0], "from_dtype", missing="category")
+    assert Xe is not None and not enc.nominal.any() and y.tolist() == [0, 1, 0]
+    np.testing.assert_array_equal(Xe, X)
+    with pytest.raises(ValueError, match="infinity"):
+        encode_fit(est, [[np.inf, 1.0], [0.0, 1.0]], None, "from_dtype", missing="propagate")
+    with pytest.raises(ValueError, match=r"0 feature\(s\)"):
+        encode_fit(est, np.empty((3, 0)), None, "from_dtype", missing="category")
+    with pytest.raises(ValueError, match=r"Found array with 1 sample\(s\)"):
+        encode_fit(est, [[1.0]], None, "from_dtype", missing="category", ensure_min_samples=2)
+    # A boolean array is nominal (as pandas boolean columns are).
+    _, _, enc_b = encode_fit(
+        est, np.array([[True], [False]]), None, "from_dtype", missing="category"
+    )
+    assert enc_b.nominal.tolist() == [True]
+
+
+def test_explicit_specification_and_errors():
+    X = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [0.5, 0.1, 0.7]})
+    for spec in ([0], [-2], ["a"], np.array([True, False])):
+        _, _, enc = encode_fit(BaseEstimator(), X, None, spec, missing="propagate")
+        assert enc.nominal.tolist() == [True, False], spec
+        assert enc.categories[0].tolist() == ["1.0", "2.0"]
+    _, _, none = encode_fit(BaseEstimator(), X, None, None, missing="propagate")
+    assert not none.nominal.any()
+    for spec, msg in [
+        ([5], "index 5 is out of range for 2 features"),
+        (["z"], "names 'z', which is not a column"),
+        (np.array([True]), "boolean mask needs 2 entries"),
+        ([1.5], "must be column indices, names or a boolean mask"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            encode_fit(BaseEstimator(), X, None, spec, missing="propagate")
+    with pytest.raises(ValueError, match="missing must be one of"):
+        encode_fit(BaseEstimator(), X, None, None, missing="drop")
+
+
+def test_objects_that_are_neither_numbers_nor_labels_are_rejected():
+    X = np.array([[1.0, "a"], [{"foo": "bar"}, "b"]], dtype=object)
+    # The message scikit-learn's check_dtype_object expects.
+    with pytest.raises(TypeError, match=r"argument must be a string.* number"):
+        encode_fit(BaseEstimator(), X, None, "from_dtype", missing="propagate")
+
+
+def test_names_and_classes():
+    est = BaseEstimator()
+    encode_fit(est, np.zeros((2, 3)), None, "from_dtype", missing="category")
+    assert feature_names_or_default(est).tolist() == ["x0", "x1", "x2"]
+    classes, codes = check_classes(est, np.array(["b", "a", "b"]))
+    assert classes.tolist() == ["a", "b"] and codes.tolist() == [1, 0, 1]
+    with pytest.raises(ValueError, match="BaseEstimator needs at least 2 classes; got 1 class"):
+        check_classes(est, np.array(["a", "a"]))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_classes(est, np.array([0.5, 1.5]))
