@@ -248,8 +248,9 @@ def chance_sections(
             top=TOP_REPORT,
             total_rows=order.size,
             more=Markup(
-                "All {n} features, in this order and with these columns (plus both p-values), "
-                "are in `features.csv`.",
+                "Features with equal errors are tied and listed in file order. All {n} "
+                "features, in this order and with these columns (plus both p-values), are in "
+                "`features.csv`.",
                 n=order.size,
             ),
         )

@@ -72,8 +72,8 @@ def comparison_section(
         if empty:
             fallbacks[cand.name] = empty
             note += (
-                f"; fallback in {empty} of {len(res['test_score'])} folds: nothing selected, "
-                "so the majority class of the training fold was predicted"
+                f"; fallback in {empty} of {len(res['test_score'])} folds: no feature kept, "
+                "so one class was predicted for every test example there"
             )
         widths.append(hi - lo)
         rows.append(
@@ -158,10 +158,11 @@ def comparison_section(
         section.add(
             Note(
                 Markup(
-                    "Fallback rows ({names}): in some folds the method kept no feature (its "
-                    "threshold found nothing beyond chance), and the prediction there is the "
-                    "majority class of the training fold. Their accuracy is that of guessing, "
-                    "not of a selected signature.",
+                    "Fallback rows ({names}): in some folds the method kept no feature (it found "
+                    "nothing beyond chance), and predicted one class for every test example "
+                    "there (the training fold's majority class for the naive Bayes pipelines, "
+                    "the default class for an empty SCM conjunction). In those folds the "
+                    "accuracy is that of guessing, not of a selected signature.",
                     names=", ".join(fallbacks),
                 )
             )
