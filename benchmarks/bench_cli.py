@@ -75,6 +75,7 @@ def run_one(n_features: int, workdir: Path) -> dict:
         + float(_field(err, "System time (seconds)") or 0),
         "rss_mb": int(_field(err, "Maximum resident set size (kbytes)") or 0) / 1024,
         "first_output": first.get("t", float("nan")),
+        "load": os.getloadavg()[0],
     }
 
 
@@ -90,13 +91,13 @@ def main(argv=None) -> int:
             print(res, flush=True)
             rows.append(res)
     table = [
-        "| features | CSV (MB) | wall clock (s) | CPU, user + system (s) | peak RSS (MB) | first output after (s) | exit |",
-        "|---|---|---|---|---|---|---|",
+        "| features | CSV (MB) | wall clock (s) | CPU, user + system (s) | peak RSS (MB) | first output after (s) | load average at the end | exit |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         table.append(
             f"| {r['features']:,} | {r['csv_mb']:.0f} | {r['wall']:.0f} | {r['cpu']:.0f} | "
-            f"{r['rss_mb']:.0f} | {r['first_output']:.1f} | {r['status']} |"
+            f"{r['rss_mb']:.0f} | {r['first_output']:.1f} | {r['load']:.1f} | {r['status']} |"
         )
     text = f"""## `widefs run` at today's sizes: 100 samples x 2,000 / 20,000 / 200,000 features
 
