@@ -20,5 +20,5 @@ def test_readme_python_block_runs(index, capsys):
 def test_readme_chance_number_is_right():
     from widefs.stats import highest_chance_accuracy
 
-    assert f"{highest_chance_accuracy(2000, 31):.3f}" == "0.799"
-    assert "0.799: 80% by chance alone" in README.read_text()
+    assert f"{highest_chance_accuracy(2000, 31, p_error=11 / 31):.3f}" == "0.912"
+    assert "0.912: 91% by chance alone" in README.read_text()

@@ -1,7 +1,9 @@
 """Reproduce Tables I-V of Shah, Marchand & Corbeil (2010) on the bundled microarray data.
 
-Usage: `python experiments/shah2010/run.py [--quick]` (or `widefs reproduce shah2010 [--quick]`); the
-protocol and options are documented in `widefs.experiments.shah2010`.
+Usage: `python experiments/shah2010/run.py [--quick] [--out DIR]`, the same as
+`widefs reproduce shah2010 [--quick] [--out DIR]`: writes DIR/shah2010.md and its data under
+DIR/shah2010/ (default DIR: ./widefs-shah2010). The repository's page is produced with
+`--out docs/results`. Protocol and options: `widefs.experiments.shah2010`.
 """
 
 import sys

@@ -1,31 +1,156 @@
-"""Smoke test of the Soares (2010) reproduction (quick mode) and checks of its protocol."""
-
-import importlib
+"""The Soares (2010) reproduction: a small seeded run whose numbers are checked, the paired
+tests against independent computations, and the hypothesis variants against the library."""
 
 import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from widefs.ensemble import ClassSpecificEnsemble
+from widefs.experiments import soares2010 as run
+from widefs.experiments._paired import corrected_resampled_ttest, paired_tests, wilcoxon_signed_rank
+from widefs.experiments._soares_variants import cefs_variant, tie_aware_knn
+from widefs.search import SequentialSelector
+from widefs.utils import spawn_seeds
 
 
-def load_run():
-    # experiments/soares2010/run.py calls this module's main.
-    return importlib.import_module("widefs.experiments.soares2010")
+def _split(name, s, n=2):
+    spec = run.DATASETS[name]
+    columns, nominal, y, _ = run.load(spec)
+    seed = spawn_seeds(list(run.DATASETS).index(name), n)[s]
+    train, test = run.split_indices(y, spec, np.random.RandomState(seed))
+    Xtr, Xte, _ = run.preprocess(columns, nominal, train, test, spec)
+    return Xtr, Xte, y[train], y[test], nominal, int(seed)
 
 
-def test_quick_mode_writes_the_report(tmp_path):
-    run = load_run()
-    out = tmp_path / "soares2010.md"
-    assert run.main(["--quick", "--out", str(out)]) == 0
-    text = out.read_text()
-    assert "QUICK MODE" in text
-    assert "| breast cancer | 66.44 / 68.89 / 69.20 |" in text  # Table 7, paper beside ours
-    assert "proprietary, unavailable" in text  # Alabama
-    assert "### Table 10: kNN/GA" in text and "| colon cancer | 65.90 / 67.69 / 68.97 |" in text
-    row = next(line for line in text.splitlines() if line.startswith("| wine | 94.06 / 91.56"))
-    ours = [float(cell.split(" ± ")[0]) for cell in row.split("|")[3:6]]
-    assert all(0 <= v <= 100 for v in ours)
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("soares")
+    argv = ["--quick", "--datasets", "wine", "breast cancer", "--methods", "NB/SBS", "kNN/SFS"]
+    assert run.main([*argv, "--out", str(out)]) == 0
+    raw = pd.read_csv(out / "soares2010" / "splits.csv")
+    return (out / "soares2010.md").read_text(), raw
+
+
+def test_seeded_small_run(small):
+    # Wine and breast cancer, 2 splits each (seeds spawn_seeds(dataset index, 2)):
+    # correct test instances out of 64 (wine) and 150 (breast), pinned.
+    _, raw = small
+    p = raw[raw["variant"] == "protocol"].set_index(["dataset", "method", "split"])
+    counts = {
+        k: tuple(
+            round(v * (64 if k[0] == "wine" else 150)) for v in p.loc[k, ["traditional", "cefs"]]
+        )
+        for k in p.index
+    }
+    assert counts == {
+        ("breast cancer", "NB/SBS", 0): (98, 104),
+        ("breast cancer", "NB/SBS", 1): (108, 108),
+        ("breast cancer", "kNN/SFS", 0): (100, 99),
+        ("breast cancer", "kNN/SFS", 1): (115, 113),
+        ("wine", "kNN/SFS", 0): (58, 60),
+        ("wine", "kNN/SFS", 1): (62, 61),
+    }
+
+
+def test_split_matches_a_direct_fit(small):
+    # Recompute one split outside the experiment with the public estimators.
+    _, raw = small
+    Xtr, Xte, ytr, yte, nominal, seed = _split("wine", 1)
+    sel = SequentialSelector("forward", categorical_features=nominal)
+    ens = ClassSpecificEnsemble(sel, categorical_features=nominal, random_state=seed).fit(Xtr, ytr)
+    row = raw[(raw["dataset"] == "wine") & (raw["method"] == "kNN/SFS") & (raw["split"] == 1)]
+    row = row[row["variant"] == "protocol"].iloc[0]
+    assert row["traditional"] == pytest.approx(np.mean(ens.predict_overall(Xte) == yte), abs=1e-6)
+    assert row["cefs"] == pytest.approx(np.mean(ens.predict(Xte) == yte), abs=1e-6)
+
+
+def test_page_is_made_of_the_run(small):
+    text, raw = small
+    p = raw[(raw["variant"] == "protocol") & (raw["dataset"] == "wine")]
+    d = 100 * (p["cefs"] - p["traditional"]).to_numpy()
+    row = next(line for line in text.splitlines() if line.startswith("| wine | kNN/SFS |"))
+    assert row.split("|")[3].strip() == f"{d.mean():+.2f}"
+    assert "widefs reproduce soares2010 --quick --datasets wine" in text
+    # The paired-test and hypotheses tables are rebuilt exactly from the raw CSV.
+    rebuilt = run.results_from_raw(raw)
+    assert "\n".join(run.paired_table(rebuilt)) in text
+    assert "\n".join(run.hypotheses_table(rebuilt)) in text
+    # The dissertation's columns come from its Appendix A runs (15 per pair).
+    assert run.PAPER_RUNS[("colon cancer", "kNN/GA")].shape == (15, 3)
+
+
+def test_library_protocol_is_reproduced_by_the_variant_code():
+    # With nothing changed, the variants' own SFS / SBS equals the library's selectors, so
+    # a variant's effect is the variant's, not a second implementation's.
+    for name, direction in (("breast cancer", "forward"), ("wine", "backward")):
+        Xtr, Xte, ytr, _, nominal, seed = _split(name, 0)
+        classes, codes = np.unique(ytr, return_inverse=True)
+        sel = SequentialSelector(direction, categorical_features=nominal)
+        ens = ClassSpecificEnsemble(sel, categorical_features=nominal, random_state=seed).fit(
+            Xtr, ytr
+        )
+        v = cefs_variant(Xtr, codes, Xte, nominal, direction=direction)
+        np.testing.assert_array_equal(v.overall, ens.overall_support_)
+        for i, c in enumerate(classes):
+            np.testing.assert_array_equal(v.members[i], ens.class_supports_[c])
+        np.testing.assert_array_equal(classes[v.cefs], ens.predict(Xte))
+        # Searching to the end can only find an equal or better training score path.
+        best = cefs_variant(Xtr, codes, Xte, nominal, direction=direction, stopping="best")
+        assert best.overall.sum() >= 1
+
+
+def test_tie_aware_knn_matches_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n, C, k = 12, 3, int(rng.integers(1, 6))
+        D = rng.integers(0, 4, size=(5, n)).astype(float)  # many ties
+        y = rng.integers(0, C, size=n)
+        got = tie_aware_knn(D, y, C, k)
+        for i in range(5):
+            kth = np.sort(D[i])[k - 1]
+            votes = np.bincount(y[D[i] <= kth], minlength=C)
+            tied = set(np.flatnonzero(votes == votes.max()).tolist())
+            order = sorted(range(n), key=lambda j: (D[i, j], j))
+            expect = next(y[j] for j in order if y[j] in tied)
+            assert got[i] == expect
+
+
+def test_paired_tests_against_scipy_and_the_formula():
+    d = np.array([1.0, 2.0, -0.5, 3.0, 0.0, 2.5, 1.5])
+    t0, p0 = corrected_resampled_ttest(d, n_train=100, n_test=0)
+    ref = stats.ttest_rel(d, np.zeros_like(d))
+    assert t0 == pytest.approx(ref.statistic, rel=1e-12) and p0 == pytest.approx(
+        ref.pvalue, rel=1e-12
+    )
+    t, p = corrected_resampled_ttest(d, n_train=100, n_test=50)
+    J = d.size
+    assert t == pytest.approx(t0 * np.sqrt((1 / J) / (1 / J + 0.5)), rel=1e-12)
+    assert p == pytest.approx(2 * stats.t.sf(abs(t), J - 1), rel=1e-12)
+    # Exact Wilcoxon p without ties or zeros: enumerate all sign patterns.
+    e = np.array([1.0, -2.0, 3.0, 4.0, 5.0, 6.5])
+    ranks = stats.rankdata(np.abs(e))
+    w = ranks[e > 0].sum()
+    signs = np.array(np.meshgrid(*[[0, 1]] * e.size)).reshape(e.size, -1).T
+    dist = signs @ ranks
+    expect = min(1.0, 2 * min(np.mean(dist <= w), np.mean(dist >= w)))
+    assert wilcoxon_signed_rank(e) == pytest.approx(expect, rel=1e-12)
+    assert wilcoxon_signed_rank(np.zeros(5)) == 1.0
+    out = paired_tests([1, 2, 3], [1, 3, 2], 10, 5)
+    assert (out["wins"], out["ties"], out["losses"]) == (1, 1, 1)
+
+
+def test_dissertation_appendix_matches_its_tables():
+    # Appendix A's per-run accuracies average to Tables 7-10 (two decimals).
+    for (name, method), runs in run.PAPER_RUNS.items():
+        np.testing.assert_allclose(runs.mean(axis=0), run.PAPER[method][name], atol=0.006)
+    assert len(run.PAPER_RUNS) == 23
+    # Appendix B summary of voting kNN/SFS run 1 = the dissertation's Table 11.
+    first = run.APPENDIX_B["kNN/SFS"]["congressional voting"][0]
+    assert first["overall"] == [4, 7, 12] and first["classes"]["republican"] == [4, 7]
 
 
 def test_splits_are_balanced_and_preprocessing_uses_training_rows_only():
-    run = load_run()
     spec = run.DATASETS["arrhythmia"]
     columns, nominal, y, _ = run.load(spec)
     assert sorted(set(y)) == ["A", "N", "U"] and (y == "U").sum() == 22 and (y == "N").sum() == 245
@@ -36,6 +161,12 @@ def test_splits_are_balanced_and_preprocessing_uses_training_rows_only():
     assert np.isfinite(Xtr).all() and np.isfinite(Xte).all()  # mean imputation
     scale = np.abs(Xtr).max(axis=0)
     assert np.all((scale == 1) | (scale == 0))  # max-abs fitted on the training rows
+    for how, check in (
+        ("minmax", lambda a: np.all((a.min(0) == 0) | (a.max(0) == 0))),
+        ("zscore", lambda a: np.allclose(a.mean(0), 0, atol=1e-9)),
+    ):
+        Xs, _, _ = run.preprocess(columns, nominal, train, test, spec, scaling=how)
+        assert check(Xs)
 
     spec = run.DATASETS["breast cancer"]
     columns, nominal, y, _ = run.load(spec)
@@ -52,7 +183,6 @@ def test_splits_are_balanced_and_preprocessing_uses_training_rows_only():
 
 
 def test_appendix_b_parser_on_a_snippet():
-    run = load_run()
     text = (
         "Appendix B: Best found subsets Congressional Voting Dataset (NBC/SBS) "
         "Overall: 0 0 0 4 0 0 7 0 0 0 0 12 0 0 0 0 republican: 0 0 0 4 0 0 7 0 0 0 0 0 0 0 "

@@ -150,7 +150,9 @@ def learn(num, codes, y, n_classes, nominal, cfg):
         rows = list(range(n))
         while any(y[i] == t for i in rows):
             remaining = [sum(1 for i in rows if y[i] == c) for c in range(n_classes)]
-            prior = 1 - max(remaining) / len(rows)
+            # poe_prior="class": the error of the empty rule for class t on these rows.
+            top = remaining[t] if cfg.get("poe_prior") == "class" else max(remaining)
+            prior = 1 - top / len(rows)
             best = find_rule(rows, num, codes, y, n_classes, nominal, t, prior, cfg)
             if best is None or not best[0] or best[2][t] == 0:
                 break
@@ -208,6 +210,10 @@ CONFIGS = [
     dict(stopping="poe", alpha=None, mode="ordered", beam_width=5, max_len=None),
     dict(stopping="poe", alpha=None, mode="unordered", beam_width=3, max_len=None),
     dict(stopping="poe", alpha=0.1, mode="ordered", beam_width=1, max_len=3),
+    dict(
+        stopping="poe", alpha=None, mode="unordered", beam_width=3, max_len=None, poe_prior="class"
+    ),
+    dict(stopping="poe", alpha=None, mode="ordered", beam_width=5, max_len=None, poe_prior="class"),
 ]
 
 
@@ -223,6 +229,7 @@ def test_rule_lists_match_plain_reference(seed, cfg):
         alpha=cfg["alpha"],
         max_rule_length=cfg["max_len"],
         min_covered=min_covered,
+        poe_prior=cfg.get("poe_prior", "uncovered"),
     ).fit(X, y)
     num, codes = _encoded(model, X)
     y_codes = np.searchsorted(model.classes_, y)
@@ -388,6 +395,28 @@ def test_str_lists_rules_and_poe_records():
         assert str(rule) in text
         assert rule.n_hypotheses > 1 and 0 <= rule.poe_error <= 1
     assert "CN2Classifier(" in str(CN2Classifier())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_class_prior_is_the_empty_rules_error_in_unordered_mode(seed):
+    # The first rule of each class is searched on all rows, so its Eq. 13 estimate uses
+    # eps_prior = 1 - p_c ("class") or 1 - max_c p_c ("uncovered"); recompute it from the
+    # rule's counts and number of hypotheses. A minority class's rules face the larger prior.
+    X, y = _random_problem(seed)
+    classes, counts = np.unique(y, return_counts=True)
+    for prior_kind in ("class", "uncovered"):
+        model = CN2Classifier("poe", mode="unordered", poe_prior=prior_kind).fit(X, y)
+        for c, n_c in zip(classes, counts):
+            first = next(r for r in model.rules_ if r.prediction == c)
+            prior = 1 - (n_c if prior_kind == "class" else counts.max()) / counts.sum()
+            n, hit = first.class_counts.sum(), first.class_counts[list(classes).index(c)]
+            eps = (n - hit + 2.0 * 2 / 3) / (n + 2.0)  # m-estimate, m = 2, C = 3
+            m_eff = max(1.0, np.log2(first.n_hypotheses))
+            assert first.poe_error == pytest.approx(
+                eps / m_eff + (1 - 1 / m_eff) * prior, rel=1e-12
+            )
+    ordered = [CN2Classifier("poe", poe_prior=p).fit(X, y) for p in ("class", "uncovered")]
+    assert [str(r) for r in ordered[0].rules_] == [str(r) for r in ordered[1].rules_]
 
 
 @pytest.mark.parametrize("seed", [0, 1])

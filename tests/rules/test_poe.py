@@ -1,5 +1,7 @@
 """POE estimates against exact arithmetic, mpmath integrals and seeded Monte Carlo."""
 
+import functools
+import re
 from fractions import Fraction
 
 import mpmath
@@ -61,6 +63,9 @@ def test_eq13_validation(kwargs, message):
 
 
 # ---------------------------------------------------------------- Eq. 11 (Beta prior)
+# References (mpmath integrals, seeded simulations) are cached: they do not depend on the
+# code under test, and mutation testing reruns these tests once per mutant.
+@functools.cache
 def _eq11_mpmath(n, e, m, a, b):
     """Eq. 11 with F, f, E_b, E_B as mpmath integrals over the Beta density."""
     mpmath.mp.dps = 30
@@ -92,6 +97,7 @@ def test_eq11_matches_direct_integrals(n, e, m, a, b):
     assert poe_exact_beta(n, e, m, a, b) == pytest.approx(_eq11_mpmath(n, e, m, a, b), rel=1e-10)
 
 
+@functools.cache
 def _simulate(n, m, a, b, trials, seed):
     rng = np.random.default_rng(seed)
     eps = rng.beta(a, b, size=(trials, m))
@@ -175,6 +181,7 @@ def test_eq11_validation():
 
 
 # ---------------------------------------------------------------- POE1 integral
+@functools.cache
 def _poe1_mpmath(n, e, m):
     mpmath.mp.dps = 25
 
@@ -192,7 +199,11 @@ def _poe1_mpmath(n, e, m):
     return float(mpmath.quad(lambda x: x * g(x), pts) / mpmath.quad(g, pts))
 
 
-@pytest.mark.parametrize(("n", "e", "m"), [(10, 2, 1), (10, 2, 10), (30, 0, 200), (40, 12, 7.5)])
+# The last two put the mass against eps = 1, where the integration range is clipped.
+@pytest.mark.parametrize(
+    ("n", "e", "m"),
+    [(10, 2, 1), (10, 2, 10), (30, 0, 200), (40, 12, 7.5), (50, 50, 3), (50, 49, 2)],
+)
 def test_poe1_matches_mpmath(n, e, m):
     assert poe1_estimate(n, e, m) == pytest.approx(_poe1_mpmath(n, e, m), rel=1e-9)
 
@@ -214,15 +225,113 @@ def test_poe1_one_hypothesis_is_uniform_posterior_mean():
         assert poe1_estimate(n, e, 1) == pytest.approx((e + 1) / (n + 2), rel=1e-9)
 
 
+@functools.cache
+def _simulate_poe1(n, m, trials, seed):
+    rng = np.random.default_rng(seed)
+    eps = rng.random(trials)
+    return eps, rng.binomial(n, eps[:, None], size=(trials, m)).min(axis=1)
+
+
 def test_poe1_matches_monte_carlo():
     # POE1's story: one error rate eps ~ U(0, 1) shared by all m hypotheses.
-    n, m, trials = 15, 8, 400_000
-    rng = np.random.default_rng(99)
-    eps = rng.random(trials)
-    e_min = rng.binomial(n, eps[:, None], size=(trials, m)).min(axis=1)
+    n, m = 15, 8
+    eps, e_min = _simulate_poe1(n, m, 400_000, seed=99)
     for e in (0, 1, 2, 4):
         sample = eps[e_min == e]
         se = sample.std(ddof=1) / np.sqrt(sample.size)
         assert abs(sample.mean() - poe1_estimate(n, e, m)) < 4 * se
     vals = poe1_estimate(n, 2, [1, 2, 8, 64])
     assert np.all(np.diff(vals) > 0)
+
+
+# ---------------------------------------------------------------- one message per failure
+_POE_FUNCTIONS = {
+    "effective_hypotheses": lambda n, e, m, p: effective_hypotheses(m),
+    "poe_combine": lambda n, e, m, p: poe_combine(e / n, m, p),
+    "poe_estimate": lambda n, e, m, p: poe_estimate(n, e, m, p),
+    "poe_exact_beta": lambda n, e, m, p: poe_exact_beta(n, e, m, 1.0, 2.0),
+    "poe1_estimate": lambda n, e, m, p: poe1_estimate(n, e, m),
+}
+
+
+@pytest.mark.parametrize(
+    ("functions", "args", "error", "message"),
+    [
+        (
+            ["effective_hypotheses", "poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 1, "many", 0.5),
+            TypeError,
+            "n_hypotheses must be numeric, got 'many'.",
+        ),
+        (
+            ["effective_hypotheses", "poe_combine", "poe_estimate", "poe_exact_beta"],
+            (5, 1, 0.5, 0.5),
+            ValueError,
+            "n_hypotheses must be >= 1.",
+        ),
+        (["poe1_estimate"], (5, 1, 0.5, 0.5), ValueError, "n_hypotheses must be >= 1."),
+        (["poe_combine"], (5, 6, 2, 0.5), ValueError, "error_estimate must lie in [0, 1]."),
+        (["poe_combine"], (5, 1, 2, -0.1), ValueError, "prior_error must lie in [0, 1]."),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, -1, 2, 0.5),
+            ValueError,
+            "errors must be >= 0.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 6, 2, 0.5),
+            ValueError,
+            "errors must not exceed n.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (0, 0, 2, 0.5),
+            ValueError,
+            "n must be >= 1.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5, 1.5, 2, 0.5),
+            ValueError,
+            "errors must hold integer values.",
+        ),
+        (
+            ["poe_estimate", "poe_exact_beta", "poe1_estimate"],
+            (5.5, 1, 2, 0.5),
+            ValueError,
+            "n must hold integer values.",
+        ),
+    ],
+)
+def test_every_failure_has_its_exact_message(functions, args, error, message):
+    for name in functions:
+        with pytest.raises(error, match="^" + re.escape(message) + "$"):
+            _POE_FUNCTIONS[name](*args)
+
+
+def test_exact_beta_prior_messages():
+    for a, b in [(0.0, 1.0), (1.0, 0.0), (-1.0, 1.0), (1.0, float("nan"))]:
+        with pytest.raises(
+            ValueError, match=r"^The Beta prior parameters a and b must be positive\.$"
+        ):
+            poe_exact_beta(10, 2, 3, a, b)
+    for name, kwargs in [("a", dict(a="x", b=1.0)), ("b", dict(a=1.0, b="x"))]:
+        with pytest.raises(TypeError, match=f"^{name} must be numeric, got 'x'.$"):
+            poe_exact_beta(10, 2, 3, **kwargs)
+    with pytest.raises(
+        ValueError,
+        match=r"^effective must be one of \['identity', 'log', 'log10', 'log2'\], got 'sqrt'\.$",
+    ):
+        effective_hypotheses(4, "sqrt")
+
+
+def test_poe1_is_silent_where_both_tails_vanish():
+    # At eps = 0 both log tails are -inf; the integrand is 0 there, computed without a
+    # RuntimeWarning (warnings are errors here).
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = poe1_estimate([10, 40], [2, 12], [3, 7.5])
+    assert got[1] == pytest.approx(_poe1_mpmath(40, 12, 7.5), rel=1e-9)

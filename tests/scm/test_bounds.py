@@ -1,5 +1,6 @@
 """Bounds of Shah, Marchand & Corbeil (2010) against exact mpmath/Fraction computations."""
 
+import functools
 import math
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ from widefs.scm import (
     pac_bayes_bound,
     sample_compression_bound,
 )
+from widefs.scm._bounds import MAX_BITS
 from widefs.scm._occam_kernels import dyadic_bits_nb as _dyadic_bits_nb
 
 mp.mp.dps = 50
@@ -24,6 +26,7 @@ def zeta(a):
     return mp.mpf(6) / mp.pi**2 / (a + 1) ** 2
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def binbar_exact(k, m, delta):
     """sup{r : sum_{i<=k} C(m,i) r^i (1-r)^(m-i) >= delta} by 200-step bisection in mpmath."""
     lo, hi = mp.mpf(0), mp.mpf(1)
@@ -37,6 +40,7 @@ def binbar_exact(k, m, delta):
     return lo
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def kl_inv_exact(q, psi):
     q = mp.mpf(q)
     lo, hi = q, mp.mpf(1)
@@ -70,7 +74,9 @@ def test_occam_bound_matches_exact(errors, m, n, bits, delta):
 @pytest.mark.parametrize("prior", ["paper", "ordered"])
 @pytest.mark.parametrize(
     ("j", "m", "n", "k", "delta"),
-    [(2, 62, 2000, 1, 0.05), (0, 34, 5893, 3, 0.05), (7, 50, 10, 2, 0.2)],
+    # The last case leaves a single example free (m - |i| - |j| = 1), right next to the
+    # m - |i| - |j| = 0 case where the bound is 1.
+    [(2, 62, 2000, 1, 0.05), (0, 34, 5893, 3, 0.05), (7, 50, 10, 2, 0.2), (0, 3, 5, 2, 0.5)],
 )
 def test_sample_compression_bound_matches_exact(j, m, n, k, delta, prior):
     # eqs. 4-5 with exact integer binomials
@@ -149,6 +155,16 @@ def test_log_zeta_sums_to_one():
     assert total == pytest.approx(1.0, abs=1e-5)  # tail beyond 2e5 is ~3e-6
 
 
+def test_log_zeta_scalar_and_array_paths_agree():
+    # Integer scalars (the bounds' calls) skip the array path; both equal mpmath's value.
+    for a in [0, 1, 2, 7, 1000, 10**9]:
+        exact = float(mp.log(6 / mp.pi**2) - 2 * mp.log(a + 1))
+        for got in (log_zeta(a), log_zeta(np.int64(a)), log_zeta(np.array([a]))[0]):
+            assert got == pytest.approx(exact, rel=1e-15)
+    with pytest.raises(ValueError, match="non-negative"):
+        log_zeta(-1)
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="delta"):
         occam_bound(0, 10, 5, [1], 0.0)
@@ -160,6 +176,7 @@ def test_bad_inputs():
         sample_compression_bound(0, 10, 5, 1, message_prior="x")
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def _dyadic_exact(a, b, lo, hi):
     a, b, lo, hi = map(Fraction, (a, b, lo, hi))
     for bits in range(40):
@@ -189,6 +206,23 @@ def test_dyadic_bits_is_the_shortest_code(a, b, lo, hi):
     assert _dyadic_bits_nb(a, b, lo, hi) == (bits, t)
     j = round(((t - lo) / (hi - lo) * 2 ** (bits + 1) + 1) / 2)
     assert dyadic_threshold(lo, hi, bits, j) == t
+
+
+@pytest.mark.parametrize("bits", [1, 30, 60, 61, 62, 63])
+def test_dyadic_bits_up_to_max_bits(bits):
+    # [3, 4) / 2^(bits+1): the only grid point is 3 / 2^(bits+1), on the grid of exactly
+    # ``bits`` bits (the coarser grids' points 2 / 2^(bits+1) and 4 / 2^(bits+1) miss it).
+    # Powers of two, so the float arithmetic is exact. Past MAX_BITS = 62: (-1, nan).
+    a, b = Fraction(3, 2 ** (bits + 1)), Fraction(4, 2 ** (bits + 1))
+    for search in (dyadic_bits, _dyadic_bits_nb):
+        got_bits, t = search(float(a), float(b), 0.0, 1.0)
+        if bits <= MAX_BITS:
+            assert (got_bits, Fraction(t)) == (bits, a)
+        else:
+            assert got_bits == -1 and math.isnan(t)
+    # A scaled range (a power of two: still exact): the same code length.
+    got_bits, t = dyadic_bits(float(16 * a), float(16 * b), 0.0, 16.0)
+    assert got_bits == (bits if bits <= MAX_BITS else -1)
 
 
 def test_dyadic_bits_random_agrees_with_numba():

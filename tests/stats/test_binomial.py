@@ -1,5 +1,6 @@
 """Binomial tails, Langford's inversion and the KL inverse against mpmath/Fraction references."""
 
+import functools
 import math
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ from widefs.stats import (
 )
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def exact_tail(k, m, r: Fraction) -> Fraction:
     return sum(math.comb(m, i) * r**i * (1 - r) ** (m - i) for i in range(k + 1))
 
@@ -30,6 +32,7 @@ def test_binomial_tail_exact(m, r):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def mp_binbar(k, m, delta, iters=110):
     """Reference Binbar: bisection on ln r (or ln(1 - r) when the answer is above 1/2) of the
     tail Bin(k, m, r) = delta, in 40 digits plus what 1 - (upper sum) needs, so that answers
@@ -205,6 +208,7 @@ def test_kl_inverse_zero_closed_form_and_monotone():
     assert kl_inverse_upper(0.1, np.inf) == 1.0
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def mp_log_comb(n, k):
     with mpmath.workdps(40):
         return float(mpmath.loggamma(n + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(n - k + 1))
@@ -274,3 +278,31 @@ def test_agrees_with_scipy_binomtest():
 def test_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_log_binomial_coefficient_scalar_path_matches_array_path_and_exact():
+    # Python/numpy integer scalars take a float-only path (the risk bounds call it per
+    # model size); it must agree with the array path and with exact integer arithmetic.
+    rng = np.random.default_rng(3)
+    pairs = [(n, k) for n in range(0, 60) for k in range(0, n + 1)]
+    pairs += [(int(n), int(rng.integers(0, n + 1))) for n in rng.integers(1, 10**12, 300)]
+    for n, k in pairs:
+        scalar = log_binomial_coefficient(np.int64(n), k)
+        array = log_binomial_coefficient(np.array([n]), np.array([k]))[0]
+        assert isinstance(scalar, np.float64)
+        assert scalar == pytest.approx(array, rel=1e-15, abs=1e-300)
+        if n < 200:
+            assert scalar == pytest.approx(math.log(math.comb(n, k)), rel=1e-14, abs=1e-15)
+    with pytest.raises(ValueError, match="k must not exceed n"):
+        log_binomial_coefficient(3, 4)
+    with pytest.raises(ValueError):
+        log_binomial_coefficient(-1, 0)
+
+
+def test_kl_inverse_at_q_zero_matches_mpmath_down_to_tiny_bounds():
+    # KL(0 || p) = -ln(1 - p), so p = 1 - exp(-bound) = -expm1(-bound); bisection alone is
+    # limited by the float spacing near 0 and loses every digit for bound < 1e-16.
+    bounds = np.array([1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.01, 0.5, 1.0, 5.0, 36.0, 700.0])
+    want = [float(-mpmath.expm1(-mpmath.mpf(float(b)))) for b in bounds]
+    np.testing.assert_allclose(kl_inverse_upper(0.0, bounds), want, rtol=2e-16, atol=0)
+    assert kl_inverse_upper(0.0, np.inf) == 1.0 and kl_inverse_upper(0.3, np.inf) == 1.0

@@ -1,5 +1,6 @@
 """Chance order statistics against the paper, exact rational arithmetic and Monte Carlo."""
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -27,6 +28,7 @@ FIGURE1 = {
 }
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def exact_expected_min(m: int, n: int, p: Fraction) -> Fraction:
     """Theorem 4.1 in exact rational arithmetic: sum_i P(X >= i+1)^M."""
     pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
@@ -36,6 +38,7 @@ def exact_expected_min(m: int, n: int, p: Fraction) -> Fraction:
     return total
 
 
+@functools.cache  # a reference: rerun per mutant by mutation testing
 def brute_force_expected_min(m: int, n: int, p: Fraction) -> Fraction:
     """E[min] from the distribution of the minimum, P(min = k) = S(k)^M - S(k+1)^M."""
     pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
@@ -253,3 +256,77 @@ def test_permutation_pvalues_are_valid_by_exchangeability():
 def test_permutation_pvalues_bad_input(observed, null, match):
     with pytest.raises(ValueError, match=match):
         permutation_pvalues(observed, null)
+
+
+@pytest.mark.parametrize(("m", "n", "p"), [(3, 10, Fraction(3, 10)), (40, 7, Fraction(4, 5))])
+def test_chance_statistics_use_the_given_p_error(m, n, p):
+    # Exact: G = N p - E[X_(1)], T_MGM = (N p + E[X_(1)]) / 2 with E[X_(1)] of *this* p.
+    e_min = exact_expected_min(m, n, p)
+    assert multiplicity_gap(m, n, float(p)) == pytest.approx(float(n * p - e_min), rel=1e-10)
+    assert mgm_threshold(m, n, float(p)) == pytest.approx(float((n * p + e_min) / 2), rel=1e-10)
+    assert expected_errors(n, float(p)) == pytest.approx(float(n * p), rel=1e-15)
+    assert highest_chance_accuracy(m, n, float(p)) == pytest.approx(float(1 - e_min / n), rel=1e-10)
+
+
+def test_p_error_defaults_to_one_half():
+    half = Fraction(1, 2)
+    e_min = exact_expected_min(5, 9, half)
+    assert expected_errors(9) == 4.5
+    assert expected_min_errors(5, 9) == pytest.approx(float(e_min), rel=1e-10)
+    assert highest_chance_accuracy(5, 9) == pytest.approx(float(1 - e_min / 9), rel=1e-10)
+    assert multiplicity_gap(5, 9) == pytest.approx(float(9 * half - e_min), rel=1e-10)
+    assert mgm_threshold(5, 9) == pytest.approx(float((9 * half + e_min) / 2), rel=1e-10)
+
+
+def test_degenerate_p_error_is_exact_and_silent():
+    # p = 0: no classifier ever errs; p = 1: all always err. log P(X >= i + 1) = log 0 is
+    # taken without a RuntimeWarning (warnings are errors here).
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert expected_min_errors(7, 12, 0.0) == 0.0
+        assert expected_min_errors(7, 12, 1.0) == 12.0
+        assert highest_chance_accuracy(3, 5, 0.0) == 1.0
+
+
+def _mp_expected_min(m, n, p, dps=60):
+    """E[X_(1)] = sum_i P(X >= i+1)^M with exact rational tails and mpmath powers."""
+    import mpmath
+
+    p = Fraction(p)
+    pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+    with mpmath.workdps(dps):
+        total = mpmath.fsum(
+            mpmath.power(mpmath.mpf(sum(pmf[i + 1 :]).numerator) / sum(pmf[i + 1 :]).denominator, m)
+            for i in range(n)
+        )
+        return float(total)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "p"),
+    [
+        # M huge, P(X = 0) tiny: M log P(X >= 1) needs log1p(-cdf); log(sf) is off by 3e-8.
+        (10**9, 40, 0.4),
+        (2**30, 30, 0.5),
+        # Tiny p: P(X >= 1) ~ 5e-9 needs log(sf); log1p(-cdf) is off by 6e-9 (cancellation).
+        (1, 5, 1e-9),
+        (3, 8, 1e-6),
+    ],
+)
+def test_log_survival_is_accurate_at_both_ends(m, n, p):
+    assert expected_min_errors(m, n, p) == pytest.approx(_mp_expected_min(m, n, p), rel=1e-12)
+
+
+def test_many_classifier_counts_share_one_survival_vector():
+    # More M values for one (N, p) than one block of rows (256): every block is filled.
+    ms = np.arange(1, 601)
+    got = expected_min_errors(ms, 10, 0.3)
+    for i in (0, 255, 256, 511, 599):
+        want = exact_expected_min(int(ms[i]), 10, Fraction(3, 10))
+        assert got[i] == pytest.approx(float(want), rel=1e-10)
+    # Scalars in, numpy scalars out (not 0-d arrays); arrays keep their shape.
+    for value in (expected_min_errors(3, 10), expected_errors(10), multiplicity_gap(3, 10)):
+        assert isinstance(value, float) and not isinstance(value, np.ndarray)
+    assert expected_min_errors([[3]], 10).shape == (1, 1)

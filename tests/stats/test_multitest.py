@@ -36,3 +36,14 @@ def test_bonferroni_and_edges():
         benjamini_hochberg([[0.1]])
     with pytest.raises(ValueError, match="alpha"):
         reject_at([0.1], 1.5)
+
+
+def test_bonferroni_caps_at_one():
+    # m p > 1 is capped at 1 (a probability), exactly.
+    assert bonferroni([0.6, 0.01, 0.5, 0.2]).tolist() == [1.0, 0.04, 1.0, 0.8]
+
+
+def test_reject_at_includes_alpha_itself():
+    # p_adj <= alpha is rejected (the documented rule), p_adj just above is not.
+    alpha = 0.05
+    assert reject_at([alpha, np.nextafter(alpha, 1), 0.0], alpha).tolist() == [True, False, True]

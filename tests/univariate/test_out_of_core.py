@@ -134,7 +134,7 @@ def test_permutation_null_memmap_dask_zarr(tmp_path, wide, null_reference, monke
         fitted_null(np.memmap(path, np.float32, "r", shape=X.shape), y), null_reference
     )
     # Sub-blocks of the null reduction smaller than a block: the same answer again.
-    monkeypatch.setattr("widefs.univariate._selector._NULL_BLOCK_BYTES", 8 * 60 * 7)
+    monkeypatch.setattr("widefs.univariate._selector.DEFAULT_BLOCK_BYTES", 8 * 60 * 7)
     da = pytest.importorskip("dask.array")
     assert_same_null(fitted_null(da.from_array(X, chunks=(40, 500)), y), null_reference)
     zarr = pytest.importorskip("zarr")

@@ -124,8 +124,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep = sub.add_parser(
         "reproduce",
-        help="run a paper's reproduction and write its page to docs/results/",
-        description="Run one of the papers' experiments; options after PAPER go to it (e.g. --quick).",
+        help="run a paper's reproduction; writes PAPER.md and its data to --out DIR",
+        description="Run one of the papers' experiments; options after PAPER go to it: --quick "
+        "(a fast pass), --out DIR (default: a new folder ./widefs-PAPER; the repository's "
+        "docs/results pages are made with --out docs/results), and the paper's own options "
+        "(widefs reproduce PAPER --help).",
     )
     rep.add_argument("paper", choices=sorted(REPRODUCTIONS), help="which paper")
     rep.add_argument(

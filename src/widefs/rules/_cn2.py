@@ -123,9 +123,15 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         ``"laplace"`` uses ``m = C`` as CN2 does (Domingos used m = 2 with POE).
     poe_effective : {"log2", "log", "log10", "identity"}, default="log2"
         ``m' = max(1, g(m))``; ``"identity"`` is the unmodified Eq. 13.
-    poe_prior : {"uncovered", "all"}, default="uncovered"
-        Default error of the examples not yet covered by earlier rules (the paper's
-        choice as restated in FORMULAS.md) or of the whole training set.
+    poe_prior : {"uncovered", "class", "all"}, default="uncovered"
+        ``eps_prior`` of Eq. 13: the default error (predict the majority class) of the
+        examples not yet covered by earlier rules (the paper's choice as restated in
+        FORMULAS.md) or of the whole training set (``"all"``). ``"class"`` is the error of
+        the empty rule that starts the search, on the examples the search runs on: in
+        unordered mode, where every version of a rule for class ``c`` predicts ``c``, it is
+        ``1 - p_c`` (so minority-class rules get the larger prior their hypotheses have);
+        in ordered mode, where the empty rule predicts the majority class, it equals
+        ``"uncovered"``.
     alpha : float, None or "auto", default="auto"
         Level of the likelihood-ratio test ``2 sum f_i ln(f_i / e_i) ~ chi2(C - 1)`` of a
         rule's class counts against those of the examples it is learned from. ``"auto"``:
@@ -192,7 +198,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         "m": [Interval(numbers.Real, 0, None, closed="left")],
         "poe_m": [StrOptions({"laplace"}), Interval(numbers.Real, 0, None, closed="left")],
         "poe_effective": [StrOptions({"log2", "log", "log10", "identity"})],
-        "poe_prior": [StrOptions({"uncovered", "all"})],
+        "poe_prior": [StrOptions({"uncovered", "class", "all"})],
         "alpha": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="neither"), None],
         "max_rule_length": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "min_covered": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -399,11 +405,14 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.theory_size_ = int(sum(r.length for r in self.rules_))
         return self
 
-    def _prior(self, y_codes, active, totals) -> float:
-        """Default error of the rows rules are learned from (``poe_prior``)."""
+    def _prior(self, y_codes, active, totals, target=None) -> float:
+        """``eps_prior`` of Eq. 13 (``poe_prior``): the default error of the rows rules are
+        learned from, or (``"class"``, unordered mode) the error of predicting ``target``."""
         counts = np.bincount(y_codes[active], minlength=totals.size)
         if self.poe_prior == "all":
             counts = totals
+        if self.poe_prior == "class" and target is not None:
+            return 1.0 - counts[target] / counts.sum()
         return 1.0 - counts.max() / counts.sum()
 
     def _learn_ordered(self, y_codes, totals) -> _RuleSet:
@@ -431,7 +440,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         for t in range(C):
             active = np.ones(y_codes.size, dtype=bool)
             while (active & (y_codes == t)).any():
-                prior = self._prior(y_codes, active, totals)
+                prior = self._prior(y_codes, active, totals, t)
                 entry, m_k, est = self._find_rule(self._table, y_codes, C, active, t, prior)
                 if entry is None or not entry.sids.size or entry.counts[t] == 0:
                     break

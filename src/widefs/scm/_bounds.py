@@ -68,6 +68,8 @@ def log_zeta(a: ArrayLike) -> float | np.ndarray:
     >>> round(float(np.exp(log_zeta(0))), 6)  # 6 / pi^2
     0.607927
     """
+    if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and a >= 0:
+        return _LOG_6_OVER_PI2 - 2.0 * math.log1p(a)  # the bounds' scalar calls: no arrays
     a_arr = np.asarray(a, dtype=float)
     if np.any(a_arr < 0) or np.any(a_arr != np.round(a_arr)):
         raise ValueError("zeta(a) is defined for non-negative integers a.")
@@ -84,7 +86,7 @@ def _check_common(m: int, n_features: int, delta: float) -> None:
         raise ValueError(f"delta must lie in (0, 1], got {delta!r}.")
 
 
-def _log_attribute_prior(n_features: int, n_stumps: int, feature_reuse: bool = False) -> float:
+def _log_attribute_prior(n_features: int, n_stumps: int, feature_reuse: bool) -> float:
     """``ln[ zeta(k) / (C(n, k) 2^k) ]``: the prior of the attribute set and directions.
 
     With ``feature_reuse`` the k stumps are a multiset of the 2n (attribute, direction)

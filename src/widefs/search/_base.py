@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import HasMethods, Interval, StrOptions, fit_context
 from widefs.search._evaluators import Criterion, EvaluatorFactory, dissertation_k_grid
-from widefs.utils import check_classes, encode_fit
+from widefs.utils import SupervisedSelectorMixin, check_classes, encode_fit
 
 logger = logging.getLogger("widefs.search")
 
@@ -70,7 +70,7 @@ class SearchResult:
         return {f"{f.name}_": getattr(self, f.name) for f in fields(self)}
 
 
-class WrapperSelector(SelectorMixin, BaseEstimator):
+class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     """Base of the wrapper selectors (not public).
 
     ``fit`` is a template: validate and encode the input, check the search's own parameters
@@ -189,12 +189,3 @@ class WrapperSelector(SelectorMixin, BaseEstimator):
             return super().transform(X)
         X = validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
         return self._transform(X)
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -7,6 +7,8 @@ Langford 2005) and the process-oriented estimates (Domingos 1999).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
@@ -71,6 +73,43 @@ def _stirlerr(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(small, out, series)
 
 
+def _is_count(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _stirlerr_scalar(x: float) -> float:
+    """:func:`_stirlerr` of one number, in Python floats (no array overhead)."""
+    if x < 16:
+        return float(_STIRLERR_SMALL[int(x)])
+    inv2 = 1.0 / (x * x)
+    return (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - inv2 / 1188) * inv2) * inv2) * inv2) / x
+
+
+def _log_binomial_scalar(n: float, k: float) -> float:
+    """The formula of :func:`log_binomial_coefficient` for one valid pair of counts.
+
+    The risk bounds of ``widefs.scm`` call it a few times per model size; the array path's
+    validation and temporaries cost far more than the arithmetic there.
+    """
+    j = min(k, n - k)
+    return 0.0 if j == 0 else _loader_log_binomial(n, j, _stirlerr_scalar, math.log, math.log1p)
+
+
+def _loader_log_binomial(n, j, stirlerr, log, log1p):
+    """Loader's saddle-point ``ln C(n, j)`` for ``1 <= j <= n / 2`` (see
+    :func:`log_binomial_coefficient`), in the arithmetic of ``stirlerr``, ``log``, ``log1p``
+    (Python floats or numpy arrays)."""
+    log_q = log1p(-j / n)  # ln(1 - p), p = j / n <= 1/2
+    return (
+        stirlerr(n)
+        - stirlerr(j)
+        - stirlerr(n - j)
+        - 0.5 * log(2 * math.pi * j)
+        + j * log(n / j)
+        - (n - j + 0.5) * log_q
+    )
+
+
 def log_binomial_coefficient(n: ArrayLike, k: ArrayLike) -> float | NDArray[np.float64]:
     """Natural log of the binomial coefficient C(n, k), to a few ulp for any n.
 
@@ -99,6 +138,8 @@ def log_binomial_coefficient(n: ArrayLike, k: ArrayLike) -> float | NDArray[np.f
     >>> float(log_binomial_coefficient(7, 0))
     0.0
     """
+    if _is_count(n) and _is_count(k) and 0 <= k <= n:
+        return np.float64(_log_binomial_scalar(float(n), float(k)))
     n_arr = check_integer_array(n, "n", minimum=0)
     k_arr = check_integer_array(k, "k", minimum=0)
     n_arr, k_arr = np.broadcast_arrays(n_arr, k_arr)
@@ -109,15 +150,7 @@ def log_binomial_coefficient(n: ArrayLike, k: ArrayLike) -> float | NDArray[np.f
     trivial = j == 0
     j = np.where(trivial, 1.0, j)
     n_f = np.where(trivial, 2.0, n_f)
-    log_q = np.log1p(-j / n_f)  # ln(1 - p), p = j / n <= 1/2
-    out = (
-        _stirlerr(n_f)
-        - _stirlerr(j)
-        - _stirlerr(n_f - j)
-        - 0.5 * np.log(2 * np.pi * j)
-        + j * np.log(n_f / j)
-        - (n_f - j + 0.5) * log_q
-    )
+    out = _loader_log_binomial(n_f, j, _stirlerr, np.log, np.log1p)
     return _scalar_or_array(np.where(trivial, 0.0, out))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from widefs.stats._binomial import _scalar_or_array
 from widefs.utils import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
@@ -27,10 +28,6 @@ __all__ = [
 # Rows of the (n_classifiers x n_examples) term matrix evaluated at once; bounds memory
 # when many M values share one large N.
 _ROW_BLOCK = 256
-
-
-def _scalar_or_array(x: NDArray) -> float | NDArray:
-    return x[()] if x.ndim == 0 else x
 
 
 def _log_survival(n: int, p: float) -> NDArray[np.float64]:

@@ -7,14 +7,13 @@ sorts each feature once with :class:`SortedFeatures` (or its packed form
 that order. numpy only: importing or using this package compiles nothing.
 """
 
-from widefs.stumps._presort import SortedFeatures, feature_blocks, packed_presort
+from widefs.stumps._presort import SortedFeatures, packed_presort
 from widefs.stumps._scan import RunLayout, StumpTable, fit_error_stumps, predict_stumps, run_layout
 
 __all__ = [
     "RunLayout",
     "SortedFeatures",
     "StumpTable",
-    "feature_blocks",
     "fit_error_stumps",
     "packed_presort",
     "predict_stumps",

@@ -20,44 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["SortedFeatures", "feature_blocks", "packed_presort"]
+from widefs.utils import DEFAULT_BLOCK_BYTES, feature_blocks
 
-# Default working-set size of one feature block (bytes of the largest temporary).
-DEFAULT_BLOCK_BYTES = 64 * 2**20
+__all__ = ["SortedFeatures", "packed_presort"]
+
 _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
-
-
-def feature_blocks(
-    n_features: int, bytes_per_feature: int, max_bytes: int = DEFAULT_BLOCK_BYTES
-) -> Iterator[slice]:
-    """Slices of consecutive features whose temporaries fit in ``max_bytes``.
-
-    Parameters
-    ----------
-    n_features : int
-        Number of features to split.
-    bytes_per_feature : int
-        Bytes of the largest temporary per feature.
-    max_bytes : int, default=64 MiB
-        Budget of one block.
-
-    Yields
-    ------
-    slice
-        Consecutive feature ranges covering ``range(n_features)``.
-
-    See Also
-    --------
-    SortedFeatures.from_matrix : Sorts a matrix one feature block at a time.
-
-    Examples
-    --------
-    >>> list(feature_blocks(5, 100, max_bytes=250))
-    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
-    """
-    step = max(1, int(max_bytes // max(1, bytes_per_feature)))
-    for start in range(0, n_features, step):
-        yield slice(start, min(start + step, n_features))
 
 
 def _row_chunks(n: int, w: int, entries: int = 1 << 15) -> Iterator[slice]:
@@ -142,7 +109,7 @@ class SortedFeatures:
         X : array_like of shape (n_samples, n_features)
         index_dtype : integer dtype, default=np.intp
             dtype of :attr:`order` (``np.int32`` halves the memory of wide data).
-        max_bytes : int, default=64 MiB
+        max_bytes : int, default=DEFAULT_BLOCK_BYTES (4 MiB)
             Working-set budget of one feature block.
 
         Returns
@@ -283,6 +250,39 @@ class SortedFeatures:
         """
         v = self.values[block]
         return v[:, 1:] > v[:, :-1]
+
+    def cut_thresholds(self, block: slice = slice(None)) -> NDArray[np.float64]:
+        """``(F, n-1)`` thresholds between consecutive sorted values, NaN where they tie.
+
+        The one threshold rule of every stump in widefs: the midpoint, pulled back to the
+        lower value when rounding would reach the upper one, so ``x <= t`` separates the
+        two values at any scale (no tolerances).
+
+        Parameters
+        ----------
+        block : slice, default=slice(None)
+            The features to describe.
+
+        Returns
+        -------
+        ndarray of float, shape (n_block, n_samples - 1)
+
+        See Also
+        --------
+        valid_cuts : Where a threshold fits.
+
+        Examples
+        --------
+        >>> sf = SortedFeatures.from_matrix([[1.0], [1.0], [2.0], [np.nextafter(2.0, 3.0)]])
+        >>> t = sf.cut_thresholds()[0]
+        >>> bool(np.isnan(t[0])), float(t[1]), bool(t[2] == 2.0)
+        (True, 1.5, True)
+        """
+        v = self.values[block].astype(float, copy=False)
+        lo, hi = v[:, :-1], v[:, 1:]
+        mid = lo + (hi - lo) / 2
+        mid = np.where(mid >= hi, lo, mid)
+        return np.where(hi > lo, mid, np.nan)
 
 
 def packed_presort(

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs.stumps._presort import SortedFeatures, feature_blocks
+from widefs.stumps._presort import SortedFeatures
+from widefs.utils import feature_blocks
 
 __all__ = ["RunLayout", "StumpTable", "fit_error_stumps", "predict_stumps", "run_layout"]
 
@@ -38,7 +39,7 @@ def _prefix_sums(
     channels : array_like of shape (n_samples,) or (n_samples, n_channels)
         Per-sample quantities (class indicators, weights, ``w * x``, ...).
     block : slice, default=slice(None)
-        The features to scan (see :func:`feature_blocks`).
+        The features to scan (see :func:`widefs.utils.feature_blocks`).
 
     Returns
     -------
@@ -58,19 +59,6 @@ def _prefix_sums(
     out = np.zeros((order.shape[0], order.shape[1] + 1, *ch.shape[1:]), dtype=gathered.dtype)
     np.cumsum(gathered, axis=1, out=out[:, 1:])
     return out
-
-
-def _cut_thresholds(sorted_features: SortedFeatures, block: slice = slice(None)) -> NDArray:
-    """Thresholds between consecutive sorted values, ``(F, n-1)``; NaN where values tie.
-
-    The midpoint is used, pulled back to the lower value when rounding would reach the
-    upper one, so ``x <= t`` separates the two values for any scale (no tolerances).
-    """
-    v = sorted_features.values[block].astype(float, copy=False)
-    lo, hi = v[:, :-1], v[:, 1:]
-    mid = lo + (hi - lo) / 2
-    mid = np.where(mid >= hi, lo, mid)
-    return np.where(hi > lo, mid, np.nan)
 
 
 @dataclass(frozen=True)
@@ -157,7 +145,7 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
         rows = np.arange(best.size)
         ok = correct[rows, best] > (n - errors[block])
         idx = np.flatnonzero(ok) + (block.start or 0)
-        thr = _cut_thresholds(sf, block)[rows, best]
+        thr = sf.cut_thresholds(block)[rows, best]
         threshold[idx] = thr[ok]
         left[idx] = np.argmax(cum[rows, best], axis=1)[ok]
         right[idx] = np.argmax(right_counts[rows, best], axis=1)[ok]

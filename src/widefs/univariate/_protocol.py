@@ -259,17 +259,7 @@ def leave_one_out_threshold_curve(
     for rule in thresholds:
         cuts = np.array(
             [
-                threshold_in_errors(
-                    rule,
-                    errors[r],
-                    n_val,
-                    p_round[r],
-                    n_scored=m,
-                    alpha=alpha,
-                    pvalues=chance["pvalues"][r],
-                    expected_errors=chance["expected_errors"][r],
-                    expected_min_errors=chance["expected_min_errors"][r],
-                )[0]
+                _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha)[0]
                 for r in range(n)
             ]
         )
@@ -316,6 +306,21 @@ def leave_one_out_threshold_curve(
     )
 
 
+def _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha):
+    """``threshold_in_errors`` of round ``r`` under its own null: ``(cut, mask)``."""
+    return threshold_in_errors(
+        rule,
+        errors[r],
+        n_val,
+        p_round[r],
+        n_scored=m,
+        alpha=alpha,
+        pvalues=chance["pvalues"][r],
+        expected_errors=chance["expected_errors"][r],
+        expected_min_errors=chance["expected_min_errors"][r],
+    )
+
+
 def _round_p_error(p_error, y_codes, n_classes, val) -> np.ndarray:
     """Analytic chance error rate of every round (its validation half's class counts)."""
     if p_error == "uniform":
@@ -336,15 +341,7 @@ def _score_selection(rule, errors, chance, n_val, p_round, m, alpha, log_prior, 
     correct = np.empty(n, dtype=bool)
     sizes = np.empty(n, dtype=np.int64)
     for r in range(n):
-        _, mask = threshold_in_errors(
-            rule,
-            errors[r],
-            n_val,
-            p_round[r],
-            n_scored=m,
-            alpha=alpha,
-            pvalues=chance["pvalues"][r],
-        )
+        _, mask = _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha)
         jll = log_prior[r] + terms[r][:, mask].sum(axis=1)
         correct[r] = np.argmax(jll) == y_codes[r]
         sizes[r] = mask.sum()

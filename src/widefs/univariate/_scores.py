@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
-from widefs.stumps import SortedFeatures, feature_blocks, fit_error_stumps, predict_stumps
+from widefs.stumps import SortedFeatures, fit_error_stumps, predict_stumps
+from widefs.utils import feature_blocks
 
 __all__ = [
     "GaussianMoments",
@@ -435,21 +436,6 @@ def stump_split_errors(
     return errors
 
 
-def _cut_thresholds(sf: SortedFeatures) -> NDArray[np.float64]:
-    """Thresholds between consecutive sorted values, ``(F, n-1)``, NaN where values tie.
-
-    The rule of :func:`widefs.stumps.fit_error_stumps` (its helper is private to
-    ``widefs.stumps``): the midpoint, pulled back to the lower value when rounding would
-    reach the upper one. The batched-versus-one-at-a-time tests of the stump scorer fail
-    if the two ever differ.
-    """
-    v = sf.values.astype(float, copy=False)
-    lo, hi = v[:, :-1], v[:, 1:]
-    mid = lo + (hi - lo) / 2
-    mid = np.where(mid >= hi, lo, mid)
-    return np.where(hi > lo, mid, np.nan)
-
-
 def _stump_label_batch_errors(
     X: NDArray, Y: NDArray, n_classes: int, train: NDArray, val: NDArray
 ) -> NDArray[np.int64]:
@@ -476,7 +462,7 @@ def _stump_label_batch_errors(
                 valid = np.zeros((Xt.shape[1], 0), bool)
                 thr = np.zeros((Xt.shape[1], 0))
             else:
-                valid, thr = sf.valid_cuts(), _cut_thresholds(sf)
+                valid, thr = sf.valid_cuts(), sf.cut_thresholds()
             errors[:, r, block] = stump_errors(
                 sf.order,
                 valid,

@@ -27,11 +27,13 @@ from widefs.stats import (
 )
 from widefs.stats import expected_errors as _analytic_errors
 from widefs.stats import expected_min_errors as _analytic_min_errors
-from widefs.stumps import feature_blocks
 from widefs.univariate._null import PermutationNull, label_permutations, split_cells
 from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
 from widefs.utils import (
+    DEFAULT_BLOCK_BYTES,
+    SupervisedSelectorMixin,
     block_width,
+    feature_blocks,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
@@ -166,10 +168,6 @@ def threshold_in_errors(
     return cut, eligible & (n_errors < cut)
 
 
-# Bytes of permuted error counts held at once while a block's null is reduced.
-_NULL_BLOCK_BYTES = 64 * 2**20
-
-
 @dataclass(frozen=True)
 class _BlockScores:
     """What one block of columns contributes: its errors and, for a permutation null,
@@ -211,7 +209,7 @@ def _score_block(
     null_sum = np.zeros(n_perm, dtype=np.int64)
     pvalues = np.ones(errors.shape)
     bytes_per_feature = 8 * n_perm * train.shape[0]
-    for sub in feature_blocks(errors.size, bytes_per_feature, _NULL_BLOCK_BYTES):
+    for sub in feature_blocks(errors.size, bytes_per_feature, DEFAULT_BLOCK_BYTES):
         keep = np.flatnonzero(~constant[sub]) + sub.start
         if keep.size == 0:
             continue
@@ -237,7 +235,7 @@ def _merge_null(parts, n_permutations: int, n_scored: int, n_validation: int) ->
     )
 
 
-class DiscriminativeSelector(SelectorMixin, BaseEstimator):
+class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     """Select features whose one-feature classifier beats the best expected by chance.
 
     Discriminative feature selection (Section 5 of Palatucci & Carlson 2008): every
@@ -620,12 +618,3 @@ class DiscriminativeSelector(SelectorMixin, BaseEstimator):
                     "reject; use more permutations or another threshold."
                 )
         return message
-
-    def _get_support_mask(self):
-        check_is_fitted(self)
-        return self.support_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

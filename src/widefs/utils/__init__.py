@@ -7,6 +7,7 @@ building blocks for estimators rather than user-facing tools.
 from widefs.utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     block_width,
+    feature_blocks,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
@@ -22,7 +23,7 @@ from widefs.utils._encoding import (
     feature_names_or_default,
 )
 from widefs.utils._random import spawn_seeds
-from widefs.utils._support import SupportMixin
+from widefs.utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "MISSING_CODE",
     "UNSEEN_CODE",
     "FeatureEncoding",
+    "SupervisedSelectorMixin",
     "SupportMixin",
     "as_float_array",
     "block_width",
@@ -38,6 +40,7 @@ __all__ = [
     "check_unit_interval",
     "encode_fit",
     "encode_transform",
+    "feature_blocks",
     "feature_names_or_default",
     "is_lazy_matrix",
     "iter_column_blocks",

@@ -13,6 +13,7 @@ import numpy as np
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "block_width",
+    "feature_blocks",
     "is_lazy_matrix",
     "iter_column_blocks",
     "load_columns",
@@ -166,6 +167,37 @@ def block_width(n_rows: int, bytes_per_value: int = 8, max_bytes: int = DEFAULT_
     10
     """
     return max(1, int(max_bytes // max(1, n_rows * bytes_per_value)))
+
+
+def feature_blocks(
+    n_features: int, bytes_per_feature: int, max_bytes: int = DEFAULT_BLOCK_BYTES
+) -> Iterator[slice]:
+    """Slices of consecutive features whose temporaries fit in ``max_bytes``.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features to split.
+    bytes_per_feature : int
+        Bytes of the largest temporary per feature.
+    max_bytes : int, default=DEFAULT_BLOCK_BYTES
+        Budget of one block.
+
+    Returns
+    -------
+    blocks : iterator of slice
+        Consecutive feature ranges covering ``range(n_features)``.
+
+    See Also
+    --------
+    block_width : The width of a block of loaded columns.
+
+    Examples
+    --------
+    >>> list(feature_blocks(5, 100, max_bytes=250))
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    return iter_column_blocks(n_features, max(1, int(max_bytes // max(1, bytes_per_feature))))
 
 
 def iter_column_blocks(n_columns: int, width: int) -> Iterator[slice]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SupportMixin"]
+__all__ = ["SupervisedSelectorMixin", "SupportMixin"]
 
 
 class SupportMixin:
@@ -57,3 +57,40 @@ class SupportMixin:
 
     def _get_support_mask(self) -> NDArray[np.bool_]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class SupervisedSelectorMixin:
+    """The shared tail of the widefs feature selectors (put before ``SelectorMixin``).
+
+    A fitted selector stores its mask in ``support_``; ``_get_support_mask`` returns it
+    (scikit-learn's ``get_support`` and ``transform`` read it), and the estimator tags say
+    that ``fit`` needs ``y``.
+
+    See Also
+    --------
+    SupportMixin : ``get_support`` for models that are not selectors.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> from sklearn.feature_selection import SelectorMixin
+    >>> class FirstColumn(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
+    ...     def fit(self, X, y):
+    ...         self.support_ = np.arange(np.shape(X)[1]) == 0
+    ...         return self
+    >>> FirstColumn().fit([[1, 2], [3, 4]], [0, 1]).transform([[5, 6]]).tolist()
+    [[5]]
+    >>> FirstColumn().__sklearn_tags__().target_tags.required
+    True
+    """
+
+    def _get_support_mask(self) -> NDArray[np.bool_]:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        return self.support_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

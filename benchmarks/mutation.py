@@ -1,0 +1,128 @@
+"""Mutation testing of the modules that carry the statistics (mutmut 3).
+
+Usage (from the repository root, with the ``[mutation]`` extra installed)::
+
+    nice -n 10 python benchmarks/mutation.py MODULE [MODULE ...]
+    nice -n 10 python benchmarks/mutation.py all
+
+``MODULE`` is one of the keys of :data:`MODULES`. For each module this builds a scratch
+directory ``build/mutation/<module>/`` holding a copy of ``pyproject.toml`` whose
+``[tool.mutmut]`` table names that module and its targeted tests, plus links to ``src``
+and ``tests``; runs ``mutmut run --max-children 1`` there (one worker: mutation testing is
+heavy); and prints the score ``killed / (killed + survived + timeout + no tests)``.
+``mutmut results`` / ``mutmut show NAME`` inside that directory list and show survivors.
+
+mutmut 3 never mutates decorated functions, so the numba kernels (``@numba.njit``) are
+out of its reach. ``scm/_bounds.py`` is special: its ``dyadic_search`` is also jitted by
+the Occam kernels, and a mutated module (mutmut rewrites every function into a
+trampoline) cannot be compiled by numba, so that module runs with ``NUMBA_DISABLE_JIT=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: module key -> (files to mutate, targeted tests, extra environment)
+MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
+    "scm_bounds": (
+        ["src/widefs/scm/_bounds.py"],
+        [
+            "tests/scm/test_bounds.py",
+            "tests/scm/test_bounds_messages.py",
+            "tests/scm/test_estimator_bounds.py",
+            "tests/scm/test_occam_kernels.py",
+        ],
+        {"NUMBA_DISABLE_JIT": "1"},
+    ),
+    "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
+    "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),
+    "search_genetic": (["src/widefs/search/_genetic.py"], ["tests/search/test_genetic.py"], {}),
+    "search_evaluators": (
+        ["src/widefs/search/_evaluators.py"],
+        ["tests/search/test_evaluators.py"],
+        {},
+    ),
+}
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(x) for x in items) + "]"
+
+
+def _prepare(key: str) -> Path:
+    files, tests, _ = MODULES[key]
+    work = ROOT / "build" / "mutation" / key
+    work.mkdir(parents=True, exist_ok=True)
+    for name in ("src", "tests"):
+        link = work / name
+        if not link.exists():
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = (
+        "[tool.mutmut]\n"
+        'source_paths = ["src"]\n'
+        f"only_mutate = {_toml_list(files)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist"]\n'
+        "use_git_change_detection = false\n"
+    )
+    pyproject = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
+    (work / "pyproject.toml").write_text(pyproject + "\n" + table, encoding="utf-8")
+    return work
+
+
+def _score(work: Path) -> dict[str, int]:
+    out = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    counts: dict[str, int] = {}
+    for line in out.splitlines():
+        if ":" in line:
+            status = line.rsplit(":", 1)[1].strip()
+            counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="+", choices=[*MODULES, "all"])
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the results of an interrupted run (mutmut only tests the unchecked mutants)",
+    )
+    args = parser.parse_args(argv)
+    keys = list(MODULES) if "all" in args.modules else args.modules
+    for key in keys:
+        work = _prepare(key)
+        if not args.resume:
+            shutil.rmtree(work / "mutants", ignore_errors=True)
+        env = {**os.environ, **MODULES[key][2]}
+        subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", "1"],
+            cwd=work,
+            env=env,
+            check=True,
+        )
+        counts = _score(work)
+        killed = counts.get("killed", 0)
+        total = sum(v for k, v in counts.items() if k not in ("skipped", "not checked"))
+        print(f"{key}: {killed}/{total} killed ({100 * killed / max(total, 1):.1f}%) {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
