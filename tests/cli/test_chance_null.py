@@ -22,7 +22,7 @@ def noise_csv(path, classes, n_features, seed=0):
     return frame
 
 
-RULES = ["mgm", "max_chance", "fdr", "bonferroni"]
+RULES = ["MGM", "E[X(1)]", "FDR 5%", "Bonferroni 5%"]
 
 
 def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
@@ -56,9 +56,11 @@ def test_permutation_null_and_p_error_options(tmp_path):
     sel = DiscriminativeSelector(null="permutation", n_permutations=80, random_state=0)
     sel.fit(X, frame["class"])
     assert re.search(rf"MGM threshold \(errors\) \| {sel.threshold_:.2f}", md)
-    features = pd.read_csv(out / "features.csv")
-    np.testing.assert_allclose(features["pvalue"], sel.pvalues_, rtol=1e-6)
-    np.testing.assert_array_equal(features["mgm"].to_numpy() == 1, sel.get_support())
+    # features.csv is ranked like the report (fewest errors first); back to column order.
+    features = pd.read_csv(out / "features.csv").set_index("feature").loc[frame.columns[:-1]]
+    assert (np.diff(pd.read_csv(out / "features.csv")["errors"]) >= 0).all()
+    np.testing.assert_allclose(features["p-value"], sel.pvalues_, rtol=1e-6)
+    np.testing.assert_array_equal(features["MGM"].to_numpy() == 1, sel.get_support())
     # The paper's literal chance rate on request.
     out = tmp_path / "uniform"
     assert main([*args, "--p-error", "uniform", "--out", str(out)]) == 0

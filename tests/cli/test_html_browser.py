@@ -1,9 +1,11 @@
 """The HTML report renders offline in a real headless browser (Chromium), and hostile column
 names stay text there."""
 
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -54,6 +56,47 @@ def probed_dom(html, tmp_path, probe=PROBE):
     ).stdout
 
 
+def screenshot_sections(html_path, shots_dir, tmp_path, prefix):
+    """One PNG per report section (the others hidden), 1100 px wide as on a laptop.
+
+    ``WIDEFS_SCREENSHOTS=DIR`` keeps them in DIR to look at (the test checks decode/size).
+    """
+    html = html_path.read_text(encoding="utf-8")
+    n = html.count("<section>")
+    shots = []
+    for i in range(n):
+        style = (
+            "<style>section,nav,h1,h1+p{display:none}"
+            f"section:nth-of-type({i + 1}){{display:block}}</style></head>"
+        )
+        page = tmp_path / f"{prefix}-section{i}.html"
+        page.write_text(html.replace("</head>", style, 1), encoding="utf-8")
+        shot = shots_dir / f"{prefix}-section{i}.png"
+        subprocess.run(
+            [
+                CHROMIUM,
+                *FLAGS,
+                f"--user-data-dir={tmp_path / 'profile'}",
+                f"--screenshot={shot}",
+                "--hide-scrollbars",
+                "--window-size=1100,1800",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            timeout=120,
+        )
+        shots.append(shot)
+    return shots
+
+
+def check_png(path, min_bytes=10_000):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1100, 1800), (path, width, height)
+    assert len(data) > min_bytes, path  # a blank page compresses to a few kB
+
+
 @needs_chromium
 def test_report_renders_in_headless_chromium(tmp_path):
     out = tmp_path / "report"
@@ -81,6 +124,33 @@ def test_report_renders_in_headless_chromium(tmp_path):
         timeout=120,
     )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    shots_dir = Path(os.environ.get("WIDEFS_SCREENSHOTS", tmp_path))
+    shots_dir.mkdir(parents=True, exist_ok=True)
+    shots = screenshot_sections(out / "report.html", shots_dir, tmp_path, "colon")
+    assert len(shots) >= 9  # dataset, reading guide, chance, selection, LOO, SCM, CN2, CEFS, ...
+    for shot in shots:
+        check_png(shot)
+
+
+@needs_chromium
+def test_five_class_report_sections_in_chromium(tmp_path):
+    """A 5-class report (SCM says it is binary-only) renders every section."""
+    rng = np.random.default_rng(5)
+    n, p = 50, 120
+    frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"gene{j}" for j in range(p)])
+    labels = np.array([f"type {c}" for c in "ABCDE"])[np.arange(n) % 5]
+    for k in range(5):
+        frame.loc[labels == f"type {'ABCDE'[k]}", f"gene{k}"] += 3.0
+    frame["class"] = labels
+    frame.to_csv(tmp_path / "five.csv", index=False)
+    out = tmp_path / "five"
+    assert main(["run", str(tmp_path / "five.csv"), "--quick", "--out", str(out)]) == 0
+    shots_dir = Path(os.environ.get("WIDEFS_SCREENSHOTS", tmp_path))
+    shots_dir.mkdir(parents=True, exist_ok=True)
+    shots = screenshot_sections(out / "report.html", shots_dir, tmp_path, "five")
+    assert len(shots) >= 8
+    for shot in shots:
+        check_png(shot)
 
 
 HOSTILE_PROBE = """<script>

@@ -58,11 +58,11 @@ def test_colon_report_files_and_numbers(colon_report):
     assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31, p):.2f}", md)
     features = pd.read_csv(colon_report / "features.csv")
     assert len(features) == 2000
-    selected = features.loc[features["mgm"] == 1, "errors"]
+    selected = features.loc[features["MGM"] == 1, "errors"]
     assert (
         selected.max()
         < mgm_threshold(2000, 31, p)
-        <= features.loc[features["mgm"] == 0, "errors"].min()
+        <= features.loc[features["MGM"] == 0, "errors"].min()
     )
     for png in ("chance_curve.png", "errors_allowed.png"):
         assert (colon_report / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

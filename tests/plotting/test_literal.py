@@ -52,6 +52,7 @@ def test_selection_frequency_order_and_omissions():
     # The top 3 by frequency, the most frequent highest; the tie a/d keeps the lower index.
     assert sorted(y_of, key=y_of.get, reverse=True) == ["e", "c", "a"]
     widths = sorted(bar.get_width() for bar in ax.patches)
-    assert widths == [0.2, 0.9, 1.0]
+    assert widths == [20.0, 90.0, 100.0]  # percent of folds, like every other share in the report
+    assert ax.get_xlim() == (0, 100) and "(%)" in ax.get_xlabel()
     ax = plot_selection_frequency(freq, list("abcde"))
     assert "b" not in {t.get_text() for t in ax.get_yticklabels()}  # never selected: omitted

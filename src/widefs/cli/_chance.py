@@ -6,7 +6,7 @@ import numpy as np
 
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup, csv_text, visible
-from widefs.cli._report import Figure, Section, Table, Text
+from widefs.cli._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
 from widefs.plotting import plot_chance_curves, plot_errors_allowed
 from widefs.stats import binomial_tail, expected_min_errors
 from widefs.univariate import (
@@ -15,7 +15,7 @@ from widefs.univariate import (
     threshold_in_errors,
 )
 
-__all__ = ["RULES", "chance_sections"]
+__all__ = ["RULES", "chance_sections", "default_permutations"]
 
 RULES = {
     "mgm": "MGM",
@@ -24,8 +24,25 @@ RULES = {
     "bonferroni": "Bonferroni 5%",
 }
 LOO_LABELS = {"all": "no selection", "oracle": "oracle (upper reference)"}
+PERMUTATION_WORK = 20_000_000  # features x permutations of the default permutation null
+
+
+def default_permutations(n_features: int) -> int:
+    """1000 label permutations, fewer (at least 100) when features x 1000 exceeds 2e7.
+
+    The permutation null costs one scoring pass per permutation; on 200,000 features 100
+    permutations already estimate E[X(1)] to a small fraction of an error.
+
+    Examples
+    --------
+    >>> default_permutations(2000), default_permutations(200_000), default_permutations(10**6)
+    (1000, 100, 100)
+    """
+    return int(min(1000, max(100, PERMUTATION_WORK // max(n_features, 1))))
+
+
 TOP_TERMINAL = 15
-TOP_REPORT = 100
+TOP_REPORT = 20
 
 
 def chance_sections(
@@ -81,7 +98,11 @@ def chance_sections(
         ("features scored (M)", f"{M}"),
         ("validation examples (N)", f"{N}"),
         ("chance error rate p_err (analytic)", f"{p:.3f}"),
-        ("label permutations", f"{n_permutations}"),
+        (
+            "label permutations",
+            f"{n_permutations}"
+            + (" (fewer on wide data; --permutations sets it)" if n_permutations < 1000 else ""),
+        ),
         (
             "E[X]: errors of one random feature, analytic / permutation",
             f"{analytic['expected_errors']:.2f} / {permutation['expected_errors']:.2f}",
@@ -167,16 +188,23 @@ def chance_sections(
     )
 
     summary_rows = [(RULES[r], f"{cut:.2f}", int(mask.sum())) for r, (cut, mask) in chosen.items()]
-    order = np.flatnonzero(eligible)[np.argsort(sel.n_errors_[eligible], kind="stable")]
+    # Best first (fewest errors, lowest index among ties); constant features last.
+    order = np.concatenate(
+        [
+            np.flatnonzero(eligible)[np.argsort(sel.n_errors_[eligible], kind="stable")],
+            np.flatnonzero(~eligible),
+        ]
+    )
+    acc_pct = 100 * sel.scores_
     feature_rows = [
         (
             data.feature_names[j],
             int(sel.n_errors_[j]),
-            f"{sel.scores_[j]:.3f}",
+            f"{acc_pct[j]:.1f}",
             f"{in_use['pvalues'][j]:.2e}",
             *("yes" if chosen[r][1][j] else "" for r in RULES),
         )
-        for j in order[:TOP_REPORT]
+        for j in order[: min(order.size, FULL_LIST_MAX)]
     ]
     selection = Section("Discriminative feature selection")
     selection.add(
@@ -184,9 +212,12 @@ def chance_sections(
             Markup(
                 "One Gaussian naive Bayes per feature, trained on one half and scored on the other. "
                 "A feature is selected when its validation errors are below the threshold ({used} "
-                "null; the FDR and Bonferroni rules adjust its per-feature p-values). All features, "
-                "with both p-values, are in `features.csv`.",
+                "null; the FDR and Bonferroni rules adjust its per-feature p-values). The "
+                "p-value is the chance of so few errors from a feature unrelated to the classes; "
+                "with {M} features, about {expect:.0f} of them reach p < 0.05 by luck alone.",
                 used=used,
+                M=M,
+                expect=0.05 * M,
             )
         )
     )
@@ -197,37 +228,56 @@ def chance_sections(
             title="Features selected under each threshold",
         )
     )
+    if not any(mask.any() for _, mask in chosen.values()):
+        selection.add(
+            Note(
+                Markup(
+                    "No threshold kept a feature: no single feature beats what the best of {M} "
+                    "useless features would reach by chance. The table below ranks the features "
+                    "anyway; its top rows are not evidence of a signal.",
+                    M=M,
+                )
+            )
+        )
     selection.add(
         Table(
-            ["feature", "errors", "accuracy", "p-value", *RULES.values()],
+            ["feature", "errors", "accuracy %", "p-value", *RULES.values()],
             feature_rows,
             title=f"Best features (validation errors out of {N})",
             terminal_rows=TOP_TERMINAL,
+            top=TOP_REPORT,
+            total_rows=order.size,
+            more=Markup(
+                "Features with equal errors are tied and listed in file order. All {n} "
+                "features, in this order and with these columns (plus both p-values), are in "
+                "`features.csv`.",
+                n=order.size,
+            ),
         )
     )
     selection.files["features.csv"] = csv_text(
         [
             "feature",
             "errors",
-            "accuracy",
-            "pvalue",
-            "pvalue_analytic",
-            "pvalue_permutation",
+            "accuracy %",
+            "p-value",
+            "p-value (analytic)",
+            "p-value (permutation)",
             "constant",
-            *RULES,
+            *RULES.values(),
         ],
         (
             (
                 data.feature_names[j],
                 sel.n_errors_[j],
-                f"{sel.scores_[j]:.6f}",
+                f"{acc_pct[j]:.4f}",
                 f"{in_use['pvalues'][j]:.6e}",
                 f"{analytic['pvalues'][j]:.6e}",
                 f"{permutation['pvalues'][j]:.6e}",
                 int(sel.constant_features_[j]),
                 *(int(chosen[r][1][j]) for r in RULES),
             )
-            for j in range(sel.n_errors_.size)
+            for j in order
         ),
     )
 
@@ -241,12 +291,31 @@ def chance_sections(
         null=used,
         n_permutations=n_loo,
     )
+    n_rounds = data.y.size
+    _, class_counts = np.unique(data.y, return_counts=True)
+    majority = class_counts.max() / class_counts.sum()
+
+    def loo_note(rule, outcome):
+        if rule == "all":
+            return "every feature, no selection"
+        if rule == "oracle":
+            return "chosen with the test labels: not an honest estimate"
+        if outcome.empty_rounds == n_rounds:
+            return "fallback in every round: no feature kept, class proportions predicted"
+        if outcome.empty_rounds:
+            return (
+                f"fallback in {outcome.empty_rounds} of {n_rounds} rounds "
+                "(no feature kept: class proportions predicted there)"
+            )
+        return ""
+
     loo_rows = [
         (
             LOO_LABELS.get(r) or RULES[r],
-            f"{100 * o.accuracy:.1f}%",
+            f"{100 * o.accuracy:.1f}",
             f"{np.median(o.n_selected):.0f}",
             o.empty_rounds,
+            loo_note(r, o),
         )
         for r, o in curve.outcomes.items()
     ]
@@ -258,7 +327,9 @@ def chance_sections(
                 "features on validation errors, retrain naive Bayes on the selected features, test "
                 "the held-out example. Selection happens inside every round, so these accuracies "
                 "are honest. The oracle picks the best errors-allowed value with the test labels "
-                "and is only an upper reference. {rounds}",
+                "and is only an upper reference. {rounds} Always predicting the majority class "
+                "scores {majority:.1f}%.",
+                majority=100 * majority,
                 rounds=(
                     f"Each round's thresholds come from its own null ({n_loo} label permutations "
                     "within its halves)."
@@ -268,11 +339,31 @@ def chance_sections(
             )
         )
     )
+    below = [
+        LOO_LABELS.get(r) or RULES[r]
+        for r, o in curve.outcomes.items()
+        if r != "oracle" and o.accuracy < majority - 0.05
+    ]
+    if below:
+        loo.add(
+            Note(
+                Markup(
+                    "Below the majority-class accuracy ({rows}): leave-one-out works against a "
+                    "classifier that has learnt nothing. Removing the held-out example makes its "
+                    "own class rarer in the training data, so predicting the training class "
+                    "proportions (the fallback) or a noise-driven classifier tends to predict the "
+                    "other class; on balanced classes a pure fallback scores near 0%. Such "
+                    "numbers mean no usable signal, not a signal against the labels.",
+                    rows=", ".join(below),
+                )
+            )
+        )
     loo.add(
         Table(
-            ["threshold", "accuracy", "median features", "rounds with none"],
+            ["threshold", "accuracy %", "median features", "rounds with none", "note"],
             loo_rows,
             title="Leave-one-out accuracy of Gaussian naive Bayes after selection",
+            terminal_columns=[0, 1, 2, 3],
         )
     )
     fig3 = plot_errors_allowed(

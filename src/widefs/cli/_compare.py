@@ -9,7 +9,7 @@ import numpy as np
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup, visible
 from widefs.cli._methods import Candidate
-from widefs.cli._report import Figure, Section, Table, Text
+from widefs.cli._report import Figure, Note, Section, Table, Text
 from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
 from widefs.model_selection import nested_evaluate
 from widefs.plotting import plot_selection_frequency
@@ -36,6 +36,8 @@ def comparison_section(
     n_classes = np.unique(data.y).size
     rows, stab_rows, results = [], [], {}
     search_pvalues = search_pvalues or {}
+    fallbacks: dict[str, int] = {}
+    widths: list[float] = []
     task = progress.add_task("nested cross-validation", total=len(candidates)) if progress else None
     for cand in candidates:
         if cand.binary_only and n_classes != 2:
@@ -50,6 +52,9 @@ def comparison_section(
                 "ignore", category=HeuristicBoundWarning
             )  # said in the SCM text
             warnings.filterwarnings("ignore", message="No features were selected")
+            # The pre-screen's F test on constant columns: they rank last, as they should.
+            warnings.filterwarnings("ignore", message="Features .* are constant")
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
             res = nested_evaluate(
                 cand.make(seed), data.X, data.y, cv=folds, n_repeats=repeats, random_state=seed
             )
@@ -59,7 +64,20 @@ def comparison_section(
         n_sel = f"{np.median(res['n_selected']):.0f}" if selects else "all"
         if not selects:
             res["selection_frequency"] = None  # uses every feature: nothing to report on stability
-        stab = "" if np.isnan(res["stability"]) or not selects else f"{res['stability']:.2f}"
+        stab = (
+            ""
+            if np.isnan(res["stability"]) or not selects
+            else f"{round(res['stability'], 2) + 0.0:.2f}"
+        )
+        note = cand.note
+        empty = 0 if res["n_selected"] is None else int((res["n_selected"] == 0).sum())
+        if empty:
+            fallbacks[cand.name] = empty
+            note += (
+                f"; fallback in {empty} of {len(res['test_score'])} folds: no feature kept, "
+                "so one class was predicted for every test example there"
+            )
+        widths.append(hi - lo)
         rows.append(
             (
                 cand.name,
@@ -69,7 +87,7 @@ def comparison_section(
                 n_sel,
                 stab,
                 search_pvalues.get(cand.name, "-"),
-                cand.note,
+                note,
             )
         )
         if res["selection_frequency"] is not None and res["selection_frequency"].min() < 1:
@@ -80,7 +98,8 @@ def comparison_section(
                     cand.name,
                     ", ".join(
                         f"{data.feature_names[j]} ({freq[j]:.0%})" for j in top if freq[j] > 0
-                    ),
+                    )
+                    or "(no feature selected in any fold)",
                 )
             )
         if progress:
@@ -118,6 +137,39 @@ def comparison_section(
                     n=data.smallest_class,
                     folds=folds,
                     requested=requested_folds,
+                )
+            )
+        )
+    n_test = data.y.size / folds
+    if widths and (folds * repeats < 10 or max(widths) > 0.4):
+        section.add(
+            Note(
+                Markup(
+                    "The intervals are wide (up to {width:.0f} percentage points): {repeats} x "
+                    "{folds} folds give {k} test sets of about {n_test:.0f} examples each, too few "
+                    "to tell most of these methods apart. Overlapping intervals mean no "
+                    "demonstrated difference; {advice}",
+                    width=100 * max(widths),
+                    repeats=repeats,
+                    folds=folds,
+                    k=repeats * folds,
+                    n_test=n_test,
+                    advice="run without --quick (2 x 5 folds) for tighter ones."
+                    if folds * repeats < 10
+                    else "only more samples make them tighter.",
+                )
+            )
+        )
+    if fallbacks:
+        section.add(
+            Note(
+                Markup(
+                    "Fallback rows ({names}): in some folds the method kept no feature (it found "
+                    "nothing beyond chance), and predicted one class for every test example "
+                    "there (the training fold's majority class for the naive Bayes pipelines, "
+                    "the default class for an empty SCM conjunction). In those folds the "
+                    "accuracy is that of guessing, not of a selected signature.",
+                    names=", ".join(fallbacks),
                 )
             )
         )

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,9 +41,8 @@ MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
 # whole search is re-run that often.
 DEFAULT_PERMUTATIONS = 29
 QUICK_PERMUTATIONS = 9
-# Label permutations of the chance screen's permutation null: its batched kernels make them
-# cheap, and its per-feature p-values need many (FDR over 2000 genes needs p < 1e-3).
-DEFAULT_NULL_PERMUTATIONS = 1000
+# At most this many label permutations for the chance screen's permutation null with --quick
+# (the default, widefs.cli._chance.default_permutations, shrinks with the number of features).
 QUICK_NULL_PERMUTATIONS = 100
 
 
@@ -76,9 +77,21 @@ def _parser() -> argparse.ArgumentParser:
         "data",
         nargs="?",
         default=DEFAULT_DATA,
-        help=f"CSV/TSV file (features in columns, one target column) or a bundled dataset name (default: {DEFAULT_DATA})",
+        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx; "
+        "features in columns, one target column) or a bundled dataset name "
+        f"(default: {DEFAULT_DATA})",
     )
-    run.add_argument("--target", default="class", help="name of the target column (default: class)")
+    run.add_argument(
+        "--target",
+        default=None,
+        help="name of the target column (the label row with --transpose; default: class)",
+    )
+    run.add_argument(
+        "--transpose",
+        action="store_true",
+        help="features are in rows (e.g. genes x samples): the first column names them and "
+        "the row named by --target holds the labels",
+    )
     run.add_argument(
         "--out",
         type=Path,
@@ -122,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="label permutations of the chance screen's permutation null (--null), drawn from "
-        f"--seed (default: {DEFAULT_NULL_PERMUTATIONS}; {QUICK_NULL_PERMUTATIONS} with --quick)",
+        "--seed (default: 1000, fewer above 20,000 features so that features x permutations "
+        f"stays near 2e7, at least 100; at most {QUICK_NULL_PERMUTATIONS} with --quick)",
     )
     rep = sub.add_parser(
         "reproduce",
@@ -203,32 +217,124 @@ def _show(console: Console, section: Section) -> None:
 
 
 def _run(args, console: Console) -> int:
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    console.print(f"widefs run: {visible(args.data)}", markup=False, highlight=False)
     from rich.text import Text
 
     from widefs.cli._data import load_cli_data
-    from widefs.cli._report import Report, check_output_dir
+    from widefs.cli._report import check_output_dir
 
     t0 = time.perf_counter()
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
     if args.permutations is None:
         args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
-    if args.null_permutations is None:
-        args.null_permutations = (
-            QUICK_NULL_PERMUTATIONS if args.quick else DEFAULT_NULL_PERMUTATIONS
-        )
     for option, value in (
         ("--permutations", args.permutations),
         ("--null-permutations", args.null_permutations),
     ):
-        if value < 1:
+        if value is not None and value < 1:
             raise DataError(f"{option} must be a positive integer, got {value}")
     data_path = Path(args.data)
     inputs = [data_path] if data_path.is_file() else []
     # Checks that can fail run before any work: the options, the output place, then the data.
     check_output_dir(args.out, inputs)
-    data = load_cli_data(args.data, target=args.target, impute=args.impute)
+    with warnings.catch_warnings(record=True) as caught:
+        with console.status(f"reading {visible(args.data)}", spinner="dots"):
+            data = load_cli_data(
+                args.data, target=args.target, impute=args.impute, transpose=args.transpose
+            )
+        report = _analyse(args, data, groups, p_error, console)
+    section = _warnings_section(caught)
+    if section is not None:
+        _show(console, report.add(section))
+    written = report.write(args.out, inputs=inputs)
+    console.print(
+        Text.assemble(
+            "Report written to ",
+            (visible(str(args.out / "report.html")), "bold"),
+            f" and report.md ({len(written)} files, {time.perf_counter() - t0:.1f} s).",
+        )
+    )
+    return 0
+
+
+def _null_permutations(args, n_features: int) -> int:
+    """The chance screen's permutation count: the option, else the size-aware default."""
+    from widefs.cli._chance import default_permutations
+
+    if args.null_permutations is not None:
+        return args.null_permutations
+    n = default_permutations(n_features)
+    return min(n, QUICK_NULL_PERMUTATIONS) if args.quick else n
+
+
+def _how_to_read(groups) -> Section:
+    """The report's reading guide: what each kind of number means and what to compare it with."""
+    from widefs.cli._markup import Markup
+    from widefs.cli._report import Section, Text
+
+    section = Section("How to read this report")
+    section.add(
+        Text(
+            Markup(
+                "- **Accuracy** (%) is the share of examples classified correctly on data that "
+                "neither selected the features nor trained the classifier. Compare it with the "
+                "**majority-class** accuracy (always predicting the most frequent class), "
+                "stated in each section: a method is useful only above it.\n"
+                "- **Chance level**: with thousands of features, the best of many useless "
+                "features looks good by luck. The chance analysis says how good; a feature's "
+                "accuracy means something only beyond it.\n"
+                "- **95% intervals** show how much an accuracy could move with other samples. "
+                "Wide intervals (few samples, few folds) are flagged; methods whose intervals "
+                "overlap cannot be told apart on these data.\n"
+                "- **Fallback** rows: when a threshold keeps no feature, the classifier predicts "
+                "the class proportions of its training data; such rows are marked, with the "
+                "reason.\n"
+                "- **Risk bounds** are guarantees: the true error is below the bound with 95% "
+                "probability. A bound at or above the majority-class error guarantees nothing "
+                "useful and is marked **vacuous**.\n"
+                "- **Long tables** show their top rows; every feature, in the same order and "
+                "with the same column names, is in `features.csv` (and, in the HTML report, "
+                "under the table's full list)."
+            )
+        )
+    )
+    return section
+
+
+def _warnings_section(caught) -> Section | None:
+    """Warnings raised by libraries during the analysis, once each with a count, no paths."""
+    if not caught:
+        return None
+    from widefs.cli._markup import Markup
+    from widefs.cli._report import Note, Section, Table
+
+    counts: dict[tuple[str, str], int] = {}
+    examples: dict[tuple[str, str], str] = {}
+    for w in caught:
+        text = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
+        key = (w.category.__name__, re.sub(r"\d+", "#", text))
+        counts[key] = counts.get(key, 0) + 1
+        examples.setdefault(key, text)
+    rows = [(cat, examples[key], n) for key, n in counts.items() for cat in [key[0]]]
+    section = Section("Warnings from libraries")
+    section.add(
+        Note(
+            Markup(
+                "{n} warnings were raised by the libraries during the analysis ({k} kinds); each "
+                "kind is listed once with an example and its count. They did not stop the analysis.",
+                n=len(caught),
+                k=len(counts),
+            )
+        )
+    )
+    section.add(Table(["warning", "example", "times"], rows, title="Library warnings"))
+    return section
+
+
+def _analyse(args, data: LoadedData, groups, p_error, console: Console):
+    """Run every chosen part on ``data`` and return the report (not yet written)."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from widefs.cli._certificates import CertificateRun
     from widefs.cli._chance import chance_sections
@@ -236,6 +342,7 @@ def _run(args, console: Console) -> int:
     from widefs.cli._markup import Markup
     from widefs.cli._methods import candidates
     from widefs.cli._models import cefs_sections, rules_sections, scm_sections
+    from widefs.cli._report import Report
     from widefs.plotting import literal_text
 
     report = Report(
@@ -248,6 +355,7 @@ def _run(args, console: Console) -> int:
         ),
     )
     _show(console, report.add(_summary(data)))
+    report.add(_how_to_read(groups))
     certificates = CertificateRun(data, seed=args.seed, n_permutations=args.permutations)
     steps = []
     if "chance" in groups:
@@ -259,7 +367,7 @@ def _run(args, console: Console) -> int:
                 progress=progress,
                 p_error=p_error,
                 null=args.null,
-                n_permutations=args.null_permutations,
+                n_permutations=_null_permutations(args, data.X.shape[1]),
                 quick=args.quick,
             )
 
@@ -276,7 +384,7 @@ def _run(args, console: Console) -> int:
         def compare(data, seed, progress):
             return comparison_section(
                 data,
-                candidates(groups, quick=args.quick),
+                candidates(groups, quick=args.quick, n_features=data.X.shape[1]),
                 seed=seed,
                 folds=folds,
                 repeats=repeats,
@@ -308,15 +416,7 @@ def _run(args, console: Console) -> int:
                 _show(progress.console, section)
             progress.advance(task)
         report.add(_citing(groups))
-        written = report.write(args.out, inputs=inputs)
-    console.print(
-        Text.assemble(
-            "Report written to ",
-            (visible(str(args.out / "report.html")), "bold"),
-            f" and report.md ({len(written)} files, {time.perf_counter() - t0:.1f} s).",
-        )
-    )
-    return 0
+    return report
 
 
 def _citing(groups) -> Section:

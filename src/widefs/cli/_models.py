@@ -7,12 +7,15 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import train_test_split
 
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup
-from widefs.cli._report import Code, Figure, Section, Table, Text
+from widefs.cli._methods import PRESCREEN
+from widefs.cli._report import Code, Figure, Note, Section, Table, Text
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.exceptions import HeuristicBoundWarning
+from widefs.plotting import OKABE_ITO
 from widefs.rules import rules_summary
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_model
 
@@ -46,7 +49,10 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
         )
         return [section]
     X = frame_of(data)
-    rows, texts, paths = [], [], {}
+    _, counts = np.unique(data.y, return_counts=True)
+    majority_error = 1 - counts.max() / counts.sum()
+    rows, texts, paths, chosen = [], [], {}, {}
+    vacuous = []
     for name, (cls, bound_name) in SCM_LEARNERS.items():
         with warnings.catch_warnings():
             # Without an a-priori feature range the bound takes the training range; said below.
@@ -56,17 +62,25 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
         training = getattr(model, "gibbs_risk_", None)
         if training is None:
             training = model.empirical_risk_
+        bound = float(model.risk_bound_)
+        if bound >= majority_error:
+            vacuous.append(name)
+            verdict = f"vacuous: not below the majority-class error {majority_error:.3f}"
+        else:
+            verdict = f"informative: below the majority-class error {majority_error:.3f}"
         rows.append(
             (
                 name,
                 len(model.rules_),
                 f"{training:.3f}",
-                f"{model.risk_bound_:.3f}",
+                f"{bound:.3f}",
+                verdict,
                 bound_name,
             )
         )
         texts.append(describe_model(model))
         paths[name] = model.bound_path_
+        chosen[name] = len(model.rules_)
     section.add(
         Text(
             Markup(
@@ -74,32 +88,71 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
                 "of stumps whose risk bound is smallest (no cross-validation needed). The bound "
                 "holds with probability 0.95 over the draw of the training set; the feature ranges "
                 "were taken from the data, which makes the Occam and PAC-Bayes bounds slightly "
-                "optimistic. Their cross-validated accuracy is in the method comparison."
+                "optimistic. Their cross-validated accuracy is in the method comparison. Risks "
+                "are fractions of examples misclassified; always predicting the majority class "
+                "errs on {majority:.3f} of these examples, so a bound at or above that guarantees "
+                "nothing useful (vacuous), and a bound of 1.000 says nothing at all.",
+                majority=majority_error,
             )
         )
     )
+    if vacuous:
+        section.add(
+            Note(
+                Markup(
+                    "Vacuous bounds ({names}): with {n} examples the bound cannot certify any "
+                    "rule better than predicting the majority class. The rules may still be "
+                    "useful (see their cross-validated accuracy), but the bound does not show it.",
+                    names=", ".join(vacuous),
+                    n=data.y.size,
+                )
+            )
+        )
     section.add(
         Table(
-            ["learner", "stumps", "training risk", "risk bound", "bound"],
+            ["learner", "stumps", "training risk", "risk bound", "judgement", "bound"],
             rows,
             title="SCM rules and risk bounds (fitted on all examples)",
+            terminal_columns=[0, 1, 2, 3, 4],
         )
     )
     section.add(Code("\n\n".join(texts)))
     from matplotlib.figure import Figure as MplFigure
+    from matplotlib.ticker import MaxNLocator
 
-    fig = MplFigure(figsize=(6, 3.6), layout="constrained")
+    fig = MplFigure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    for name, path in paths.items():
-        ax.plot(np.arange(len(path)), path, marker="o", label=name)
-    ax.set_xlabel("number of stumps")
-    ax.set_ylabel("risk bound (delta = 0.05)")
+    styles = ("-", "--", "-.")
+    markers = ("o", "s", "^")
+    for i, (name, path) in enumerate(paths.items()):
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        ax.plot(
+            np.arange(len(path)),
+            path,
+            marker=markers[i % 3],
+            ls=styles[i % 3],
+            color=colour,
+            lw=1.8,
+            label=name,
+        )
+        k = chosen[name]
+        ax.plot([k], [path[k]], marker="*", ms=17, color=colour, markeredgecolor="black", zorder=5)
+    ax.plot([], [], "*", ms=12, color="0.6", markeredgecolor="black", label="chosen size")
+    ax.axhline(majority_error, color="black", ls=":", lw=1.5, label="majority-class error")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("Number of stumps in the conjunction")
+    ax.set_ylabel("Risk bound (fraction of errors, delta = 0.05)")
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     ax.set_title("Risk bound after each added stump")
     section.add(
-        Figure("scm_bounds.png", fig, "Risk bound of each SCM against the number of stumps")
+        Figure(
+            "scm_bounds.png",
+            fig,
+            "Risk bound of each SCM against the number of stumps (star: the size each "
+            "learner chose; dotted: the majority-class error)",
+        )
     )
     return [section]
 
@@ -114,7 +167,15 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
     n_classes = np.unique(data.y).size
     n_test = math.ceil(TEST_FRACTION * data.y.size)
     test_size = TEST_FRACTION if n_test >= n_classes else n_classes
-    summary = rules_summary(frame_of(data), data.y, test_size=test_size, random_state=seed)
+    X = frame_of(data)
+    screened = data.X.shape[1] > PRESCREEN
+    if screened:
+        # The same split rules_summary makes; the pre-screen sees its training part only.
+        train, _ = train_test_split(
+            np.arange(data.y.size), test_size=test_size, random_state=seed, stratify=data.y
+        )
+        X = X.iloc[:, _top_f(data.X[train], data.y[train])]
+    summary = rules_summary(X, data.y, test_size=test_size, random_state=seed)
     section = Section("CN2 rules with process-oriented estimation (Domingos 1999)")
     section.add(
         Text(
@@ -123,7 +184,13 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
                 "estimate of a rule grows with the number of rule versions the search generated, so "
                 "the search stops specializing when more searching no longer pays. Trained on "
                 "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
-                "(always predicting the majority class: {default:.3f}).{enlarged}",
+                "(always predicting the majority class: {default:.3f}; {verdict}).{enlarged}\n\n"
+                "In the rule list, [a, b] counts the training examples of each class ({order}) "
+                "the rule covers, and **m** is the number of candidate rules the search generated and "
+                "compared before keeping this one; POE treats the rule as the best of m "
+                "guesses, so its error estimate (POE error) moves from the rule's training error "
+                "toward the prior error as log2(m) grows.{screen}",
+                order=", ".join(str(c) for c in np.unique(data.y)),
                 enlarged=""
                 if test_size == TEST_FRACTION
                 else " The held-out part was enlarged from a third to one example per class.",
@@ -131,6 +198,17 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
                 n_test=summary.n_test,
                 error=summary.test_error,
                 default=summary.default_error,
+                verdict="better than that"
+                if summary.test_error < summary.default_error
+                else "no better than that: the rules found no usable signal",
+                screen=(
+                    f" The search saw only the {PRESCREEN} of {data.X.shape[1]} features with the "
+                    "largest F statistic on the training part (a pre-screen that keeps the run "
+                    "short); m does not count that pre-selection, so the POE estimates are "
+                    "somewhat optimistic, while the held-out error stays honest."
+                    if screened
+                    else ""
+                ),
             )
         )
     )
@@ -138,9 +216,23 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
     return [section]
 
 
+def _top_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Column indices of the :data:`PRESCREEN` largest F statistics, in column order."""
+    from sklearn.feature_selection import SelectKBest, f_classif
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns: F undefined, ranked last
+        selector = SelectKBest(f_classif, k=PRESCREEN).fit(X, y)
+    return np.flatnonzero(selector.get_support())
+
+
 def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
     """Class-specific ensemble feature selection: per-class subsets beside the overall one."""
-    model = ClassSpecificEnsemble(random_state=seed).fit(frame_of(data), data.y)
+    X = frame_of(data)
+    screened = data.X.shape[1] > PRESCREEN
+    if screened:  # no accuracy is claimed here, so the pre-screen may see every example
+        X = X.iloc[:, _top_f(data.X, data.y)]
+    model = ClassSpecificEnsemble(random_state=seed).fit(X, data.y)
     rows = [(str(c), len(s), ", ".join(map(str, s))) for c, s in model.class_subsets_.items()]
     rows.append(
         (
@@ -157,8 +249,11 @@ def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section
                 "is run once per class, scoring accuracy on that class's examples only, and once "
                 "overall. The ensemble predicts the class its members agree on and defers to the "
                 "overall-subset model when they disagree (members agreed on {agree:.0f}% of the "
-                "training examples).",
+                "training examples).{screen}",
                 agree=100 * model.agreement_rate_,
+                screen=f" The searches saw the {PRESCREEN} features with the largest F statistic."
+                if screened
+                else "",
             )
         )
     )

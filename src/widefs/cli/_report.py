@@ -24,6 +24,7 @@ from pathlib import Path
 from widefs.cli._markup import (
     Inline,
     Markup,
+    Span,
     html_spans,
     markdown_code_block,
     markdown_spans,
@@ -35,6 +36,7 @@ from widefs.cli._markup import (
 from widefs.exceptions import DataError
 
 __all__ = [
+    "FULL_LIST_MAX",
     "OUTPUT_FILES",
     "Code",
     "Figure",
@@ -50,6 +52,7 @@ __all__ = [
 # directory is checked against the inputs for all of them before any work starts.
 OUTPUT_FILES = ("report.html", "report.md", "features.csv", "CITATION.bib")
 OUTPUT_PATTERNS = ("*.png",)
+FULL_LIST_MAX = 2000  # rows of a long table listed in the HTML report's collapsed full list
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
 
@@ -132,7 +135,10 @@ class Table:
     """A table of literal cells (or one-paragraph :class:`Markup`).
 
     ``terminal_rows`` limits what the terminal shows (None: all, 0: none);
-    ``terminal_columns`` picks the columns it shows.
+    ``terminal_columns`` picks the columns it shows. ``top`` limits the rows the report shows
+    (None: all); the rest are said to be elsewhere by ``more`` (e.g. "all rows are in
+    features.csv") and, in the HTML report, listed in a collapsed ``<details>`` element (up to
+    :data:`FULL_LIST_MAX` rows).
     """
 
     headers: Sequence[Inline]
@@ -140,6 +146,18 @@ class Table:
     title: Inline = ""
     terminal_rows: int | None = None
     terminal_columns: Sequence[int] | None = None
+    top: int | None = None
+    more: Inline = ""
+    total_rows: int | None = None  # when ``rows`` holds only the first rows of a longer table
+
+    def _shown(self):
+        return self.rows if self.top is None else self.rows[: self.top]
+
+    def _total(self) -> int:
+        return len(self.rows) if self.total_rows is None else self.total_rows
+
+    def _truncated(self) -> bool:
+        return self.top is not None and self._total() > self.top
 
     def markdown(self) -> str:
         def line(cells):
@@ -147,16 +165,39 @@ class Table:
 
         caption = f"**{markdown_spans(spans_of(self.title))}**\n\n" if self.title else ""
         rule = "|" + "---|" * len(self.headers)
-        return caption + "\n".join([line(self.headers), rule, *map(line, self.rows)])
+        text = caption + "\n".join([line(self.headers), rule, *map(line, self._shown())])
+        if self._truncated():
+            text += "\n\n" + markdown_spans(
+                [Span(f"The top {self.top} of {self._total()} rows. "), *spans_of(self.more)]
+            )
+        return text
 
-    def html(self) -> str:
+    def _html_table(self, rows, caption: str) -> str:
         head = "".join(f"<th>{html_spans(spans_of(h))}</th>" for h in self.headers)
         body = "".join(
             "<tr>" + "".join(f"<td>{html_spans(spans_of(c))}</td>" for c in row) + "</tr>"
-            for row in self.rows
+            for row in rows
         )
-        caption = f"<caption>{html_spans(spans_of(self.title))}</caption>" if self.title else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def html(self) -> str:
+        caption = f"<caption>{html_spans(spans_of(self.title))}</caption>" if self.title else ""
+        out = self._html_table(self._shown(), caption)
+        if self._truncated():
+            listed = self.rows[:FULL_LIST_MAX]
+            total = self._total()
+            shown = (
+                f"all {total} rows"
+                if len(listed) == total
+                else f"the first {len(listed)} of {total} rows"
+            )
+            out += (
+                f'<p class="more">{html_spans([Span(f"The top {self.top} of {total} rows. ")])}'
+                f"{html_spans(spans_of(self.more))}</p>"
+                f"<details><summary>Full list ({html_spans([Span(shown)])})</summary>"
+                f"{self._html_table(listed, '')}</details>"
+            )
+        return out
 
     def rich(self):
         if self.terminal_rows == 0:
@@ -228,7 +269,7 @@ table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px soli
 th{background:#eef2f6}caption{font-weight:bold;text-align:left;padding:.3em 0}
 figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.85em;color:#555}
 .note{background:#fff8e1;border-left:4px solid #e0a800;padding:.4em .8em}
-code{background:#f3f3f3;padding:0 .2em}pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.85em}nav ul{columns:2}
+code{background:#f3f3f3;padding:0 .2em}details{margin:.2em 0 1em}summary{cursor:pointer;color:#234}.more{font-size:.9em;color:#444}pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.85em}nav ul{columns:2}
 """
 # No script, no external resource: the page is static and opens offline.
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -308,11 +349,12 @@ class Report:
             f"<nav><ul>{toc}</ul></nav>",
         ]
         for i, sec in enumerate(self.sections):
-            body.append(f'<h2 id="s{i}">{html_spans(spans_of(sec.title))}</h2>')
+            body.append(f'<section><h2 id="s{i}">{html_spans(spans_of(sec.title))}</h2>')
             for block in sec.blocks:
                 body.append(
                     block.html(pngs[block.name]) if isinstance(block, Figure) else block.html()
                 )
+            body.append("</section>")
         title = html.escape(plain_spans(spans_of(self.title)), quote=True)
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

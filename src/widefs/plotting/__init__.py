@@ -2,6 +2,7 @@
 
 from widefs.plotting._certificate import plot_search_certificate
 from widefs.plotting._chance import (
+    OKABE_ITO,
     literal_text,
     plot_chance_curves,
     plot_errors_allowed,
@@ -10,6 +11,7 @@ from widefs.plotting._chance import (
 from widefs.plotting._selection import plot_selection_frequency
 
 __all__ = [
+    "OKABE_ITO",
     "literal_text",
     "plot_chance_curves",
     "plot_errors_allowed",

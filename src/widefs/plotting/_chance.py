@@ -15,6 +15,7 @@ import numpy as np
 from widefs.stats import highest_chance_accuracy
 
 __all__ = [
+    "OKABE_ITO",
     "literal_text",
     "plot_chance_curves",
     "plot_errors_allowed",
@@ -23,6 +24,10 @@ __all__ = [
 
 # Keyword arguments of every matplotlib text whose string comes from outside this module.
 LITERAL = {"parse_math": False}
+# Okabe & Ito (2008) colours, distinguishable with every common colour-vision deficiency
+# (black first is left out: it marks the data set at hand and reference lines).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+_LINESTYLES = ("-", "--", "-.", ":")
 
 
 @contextmanager
@@ -48,8 +53,18 @@ def literal_text():
     False
     """
     import matplotlib as mpl
+    from cycler import cycler
 
-    with mpl.rc_context({"text.parse_math": False, "text.usetex": False}):
+    style = {
+        "text.parse_math": False,
+        "text.usetex": False,
+        # Readable when the report is zoomed out to 80%, and safe for colour-blind readers.
+        "font.size": 11,
+        "axes.titlesize": 12,
+        "legend.fontsize": 10,
+        "axes.prop_cycle": cycler(color=OKABE_ITO),
+    }
+    with mpl.rc_context(style):
         yield
 
 
@@ -67,7 +82,7 @@ def _axes(ax):
     # A bare Figure (no pyplot) leaves the user's backend and figure registry alone.
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(6, 4), layout="constrained").add_subplot()
+    return Figure(figsize=(6.4, 4.6), layout="constrained").add_subplot()
 
 
 def plot_chance_curves(
@@ -118,25 +133,34 @@ def plot_chance_curves(
         _plain_log_ticks(ax.xaxis)
     else:
         ms = np.arange(1, max_classifiers + 1)
-    for n in n_examples:
-        ax.plot(ms, 100 * highest_chance_accuracy(ms, n, p_error), label=f"N = {n}")
+    for i, n in enumerate(n_examples):
+        ax.plot(
+            ms,
+            100 * highest_chance_accuracy(ms, n, p_error),
+            color=OKABE_ITO[i % len(OKABE_ITO)],
+            ls=_LINESTYLES[i % len(_LINESTYLES)],
+            lw=2,
+            label=f"N = {n}",
+        )
     if highlight is not None:
+        # The value goes in the legend, never over a curve.
         m, n = highlight
         acc = 100 * float(highest_chance_accuracy(m, n, p_error))
-        ax.plot([m], [acc], "ko")
-        ax.annotate(
-            f"M={m}, N={n}: {acc:.1f}%",
-            (m, acc),
-            textcoords="offset points",
-            xytext=(-10, 8),
-            ha="right",
-            **LITERAL,
+        ax.plot(
+            [m],
+            [acc],
+            "o",
+            color="black",
+            ms=8,
+            zorder=5,
+            label=f"this data: M={m}, N={n}: {acc:.1f}%",
         )
-    ax.set_xlabel("Number of classifiers M")
+    ax.set_xlabel("Number of classifiers (features) M")
     ax.set_ylabel("Highest expected chance accuracy (%)")
     ax.set_title("Chance accuracy of the best of M random classifiers")
     ax.grid(alpha=0.3)
-    ax.legend()
+    # Below the axes: the legend never hides a curve.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     return ax
 
 
@@ -175,22 +199,34 @@ def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
     >>> ax.get_title(), ax.get_lines()[0].get_ydata().tolist()
     ('$colon$', [0.5, 0.9, 0.8, 0.6])
     """
+    from matplotlib.ticker import MaxNLocator
+
     ax = _axes(ax)
-    ax.plot(curve.errors_allowed, curve.accuracy, marker="o", ms=3, label="test accuracy")
+    ax.plot(
+        curve.errors_allowed,
+        100 * np.asarray(curve.accuracy),
+        marker="o",
+        ms=3,
+        color=OKABE_ITO[0],
+        lw=2,
+        label="leave-one-out accuracy",
+    )
     marks = [
-        (curve.expected_min_errors, "E[X(1)]", "tab:red"),
-        (curve.mgm, "MGM", "tab:green"),
-        (curve.expected_errors, "E[X]", "tab:purple"),
+        (curve.expected_min_errors, "E[X(1)]", OKABE_ITO[3], "--"),
+        (curve.mgm, "MGM", OKABE_ITO[2], "-."),
+        (curve.expected_errors, "E[X]", OKABE_ITO[4], ":"),
     ]
-    for x, label, color in marks:
-        ax.axvline(x, ls="--", color=color, label=f"{label} = {x:.2f}")
-    ax.axvspan(curve.expected_min_errors, curve.expected_errors, color="0.9", zorder=0)
+    for x, label, color, ls in marks:
+        ax.axvline(x, ls=ls, lw=1.8, color=color, label=f"{label} = {x:.2f} errors")
+    ax.axvspan(curve.expected_min_errors, curve.expected_errors, color="0.92", zorder=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Number of validation errors allowed")
-    ax.set_ylabel("Leave-one-out accuracy")
-    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("Leave-one-out accuracy (%)")
+    ax.set_ylim(0, 102)
     ax.set_title(title or "Accuracy versus errors allowed", **LITERAL)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    # Below the axes: the legend never hides the curve.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
     return ax
 
 
@@ -230,7 +266,7 @@ def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, t
     names = list(accuracies)
     values = [100 * accuracies[k] for k in names]
     yerr = None if errors is None else [100 * errors[k] for k in names]
-    bars = ax.bar(range(len(names)), values, yerr=yerr, capsize=4, color="tab:blue")
+    bars = ax.bar(range(len(names)), values, yerr=yerr, capsize=4, color=OKABE_ITO[0])
     for bar, v in zip(bars, values, strict=True):
         ax.annotate(
             f"{v:.1f}",

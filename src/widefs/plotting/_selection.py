@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from widefs.plotting._chance import LITERAL
+from widefs.plotting._chance import LITERAL, OKABE_ITO
 
 __all__ = ["plot_selection_frequency"]
 
@@ -53,14 +53,15 @@ def plot_selection_frequency(
 
         fig = Figure(figsize=(7, 0.25 * max(len(order), 4) + 1.2), layout="constrained")
         ax = fig.add_subplot()
-    ax.barh(np.arange(len(order))[::-1], frequency[order], color="tab:blue")
+    ax.barh(np.arange(len(order))[::-1], 100 * frequency[order], color=OKABE_ITO[0])
     ax.set_yticks(
         np.arange(len(order))[::-1],
         [str(feature_names[j]) for j in order],
         fontsize="small",
         **LITERAL,
     )
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("fraction of outer folds selecting the feature")
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("Outer folds selecting the feature (%)")
+    ax.grid(axis="x", alpha=0.3)
     ax.set_title(title or "Selection stability", **LITERAL)
     return ax

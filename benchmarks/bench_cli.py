@@ -1,0 +1,120 @@
+"""Time and peak memory of ``widefs run`` (the default analysis) on 100 x 2,000 .. 200,000.
+
+For each size, writes a synthetic CSV with ``make_wide_csv.py`` into a temporary directory
+(nothing is committed), runs ``/usr/bin/time -v widefs run DATA --out DIR`` in a fresh
+process, and records the wall-clock time, the CPU time (user + system: on a shared machine
+the wall-clock time also measures the other jobs) and the peak resident memory, plus how
+long the terminal stayed silent (first line of output). Writes the ``cli_scale`` section of
+docs/results/benchmarks.md.
+
+Usage::
+
+    nice -n 10 python benchmarks/bench_cli.py [--sizes 2000 20000 200000] [--note TEXT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import machine_note, write_section
+from make_wide_csv import write_wide_csv
+
+
+def _field(text: str, name: str) -> str:
+    match = re.search(rf"^\s*{re.escape(name)}: (.*)$", text, flags=re.M)
+    return match.group(1).strip() if match else ""
+
+
+def _seconds(clock: str) -> float:
+    parts = [float(p) for p in clock.split(":")]
+    return sum(p * 60**i for i, p in enumerate(reversed(parts)))
+
+
+def run_one(n_features: int, workdir: Path) -> dict:
+    data = workdir / f"wide_{n_features}.csv"
+    write_wide_csv(data, 100, n_features)
+    out = workdir / f"report_{n_features}"
+    cmd = ["/usr/bin/time", "-v", "widefs", "run", str(data), "--out", str(out)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    first = {}
+
+    def watch():
+        line = proc.stdout.readline()
+        first["t"] = time.perf_counter() - t0
+        first["line"] = line
+        proc.stdout.read()
+
+    reader = threading.Thread(target=watch)
+    reader.start()
+    err = proc.stderr.read()
+    proc.wait()
+    reader.join()
+    return {
+        "features": n_features,
+        "csv_mb": data.stat().st_size / 2**20,
+        "status": proc.returncode,
+        "wall": _seconds(_field(err, "Elapsed (wall clock) time (h:mm:ss or m:ss)")),
+        "cpu": float(_field(err, "User time (seconds)") or 0)
+        + float(_field(err, "System time (seconds)") or 0),
+        "rss_mb": int(_field(err, "Maximum resident set size (kbytes)") or 0) / 1024,
+        "first_output": first.get("t", float("nan")),
+        "load": os.getloadavg()[0],
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 200000])
+    parser.add_argument("--note", default="", help="a sentence on the machine's load")
+    args = parser.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            res = run_one(n, Path(tmp))
+            print(res, flush=True)
+            rows.append(res)
+    table = [
+        "| features | CSV (MB) | wall clock (s) | CPU, user + system (s) | peak RSS (MB) | first output after (s) | load average at the end | exit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        table.append(
+            f"| {r['features']:,} | {r['csv_mb']:.0f} | {r['wall']:.0f} | {r['cpu']:.0f} | "
+            f"{r['rss_mb']:.0f} | {r['first_output']:.1f} | {r['load']:.1f} | {r['status']} |"
+        )
+    text = f"""## `widefs run` at today's sizes: 100 samples x 2,000 / 20,000 / 200,000 features
+
+Command: `nice -n 10 python benchmarks/bench_cli.py --sizes {" ".join(map(str, args.sizes))}`, which for each size
+writes `python benchmarks/make_wide_csv.py wide.csv --samples 100 --features N` (two balanced classes, 20
+informative features, 4 decimals) and runs `/usr/bin/time -v widefs run wide.csv --out report` (the
+default analysis: every method, 2 x 5-fold comparison) in a fresh process. {machine_note()}
+{args.note}
+
+Targets (issue 15): 100 x 200,000 in at most 10 minutes on 2 cores and 2 GB, with output from the
+first second.
+
+{chr(10).join(table)}
+"""
+    write_section("cli_scale", text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
