@@ -16,9 +16,15 @@ import numpy as np
 
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup
+from widefs.cli._methods import PRESCREEN
 from widefs.cli._report import Figure, Note, Section, Table, Text
 
 __all__ = ["CERTIFIED", "CertificateRun", "Certified"]
+
+
+# Searches whose report sections and comparison rows run behind the F-test pre-screen on wide
+# data: their certificates re-run it on every relabelling.
+PRESCREENED_GROUPS = ("rules", "cefs")
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,40 @@ CERTIFIED = (
 )
 
 
+class _Prescreened:
+    """A search behind the comparison's F-test pre-screen, as one estimator.
+
+    On data wider than :data:`widefs.cli._methods.PRESCREEN` features the report runs CN2 and
+    CEFS on the best-F features only; their certificate re-runs the pre-screen on every
+    relabelling too, since it is part of the search (and keeps 29 re-runs affordable).
+    """
+
+    def __init__(self, estimator=None, k: int = 2000):
+        self.estimator = estimator
+        self.k = k
+
+    def get_params(self, deep=False):
+        return {"estimator": self.estimator, "k": self.k}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    def fit(self, X, y):
+        from sklearn.base import clone
+        from sklearn.feature_selection import SelectKBest, f_classif
+
+        with warnings.catch_warnings():
+            # Constant columns give F = nan: they rank last, as they should.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            self.screen_ = SelectKBest(f_classif, k=self.k).fit(X, y)
+        self.estimator_ = clone(self.estimator).fit(self.screen_.transform(X), y)
+        self.search_score_ = self.estimator_.search_score_
+        return self
+
+
 class CertificateRun:
     """The certificates of one ``widefs run``: computed once each, shared by sections and table."""
 
@@ -143,9 +183,12 @@ class CertificateRun:
                 # Refits on meaningless labels select nothing or use heuristic bounds: expected.
                 warnings.simplefilter("ignore", HeuristicBoundWarning)
                 warnings.simplefilter("ignore", UserWarning)
+                estimator = item.make(self.seed)
+                if item.group in PRESCREENED_GROUPS and self.data.X.shape[1] > PRESCREEN:
+                    estimator = _Prescreened(estimator, k=PRESCREEN)
                 try:
                     self.results[item.name] = search_certificate(
-                        item.make(self.seed),
+                        estimator,
                         self.data.X,
                         self.data.y,
                         n_permutations=self.n_permutations,
@@ -220,6 +263,16 @@ def _section(item: Certified, cert, n_permutations: int) -> Section:
             )
         )
     )
+    if isinstance(cert.estimator, _Prescreened):
+        section.add(
+            Note(
+                Markup(
+                    "As in its own section, the search ran on the {k} features with the largest "
+                    "F statistic; the pre-screen was re-run on every relabelling.",
+                    k=cert.estimator.k,
+                )
+            )
+        )
     section.add(
         Table(
             ["", "value"],

@@ -1,0 +1,48 @@
+"""Certificates of the pre-screened searches (CN2, CEFS) on data wider than PRESCREEN."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.feature_selection import SelectKBest, f_classif
+
+from widefs.cli import _certificates
+from widefs.model_selection import search_certificate
+from widefs.rules import CN2Classifier
+
+
+def test_prescreened_search_reruns_the_screen_on_every_relabelling():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 40))
+    y = (X[:, 3] + 0.5 * rng.normal(size=30) > 0).astype(int)
+    est = _certificates._Prescreened(CN2Classifier(), k=5)
+    cert = search_certificate(est, X, y, n_permutations=4, random_state=1)
+    for perm, score in zip(cert.permutations, cert.null_scores, strict=True):
+        yp = y[perm]
+        # The oracle: screen on the relabelled y, then the plain search on the kept columns.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            keep = SelectKBest(f_classif, k=5).fit(X, yp).get_support()
+        want = clone(CN2Classifier()).fit(X[:, keep], yp).search_score_
+        assert score == pytest.approx(want, abs=0)
+    # Screening once on the real labels would be a different (optimistic) null.
+    assert cert.estimator.screen_.get_support().sum() == 5
+    assert cert.estimator.k == 5 and isinstance(cert.estimator.estimator_, CN2Classifier)
+
+
+def test_only_rules_and_cefs_are_prescreened_and_only_on_wide_data(monkeypatch):
+    monkeypatch.setattr(_certificates, "PRESCREEN", 10)
+    rng = np.random.default_rng(2)
+
+    class Data:
+        X = rng.normal(size=(24, 12))
+        y = np.repeat([0, 1], 12)
+
+    run = _certificates.CertificateRun(Data, seed=0, n_permutations=2)
+    by_group = {item.group: item for item in _certificates.CERTIFIED}
+    assert isinstance(run.certify(by_group["rules"]).estimator, _certificates._Prescreened)
+    assert not isinstance(run.certify(by_group["chance"]).estimator, _certificates._Prescreened)
+    Data.X = Data.X[:, :10]
+    narrow = _certificates.CertificateRun(Data, seed=0, n_permutations=2)
+    assert not isinstance(narrow.certify(by_group["rules"]).estimator, _certificates._Prescreened)
