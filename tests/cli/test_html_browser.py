@@ -100,7 +100,7 @@ def check_png(path, min_bytes=10_000):
 @needs_chromium
 def test_report_renders_in_headless_chromium(tmp_path):
     out = tmp_path / "report"
-    assert main(["run", "colon", "--out", str(out)]) == 0
+    assert main(["run", "colon", "--permutations", "5", "--out", str(out)]) == 0
     html = (out / "report.html").read_text()
     dom = probed_dom(html, tmp_path)
     profile = tmp_path / "profile"

@@ -21,7 +21,7 @@ from widefs.stats import highest_chance_accuracy, mgm_threshold
 @pytest.fixture(scope="module")
 def colon_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "report"
-    assert main(["run", "colon", "--out", str(out)]) == 0
+    assert main(["run", "colon", "--permutations", "5", "--out", str(out)]) == 0
     return out
 
 
