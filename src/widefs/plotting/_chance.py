@@ -197,7 +197,7 @@ def plot_errors_allowed(curve, *, title: str | None = None, ax=None):
     ...     expected_errors=1.5, expected_min_errors=0.4, mgm=1.1)
     >>> ax = plot_errors_allowed(curve, title="$colon$")
     >>> ax.get_title(), ax.get_lines()[0].get_ydata().tolist()
-    ('$colon$', [0.5, 0.9, 0.8, 0.6])
+    ('$colon$', [50.0, 90.0, 80.0, 60.0])
     """
     from matplotlib.ticker import MaxNLocator
 
