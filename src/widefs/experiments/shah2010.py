@@ -739,7 +739,7 @@ def render(S, args, g, elapsed, command) -> str:
         )
         + f"Compute behind the tables: {args.cpu_minutes:.0f} CPU-minutes ({args.cpu_per_rep:.0f} "
         "per repetition of all data sets). Raw results: one JSON file per data set and repetition in "
-        f"[{PAPER_NAME}/runs/]({PAPER_NAME}/runs/); the run resumes from them.",
+        f"`{PAPER_NAME}/runs/`; the run resumes from them.",
         "",
         "Protocol deviations (all tables) and their measured effect where we could measure it:",
         "",
