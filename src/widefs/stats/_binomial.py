@@ -252,18 +252,27 @@ def _bisect_half(below, guess: NDArray, active: NDArray) -> tuple[NDArray, NDArr
 
     ``below(x)`` is a monotone predicate (True left of the root, False at 1/2) evaluated
     elementwise; elements not ``active`` are left at ``[1/2, 1/2]``. The search starts from
-    ``guess`` +- 2e-15 (a few ulp) where that brackets the root, else from ``[0, 1/2]``;
+    ``guess`` +- 2e-15 (a few ulp) or else +- 1e-9 where that brackets the root, else from
+    ``[0, 1/2]``;
     midpoints are geometric while ``hi / lo > 4`` (so a root near 1e-300 takes ~10 steps),
     then arithmetic.
     """
     tiny = np.finfo(float).smallest_subnormal
-    usable = active & np.isfinite(guess) & (guess > tiny) & (guess < 0.25)
-    g = np.where(usable, guess, 0.25)
-    g_lo, g_hi = g * (1 - 2e-15), g * (1 + 2e-15)
-    usable &= below(g_lo) & ~below(g_hi)
-    start = np.where(usable, g_lo, tiny)
+    finite = active & np.isfinite(guess) & (guess > tiny) & (guess < 0.5 / (1 + 2e-9))
+    g = np.where(finite, guess, 0.25)
+    usable = np.zeros_like(finite)
+    start, hi = np.full(g.shape, tiny), np.full(g.shape, 0.5)
+    # A bracket of a few ulp around scipy's inverse is right almost always; one of 1e-9
+    # catches the rest of its misses; only then the whole half-interval (~60 steps).
+    for width in (2e-15, 1e-9):
+        try_ = finite & ~usable
+        if not np.any(try_):
+            break
+        g_lo, g_hi = g * (1 - width), g * (1 + width)
+        ok = try_ & below(g_lo) & ~below(g_hi)
+        start, hi = np.where(ok, g_lo, start), np.where(ok, g_hi, hi)
+        usable |= ok
     lo = np.where(usable | below(start), start, 0.0)  # else the root is below every double
-    hi = np.where(usable, g_hi, 0.5)
     lo = np.where(active, lo, 0.5)
     for _ in range(_MAX_BISECTIONS):
         geometric = (lo > 0) & (hi > 4 * lo)
