@@ -197,3 +197,36 @@ def test_power_planted_signal():
         random_state=0,
     )
     assert noise.pvalue > 0.01
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        SequentialSelector(n_features=3),
+        SequentialSelector(n_features=2, target_class=1, class_criterion="balanced"),
+        GeneticSelector(population_size=6, n_generations=2, n_neighbors=2, random_state=3),
+        ClassSpecificEnsemble(SequentialSelector(n_neighbors=3), random_state=0),
+    ],
+    ids=["sfs-auto-k", "sfs-target", "ga", "cefs"],
+)
+def test_shared_label_free_work_changes_nothing(est, monkeypatch):
+    """Small-integer data (distance and vote ties everywhere), 12 relabellings: the null
+    scores computed with shared distances and neighbour lists equal plain refits, and the
+    sharing really answered lookups."""
+    from widefs.utils import _label_free
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(26, 9)).astype(float)
+    y = rng.integers(0, 2, size=26)
+    caches = []
+    original = _label_free.LabelFreeCache
+
+    def recording(*args, **kwargs):
+        caches.append(original(*args, **kwargs))
+        return caches[-1]
+
+    monkeypatch.setattr(_label_free, "LabelFreeCache", recording)
+    cert = search_certificate(est, X, y, n_permutations=12, random_state=2)
+    assert caches and caches[0].hits > 0
+    oracle = [clone(est).fit(X, y[perm]).search_score_ for perm in cert.permutations]
+    assert cert.null_scores.tolist() == oracle
