@@ -26,6 +26,7 @@ from widefs.utils._label_free import (
     LabelFreeCache,
     array_key,
     data_digest,
+    label_free,
     label_free_cache,
     sharing_label_free_work,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "feature_names_or_default",
     "is_lazy_matrix",
     "iter_column_blocks",
+    "label_free",
     "label_free_cache",
     "load_columns",
     "sharing_label_free_work",

@@ -149,19 +149,20 @@ class LabelFreeCache:
             self._seen.add(short)
             return False
 
-    def store(self, key: tuple, value: np.ndarray) -> None:
+    def store(self, key: tuple, value) -> None:
         """Keep ``value`` for ``key`` (callers never modify a value they get back).
 
         Parameters
         ----------
         key : tuple of bytes
-        value : ndarray
+        value : ndarray or tuple of ndarray
         """
         full = b"\0".join(bytes(part) for part in key)
         with self._lock:
             if full not in self._values:
                 self._values[full] = value
-                self._bytes += value.nbytes + len(full)
+                parts = value if isinstance(value, tuple) else (value,)
+                self._bytes += sum(part.nbytes for part in parts) + len(full)
 
     def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """``compute()``, or its stored result for ``key``.
@@ -185,6 +186,40 @@ class LabelFreeCache:
         if self.wanted(key):
             self.store(key, value)
         return value
+
+
+def label_free(key: tuple, compute: Callable[[], object], *, copy: bool = False):
+    """``compute()``, shared with the other fits inside :func:`sharing_label_free_work`.
+
+    Parameters
+    ----------
+    key : tuple of bytes, or a callable returning one
+        Everything ``compute`` depends on (see :func:`data_digest`, :func:`array_key`); a
+        callable is only called inside a sharing block (digests of large data cost time).
+    compute : callable
+        Returns an ndarray or a tuple of ndarrays computed without the labels.
+    copy : bool, default=False
+        Return copies of the arrays (for callers that modify them in place); outside a
+        sharing block ``compute()`` is returned as it is.
+
+    Returns
+    -------
+    value : ndarray or tuple of ndarray
+
+    Examples
+    --------
+    >>> with sharing_label_free_work():
+    ...     a = [label_free((b"k",), lambda: np.zeros(2)) for _ in range(3)]
+    >>> a[1] is a[2], a[0] is a[1]
+    (True, False)
+    """
+    cache = _active
+    if cache is None:
+        return compute()
+    value = cache.get_or_compute(key() if callable(key) else key, compute)
+    if not copy:
+        return value
+    return tuple(v.copy() for v in value) if isinstance(value, tuple) else value.copy()
 
 
 def label_free_cache() -> LabelFreeCache | None:
