@@ -346,7 +346,7 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
     """Inside sharing_label_free_work the third request of a position is answered by stored
     neighbour lists and a vote: with relabelled y, held-out rows of one class and tie-heavy
     data, the predictions equal the direct kernel's (outside the block) and the brute
-    force."""
+    force, for any k, whichever k the stored lists were computed for."""
     from widefs.utils import sharing_label_free_work
 
     X, y, nominal = grid_data(seed, n=30, p=8)
@@ -358,7 +358,7 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
         for _ in range(4):
             yp = rng.permutation(y)
             rows = np.flatnonzero(yp == 1)
-            for k in (1, 4):
+            for k in (1, 12, 4):  # lists stored for K = 10, replaced for k = 12
                 shared = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=k)
                 got = shared.predict_moves(shared.initial_state(current), cands, add=True)
                 for row, f in zip(got, cands):
@@ -366,7 +366,7 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
                     np.testing.assert_array_equal(row, brute_knn_loo(X, yp, nominal, cols, k, rows))
                 direct = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=k)
                 assert direct._shared is shared._shared
-        assert cache.hits >= 2 * 2 * 2  # distances and neighbour lists, 2 k, 2 reruns
+        assert cache.hits >= 2 * 2 * 2  # distances and neighbour lists, 3 k, 4 relabellings
     plain = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=4)
     assert plain._shared is None
     np.testing.assert_array_equal(

@@ -68,6 +68,9 @@ __all__ = [
 CLASS_K_GRID = tuple(range(1, 11))
 _POSTERIOR_RTOL = 1e-10
 _BLOCK_ELEMENTS = 4_000_000  # floats per temporary block in the naive Bayes moves
+# Neighbour lists shared across relabellings hold at least this many neighbours, so that
+# searches whose k was chosen per relabelling (from CLASS_K_GRID, say) share them.
+_SHARED_MIN_K = 10
 
 
 def _kernels():
@@ -564,24 +567,29 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         sign = 1.0 if add else -1.0
         k = max(1, self.n_neighbors)
         vote = _kernels().knn_vote
+        kk = min(k, self.n_samples - 1)
         if self._shared is not None:
-            # The neighbour lists depend on D, the candidates and k only: found in the
-            # shared cache, or computed for every row and stored the second time this
-            # position is reached (in any relabelling); then only the vote uses y.
-            key = (b"moves", self._data_id, array_key(D), array_key(cands), array_key([sign, k]))
+            # The neighbour lists depend on D and the candidates only (the K nearest start
+            # with the k nearest, so one list serves every k <= K): found in the shared
+            # cache, or computed for every row and stored the second time this position
+            # is reached (in any relabelling, with any k); then only the vote uses y.
+            key = (b"moves", self._data_id, array_key(D), array_key(cands), array_key([sign]))
             neighbours = self._shared.lookup(key)
+            if neighbours is not None and neighbours.shape[2] < kk:
+                neighbours = None  # stored for a smaller k: replaced by a longer list
             if neighbours is None and self._shared.wanted(key):
-                neighbours = self.candidate_neighbours(D, cands, add, k, n_jobs=n_jobs)
+                K = max(k, _SHARED_MIN_K)
+                neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
             if neighbours is not None:
-                vote(neighbours, self.rows, self.y, self.n_classes, out)
+                vote(neighbours, self.rows, self.y, self.n_classes, kk, out)
                 return out
         positions = np.arange(self.rows.size)
 
         def work(idx):
             part = np.empty((idx.size, self.rows.size), dtype=np.int64)
             near = self.candidate_neighbours(D, cands[idx], add, k, rows=self.rows)
-            vote(near, positions, self.y, self.n_classes, part)
+            vote(near, positions, self.y, self.n_classes, kk, part)
             return idx, part
 
         return _threaded(work, _split(cands.size, n_jobs), out)

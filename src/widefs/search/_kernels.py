@@ -144,13 +144,14 @@ def knn_candidate_neighbours(D, order, XT, nominal, cands, sign, rows, out):
 
 
 @njit(cache=True, nogil=True)
-def knn_vote(neighbours, positions, y, n_classes, out):
-    """``out[t, r]``: the kNN vote among ``neighbours[t, positions[r]]``: the majority
-    class, a vote tie to the nearest tied class."""
+def knn_vote(neighbours, positions, y, n_classes, k, out):
+    """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
+    (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
+    tie to the nearest tied class."""
     counts = np.zeros(n_classes, dtype=np.int64)
     for t in range(neighbours.shape[0]):
         for r in range(positions.size):
-            out[t, r] = _winner(neighbours[t, positions[r]], y, counts)
+            out[t, r] = _winner(neighbours[t, positions[r], :k], y, counts)
 
 
 @njit(cache=True, nogil=True)

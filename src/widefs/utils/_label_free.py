@@ -48,6 +48,10 @@ def _digest(parts) -> bytes:
     return h.digest()
 
 
+def _nbytes(value) -> int:
+    return sum(part.nbytes for part in (value if isinstance(value, tuple) else (value,)))
+
+
 def data_digest(*arrays) -> bytes:
     """A 160-bit BLAKE2b digest of arrays (bytes, dtypes and shapes): the data part of a key.
 
@@ -150,7 +154,8 @@ class LabelFreeCache:
             return False
 
     def store(self, key: tuple, value) -> None:
-        """Keep ``value`` for ``key`` (callers never modify a value they get back).
+        """Keep ``value`` for ``key``, replacing a value stored before (callers never
+        modify a value they get back).
 
         Parameters
         ----------
@@ -159,10 +164,11 @@ class LabelFreeCache:
         """
         full = b"\0".join(bytes(part) for part in key)
         with self._lock:
-            if full not in self._values:
-                self._values[full] = value
-                parts = value if isinstance(value, tuple) else (value,)
-                self._bytes += sum(part.nbytes for part in parts) + len(full)
+            old = self._values.get(full)
+            if old is not None:
+                self._bytes -= _nbytes(old) + len(full)
+            self._values[full] = value
+            self._bytes += _nbytes(value) + len(full)
 
     def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """``compute()``, or its stored result for ``key``.
