@@ -63,6 +63,10 @@ def data_digest(*arrays) -> bytes:
     -------
     digest : bytes of length 20
 
+    See Also
+    --------
+    array_key : The full bytes of one array, for small key parts.
+
     Examples
     --------
     >>> data_digest(np.zeros(3)) == data_digest(np.zeros(3)), len(data_digest(np.ones(2)))
@@ -212,6 +216,11 @@ def label_free(key: tuple, compute: Callable[[], object], *, copy: bool = False)
     -------
     value : ndarray or tuple of ndarray
 
+    See Also
+    --------
+    sharing_label_free_work : The block inside which values are shared.
+    LabelFreeCache.get_or_compute : The lookup behind it.
+
     Examples
     --------
     >>> with sharing_label_free_work():
@@ -300,6 +309,10 @@ def array_key(a) -> bytes:
     Returns
     -------
     key : bytes
+
+    See Also
+    --------
+    data_digest : A short digest, for large data.
 
     Examples
     --------
