@@ -161,10 +161,11 @@ class _Prescreened:
 class CertificateRun:
     """The certificates of one ``widefs run``: computed once each, shared by sections and table."""
 
-    def __init__(self, data: LoadedData, *, seed: int, n_permutations: int):
+    def __init__(self, data: LoadedData, *, seed: int, n_permutations: int, n_jobs=None):
         self.data = data
         self.seed = seed
         self.n_permutations = n_permutations
+        self.n_jobs = n_jobs
         self.results: dict[str, object] = {}  # name -> SearchCertificate or error text
 
     def _applies(self, item: Certified) -> bool:
@@ -193,6 +194,7 @@ class CertificateRun:
                         self.data.y,
                         n_permutations=self.n_permutations,
                         random_state=self.seed,
+                        n_jobs=self.n_jobs,
                     )
                 except Exception as exc:
                     # The rest of the report stands; the section says why this one is missing.
