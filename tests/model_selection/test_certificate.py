@@ -133,12 +133,18 @@ def test_errors_name_the_problem():
         search_certificate(SequentialSelector(), X, y, n_permutations=0)
 
 
-def _randomized_pvalue(cert, rng):
-    """Exactly uniform on (0, 1) under exchangeability: ties broken at random, then jittered."""
-    greater = np.count_nonzero(cert.null_scores > cert.observed)
-    ties = np.count_nonzero(cert.null_scores == cert.observed)
-    rank = greater + 1 + rng.integers(0, ties + 1)  # uniform on 1 .. B + 1
-    return (rank - rng.random()) / (cert.n_permutations + 1)
+def test_randomized_pvalue_breaks_ties_uniformly():
+    """Observed 0.9 with null [0.95, 0.9, 0.9, 0.5]: rank 2, 3 or 4 of 5, each equally likely."""
+    cert = SearchCertificate(0.9, np.array([0.95, 0.9, 0.9, 0.5]), np.zeros((4, 3), int), None)
+    assert cert.pvalue == pytest.approx(4 / 5)
+    draws = np.array([cert.randomized_pvalue(seed) for seed in range(3000)])
+    # Uniform on ((2 - 1) / 5, 4 / 5]: the three tied ranks, each step spread uniformly.
+    assert draws.min() > 1 / 5 and draws.max() <= 4 / 5
+    assert stats.kstest((draws - 1 / 5) / (3 / 5), "uniform").pvalue > 0.001
+    assert cert.randomized_pvalue(7) == cert.randomized_pvalue(7)
+    # No ties: the draw stays inside the observed score's own step.
+    clear = SearchCertificate(0.9, np.array([0.95, 0.5, 0.6]), np.zeros((3, 3), int), None)
+    assert all(1 / 4 < clear.randomized_pvalue(s) <= 2 / 4 for s in range(50))
 
 
 CALIBRATED = {
@@ -175,7 +181,7 @@ def test_pvalues_uniform_on_null_data(name):
         y = rng.permutation(np.repeat([0, 1], 10))
         cert = search_certificate(est, X, y, n_permutations=B, random_state=d)
         reported.append(cert.pvalue)
-        randomized.append(_randomized_pvalue(cert, rng))
+        randomized.append(cert.randomized_pvalue(rng))
     reported, randomized = np.array(reported), np.array(randomized)
     lo, hi = stats.binom.ppf([0.005, 0.995], n_datasets, 0.05)
     assert lo <= np.count_nonzero(reported <= 0.05) <= hi

@@ -59,6 +59,12 @@ class SearchCertificate:
     n_permutations : int
         Number of permutations.
 
+    Methods
+    -------
+    randomized_pvalue(random_state=None)
+        The p-value with ties broken at random: exactly uniform under the null (for
+        calibration studies; ``pvalue`` is the one to report).
+
     See Also
     --------
     search_certificate : Computes it.
@@ -86,6 +92,44 @@ class SearchCertificate:
         # Higher is better: the lower tail of the negated scores, with the +1 correction.
         null = -np.asarray(self.null_scores, dtype=float)[:, None]
         return float(permutation_pvalues([-float(self.observed)], null)[0])
+
+    def randomized_pvalue(self, random_state=None) -> float:
+        """The p-value with ties broken at random and jittered within its step.
+
+        Search scores are often counts (k of n examples right), so null scores equal to the
+        observed one are common; :attr:`pvalue` counts them all against the search, which
+        keeps it valid but makes it conservative, not uniform, under the null. Here the rank
+        of the observed score among the ``n_permutations + 1`` scores is drawn uniformly
+        among the tied positions and the p-value spread uniformly over its step: exactly
+        uniform on (0, 1) when the labels are exchangeable, and never above :attr:`pvalue`.
+        A calibration tool (it is random); report :attr:`pvalue`.
+
+        Parameters
+        ----------
+        random_state : int, RandomState instance, Generator or None, default=None
+            Source of the tie-breaking draws.
+
+        Returns
+        -------
+        float
+            A p-value in ``(0, pvalue]``.
+
+        Examples
+        --------
+        >>> cert = SearchCertificate(0.9, np.array([0.7, 0.9, 0.8]), np.zeros((3, 4), int), None)
+        >>> 0 < cert.randomized_pvalue(0) <= cert.pvalue
+        True
+        """
+        rng = np.random.default_rng(
+            random_state
+            if not isinstance(random_state, np.random.RandomState)
+            else random_state.randint(2**32)
+        )
+        null = np.asarray(self.null_scores, dtype=float)
+        greater = np.count_nonzero(null > self.observed)
+        ties = np.count_nonzero(null == self.observed)
+        rank = greater + 1 + rng.integers(0, ties + 1)  # uniform on the tied ranks
+        return float((rank - rng.random()) / (self.n_permutations + 1))
 
     @property
     def null_mean(self) -> float:
