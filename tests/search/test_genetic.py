@@ -211,3 +211,87 @@ def test_selection_pressure_raises_mean_fitness():
     means = [h["mean_score"] for h in sel.history_]
     assert means[-1] > means[0]
     assert np.mean(sel.fitness_ == sel.fitness_.max()) >= 0.5
+
+
+def _spy_distance_builds(monkeypatch):
+    """Record the kNN distance matrices the GA builds: ("scratch", features) for a
+    from-scratch build, ("update", features) for one derived from a parent's."""
+    from widefs.search import KNNLeaveOneOut
+
+    calls = []
+    scratch, update = KNNLeaveOneOut.initial_state, KNNLeaveOneOut.state_from
+
+    def initial_state(self, mask):
+        calls.append(("scratch", int(np.count_nonzero(mask))))
+        return scratch(self, mask)
+
+    def state_from(self, D_ref, ref_mask, mask):
+        calls.append(("update", int(np.count_nonzero(mask))))
+        return update(self, D_ref, ref_mask, mask)
+
+    monkeypatch.setattr(KNNLeaveOneOut, "initial_state", initial_state)
+    monkeypatch.setattr(KNNLeaveOneOut, "state_from", state_from)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("fractions", "full_built"),
+    [((0.3, 0.8), True), ((0.4, 0.5), False)],  # 16 > p/2 features; at most p/2 = 10
+)
+def test_all_features_matrix_built_once_only_when_an_individual_holds_most(
+    monkeypatch, fractions, full_built
+):
+    # Generation 0 derives the matrices of individuals holding more than half of the p
+    # features from the all-features matrix ("all minus the rest"), built once; when no
+    # individual holds more than half, every matrix is built from its own features.
+    X, y = ties_data(0, n=12, p=20)
+    calls = _spy_distance_builds(monkeypatch)
+    kw = dict(population_size=8, n_generations=0, initial_fractions=fractions, random_state=0)
+    GeneticSelector(n_neighbors=3, **kw).fit(X, y)
+    assert calls.count(("scratch", 20)) == (1 if full_built else 0)
+    assert any(kind == "update" for kind, _ in calls) == full_built
+
+
+def test_parent_distance_updates_used_up_to_the_memory_cap(monkeypatch):
+    # The offspring's matrices come from their parents' while population x n^2 doubles
+    # fit in _delta_bytes (n samples, not p features); above it, no matrix is kept.
+    X, y = ties_data(1, n=12, p=20)
+    kw = dict(population_size=6, n_generations=3, mutation_rate=0.05, random_state=2)
+    needed = 6 * 12**2 * 8
+    histories = []
+    for cap, used in [(needed, True), (needed - 1, False)]:
+        monkeypatch.setattr(GeneticSelector, "_delta_bytes", cap)
+        calls = _spy_distance_builds(monkeypatch)
+        histories.append(GeneticSelector(n_neighbors=3, **kw).fit(X, y).history_)
+        assert any(kind == "update" for kind, _ in calls) == used, cap
+        monkeypatch.undo()
+    assert histories[0] == histories[1]
+
+
+def test_init_stores_every_parameter_as_given():
+    # scikit-learn's clone and get_params rely on __init__ storing each argument as is.
+    from sklearn.base import clone
+
+    params = dict(
+        population_size=7,
+        n_generations=3,
+        crossover_rate=0.5,
+        mutation_rate=0.01,
+        elitism=0.7,
+        initial_fractions=(0.3,),
+        random_state=5,
+        estimator="naive_bayes",
+        n_neighbors=4,
+        k_grid=(1, 3),
+        target_class=1,
+        class_criterion="balanced",
+        categorical_features=[0],
+        var_smoothing=1e-6,
+        alpha=0.5,
+        cv=3,
+        n_jobs=2,
+        verbose=1,
+    )
+    sel = GeneticSelector(**params)
+    assert sel.get_params() == params
+    assert clone(sel).get_params() == params
