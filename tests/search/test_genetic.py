@@ -1,5 +1,6 @@
 import itertools
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -400,3 +401,24 @@ def test_generation_of_empty_subsets_is_recorded_silently():
     assert last["best_score"] == -np.inf and last["best_n_features"] == 0
     assert np.isnan(last["mean_score"])
     assert sel.support_.tolist() == [True] and sel.score_ == sel.history_[0]["best_score"]
+
+
+@pytest.mark.parametrize(
+    ("fractions", "ok"),
+    [((1.0,), True), ((0.5,), True), ((0.2, 1.0), True), ((1.5,), False), ((), False)],
+)
+def test_initial_fractions_in_half_open_unit_interval(fractions, ok):
+    X, y = data()
+    sel = GeneticSelector(
+        population_size=4, n_generations=0, initial_fractions=fractions, random_state=0
+    )
+    if ok:
+        sel.fit(X, y)
+        expected = [max(1, round(fractions[i * len(fractions) // 4] * 25)) for i in range(4)]
+        assert sel.population_.sum(axis=1).tolist() == expected
+    else:
+        message = (
+            f"initial_fractions must be a non-empty list of fractions in (0, 1]; got {fractions!r}."
+        )
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            sel.fit(X, y)

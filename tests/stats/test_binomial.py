@@ -121,6 +121,18 @@ def test_binbar_whole_documented_range(k, m):
     assert np.all(np.isfinite(got)) and np.all(got[1:] >= k / m)
 
 
+@pytest.mark.parametrize("k", [4000, 5000, 6000])
+def test_binbar_near_the_mode_of_large_m(k):
+    # k in the thousands near m / 2: the log-space tail sum has not converged after its 400
+    # terms, so the incomplete beta decides, on the r side (answers below 1/2) and on the
+    # 1 - r side (above). Reference: scipy's Clopper-Pearson limit, well conditioned here.
+    m = 10_000
+    deltas = np.array([0.9, 0.5, 0.05, 1e-3, 1e-10])
+    got = binomial_tail_inversion(k, m, deltas)
+    want = stats.beta.isf(deltas, k + 1, m - k)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
 def test_binbar_rounds_to_one_without_nan():
     deltas = np.geomspace(1e-300, 1e-100, 41)
     got = binomial_tail_inversion(1, 5, deltas)
