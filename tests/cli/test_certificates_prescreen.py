@@ -1,4 +1,4 @@
-"""Certificates of the pre-screened searches (CN2, CEFS) on data wider than PRESCREEN."""
+"""Certificates of the pre-screened searches (SCMs, CN2, CEFS) on data wider than PRESCREEN."""
 
 import warnings
 
@@ -31,7 +31,7 @@ def test_prescreened_search_reruns_the_screen_on_every_relabelling():
     assert cert.estimator.k == 5 and isinstance(cert.estimator.estimator_, CN2Classifier)
 
 
-def test_only_rules_and_cefs_are_prescreened_and_only_on_wide_data(monkeypatch):
+def test_only_wrappers_are_prescreened_and_only_on_wide_data(monkeypatch):
     monkeypatch.setattr(_certificates, "PRESCREEN", 10)
     rng = np.random.default_rng(2)
 
@@ -42,6 +42,11 @@ def test_only_rules_and_cefs_are_prescreened_and_only_on_wide_data(monkeypatch):
     run = _certificates.CertificateRun(Data, seed=0, n_permutations=2)
     by_group = {item.group: item for item in _certificates.CERTIFIED}
     assert isinstance(run.certify(by_group["rules"]).estimator, _certificates._Prescreened)
+    assert isinstance(run.certify(by_group["scm"]).estimator, _certificates._Prescreened)
+    # The SCM certificate says that its own section searched every feature.
+    section = _certificates._section(by_group["scm"], run.results[by_group["scm"].name], 2)
+    text = "".join(b.markdown() for b in section.blocks if hasattr(b, "markdown"))
+    assert "As in the method comparison" in text
     assert not isinstance(run.certify(by_group["chance"]).estimator, _certificates._Prescreened)
     Data.X = Data.X[:, :10]
     narrow = _certificates.CertificateRun(Data, seed=0, n_permutations=2)

@@ -138,6 +138,12 @@ def same_rows(frame):
         ),
         (lambda f: f, ["--seed", "1.5"], "argument --seed: must be an integer, got '1.5'"),
         (lambda f: f, ["--quick", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (
+            lambda f: f,
+            ["--jobs", "0"],
+            "argument --jobs: must be a positive integer or -1, got '0'",
+        ),
+        (lambda f: f, ["--jobs", "two"], "argument --jobs: must be a positive integer or -1"),
     ],
 )
 def test_bad_input_one_line_error_nothing_written(tmp_path, capsys, mutate, args, message):
@@ -154,6 +160,20 @@ def test_bad_input_one_line_error_nothing_written(tmp_path, capsys, mutate, args
     assert err.startswith("widefs: error: ") and message in err and "\n" not in err
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".widefs-")]
+
+
+def test_jobs_do_not_change_the_report(tmp_path):
+    """--jobs spreads folds, permutations and feature blocks over processes; the report is the same."""
+    path = write_csv(tmp_path / "toy.csv", toy_frame())
+    texts = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        argv = ["run", path, "--target", "label", "--quick", "--permutations", "3"]
+        assert main([*argv, "--jobs", jobs, "--out", str(out)]) == 0
+        texts.append((out / "report.md").read_text())
+        texts.append((out / "features.csv").read_text())
+    assert texts[0] == texts[2] and texts[1] == texts[3]
+    assert "Search certificate" in texts[0]
 
 
 def test_empty_file(tmp_path, capsys):

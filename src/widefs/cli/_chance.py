@@ -54,6 +54,7 @@ def chance_sections(
     null: str = "auto",
     n_permutations: int = 1000,
     quick: bool = False,
+    n_jobs=None,
 ) -> list[Section]:
     """Score every feature, compute both nulls, apply each threshold, run the leave-one-out curve.
 
@@ -68,6 +69,7 @@ def chance_sections(
         null="permutation",
         n_permutations=n_permutations,
         random_state=seed,
+        n_jobs=n_jobs,
     ).fit(data.X, data.y)
     M, N, p = sel.n_scored_, sel.n_validation_, sel.p_error_
     eligible = ~sel.constant_features_

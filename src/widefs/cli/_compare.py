@@ -26,6 +26,7 @@ def comparison_section(
     repeats: int = 1,
     progress=None,
     search_pvalues: dict[str, str] | None = None,
+    n_jobs=None,
 ) -> list[Section]:
     """Nested CV of every candidate on the same folds; table, stability and its figure.
 
@@ -56,7 +57,13 @@ def comparison_section(
             warnings.filterwarnings("ignore", message="Features .* are constant")
             warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
             res = nested_evaluate(
-                cand.make(seed), data.X, data.y, cv=folds, n_repeats=repeats, random_state=seed
+                cand.make(seed),
+                data.X,
+                data.y,
+                cv=folds,
+                n_repeats=repeats,
+                random_state=seed,
+                n_jobs=n_jobs,
             )
         results[cand.name] = res
         lo, hi = res["ci"]

@@ -138,6 +138,14 @@ def _parser() -> argparse.ArgumentParser:
         "--seed (default: 1000, fewer above 20,000 features so that features x permutations "
         f"stays near 2e7, at least 100; at most {QUICK_NULL_PERMUTATIONS} with --quick)",
     )
+    run.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        help="worker processes for the method comparison's folds, the certificates' "
+        "permutations and the chance screen's feature blocks (default: 1; -1: every core); "
+        "the report is identical for any value",
+    )
     rep = sub.add_parser(
         "reproduce",
         help="run a paper's reproduction; writes PAPER.md and its data to --out DIR",
@@ -162,6 +170,17 @@ STEP_GROUPS = {
     "CN2-POE rules": "rules",
     "class-specific ensemble feature selection": "cefs",
 }
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a positive integer, or -1 for every core (joblib's convention)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or -1, got {text!r}")
+    return value
 
 
 def _method_groups(text: str) -> list[str]:
@@ -356,7 +375,9 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
     )
     _show(console, report.add(_summary(data)))
     report.add(_how_to_read(groups))
-    certificates = CertificateRun(data, seed=args.seed, n_permutations=args.permutations)
+    certificates = CertificateRun(
+        data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
+    )
     steps = []
     if "chance" in groups:
 
@@ -369,6 +390,7 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
                 null=args.null,
                 n_permutations=_null_permutations(args, data.X.shape[1]),
                 quick=args.quick,
+                n_jobs=args.jobs,
             )
 
         steps.append(("chance analysis and discriminative selection", chance))
@@ -390,6 +412,7 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
                 repeats=repeats,
                 progress=progress,
                 search_pvalues=certificates.pvalue_column(groups, progress),
+                n_jobs=args.jobs,
             )
 
         steps.append(("method comparison", compare))
