@@ -201,7 +201,9 @@ def main(argv=None) -> int:
                 print(
                     f"{row['size']:>14}  p={p:<4g} rules={row['rules']:<2d} same={same}  "
                     f"widefs {row['t_widefs']:.4f}s  pyscm {row['t_pyscm']:.4f}s  "
-                    f"x{row['speedup']:.1f}  process peak MB {row['peak_widefs']:.0f} vs "
+                    f"x{row['speedup']:.1f}  (CPU {row['cpu_widefs']:.4f}s vs "
+                    f"{row['cpu_pyscm']:.4f}s: x{row['cpu_pyscm'] / row['cpu_widefs']:.1f})  "
+                    f"process peak MB {row['peak_widefs']:.0f} vs "
                     f"{row['peak_pyscm']:.0f} (fit's own {row['extra_widefs']:.0f} vs "
                     f"{row['extra_pyscm']:.0f})",
                     flush=True,

@@ -339,3 +339,58 @@ def test_knn_many_k_both_ranking_paths():
         for i in range(40, 50)
     ]
     np.testing.assert_array_equal(model.predict_codes(X[40:]), expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
+    """Inside sharing_label_free_work the third request of a position is answered by stored
+    neighbour lists and a vote: with relabelled y, held-out rows of one class and tie-heavy
+    data, the predictions equal the direct kernel's (outside the block) and the brute
+    force, for any k, whichever k the stored lists were computed for."""
+    from widefs.utils import sharing_label_free_work
+
+    X, y, nominal = grid_data(seed, n=30, p=8)
+    p = X.shape[1]
+    rng = np.random.default_rng(seed)
+    current = rng.random(p) < 0.4
+    cands = np.flatnonzero(~current)
+    with sharing_label_free_work() as cache:
+        for _ in range(4):
+            yp = rng.permutation(y)
+            rows = np.flatnonzero(yp == 1)
+            for k in (1, 12, 4):  # lists stored for K = 10, replaced for k = 12
+                shared = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=k)
+                got = shared.predict_moves(shared.initial_state(current), cands, add=True)
+                for row, f in zip(got, cands):
+                    cols = np.flatnonzero(current | (np.arange(p) == f))
+                    np.testing.assert_array_equal(row, brute_knn_loo(X, yp, nominal, cols, k, rows))
+                direct = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=k)
+                assert direct._shared is shared._shared
+        assert cache.hits >= 2 * 2 * 2  # distances and neighbour lists, 3 k, 4 relabellings
+    plain = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=4)
+    assert plain._shared is None
+    np.testing.assert_array_equal(
+        plain.predict_moves(plain.initial_state(current), cands, True), got
+    )
+
+
+def test_early_stopping_scan_is_exercised_and_exact():
+    """Forward moves scan each row in current-distance order and stop early; on data where
+    many candidate distances tie at the k-th neighbour the lists equal a full sort by
+    (distance, index)."""
+    X, y, nominal = grid_data(4, n=35, p=12, levels=2)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(35), n_neighbors=3)
+    current = np.arange(12) < 5
+    D = ev.initial_state(current)
+    cands = np.flatnonzero(~current)
+    lists = ev.candidate_neighbours(D, cands, True, 3)
+    for t, f in enumerate(cands):
+        Df = D + ev.contribution(f)
+        for i in range(35):
+            ref = sorted((j for j in range(35) if j != i), key=lambda j: (Df[i, j], j))[:3]
+            assert lists[t, i].tolist() == ref
+    # Ties at the k-th distance are frequent here, so the (distance, index) rule matters.
+    Df = D + ev.contribution(int(cands[0]))
+    np.fill_diagonal(Df, np.inf)
+    kth = np.sort(Df, axis=1)[:, 2]
+    assert ((Df == kth[:, None]).sum(axis=1) > 1).sum() >= 10

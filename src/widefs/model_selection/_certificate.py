@@ -127,12 +127,20 @@ def _draw_permutations(n_samples: int, n_permutations: int, random_state=None) -
 
 
 def _refit_scores(estimator, X, y, permutations) -> np.ndarray:
-    """The oracle: ``clone(estimator).fit(X, y[perm]).search_score_`` for each row."""
+    """The oracle: ``clone(estimator).fit(X, y[perm]).search_score_`` for each row.
+
+    The fits share the work that does not depend on the labels
+    (:func:`widefs.utils.sharing_label_free_work`), which changes their cost, not their
+    results.
+    """
     from sklearn.base import clone
 
-    return np.array(
-        [float(clone(estimator).fit(X, y[perm]).search_score_) for perm in permutations]
-    )
+    from widefs.utils import sharing_label_free_work
+
+    with sharing_label_free_work():
+        return np.array(
+            [float(clone(estimator).fit(X, y[perm]).search_score_) for perm in permutations]
+        )
 
 
 def search_certificate(

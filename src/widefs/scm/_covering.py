@@ -37,6 +37,7 @@ it against one with every shortcut pushed to its extreme.
 
 from __future__ import annotations
 
+import functools
 from functools import partial
 
 import numpy as np
@@ -45,7 +46,7 @@ from widefs.scm._base import check_finite_block
 from widefs.scm._parallel import block_pool, threads_for
 from widefs.scm._rules import LearnedStump
 from widefs.stumps import packed_presort
-from widefs.utils import iter_column_blocks, load_columns
+from widefs.utils import array_key, data_digest, iter_column_blocks, label_free, load_columns
 
 __all__ = ["MAX_TABLE_ENTRIES", "sc_greedy"]
 
@@ -325,7 +326,17 @@ def sc_greedy(
                 del Xr
             blocks += [f.result() for f in pending]
         else:
-            blocks = list(pool.map(lambda b: sort(X[:, b]), spans))
+            # The presort does not depend on y: a search certificate sorts each block once
+            # for every relabelling (copies: compaction works in place).
+            digest = functools.cache(lambda: data_digest(X))
+
+            def presort(b):
+                def key():
+                    return (b"packed", digest(), array_key([b.start, b.stop, bits, end_flags]))
+
+                return label_free(key, lambda: sort(X[:, b]), copy=True)
+
+            blocks = list(pool.map(presort, spans))
         state = _State(bits, m, y_pos, p, end_flags)
         return _greedy_steps(
             X, y_pos, blocks, starts, pool, state, max_rules=max_rules,

@@ -43,42 +43,19 @@ def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
 
 
 @numba.njit(cache=True, nogil=True)
-def feature_groups(
-    f, order, values, w, ypos, n_positions, lo, hi, unused, gv, go, cn, cxn, cp, cxp
-):
-    """:func:`group_sums` of feature ``f``; 0 groups for an unused feature or an empty range."""
-    if hi[f] - lo[f] <= 0.0 or not unused[f]:
-        return 0
-    return group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
-
-
-@numba.njit(cache=True, nogil=True)
-def group_buffers(n_positions):
-    """Work arrays of :func:`group_sums`: group values (shifted, original), prefix sums."""
-    return (
-        np.empty(n_positions),
-        np.empty(n_positions),
-        np.empty(n_positions + 1),
-        np.empty(n_positions + 1),
-        np.empty(n_positions + 1),
-        np.empty(n_positions + 1),
-    )
-
-
-@numba.njit(cache=True, nogil=True)
 def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = group_buffers(n_positions)
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1))  # group values, prefix sums
     best = -np.inf
     bf, bd = -1, 0
     ba, bb, bc = np.nan, np.nan, 0.0
     for f in range(F):
-        G = feature_groups(
-            f, order, values, w, ypos, n_positions, lo, hi, unused, gv, go, cn, cxn, cp, cxp
-        )
+        span = hi[f] - lo[f]
+        if span <= 0.0 or not unused[f]:
+            continue  # an unused feature or an empty range: no interval
+        G = group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
             continue
-        span = hi[f] - lo[f]
         log_span = math.log(span)
         tot_n = cn[G]
         tot_p = cp[G]
@@ -112,17 +89,17 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
 def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
     """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = group_buffers(n_positions)
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1))  # group values, prefix sums
     best = -np.inf
     bf, bd = -1, 0
     ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
     for f in range(F):
-        G = feature_groups(
-            f, order, values, w, ypos, n_positions, lo, hi, unused, gv, go, cn, cxn, cp, cxp
-        )
+        span = hi[f] - lo[f]
+        if span <= 0.0 or not unused[f]:
+            continue  # an unused feature or an empty range: no interval
+        G = group_sums(order[f], values[f], w, ypos, n_positions, lo[f], gv, go, cn, cxn, cp, cxp)
         if G < 2:
             continue
-        span = hi[f] - lo[f]
         h = gamma * span
         log_span = math.log(span)
         tot_n = cn[G]

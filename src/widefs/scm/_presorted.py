@@ -16,9 +16,20 @@ import numpy as np
 from widefs.scm._base import check_finite_block
 from widefs.scm._parallel import threads_for
 from widefs.stumps import SortedFeatures
-from widefs.utils import block_width, iter_column_blocks, load_columns
+from widefs.utils import (
+    block_width,
+    data_digest,
+    iter_column_blocks,
+    label_free,
+    load_columns,
+)
 
 __all__ = ["presorted_blocks"]
+
+
+def _presort(X):
+    sf = SortedFeatures.from_matrix(X, index_dtype=np.int32)
+    return sf.order, sf.values
 
 
 class _InMemory:
@@ -26,7 +37,12 @@ class _InMemory:
 
     def __init__(self, X: np.ndarray, compact_below: float):
         m, F = X.shape
-        self.sf = SortedFeatures.from_matrix(X, index_dtype=np.int32)
+        # The presort does not depend on y: a search certificate sorts once for every
+        # relabelling (copies: compaction works in place).
+        order, values = label_free(
+            lambda: (b"SortedFeatures.int32", data_digest(X)), lambda: _presort(X), copy=True
+        )
+        self.sf = SortedFeatures(order=order, values=values)
         self.n_positions = m
         self.compact_below = compact_below
         self.threads = threads_for(m, F)

@@ -13,7 +13,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import HasMethods, Interval, StrOptions, fit_context
 from widefs.search._evaluators import Criterion, EvaluatorFactory, dissertation_k_grid
-from widefs.utils import SupervisedSelectorMixin, check_classes, encode_fit
+from widefs.utils import (
+    SupervisedSelectorMixin,
+    check_classes,
+    encode_fit,
+    sharing_label_free_work,
+)
 
 logger = logging.getLogger("widefs.search")
 
@@ -123,13 +128,18 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         raise NotImplementedError
 
     def permutation_search_scores(self, X, y, permutations, n_jobs=None):
-        """``search_score_`` of the search re-run on each permuted labelling, sharing the encoding.
+        """``search_score_`` of the search re-run on each permuted labelling, sharing label-free work.
 
         Equal to ``clone(self).fit(X, y[perm]).search_score_`` for every row ``perm`` of
         ``permutations`` (the plain refit loop is its test oracle): the validation and
         encoding of ``X``, which do not depend on the labels, are done once; each
         permutation then builds its criterion and evaluator (and chooses k) and runs the
-        search, in threads. Used by :func:`widefs.model_selection.search_certificate`.
+        search, in threads, inside :func:`widefs.utils.sharing_label_free_work`, so that
+        the kNN evaluators compute each distance matrix and each step's candidate
+        neighbour lists once for all relabellings that reach the same position (forward
+        selection's first step, k chosen on all features, a genetic algorithm's initial
+        population) and only vote with each relabelling's y. Used by
+        :func:`widefs.model_selection.search_certificate`.
 
         Parameters
         ----------
@@ -170,8 +180,9 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
             return idx, out
 
         scores = np.empty(permutations.shape[0])
-        for idx, part in _map_chunks(work, _split(permutations.shape[0], n_jobs)):
-            scores[idx] = part
+        with sharing_label_free_work():
+            for idx, part in _map_chunks(work, _split(permutations.shape[0], n_jobs)):
+                scores[idx] = part
         return scores
 
     def _prepare(self, X, y) -> SearchProblem:

@@ -8,7 +8,7 @@ the evaluators here never refit:
 * :class:`KNNLeaveOneOut` keeps the pairwise squared-distance matrix ``D`` of the
   current subset. Adding (removing) feature ``f`` adds (subtracts) its contribution
   ``c_f(i, j)``, so every candidate's leave-one-out predictions come from one compiled
-  pass over ``D +- c_f`` (``_kernels.knn_candidates``).
+  pass over ``D +- c_f`` (``_kernels.knn_candidate_neighbours``, then a vote).
 * :class:`NaiveBayesLeaveOneOut` removes each example's contribution from the class
   sufficient statistics (counts, means, centred sums of squares, category counts) in
   closed form; the joint log-likelihood is additive over features, so a candidate's
@@ -48,6 +48,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from widefs.utils import array_key
+
 __all__ = [
     "CLASS_K_GRID",
     "Criterion",
@@ -66,6 +68,9 @@ __all__ = [
 CLASS_K_GRID = tuple(range(1, 11))
 _POSTERIOR_RTOL = 1e-10
 _BLOCK_ELEMENTS = 4_000_000  # floats per temporary block in the naive Bayes moves
+# Neighbour lists shared across relabellings hold at least this many neighbours, so that
+# searches whose k was chosen per relabelling (from CLASS_K_GRID, say) share them.
+_SHARED_MIN_K = 10
 
 
 def _kernels():
@@ -409,8 +414,15 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
     """
 
     def __init__(self, X, y, n_classes, nominal, rows, n_neighbors=1):
+        from widefs.utils import data_digest, label_free_cache
+
         super().__init__(X, y, n_classes, nominal, n_neighbors)
         self.rows = np.ascontiguousarray(rows, dtype=np.int64)
+        # Inside widefs.utils.sharing_label_free_work (a search certificate), distance
+        # matrices and candidate neighbour lists, which do not depend on y, are shared
+        # with the evaluators of the other relabellings.
+        self._shared = label_free_cache()
+        self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
 
     def distances(self, cols) -> NDArray[np.float64]:
         """Squared distances between all training rows on ``cols`` (summed in that order).
@@ -430,7 +442,11 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return D
 
     def initial_state(self, mask) -> NDArray[np.float64]:
-        return self.distances(np.flatnonzero(mask))
+        cols = np.flatnonzero(mask)
+        if self._shared is None:
+            return self.distances(cols)
+        key = (b"distances", self._data_id, array_key(cols))
+        return self._shared.get_or_compute(key, lambda: self.distances(cols))
 
     def state_from(self, D_ref, ref_mask, mask) -> NDArray[np.float64]:
         """Distances on ``mask`` from those on ``ref_mask``, updating only differing features.
@@ -456,9 +472,16 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             return D_ref
         if add.size + remove.size >= mask.sum():
             return self.initial_state(mask)
-        D = np.empty_like(D_ref)
-        _kernels().update_distances(D_ref, self.XT, self.nominal, add, remove, D)
-        return D
+
+        def update():
+            D = np.empty_like(D_ref)
+            _kernels().update_distances(D_ref, self.XT, self.nominal, add, remove, D)
+            return D
+
+        if self._shared is None:
+            return update()
+        key = (b"update", self._data_id, array_key(D_ref), array_key(add), array_key(remove))
+        return self._shared.get_or_compute(key, update)
 
     def contribution(self, f: int) -> NDArray[np.float64]:
         """``c_f(i, j)``: squared difference, or 0/1 mismatch for a nominal column.
@@ -543,14 +566,73 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         D = np.ascontiguousarray(state)
         sign = 1.0 if add else -1.0
         k = max(1, self.n_neighbors)
-        kernel = _kernels().knn_candidates
+        vote = _kernels().knn_vote
+        kk = min(k, self.n_samples - 1)
+        if self._shared is not None:
+            # The neighbour lists depend on D and the candidates only (the K nearest start
+            # with the k nearest, so one list serves every k <= K): found in the shared
+            # cache, or computed for every row and stored the second time this position
+            # is reached (in any relabelling, with any k); then only the vote uses y.
+            key = (b"moves", self._data_id, array_key(D), array_key(cands), array_key([sign]))
+            neighbours = self._shared.lookup(key)
+            if neighbours is not None and neighbours.shape[2] < kk:
+                neighbours = None  # stored for a smaller k: replaced by a longer list
+            if neighbours is None and self._shared.wanted(key):
+                K = max(k, _SHARED_MIN_K)
+                neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
+                self._shared.store(key, neighbours)
+            if neighbours is not None:
+                vote(neighbours, self.rows, self.y, self.n_classes, kk, out)
+                return out
+        positions = np.arange(self.rows.size)
 
         def work(idx):
             part = np.empty((idx.size, self.rows.size), dtype=np.int64)
-            kernel(
-                D, self.XT, self.nominal, cands[idx], sign, self.rows, self.y, k,
-                self.n_classes, part,
-            )  # fmt: skip
+            near = self.candidate_neighbours(D, cands[idx], add, k, rows=self.rows)
+            vote(near, positions, self.y, self.n_classes, kk, part)
+            return idx, part
+
+        return _threaded(work, _split(cands.size, n_jobs), out)
+
+    def candidate_neighbours(self, D, candidates, add, k, rows=None, n_jobs=None):
+        """Leave-one-out neighbours after each candidate move (no labels involved).
+
+        Parameters
+        ----------
+        D : ndarray of float64, shape (n_samples, n_samples)
+            Current distances.
+        candidates : ndarray of int, shape (m,)
+        add : bool
+            Add (True) or remove each candidate.
+        k : int
+            Neighbours (at most ``n_samples - 1`` are listed).
+        rows : ndarray of int, default=None
+            Rows whose neighbours are listed (``None``: all).
+        n_jobs : int, default=None
+            Threads over candidates.
+
+        Returns
+        -------
+        neighbours : ndarray of int32, shape (m, len(rows), min(k, n_samples - 1))
+            Nearest first, equal distances to the lower index.
+        """
+        cands = np.ascontiguousarray(candidates, dtype=np.int64)
+        n = self.n_samples
+        rows = np.arange(n) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        out = np.empty((cands.size, rows.size, min(int(k), n - 1)), dtype=np.int32)
+        D = np.ascontiguousarray(D)
+        # Adding to a non-empty subset: rows of D in increasing order, ties by index, so
+        # that the kernel's scan stops early (from the empty subset every distance is 0).
+        if add and np.any(D):
+            order = np.argsort(D, axis=1, kind="stable")
+        else:
+            order = np.empty((0, 0), dtype=np.int64)
+        sign = 1.0 if add else -1.0
+        kernel = _kernels().knn_candidate_neighbours
+
+        def work(idx):
+            part = np.empty((idx.size, *out.shape[1:]), dtype=np.int32)
+            kernel(D, order, self.XT, self.nominal, cands[idx], sign, rows, part)
             return idx, part
 
         return _threaded(work, _split(cands.size, n_jobs), out)

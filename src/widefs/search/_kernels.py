@@ -23,8 +23,9 @@ from widefs.utils import stable_lexsort
 
 __all__ = [
     "cross_distances",
-    "knn_candidates",
+    "knn_candidate_neighbours",
     "knn_from_distances",
+    "knn_vote",
     "pairwise_distances",
     "update_distances",
 ]
@@ -54,25 +55,33 @@ def _winner(nearest, y, counts):
 
 
 @njit(cache=True, nogil=True)
-def knn_candidates(D, XT, nominal, cands, sign, rows, y, k, n_classes, out):
-    """Leave-one-out kNN predictions for ``D +- contribution(f)``, for every candidate f.
+def knn_candidate_neighbours(D, order, XT, nominal, cands, sign, rows, out):
+    """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
     Parameters
     ----------
     D : (n, n) float64, current squared distances.
+    order : (n, n) int64 or (0, 0) int64. Given (only when adding features), each row of
+        ``D`` in increasing order, ties by index: a row's scan then stops at the first
+        example whose *current* distance already exceeds the k-th best candidate distance
+        (adding a feature never shortens a distance, and ``fl(a + c) >= a`` for
+        ``c >= 0``). Empty: every example is scanned in index order.
     XT : (p, n) float64, the data transposed (one contiguous row per feature).
     nominal : (p,) bool.
     cands : (m,) int64 feature indices.
     sign : +1.0 (add the feature) or -1.0 (remove it).
-    rows : (r,) int64 held-out rows to predict.
-    y : (n,) int64 class codes.
-    k : int, neighbours (at most n - 1 are used).
-    out : (m, r) int64, filled with predicted class codes.
+    rows : (r,) int64 held-out rows.
+    out : (m, r, kk) int32, filled with the kk = min(k, n - 1) nearest other rows, nearest
+        first, equal distances to the lower index (the kk smallest by (distance, index)).
+
+    The labels are not needed: a vote (:func:`knn_vote`) turns the lists into predictions,
+    so one call serves every relabelling of the same position.
     """
     n = D.shape[0]
-    bestd = np.empty(k, dtype=np.float64)
-    besti = np.empty(k, dtype=np.int64)
-    counts = np.zeros(n_classes, dtype=np.int64)
+    kk = out.shape[2]
+    pruned = order.shape[0] == n
+    bestd = np.empty(kk, dtype=np.float64)
+    besti = np.empty(kk, dtype=np.int64)
     for t in range(cands.size):
         f = cands[t]
         nom = nominal[f]
@@ -82,27 +91,67 @@ def knn_candidates(D, XT, nominal, cands, sign, rows, y, k, n_classes, out):
             xi = xf[i]
             Di = D[i]
             m = 0
-            for j in range(n):
-                if j == i:
-                    continue
-                diff = xi - xf[j]
-                c = (1.0 if diff != 0.0 else 0.0) if nom else diff * diff
-                d = Di[j] + sign * c
-                if m < k:
-                    pos = m
-                    m += 1
-                elif d < bestd[k - 1]:
-                    pos = k - 1
-                else:
-                    continue
-                # Strict comparison: an equal distance stays behind the earlier (lower) index.
-                while pos > 0 and bestd[pos - 1] > d:
-                    bestd[pos] = bestd[pos - 1]
-                    besti[pos] = besti[pos - 1]
-                    pos -= 1
-                bestd[pos] = d
-                besti[pos] = j
-            out[t, r] = _winner(besti[:m], y, counts)
+            if pruned:
+                oi = order[i]
+                for q in range(n):
+                    j = oi[q]
+                    if j == i:
+                        continue
+                    dj = Di[j]
+                    if m == kk and dj > bestd[kk - 1]:
+                        break
+                    diff = xi - xf[j]
+                    d = dj + ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+                    if m < kk:
+                        pos = m
+                        m += 1
+                    elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
+                        pos = kk - 1
+                    else:
+                        continue
+                    # Lexicographic (distance, index): the scan is not in index order.
+                    while pos > 0 and (
+                        bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
+                    ):
+                        bestd[pos] = bestd[pos - 1]
+                        besti[pos] = besti[pos - 1]
+                        pos -= 1
+                    bestd[pos] = d
+                    besti[pos] = j
+            else:
+                for j in range(n):
+                    if j == i:
+                        continue
+                    diff = xi - xf[j]
+                    c = (1.0 if diff != 0.0 else 0.0) if nom else diff * diff
+                    d = Di[j] + sign * c
+                    if m < kk:
+                        pos = m
+                        m += 1
+                    elif d < bestd[kk - 1]:
+                        pos = kk - 1
+                    else:
+                        continue
+                    # Strict comparison: an equal distance stays behind the lower index.
+                    while pos > 0 and bestd[pos - 1] > d:
+                        bestd[pos] = bestd[pos - 1]
+                        besti[pos] = besti[pos - 1]
+                        pos -= 1
+                    bestd[pos] = d
+                    besti[pos] = j
+            for q in range(kk):
+                out[t, r, q] = besti[q]
+
+
+@njit(cache=True, nogil=True)
+def knn_vote(neighbours, positions, y, n_classes, k, out):
+    """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
+    (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
+    tie to the nearest tied class."""
+    counts = np.zeros(n_classes, dtype=np.int64)
+    for t in range(neighbours.shape[0]):
+        for r in range(positions.size):
+            out[t, r] = _winner(neighbours[t, positions[r], :k], y, counts)
 
 
 @njit(cache=True, nogil=True)
@@ -128,7 +177,7 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
         if small:
             # The kmax nearest by insertion, ordered like a stable sort (equal distances
             # keep the lower index first); the walk below never goes past them. Written out
-            # as in knn_candidates on purpose: a shared jitted helper measured 7x slower.
+            # as in knn_candidate_neighbours on purpose: a shared jitted helper measured 7x slower.
             m = 0
             for j in range(n):
                 if exclude_self and j == i:

@@ -22,6 +22,14 @@ from widefs.utils._encoding import (
     encode_transform,
     feature_names_or_default,
 )
+from widefs.utils._label_free import (
+    LabelFreeCache,
+    array_key,
+    data_digest,
+    label_free,
+    label_free_cache,
+    sharing_label_free_work,
+)
 from widefs.utils._random import spawn_seeds
 from widefs.utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
@@ -31,20 +39,26 @@ __all__ = [
     "MISSING_CODE",
     "UNSEEN_CODE",
     "FeatureEncoding",
+    "LabelFreeCache",
     "SupervisedSelectorMixin",
     "SupportMixin",
+    "array_key",
     "as_float_array",
     "block_width",
     "check_classes",
     "check_integer_array",
     "check_unit_interval",
+    "data_digest",
     "encode_fit",
     "encode_transform",
     "feature_blocks",
     "feature_names_or_default",
     "is_lazy_matrix",
     "iter_column_blocks",
+    "label_free",
+    "label_free_cache",
     "load_columns",
+    "sharing_label_free_work",
     "spawn_seeds",
     "stable_lexsort",
     "validate_lazy_xy",

@@ -1,0 +1,323 @@
+"""Work that does not depend on the labels, shared while a search is re-run on relabellings.
+
+A search certificate (:func:`widefs.model_selection.search_certificate`) re-runs a whole
+search on hundreds of permutations of ``y``. Much of a search's work is a function of ``X``
+and of the search's position only: the kNN distance matrix of a subset, and the
+neighbours of every example after each candidate move from that subset. Every relabelling
+starts from the same position (forward selection from the empty subset, a genetic
+algorithm from the same initial population, k chosen on all features), so those parts
+recur across relabellings while the labels differ.
+
+Inside :func:`sharing_label_free_work` the evaluators store such results in one
+:class:`LabelFreeCache` and look them up there. A key holds *everything* the value is
+computed from (the data's bytes, the state's bytes, the candidate list, k, ...), never the
+labels, so a hit returns exactly what the computation would have returned: results never
+depend on whether the cache is active, on its budget, or on which thread filled it. A
+value is stored the second time its key is asked for (a result needed once, like most
+states deep in a search, is never kept), within a byte budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = [
+    "LabelFreeCache",
+    "array_key",
+    "data_digest",
+    "label_free_cache",
+    "sharing_label_free_work",
+]
+
+#: Default byte budget of the values one :class:`LabelFreeCache` keeps.
+DEFAULT_BUDGET_BYTES = 512 * 2**20
+
+_active: LabelFreeCache | None = None
+_active_lock = threading.Lock()
+
+
+def _digest(parts) -> bytes:
+    h = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        h.update(part)
+    return h.digest()
+
+
+def _nbytes(value) -> int:
+    return sum(part.nbytes for part in (value if isinstance(value, tuple) else (value,)))
+
+
+def data_digest(*arrays) -> bytes:
+    """A 160-bit BLAKE2b digest of arrays (bytes, dtypes and shapes): the data part of a key.
+
+    Parameters
+    ----------
+    *arrays : array_like
+
+    Returns
+    -------
+    digest : bytes of length 20
+
+    See Also
+    --------
+    array_key : The full bytes of one array, for small key parts.
+
+    Examples
+    --------
+    >>> data_digest(np.zeros(3)) == data_digest(np.zeros(3)), len(data_digest(np.ones(2)))
+    (True, 20)
+    """
+    return _digest([array_key(a) for a in arrays])
+
+
+class LabelFreeCache:
+    """Label-independent arrays keyed by everything they are computed from.
+
+    Parameters
+    ----------
+    budget_bytes : int, default=512 MiB
+        Values are no longer stored once their total size reaches this.
+
+    Attributes
+    ----------
+    hits, misses : int
+        Lookups answered from the cache, and computed.
+
+    See Also
+    --------
+    sharing_label_free_work : Activates one for a block of code.
+
+    Examples
+    --------
+    >>> cache = LabelFreeCache()
+    >>> calls = []
+    >>> def compute():
+    ...     calls.append(1)
+    ...     return np.arange(3)
+    >>> key = (b"data", b"state")
+    >>> [cache.get_or_compute(key, compute).tolist() for _ in range(3)]
+    [[0, 1, 2], [0, 1, 2], [0, 1, 2]]
+    >>> len(calls), cache.hits  # stored on the second request, found on the third
+    (2, 1)
+    """
+
+    def __init__(self, budget_bytes: int = DEFAULT_BUDGET_BYTES):
+        self.budget_bytes = int(budget_bytes)
+        self.hits = 0
+        self.misses = 0
+        self._values: dict = {}
+        self._seen: set = set()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def lookup(self, key: tuple):
+        """The stored value of ``key`` (a tuple of bytes-like parts) or ``None``.
+
+        Parameters
+        ----------
+        key : tuple of bytes
+            Everything the value depends on.
+
+        Returns
+        -------
+        value : ndarray or None
+        """
+        full = b"\0".join(bytes(part) for part in key)
+        with self._lock:
+            value = self._values.get(full)
+            if value is not None:
+                self.hits += 1
+                return value
+            self.misses += 1
+            return None
+
+    def wanted(self, key: tuple) -> bool:
+        """Whether a value computed for ``key`` should be stored (its second request).
+
+        Parameters
+        ----------
+        key : tuple of bytes
+
+        Returns
+        -------
+        store : bool
+            True when ``key`` was asked for before and the budget allows.
+        """
+        short = _digest(key)
+        with self._lock:
+            if self._bytes >= self.budget_bytes:
+                return False
+            if short in self._seen:
+                return True
+            self._seen.add(short)
+            return False
+
+    def store(self, key: tuple, value) -> None:
+        """Keep ``value`` for ``key``, replacing a value stored before (callers never
+        modify a value they get back).
+
+        Parameters
+        ----------
+        key : tuple of bytes
+        value : ndarray or tuple of ndarray
+        """
+        full = b"\0".join(bytes(part) for part in key)
+        with self._lock:
+            old = self._values.get(full)
+            if old is not None:
+                self._bytes -= _nbytes(old) + len(full)
+            self._values[full] = value
+            self._bytes += _nbytes(value) + len(full)
+
+    def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """``compute()``, or its stored result for ``key``.
+
+        Parameters
+        ----------
+        key : tuple of bytes
+            Everything ``compute`` depends on.
+        compute : callable
+            Returns a new ndarray; called when the value is not stored.
+
+        Returns
+        -------
+        value : ndarray
+            Possibly shared with other callers: never modify it.
+        """
+        value = self.lookup(key)
+        if value is not None:
+            return value
+        value = compute()
+        if self.wanted(key):
+            self.store(key, value)
+        return value
+
+
+def label_free(key: tuple, compute: Callable[[], object], *, copy: bool = False):
+    """``compute()``, shared with the other fits inside :func:`sharing_label_free_work`.
+
+    Parameters
+    ----------
+    key : tuple of bytes, or a callable returning one
+        Everything ``compute`` depends on (see :func:`data_digest`, :func:`array_key`); a
+        callable is only called inside a sharing block (digests of large data cost time).
+    compute : callable
+        Returns an ndarray or a tuple of ndarrays computed without the labels.
+    copy : bool, default=False
+        Return copies of the arrays (for callers that modify them in place); outside a
+        sharing block ``compute()`` is returned as it is.
+
+    Returns
+    -------
+    value : ndarray or tuple of ndarray
+
+    See Also
+    --------
+    sharing_label_free_work : The block inside which values are shared.
+    LabelFreeCache.get_or_compute : The lookup behind it.
+
+    Examples
+    --------
+    >>> with sharing_label_free_work():
+    ...     a = [label_free((b"k",), lambda: np.zeros(2)) for _ in range(3)]
+    >>> a[1] is a[2], a[0] is a[1]
+    (True, False)
+    """
+    cache = _active
+    if cache is None:
+        return compute()
+    value = cache.get_or_compute(key() if callable(key) else key, compute)
+    if not copy:
+        return value
+    return tuple(v.copy() for v in value) if isinstance(value, tuple) else value.copy()
+
+
+def label_free_cache() -> LabelFreeCache | None:
+    """The cache activated by :func:`sharing_label_free_work`, or ``None`` outside it.
+
+    Returns
+    -------
+    cache : LabelFreeCache or None
+
+    See Also
+    --------
+    sharing_label_free_work : Activates one.
+
+    Examples
+    --------
+    >>> label_free_cache() is None
+    True
+    """
+    return _active
+
+
+@contextmanager
+def sharing_label_free_work(budget_bytes: int = DEFAULT_BUDGET_BYTES) -> Iterator[LabelFreeCache]:
+    """Share label-independent work between the fits run inside this block.
+
+    Every thread of the process sees the cache while the block runs. Nested blocks use
+    the outer one. Results are the same with or without it; only their cost changes.
+
+    Parameters
+    ----------
+    budget_bytes : int, default=512 MiB
+        Byte budget of the stored values.
+
+    Yields
+    ------
+    cache : LabelFreeCache
+        The active cache (the outer one in a nested block).
+
+    See Also
+    --------
+    widefs.model_selection.search_certificate : Re-runs searches inside such a block.
+
+    Examples
+    --------
+    >>> with sharing_label_free_work() as cache:
+    ...     label_free_cache() is cache
+    True
+    >>> label_free_cache() is None
+    True
+    """
+    global _active
+    with _active_lock:
+        outer = _active
+        if outer is None:
+            _active = LabelFreeCache(budget_bytes)
+        cache = _active
+    try:
+        yield cache
+    finally:
+        if outer is None:
+            with _active_lock:
+                _active = None
+
+
+def array_key(a) -> bytes:
+    """The bytes of an array together with its dtype and shape (a cache key part).
+
+    Parameters
+    ----------
+    a : array_like
+
+    Returns
+    -------
+    key : bytes
+
+    See Also
+    --------
+    data_digest : A short digest, for large data.
+
+    Examples
+    --------
+    >>> array_key(np.zeros(2)) == array_key(np.zeros((1, 2)))
+    False
+    """
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype.str}{a.shape}".encode() + a.tobytes()
