@@ -1,6 +1,7 @@
 """POE estimates against exact arithmetic, mpmath integrals and seeded Monte Carlo."""
 
 import functools
+import math
 import re
 from fractions import Fraction
 
@@ -171,6 +172,52 @@ def test_eq13_approximates_eq11_for_large_n():
     exact = poe_exact_beta(n, e, m, a, b)
     approx = poe_estimate(n, e, m, a / (a + b), effective="identity")
     assert exact == pytest.approx(approx, abs=2e-3)
+
+
+def _eq11_fraction(n, e, m, a, b):
+    """Eq. 11 in exact rational arithmetic for integer a, b and m: every integral is a
+    sum of Beta functions, int eps^j (1 - eps)^(n - j) Beta(eps; a, b) = B(a + j, b + n - j) / B(a, b)."""
+
+    def beta(x, y):  # B(x, y) for positive integers
+        return Fraction(math.factorial(x - 1) * math.factorial(y - 1), math.factorial(x + y - 1))
+
+    def moment(j, extra):  # int eps^extra C(n, j) eps^j (1 - eps)^(n - j) p(eps)
+        return math.comb(n, j) * beta(a + j + extra, b + n - j) / beta(a, b)
+
+    f, i_b = moment(e, 0), moment(e, 1)
+    upper, i_upper = (
+        sum(moment(j, 0) for j in range(e + 1, n + 1)),
+        sum(moment(j, 1) for j in range(e + 1, n + 1)),
+    )
+    s = upper + f
+    return (i_b * s ** (m - 1) + i_upper * (s ** (m - 1) - upper ** (m - 1))) / (s**m - upper**m)
+
+
+@pytest.mark.parametrize(
+    ("n", "e", "m", "a", "b"),
+    [
+        (6, 1, 2, 1, 2),  # e = 1: F + f = P(X >= 1) < 1, m = 2
+        (10, 1, 3, 2, 3),
+        (4, 1, 2, 1, 1),
+        (5, 2, 2, 3, 1),
+        (7, 0, 4, 2, 2),  # e = 0: F + f = 1
+        (12, 4, 7, 3, 2),
+        (3, 3, 4, 1, 1),  # e = n: F = 0 and f / (F + f) rounds to exactly 1
+        (9, 9, 2, 1, 2),
+    ],
+)
+def test_eq11_matches_exact_fractions(n, e, m, a, b):
+    """Eq. 11 against exact rationals, at e = 0, 1, n and m = 2 (a plain ``m == 1``
+    special case or a ``e > 1`` log-tail guard would differ here)."""
+    import warnings
+
+    want = float(_eq11_fraction(n, e, m, a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # F = 0 (e = n) is handled without a RuntimeWarning
+        got = poe_exact_beta(n, e, m, float(a), float(b))
+    assert got == pytest.approx(want, rel=1e-12)
+    if e == n:
+        assert got == pytest.approx((a + n) / (a + b + n), rel=1e-12)
 
 
 def test_eq11_validation():
@@ -357,3 +404,33 @@ def test_poe1_large_n_mass_narrower_than_the_linear_grid_matches_mpmath(n, error
     points = [0] + [scale * t for t in (0.25, 0.5, 1, 2, 4, 8)]
     want = mpmath.quad(lambda x: x * f(x), points) / mpmath.quad(f, points)
     assert poe1_estimate(n, errors, m) == pytest.approx(float(want), rel=1e-9)
+
+
+@pytest.mark.parametrize(("n", "errors"), [(10**18, 1), (10**17, 3)])
+def test_poe1_mass_below_the_grid_is_one_clear_error(n, errors):
+    # n eps >= 1000 at the smallest grid point 1e-15: P(X <= errors) underflows there, so
+    # the integrand is 0 on the whole grid (0 * nan at eps = 0) and the mass cannot be
+    # located; that is a ValueError naming the arguments, not an IndexError.
+    message = (
+        f"POE1 cannot locate the posterior mass for n={n}, errors={errors}, n_hypotheses=3 "
+        "(it lies below an error rate of 1e-15)."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        poe1_estimate(n, errors, 3)
+
+
+def test_scalar_in_float_out_array_in_array_out():
+    # The documented return types: "a float for scalar input", arrays keep their shape.
+    scalar_calls = [
+        lambda: effective_hypotheses(8),
+        lambda: poe_combine(0.2, 10, 0.3),
+        lambda: poe_estimate(20, 3, 8, 0.4),
+        lambda: poe_exact_beta(20, 3, 8, 2.0, 3.0),
+        lambda: poe1_estimate(10, 2, 4),
+    ]
+    for call in scalar_calls:
+        got = call()
+        assert isinstance(got, float) and not isinstance(got, np.ndarray), got
+    got = poe_exact_beta([20, 30], 3, 8, 2.0, 3.0)
+    assert isinstance(got, np.ndarray) and got.shape == (2,) and got.dtype == np.float64
+    assert isinstance(effective_hypotheses([[8]]), np.ndarray)

@@ -121,6 +121,18 @@ def test_binbar_whole_documented_range(k, m):
     assert np.all(np.isfinite(got)) and np.all(got[1:] >= k / m)
 
 
+@pytest.mark.parametrize("k", [4000, 5000, 6000])
+def test_binbar_near_the_mode_of_large_m(k):
+    # k in the thousands near m / 2: the log-space tail sum has not converged after its 400
+    # terms, so the incomplete beta decides, on the r side (answers below 1/2) and on the
+    # 1 - r side (above). Reference: scipy's Clopper-Pearson limit, well conditioned here.
+    m = 10_000
+    deltas = np.array([0.9, 0.5, 0.05, 1e-3, 1e-10])
+    got = binomial_tail_inversion(k, m, deltas)
+    want = stats.beta.isf(deltas, k + 1, m - k)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
 def test_binbar_rounds_to_one_without_nan():
     deltas = np.geomspace(1e-300, 1e-100, 41)
     got = binomial_tail_inversion(1, 5, deltas)
@@ -256,6 +268,64 @@ def test_stirling_error_table():
     # Beyond the table the truncated series is within 691 / (360360 x^11) < 1.2e-16 (absolute,
     # which is what ln C(n, k) adds up).
     np.testing.assert_allclose(_stirlerr(np.arange(1.0, 40.0)), exact, rtol=0, atol=1.2e-16)
+
+
+def test_stirling_error_scalar_path_is_the_array_formula():
+    # The scalar path of log_binomial_coefficient evaluates the same table and series in
+    # Python floats: the same correctly rounded operations in the same order, so the same
+    # doubles (a coefficient of the x^-7 or x^-9 term off by one in the last digit of its
+    # denominator moves the result by 1e-17 to 1e-15, below what ln C(n, k) can show).
+    from widefs.stats._binomial import _stirlerr, _stirlerr_scalar
+
+    xs = np.concatenate([np.arange(1.0, 200.0), np.geomspace(200, 1e15, 300).round()])
+    scalar = np.array([_stirlerr_scalar(float(x)) for x in xs])
+    np.testing.assert_array_equal(scalar, _stirlerr(xs))
+
+
+def _bisect_with_count(root, guess, active=None):
+    from widefs.stats._binomial import _bisect_half
+
+    root = np.asarray(root, dtype=float)
+    active = np.ones(root.shape, bool) if active is None else np.asarray(active)
+    calls = []
+
+    def below(x):
+        calls.append(x.size)
+        return x < root
+
+    lo, hi = _bisect_half(below, np.asarray(guess, dtype=float), active)
+    return lo, hi, len(calls)
+
+
+ROOTS = np.array([1e-300, 1e-20, 0.1, 0.3, 0.4999])
+
+
+@pytest.mark.parametrize(
+    ("miss", "max_calls"),
+    [(0.0, 10), (1e-15, 10), (1e-12, 32), (1e-10, 32), (1e-6, 70), (np.nan, 70)],
+)
+def test_bisect_half_brackets_the_root_at_the_documented_cost(miss, max_calls):
+    # The search inverts a tail with one evaluation per call: from a guess within a few ulp
+    # it needs about 8 calls, within 1e-9 about 30, else the whole half-interval about 63
+    # (geometric steps down to 1e-300, then arithmetic). Roots in [1/4, 1/2) included: a
+    # guard that dropped their guesses cost 6x in the Occam bound fits.
+    for root in ROOTS:
+        lo, hi, n_calls = _bisect_with_count([root], [root * (1 + miss)])
+        assert lo[0] < root <= hi[0] and hi[0] == np.nextafter(lo[0], 1.0)
+        assert n_calls <= max_calls, (root, n_calls)
+    # Vectorized, some elements inactive: those stay at [1/2, 1/2] whatever their guess.
+    active = np.array([True, False, True, False, True])
+    lo, hi, _ = _bisect_with_count(ROOTS, ROOTS * (1 + miss), active)
+    np.testing.assert_array_equal(hi[active], ROOTS[active])
+    np.testing.assert_array_equal(lo[active], np.nextafter(ROOTS[active], 0.0))
+    assert np.all(lo[~active] == 0.5) and np.all(hi[~active] == 0.5)
+
+
+def test_bisect_half_root_below_every_double():
+    tiny = np.finfo(float).smallest_subnormal
+    lo, hi, _ = _bisect_with_count([0.0, 0.0], [np.nan, 1e-310])
+    np.testing.assert_array_equal(lo, [0.0, 0.0])
+    np.testing.assert_array_equal(hi, [tiny, tiny])
 
 
 def test_agrees_with_scipy_binomtest():

@@ -312,11 +312,14 @@ def _mp_expected_min(m, n, p, dps=60):
         (2**30, 30, 0.5),
         # Tiny p: P(X >= 1) ~ 5e-9 needs log(sf); log1p(-cdf) is off by 6e-9 (cancellation).
         (1, 5, 1e-9),
+        (2, 5, 1e-9),
         (3, 8, 1e-6),
     ],
 )
 def test_log_survival_is_accurate_at_both_ends(m, n, p):
-    assert expected_min_errors(m, n, p) == pytest.approx(_mp_expected_min(m, n, p), rel=1e-12)
+    # abs=0: the expectations at tiny p are ~1e-16, below pytest.approx's default abs.
+    want = _mp_expected_min(m, n, p)
+    assert expected_min_errors(m, n, p) == pytest.approx(want, rel=1e-12, abs=0)
 
 
 def test_many_classifier_counts_share_one_survival_vector():
