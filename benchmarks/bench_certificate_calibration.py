@@ -53,14 +53,6 @@ ESTIMATORS = {
 }
 
 
-def randomized_pvalue(cert, rng):
-    """Ties broken at random, then jittered within the step: exactly U(0, 1) under the null."""
-    greater = np.count_nonzero(cert.null_scores > cert.observed)
-    ties = np.count_nonzero(cert.null_scores == cert.observed)
-    rank = greater + 1 + rng.integers(0, ties + 1)
-    return (rank - rng.random()) / (cert.n_permutations + 1)
-
-
 def calibration(est, *, n_datasets, n_permutations, n_samples, n_features, seed=11):
     """Reported and tie-broken p-values over null datasets."""
     rng = np.random.default_rng(seed)
@@ -71,7 +63,7 @@ def calibration(est, *, n_datasets, n_permutations, n_samples, n_features, seed=
         y = rng.permutation(np.repeat([0, 1], [half, n_samples - half]))
         cert = search_certificate(est, X, y, n_permutations=n_permutations, random_state=d)
         reported.append(cert.pvalue)
-        randomized.append(randomized_pvalue(cert, rng))
+        randomized.append(cert.randomized_pvalue(rng))
     return np.array(reported), np.array(randomized)
 
 
