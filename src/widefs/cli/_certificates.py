@@ -129,9 +129,10 @@ CERTIFIED = (
 class _Prescreened:
     """A search behind the comparison's F-test pre-screen, as one estimator.
 
-    On data wider than :data:`widefs.cli._methods.PRESCREEN` features the report runs CN2 and
-    CEFS on the best-F features only; their certificate re-runs the pre-screen on every
-    relabelling too, since it is part of the search (and keeps 29 re-runs affordable).
+    On data wider than :data:`widefs.cli._methods.PRESCREEN` features the comparison runs the
+    groups of :data:`PRESCREENED_GROUPS` on the best-F features only; their certificate re-runs
+    the pre-screen on every relabelling too, since it is part of the search (and keeps 29
+    re-runs affordable).
     """
 
     def __init__(self, estimator=None, k: int = 2000):
