@@ -16,7 +16,7 @@ import numpy as np
 
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup
-from widefs.cli._methods import PRESCREEN
+from widefs.cli._methods import PRESCREEN, f_screen
 from widefs.cli._report import Figure, Note, Section, Table, Text
 
 __all__ = ["CERTIFIED", "CertificateRun", "Certified"]
@@ -149,13 +149,8 @@ class _Prescreened:
 
     def fit(self, X, y):
         from sklearn.base import clone
-        from sklearn.feature_selection import SelectKBest, f_classif
 
-        with warnings.catch_warnings():
-            # Constant columns give F = nan: they rank last, as they should.
-            warnings.simplefilter("ignore", RuntimeWarning)
-            warnings.simplefilter("ignore", UserWarning)
-            self.screen_ = SelectKBest(f_classif, k=self.k).fit(X, y)
+        self.screen_ = f_screen(self.k).fit(X, y)
         self.estimator_ = clone(self.estimator).fit(self.screen_.transform(X), y)
         self.search_score_ = self.estimator_.search_score_
         return self

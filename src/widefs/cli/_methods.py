@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["METHOD_GROUPS", "PRESCREEN", "Candidate", "candidates", "prescreened"]
+__all__ = [
+    "METHOD_GROUPS",
+    "PRESCREEN",
+    "Candidate",
+    "candidates",
+    "f_scores_blockwise",
+    "f_screen",
+    "prescreened",
+]
 
 # Report parts selectable with --methods, in report order.
 METHOD_GROUPS = ("chance", "scm", "rules", "cefs", "compare")
@@ -45,15 +53,45 @@ def _selector_nb(threshold):
     return make
 
 
+def f_scores_blockwise(X, y):
+    """scikit-learn's ``f_classif``, computed a block of features at a time.
+
+    The same values (``f_classif`` reduces each column on its own), with temporaries of one
+    block instead of several copies of ``X``: on 80 x 200,000 a fit's peak memory falls by
+    about 300 MB, per worker process. Constant columns get F = NaN silently (ranked last).
+    """
+    import warnings
+
+    import numpy as np
+    from sklearn.feature_selection import f_classif
+
+    from widefs.utils import block_width, iter_column_blocks
+
+    X = np.asarray(X)
+    scores = np.empty(X.shape[1])
+    pvalues = np.empty(X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns: F undefined
+        for b in iter_column_blocks(X.shape[1], block_width(X.shape[0])):
+            scores[b], pvalues[b] = f_classif(X[:, b], y)
+    return scores, pvalues
+
+
+def f_screen(k: int = PRESCREEN):
+    """The pre-screen of wide data: the ``k`` features of largest F statistic."""
+    from sklearn.feature_selection import SelectKBest
+
+    return SelectKBest(f_scores_blockwise, k=k)
+
+
 def prescreened(make, n_features: int):
     """``make`` behind a univariate pre-screen to :data:`PRESCREEN` features, when wider."""
     if n_features <= PRESCREEN:
         return make
-    from sklearn.feature_selection import SelectKBest, f_classif
     from sklearn.pipeline import make_pipeline
 
     def wrapped(seed):
-        return make_pipeline(SelectKBest(f_classif, k=PRESCREEN), make(seed))
+        return make_pipeline(f_screen(), make(seed))
 
     return wrapped
 

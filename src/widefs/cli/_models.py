@@ -11,7 +11,7 @@ from sklearn.model_selection import train_test_split
 
 from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup
-from widefs.cli._methods import PRESCREEN
+from widefs.cli._methods import PRESCREEN, f_screen
 from widefs.cli._report import Code, Figure, Note, Section, Table, Text
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.exceptions import HeuristicBoundWarning
@@ -218,12 +218,7 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
 
 def _top_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Column indices of the :data:`PRESCREEN` largest F statistics, in column order."""
-    from sklearn.feature_selection import SelectKBest, f_classif
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # constant columns: F undefined, ranked last
-        selector = SelectKBest(f_classif, k=PRESCREEN).fit(X, y)
-    return np.flatnonzero(selector.get_support())
+    return np.flatnonzero(f_screen(PRESCREEN).fit(X, y).get_support())
 
 
 def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:

@@ -280,13 +280,15 @@ def search_certificate(
 
 def _parallel_refits(estimator, X, y, permutations, n_jobs) -> np.ndarray:
     """The refit loop over chunks of permutations, one chunk per job, in permutation order."""
-    from joblib import Parallel, delayed, effective_n_jobs
+    from joblib import effective_n_jobs
+
+    from widefs.utils import parallel_calls
 
     n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
     if n_chunks == 1:
         return _refit_scores(estimator, X, y, permutations)
     chunks = np.array_split(np.arange(len(permutations)), n_chunks)
-    parts = Parallel(n_jobs=n_chunks)(
-        delayed(_refit_scores)(estimator, X, y, permutations[c]) for c in chunks
+    parts = parallel_calls(
+        _refit_scores, [(estimator, X, y, permutations[c]) for c in chunks], n_jobs=n_chunks
     )
     return np.concatenate(parts)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import RepeatedStratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import indexable
+
+from widefs.utils import parallel_calls
 
 __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
 
@@ -230,8 +231,8 @@ def nested_evaluate(
         splitter = check_cv(cv, y, classifier=True)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
     splits = list(splitter.split(np.zeros((len(y), 1)), y))
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_score_fold)(estimator, X, y, tr, te, scoring) for tr, te in splits
+    results = parallel_calls(
+        _fit_score_fold, [(estimator, X, y, tr, te, scoring) for tr, te in splits], n_jobs=n_jobs
     )
     scores = np.array([r[0] for r in results])
     n = len(y)

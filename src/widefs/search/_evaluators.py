@@ -1016,11 +1016,11 @@ class CrossValidationEvaluator(_Evaluator):
         return self.predict_masks(masks, n_jobs=n_jobs)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        from joblib import Parallel, delayed
+        from widefs.utils import parallel_calls
 
         masks = list(masks)
         out = np.empty((len(masks), self.rows.size), dtype=np.int64)
-        preds = Parallel(n_jobs=n_jobs)(delayed(self._predict)(m) for m in masks)
+        preds = parallel_calls(self._predict, [(m,) for m in masks], n_jobs=n_jobs)
         for i, p in enumerate(preds):
             out[i] = p
         return out

@@ -37,6 +37,7 @@ from widefs.utils import (
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
+    parallel_calls,
     validate_lazy_xy,
 )
 
@@ -558,20 +559,24 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
                 width = min(width, -(-n_features // effective_n_jobs(self.n_jobs)))
         else:
             width = n_features
-        parts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_score_block)(
-                X[:, b] if not lazy else X,
-                b,
-                lazy,
-                y_codes,
-                n_classes,
-                train,
-                val,
-                self.scorer,
-                self.var_smoothing,
-                y_null,
-            )
-            for b in iter_column_blocks(n_features, width)
+        parts = parallel_calls(
+            _score_block,
+            [
+                (
+                    X[:, b] if not lazy else X,
+                    b,
+                    lazy,
+                    y_codes,
+                    n_classes,
+                    train,
+                    val,
+                    self.scorer,
+                    self.var_smoothing,
+                    y_null,
+                )
+                for b in iter_column_blocks(n_features, width)
+            ],
+            n_jobs=self.n_jobs,
         )
         errors = np.concatenate([p.errors for p in parts])
         self.constant_features_ = np.concatenate([p.constant for p in parts])

@@ -30,6 +30,7 @@ from widefs.utils._label_free import (
     label_free_cache,
     sharing_label_free_work,
 )
+from widefs.utils._parallel import parallel_calls
 from widefs.utils._random import spawn_seeds
 from widefs.utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
@@ -58,6 +59,7 @@ __all__ = [
     "label_free",
     "label_free_cache",
     "load_columns",
+    "parallel_calls",
     "sharing_label_free_work",
     "spawn_seeds",
     "stable_lexsort",
