@@ -9,8 +9,8 @@ from widefs.utils import parallel_calls
 
 
 def _warn_twice(i):
-    warnings.warn(f"heuristic {i}", HeuristicBoundWarning)
-    warnings.warn(f"nothing {i}", NothingSelectedWarning)
+    warnings.warn(f"heuristic {i}", HeuristicBoundWarning, stacklevel=2)
+    warnings.warn(f"nothing {i}", NothingSelectedWarning, stacklevel=2)
     return i * i
 
 
