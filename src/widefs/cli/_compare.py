@@ -53,8 +53,6 @@ def comparison_section(
                 "ignore", category=HeuristicBoundWarning
             )  # said in the SCM text
             warnings.filterwarnings("ignore", message="No features were selected")
-            # The pre-screen's F test on constant columns: they rank last, as they should.
-            warnings.filterwarnings("ignore", message="Features .* are constant")
             warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
             res = nested_evaluate(
                 cand.make(seed),
