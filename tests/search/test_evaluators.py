@@ -394,3 +394,261 @@ def test_early_stopping_scan_is_exercised_and_exact():
     np.fill_diagonal(Df, np.inf)
     kth = np.sort(Df, axis=1)[:, 2]
     assert ((Df == kth[:, None]).sum(axis=1) > 1).sum() >= 10
+
+
+# ------------------------------------------------- mutation-testing kills (docs/testing.md)
+
+
+def test_interface_docstrings_fill_only_missing_ones():
+    """A subclass method without a docstring gets the interface's; one with its own keeps
+    it; a method or attribute the interface lacks is left alone (subclasses created here,
+    so ``__init_subclass__`` runs inside the test)."""
+    from widefs.search._evaluators import _Evaluator, _SubsetModel
+
+    class Probe(_Evaluator):
+        limit = 3  # not callable: untouched
+
+        def initial_state(self, mask):
+            return mask
+
+        def apply_move(self, state, f, add):
+            """Own words."""
+            return state
+
+        def helper(self):
+            return None
+
+    class Model(_SubsetModel):
+        def predict_codes(self, X):
+            return X
+
+    assert Probe.initial_state.__doc__ == _Evaluator.initial_state.__doc__
+    assert "The search state of the subset" in Probe.initial_state.__doc__
+    assert Probe.apply_move.__doc__ == "Own words."
+    assert Probe.helper.__doc__ is None
+    assert Model.predict_codes.__doc__ == _SubsetModel.predict_codes.__doc__
+    assert "Class codes for the rows" in Model.predict_codes.__doc__
+    # The library's own classes: inherited where silent, their own where documented.
+    assert KNNLeaveOneOut.initial_state.__doc__ == _Evaluator.initial_state.__doc__
+    assert "n_neighbors" in KNNLeaveOneOut.predict_state.__doc__
+    assert KNNModel.predict_codes.__doc__ == _SubsetModel.predict_codes.__doc__
+
+
+@pytest.mark.parametrize("n_masks", [0, 1, 4, 9])
+def test_knn_predict_masks_returns_one_row_per_mask(n_masks):
+    """Shapes where the mask count differs from the feature count (6), including 0 and 1."""
+    X, y, nominal = grid_data(3, n=20, p=6)
+    rows = np.flatnonzero(y != 0)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, rows, n_neighbors=3)
+    masks = np.random.default_rng(n_masks).random((n_masks, 6)) < 0.5
+    got = ev.predict_masks(masks, n_jobs=2)
+    assert got.shape == (n_masks, rows.size)
+    for mask, pred in zip(masks, got):
+        np.testing.assert_array_equal(
+            pred, brute_knn_loo(X, y, nominal, np.flatnonzero(mask), 3, rows)
+        )
+
+
+def test_choose_k_keeps_exactly_the_valid_k():
+    """Valid k are 1 .. n - 1 (leave-one-out leaves n - 1 neighbours); nothing valid -> k = 1."""
+    X, y, nominal = grid_data(1, n=8, p=6)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(8), n_neighbors=1)
+    crit = Criterion(y)
+    mask = np.ones(6, bool)
+    k, scores = ev.choose_k(crit, [0, 7, 1, 8, 9, 6, -1], mask)
+    assert sorted(scores) == [1, 6, 7]
+    for kk, s in scores.items():
+        expected = np.mean(brute_knn_loo(X, y, nominal, range(6), kk, range(8)) == y)
+        assert s == pytest.approx(expected, abs=0)
+    assert k == min(kk for kk, s in scores.items() if s == max(scores.values()))
+    k, scores = ev.choose_k(crit, [0, 8, 20], mask)
+    assert k == 1 and list(scores) == [1]
+
+
+def test_naive_bayes_moves_in_small_blocks_equal_one_block(monkeypatch):
+    """The candidate loop in blocks of ``_BLOCK_ELEMENTS`` floats: with one candidate per
+    block the predictions are those of a single block."""
+    from widefs.search import _evaluators
+
+    X, y, nominal, n_cat = mixed_data(4)
+    ev = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, np.arange(30), 1e-9, 1.0)
+    state = ev.initial_state(np.array([True, False, False, True, False, False]))
+    for add, cands in ((True, np.array([1, 2, 4, 5])), (False, np.array([0, 3]))):
+        whole = ev.predict_moves(state, cands, add)
+        monkeypatch.setattr(_evaluators, "_BLOCK_ELEMENTS", 1)
+        blocked = ev.predict_moves(state, cands, add)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(blocked, whole)
+        assert blocked.shape == (cands.size, 30)
+
+
+def _gaussian_queries(seed, n=36, p=4, n_classes=3, nq=200):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    X = rng.normal(size=(n, p)) * (1.0 + np.arange(p)) + 0.8 * y[:, None]
+    Q = rng.normal(size=(nq, p)) * (1.0 + np.arange(p)) + rng.integers(0, n_classes, (nq, 1))
+    return X, y, Q
+
+
+def test_naive_bayes_model_defaults_are_sklearns():
+    """Defaults var_smoothing=1e-9 and alpha=1 give GaussianNB() / CategoricalNB()'s
+    predictions; other values change them (so the comparison can fail)."""
+    X, y, Q = _gaussian_queries(0)
+    cols = np.array([0, 2, 3])
+    zeros = np.zeros(4, dtype=bool), np.zeros(4, dtype=np.int64)
+    model = NaiveBayesModel(X, y, 3, *zeros, cols)
+    sk = GaussianNB().fit(X[:, cols], y).predict(Q[:, cols])
+    np.testing.assert_array_equal(model.predict_codes(Q), sk)
+    other = NaiveBayesModel(X, y, 3, *zeros, cols, var_smoothing=1.0)
+    assert np.any(other.predict_codes(Q) != sk)
+
+    rng = np.random.default_rng(1)
+    Xc = rng.integers(0, 4, size=(30, 3)).astype(float)
+    yc = np.repeat(np.arange(2), 15)
+    Xc[yc == 1, 0] = rng.integers(2, 4, size=15)
+    Qc = rng.integers(0, 4, size=(300, 3)).astype(float)
+    nominal, n_cat = np.ones(3, dtype=bool), np.full(3, 4)
+    model = NaiveBayesModel(Xc, yc, 2, nominal, n_cat, [0, 1, 2])
+    sk = CategoricalNB(min_categories=4).fit(Xc, yc).predict(Qc)
+    np.testing.assert_array_equal(model.predict_codes(Qc), sk)
+    other = NaiveBayesModel(Xc, yc, 2, nominal, n_cat, [0, 1, 2], alpha=20.0)
+    assert np.any(other.predict_codes(Qc) != sk)
+
+
+@pytest.mark.parametrize("with_encoding", [False, True])
+def test_factory_passes_every_setting_through(with_encoding):
+    """fit_model / leave_one_out of each kind equal the classes built by hand with the
+    factory's settings (k, var_smoothing, alpha, cv), with and without an encoding."""
+    from types import SimpleNamespace
+
+    from widefs.search import EvaluatorFactory
+
+    X, y, Q = _gaussian_queries(2)
+    support = np.array([True, False, True, True])
+    cols = np.flatnonzero(support)
+    if with_encoding:
+        X = X.copy()
+        Q = Q.copy()
+        X[:, 1] = np.arange(36) % 3
+        Q[:, 1] = np.arange(Q.shape[0]) % 3
+        nominal = np.array([False, True, False, False])
+        enc = SimpleNamespace(nominal=nominal, n_categories=np.array([0, 3, 0, 0]))
+        support = np.array([True, True, False, True])
+        cols = np.flatnonzero(support)
+    else:
+        nominal, enc = np.zeros(4, dtype=bool), None
+    n_cat = np.zeros(4, np.int64) if enc is None else enc.n_categories
+    rows = np.array([0, 5, 13, 20, 35])
+
+    f = EvaluatorFactory("knn", n_neighbors=5)
+    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc).predict_codes(Q)
+    np.testing.assert_array_equal(got, KNNModel(X, y, 3, nominal, cols, 5).predict_codes(Q))
+    assert np.any(got != KNNModel(X, y, 3, nominal, cols, 1).predict_codes(Q))
+    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
+    np.testing.assert_array_equal(ev.rows, rows)
+    np.testing.assert_array_equal(
+        ev.predict_subset(support), brute_knn_loo(X, y, nominal, cols, 5, rows)
+    )
+    np.testing.assert_array_equal(f.leave_one_out(X, y, n_classes=3, encoding=enc).rows, range(36))
+
+    f = EvaluatorFactory("naive_bayes", var_smoothing=0.4, alpha=3.0)
+    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc).predict_codes(Q)
+    ref = NaiveBayesModel(X, y, 3, nominal, n_cat, cols, 0.4, 3.0)
+    np.testing.assert_array_equal(got, ref.predict_codes(Q))
+    assert np.any(got != NaiveBayesModel(X, y, 3, nominal, n_cat, cols).predict_codes(Q))
+    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
+    ref = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, rows, 0.4, 3.0)
+    np.testing.assert_array_equal(ev.predict_subset(support), ref.predict_subset(support))
+    assert ev.stats.epsilon == ref.stats.epsilon and ev.stats.alpha == 3.0
+
+    knn = KNeighborsClassifier(3)
+    f = EvaluatorFactory(knn, cv=3)
+    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc)
+    assert got.estimator is not knn  # a clone
+    np.testing.assert_array_equal(
+        got.predict_codes(Q), KNeighborsClassifier(3).fit(X[:, cols], y).predict(Q[:, cols])
+    )
+    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
+    expected = cross_val_predict(KNeighborsClassifier(3), X[:, cols], y, cv=3)[rows]
+    np.testing.assert_array_equal(ev.predict_subset(support), expected)
+
+
+def test_evaluators_accept_lists_and_return_int64_codes():
+    """The documented types: masks and indices may be lists (0/1 ints for masks), and
+    every prediction is an int64 array of class codes whatever the input types."""
+    X, y, nominal = grid_data(7, n=24, p=6)
+    rows = np.array([0, 3, 4, 10, 23])
+    mask_b = np.array([True, False, True, True, False, False])
+    mask_i = mask_b.astype(int).tolist()
+    masks_b = np.random.default_rng(0).random((3, 6)) < 0.5
+    masks_i = masks_b.astype(int).tolist()
+
+    ev = KNNLeaveOneOut(X, y, 3, nominal, rows.tolist(), n_neighbors=3)
+    assert ev.rows.dtype == np.int64
+    D = ev.initial_state(mask_b)
+    np.testing.assert_array_equal(ev.initial_state(mask_i), D)
+    ref = [brute_knn_loo(X, y, nominal, np.flatnonzero(m), 3, rows) for m in masks_b]
+    for got in (ev.predict_masks(masks_b), ev.predict_masks(masks_i)):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, ref)
+    Ds = np.stack([ev.initial_state(m) for m in masks_b])
+    got = ev.predict_states(Ds)
+    assert got.dtype == np.int64 and got.shape == (3, rows.size)
+    np.testing.assert_array_equal(got, ref)
+    for ks in ([3, 1, 5], (2.0, 4.0)):
+        got = ev.predict_state_ks(D, ks)
+        assert got.dtype == np.int64
+        for k, pred in zip(ks, got):
+            np.testing.assert_array_equal(
+                pred, brute_knn_loo(X, y, nominal, np.flatnonzero(mask_b), int(k), rows)
+            )
+    # state_from with 0/1 integer masks: one feature removed and one added.
+    other_b = mask_b.copy()
+    other_b[[0, 1]] = [False, True]
+    for a, b in ((mask_b, other_b), (mask_i, other_b.astype(int).tolist())):
+        np.testing.assert_array_equal(ev.state_from(D, a, b), ev.initial_state(other_b))
+    moves = ev.predict_moves(D, [1, 4], True)
+    assert moves.dtype == np.int64
+    near = ev.candidate_neighbours(D, [1, 4], True, 3)
+    assert near.dtype == np.int32 and near.shape == (2, 24, 3)
+
+    model = KNNModel(X.astype(int), y.tolist(), 3, nominal.tolist(), [0, 2], 3)
+    got = model.predict_codes(X[:5].astype(int).tolist())
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(
+        got, KNNModel(X, y, 3, nominal, np.array([0, 2]), 3).predict_codes(X[:5])
+    )
+
+    Xm, ym, nom, n_cat = mixed_data(5)
+    nb = NaiveBayesLeaveOneOut(Xm, ym.tolist(), 3, nom, n_cat, rows.tolist())
+    T = nb.initial_state(mask_b)
+    np.testing.assert_array_equal(nb.initial_state(mask_i), T)
+    for got in (
+        nb.predict_masks(masks_b),
+        nb.predict_masks(masks_i),
+        nb.predict_moves(T, [1, 4], True),
+    ):
+        assert got.dtype == np.int64
+    np.testing.assert_array_equal(
+        nb.predict_masks(masks_i), [nb.predict_state(nb.initial_state(m)) for m in masks_b]
+    )
+    nbm = NaiveBayesModel(Xm, ym.tolist(), 3, nom, n_cat, [0, 3])
+    got = nbm.predict_codes(Xm[:6].tolist())
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(
+        got, NaiveBayesModel(Xm, ym, 3, nom, n_cat, np.array([0, 3])).predict_codes(Xm[:6])
+    )
+
+    from widefs.search import SubsetClassifier
+
+    fitted = KNeighborsClassifier(1).fit(X[:, [0, 2]], y.astype(float))  # float labels
+    sub = SubsetClassifier(fitted, [0, 2])
+    assert sub.cols.dtype == np.int64
+    got = sub.predict_codes(X[:5])
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, fitted.predict(X[:5, [0, 2]]))
+
+    cv = CrossValidationEvaluator(KNeighborsClassifier(1), X, y, rows, cv=3)
+    state = cv.initial_state(mask_i)
+    assert state.dtype == bool
+    np.testing.assert_array_equal(state, mask_b)
