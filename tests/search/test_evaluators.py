@@ -509,6 +509,7 @@ def test_naive_bayes_model_defaults_are_sklearns():
     Qc = rng.integers(0, 4, size=(300, 3)).astype(float)
     nominal, n_cat = np.ones(3, dtype=bool), np.full(3, 4)
     model = NaiveBayesModel(Xc, yc, 2, nominal, n_cat, [0, 1, 2])
+    assert model.stats.alpha == CategoricalNB().alpha == 1.0
     sk = CategoricalNB(min_categories=4).fit(Xc, yc).predict(Qc)
     np.testing.assert_array_equal(model.predict_codes(Qc), sk)
     other = NaiveBayesModel(Xc, yc, 2, nominal, n_cat, [0, 1, 2], alpha=20.0)
@@ -555,6 +556,8 @@ def test_factory_passes_every_setting_through(with_encoding):
     got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc).predict_codes(Q)
     ref = NaiveBayesModel(X, y, 3, nominal, n_cat, cols, 0.4, 3.0)
     np.testing.assert_array_equal(got, ref.predict_codes(Q))
+    model = f.fit_model(X, y, n_classes=3, support=support, encoding=enc)
+    assert model.stats.alpha == 3.0 and model.stats.epsilon == ref.stats.epsilon
     assert np.any(got != NaiveBayesModel(X, y, 3, nominal, n_cat, cols).predict_codes(Q))
     ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
     ref = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, rows, 0.4, 3.0)
@@ -652,3 +655,242 @@ def test_evaluators_accept_lists_and_return_int64_codes():
     state = cv.initial_state(mask_i)
     assert state.dtype == bool
     np.testing.assert_array_equal(state, mask_b)
+    got = cv.predict_masks(masks_b)
+    assert got.dtype == np.int64 and got.shape == (3, rows.size)
+    ref = [cross_val_predict(KNeighborsClassifier(1), X[:, m], y, cv=3)[rows] for m in masks_b]
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_class_codes_given_as_floats_are_read_as_codes():
+    """Codes that arrive as a float array (0.0, 1.0, ...) work like integer codes."""
+    X, y, nominal = grid_data(8, n=24, p=6)
+    mask = np.array([True, True, False, False, True, False])
+    yf = y.astype(float)
+    ev = KNNLeaveOneOut(X, yf, 3, nominal, np.arange(24), 3)
+    ref = KNNLeaveOneOut(X, y, 3, nominal, np.arange(24), 3)
+    np.testing.assert_array_equal(ev.predict_subset(mask), ref.predict_subset(mask))
+    model = KNNModel(X, yf, 3, nominal, [0, 1, 4], 3)
+    np.testing.assert_array_equal(
+        model.predict_codes(X[:6]), KNNModel(X, y, 3, nominal, [0, 1, 4], 3).predict_codes(X[:6])
+    )
+    cv = CrossValidationEvaluator(KNeighborsClassifier(3), X, yf, np.arange(24), cv=3)
+    got = cv.predict_subset(mask)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(
+        got, cross_val_predict(KNeighborsClassifier(3), X[:, mask], y, cv=3)
+    )
+
+
+def test_empty_subsets_rows_and_candidates():
+    """No features, no held-out rows, no candidates: valid calls with empty answers, and a
+    model without features votes among the lowest-index training rows (kNN: every
+    distance is 0) or predicts the most frequent class (naive Bayes)."""
+    from sklearn.dummy import DummyClassifier
+
+    from widefs.search import SubsetClassifier
+
+    X, y, nominal = grid_data(9, n=21, p=6)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(21), 3)
+    np.testing.assert_array_equal(ev.distances([]), np.zeros((21, 21)))
+    D = ev.initial_state(np.array([True, False, True, False, False, False]))
+    assert ev.candidate_neighbours(D, [], True, 3).shape == (0, 21, 3)
+    assert ev.candidate_neighbours(D, [1], True, 3, rows=[]).shape == (1, 0, 3)
+    no_rows = KNNLeaveOneOut(X, y, 3, nominal, [], 3)
+    assert no_rows.predict_subset(np.ones(6, dtype=bool)).shape == (0,)
+
+    Q = X[:4]
+    got = KNNModel(X, y, 3, nominal, [], 3).predict_codes(Q)
+    # All distances 0: the three lowest-index rows vote, as for held-out row 20.
+    np.testing.assert_array_equal(got, np.full(4, brute_knn_loo(X, y, nominal, [], 3, [20])[0]))
+
+    Xm, ym, nom, n_cat = mixed_data(6)
+    ym = ym.copy()
+    ym[:4] = 2  # class 2 the most frequent
+    got = NaiveBayesModel(Xm, ym, 3, nom, n_cat, []).predict_codes(Xm[:5])
+    assert got.tolist() == [2] * 5
+    nb = NaiveBayesLeaveOneOut(Xm, ym, 3, nom, n_cat, [])
+    assert nb.predict_subset(np.ones(6, dtype=bool)).shape == (0,)
+
+    dummy = DummyClassifier(strategy="most_frequent").fit(np.zeros((21, 0)), y)
+    got = SubsetClassifier(dummy, []).predict_codes(X[:3])
+    assert got.tolist() == [int(np.bincount(y).argmax())] * 3
+    cv = CrossValidationEvaluator(KNeighborsClassifier(1), X, y, [], cv=3)
+    assert cv.predict_subset(np.ones(6, dtype=bool)).shape == (0,)
+
+
+def test_shared_cache_keys_tell_data_masks_and_moves_apart():
+    """Inside one sharing block, evaluators whose data differ only in X or only in which
+    columns are nominal, with k from 1 to beyond n - 1, asked three times each (a value
+    is stored on its second request; a list stored for k = 4, i.e. K = 10, is replaced
+    for k = 12) for distances, updated distances and candidate moves (the same candidates
+    from two states, in both directions): every answer equals the one computed without
+    sharing, and without sharing the moves equal the brute force."""
+    from widefs.utils import sharing_label_free_work
+
+    X1, y, nominal = grid_data(11, n=20, p=6)
+    X2 = X1.copy()
+    X2[:, [0, 2]] = X2[::-1, [0, 2]]
+    nominal_b = nominal.copy()
+    nominal_b[[0, 2]] = True
+    datasets = [(X1, nominal), (X2, nominal), (X1, nominal_b)]
+    masks = [
+        np.array([True, False, True, False, False, True]),
+        np.array([False, True, True, True, False, False]),
+    ]
+    other = np.array([True, True, False, False, False, True])  # adds 1, removes 2 from masks[0]
+    ks = (1, 4, 12, 19, 25)
+
+    def answers(ev):
+        out = []
+        for m in masks:
+            D = ev.initial_state(m)
+            out += [D, ev.predict_moves(D, np.flatnonzero(~m), True)]
+            out += [ev.predict_moves(D, np.flatnonzero(m), False)]
+            out += [ev.predict_moves(D, [4], True), ev.predict_moves(D, [4], False)]
+        D0 = ev.initial_state(masks[0])
+        out += [ev.predict_moves(D0, [1], True), ev.predict_moves(D0, [3], True)]
+        out += [ev.state_from(D0, masks[0], other), ev.state_from(D0, masks[0], masks[1])]
+        # Updates that share all but one part of their key: the added features, the
+        # removed ones, or the starting state (feature 4 is in neither subset).
+        D1 = ev.initial_state(masks[1])
+        with_f = [masks[0] | (np.arange(6) == f) for f in (1, 3, 4)]
+        without_f = [masks[0] & (np.arange(6) != f) for f in (0, 5)]
+        out += [ev.state_from(D0, masks[0], m) for m in with_f + without_f]
+        out += [ev.state_from(D1, masks[1], masks[1] | (np.arange(6) == 4))]
+        return out
+
+    plain = {}
+    for d, (X, nom) in enumerate(datasets):
+        for k in ks:
+            ev = KNNLeaveOneOut(X, y, 3, nom, np.arange(20), k)
+            plain[d, k] = answers(ev)
+            D = ev.initial_state(masks[1])
+            for cands in ([0, 4], [4]):  # one candidate: the single-row answer is filled too
+                for f, pred in zip(cands, ev.predict_moves(D, cands, True)):
+                    cols = np.flatnonzero(masks[1] | (np.arange(6) == f))
+                    expected = brute_knn_loo(X, y, nom, cols, k, range(20))
+                    np.testing.assert_array_equal(pred, expected)
+    with sharing_label_free_work() as cache:
+        for _ in range(3):
+            for k in ks:
+                for d, (X, nom) in enumerate(datasets):
+                    ev = KNNLeaveOneOut(X, y, 3, nom, np.arange(20), k)
+                    for got, ref in zip(answers(ev), plain[d, k]):
+                        np.testing.assert_array_equal(got, ref)
+        assert cache.hits > 0
+
+
+def test_default_k_is_one_and_default_cv_is_five_folds():
+    X, y, nominal = grid_data(12, n=30, p=6)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(30))
+    mask = np.ones(6, dtype=bool)
+    np.testing.assert_array_equal(
+        ev.predict_subset(mask), brute_knn_loo(X, y, nominal, range(6), 1, range(30))
+    )
+    rng = np.random.default_rng(0)
+    Xc = rng.normal(size=(60, 3)) + np.repeat([0.0, 0.6], 30)[:, None]
+    yc = np.repeat([0, 1], 30)
+    ev = CrossValidationEvaluator(KNeighborsClassifier(1), Xc, yc, np.arange(60))
+    assert ev.cv.get_n_splits() == 5
+    expected = cross_val_predict(KNeighborsClassifier(1), Xc, yc, cv=StratifiedKFold(5))
+    np.testing.assert_array_equal(ev.predict_subset(np.ones(3, dtype=bool)), expected)
+
+
+@pytest.mark.parametrize(
+    ("class_sizes", "cv", "n_splits"),
+    [((6, 6), 5, 5), ((6, 3), 5, 3), ((6, 2), 5, 2), ((6, 1), 5, 2), ((6, 6), 2, 2), ((), 5, 2)],
+)
+def test_cross_validation_folds_capped_by_the_smallest_class(class_sizes, cv, n_splits):
+    y = np.repeat(np.arange(len(class_sizes)), class_sizes).astype(int)
+    X = np.arange(2.0 * y.size).reshape(-1, 2)
+    ev = CrossValidationEvaluator(KNeighborsClassifier(1), X, y, np.arange(y.size), cv=cv)
+    assert ev.cv.get_n_splits() == n_splits
+
+
+def test_argmax_ties_tolerance_is_relative_and_inclusive():
+    """Values within 1e-10 (1 + |max|) of the row maximum tie, the bound itself included."""
+    rows = np.array(
+        [
+            [-1000.0, -1000.0 + 1e-8],  # |max| = 1000: 1e-8 is inside 1.0001e-7 -> tie
+            [-1000.0, -1000.0 + 1e-6],  # outside -> the larger
+            [-1.5e-10, 0.0],  # at max 0 the tolerance is 1e-10: outside
+            [-1e-10, 0.0],  # exactly at the bound: inside
+            [-np.inf, -np.inf],
+        ]
+    )
+    assert argmax_ties(rows).tolist() == [0, 1, 1, 0, 0]
+    assert argmax_ties(rows.T, axis=0).tolist() == [0, 1, 1, 0, 0]
+
+
+def _small_class_data(seed, scale=0.01):
+    """Class sizes 1, 2, 9, 8; numeric columns with variances far below 1; nominal columns
+    with one category (first and last) and with three."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(4), [1, 2, 9, 8])
+    rng.shuffle(y)
+    n = y.size
+    X = np.empty((n, 5))
+    X[:, 0] = 0.0  # nominal, one category
+    X[:, 1] = scale * (rng.normal(size=n) + 0.8 * y)
+    X[:, 2] = rng.integers(0, 3, size=n)
+    X[:, 3] = scale * (rng.normal(size=n) - 0.5 * y)
+    X[:, 4] = 0.0  # nominal, one category
+    nominal = np.array([True, False, True, False, True])
+    n_cat = np.array([1, 0, 3, 0, 1])
+    return X, y, nominal, n_cat
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_naive_bayes_classes_of_one_and_two_members_equal_refits(seed):
+    """Leave-one-out where the held-out row is its class's only member (the class is absent
+    from the fold) or one of two (one member left, no variance); one-category nominal
+    columns; variances far below 1: the joint log-likelihoods equal scikit-learn refits."""
+    X, y, nominal, n_cat = _small_class_data(seed)
+    ev = NaiveBayesLeaveOneOut(X, y, 4, nominal, n_cat, np.arange(y.size), 1e-9, 1.0)
+    for cols in ([1], [1, 3], [0, 2, 4], [0, 1, 2, 3, 4]):
+        ref = brute_nb_loo(X, y, nominal, n_cat, cols, 1e-9, 1.0)
+        state = ev.initial_state(np.isin(np.arange(5), cols))
+        # rtol 1e-5: with one member left the variance is ~1e-13 and the values reach 1e10
+        np.testing.assert_allclose(state, ref, rtol=1e-5, atol=1e-9)
+        np.testing.assert_array_equal(ev.predict_state(state), argmax_ties(ref, axis=1))
+    assert np.isneginf(state[y == 0, 0]).all() and np.isfinite(state[y == 1, 1]).all()
+
+
+def test_naive_bayes_unseen_category_and_absent_class():
+    """A query category code of -1 (not seen in training) counts 0 in every class:
+    log(alpha) - log(n_c + alpha K); a class code with no training row is never predicted
+    and leaves the other classes' predictions as they are."""
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], [7, 5])
+    X = np.column_stack([rng.integers(0, 3, 12), rng.normal(size=12) + y]).astype(float)
+    nominal, n_cat = np.array([True, False]), np.array([3, 0])
+    model = NaiveBayesModel(X, y, 2, nominal, n_cat, [0, 1], 1e-9, 0.5)
+    Q = np.array([[-1.0, 0.3], [1.0, 0.3]])
+    L = model.stats.loglik(Q)
+    np.testing.assert_allclose(L[0, :, 0], np.log(0.5) - np.log(np.array([7, 5]) + 0.5 * 3))
+    count = np.array([np.sum(X[y == c, 0] == 1) for c in (0, 1)])
+    np.testing.assert_allclose(L[1, :, 0], np.log(count + 0.5) - np.log(np.array([7, 5]) + 1.5))
+
+    Q = rng.normal(size=(50, 2)) + np.array([1.0, 0.5])
+    Q[:, 0] = rng.integers(-1, 3, 50)
+    two = NaiveBayesModel(X, y, 2, nominal, n_cat, [0, 1]).predict_codes(Q)
+    three = NaiveBayesModel(X, y, 3, nominal, n_cat, [0, 1])
+    assert np.isfinite(three.stats.loglik(Q)[:, :2]).all()
+    np.testing.assert_array_equal(three.predict_codes(Q), two)
+
+
+def test_naive_bayes_leave_one_out_defaults_and_integer_nominal_flags():
+    # Numeric variances ~1e-4 below the nominal columns' (~0.7): epsilon, taken over the
+    # numeric columns only, changes if integer flags are misread as all numeric.
+    X, y, nominal, n_cat = _small_class_data(4)
+    rows = np.arange(y.size)
+    mask = np.ones(5, dtype=bool)
+    default = NaiveBayesLeaveOneOut(X, y, 4, nominal, n_cat, rows)
+    explicit = NaiveBayesLeaveOneOut(X, y, 4, nominal, n_cat, rows, 1e-9, 1.0)
+    np.testing.assert_array_equal(default.initial_state(mask), explicit.initial_state(mask))
+    other = NaiveBayesLeaveOneOut(X, y, 4, nominal, n_cat, rows, 1.0, 1.0)
+    assert not np.allclose(other.initial_state(mask), explicit.initial_state(mask))
+    other = NaiveBayesLeaveOneOut(X, y, 4, nominal, n_cat, rows, 1e-9, 2.0)
+    assert not np.allclose(other.initial_state(mask), explicit.initial_state(mask))
+    flags = NaiveBayesLeaveOneOut(X, y, 4, nominal.astype(int), n_cat, rows, 1e-9, 1.0)
+    np.testing.assert_array_equal(flags.initial_state(mask), explicit.initial_state(mask))

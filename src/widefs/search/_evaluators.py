@@ -201,8 +201,8 @@ def _split(n: int, n_jobs) -> list[np.ndarray]:
 
 def _map_chunks(work, chunks) -> list:
     """``[work(c) for c in chunks]``, in threads when there is more than one chunk."""
-    if len(chunks) == 1:
-        return [work(chunks[0])]
+    if len(chunks) <= 1:  # none: nothing to do (no candidates)
+        return [work(c) for c in chunks]
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=len(chunks), backend="threading")(delayed(work)(c) for c in chunks)
