@@ -614,6 +614,13 @@ def test_evaluators_accept_lists_and_return_int64_codes():
     assert moves.dtype == np.int64
     near = ev.candidate_neighbours(D, [1, 4], True, 3)
     assert near.dtype == np.int32 and near.shape == (2, 24, 3)
+    # k beyond n - 1: every other row, nearest first (the full sort by distance, index).
+    near = ev.candidate_neighbours(D, [1], True, 40)
+    assert near.shape == (1, 24, 23)
+    D1 = ev.initial_state(mask_b | (np.arange(6) == 1))
+    for i in range(24):
+        others = [j for j in range(24) if j != i]
+        assert near[0, i].tolist() == sorted(others, key=lambda j: (D1[i, j], j))
 
     model = KNNModel(X.astype(int), y.tolist(), 3, nominal.tolist(), [0, 2], 3)
     got = model.predict_codes(X[:5].astype(int).tolist())
@@ -672,6 +679,16 @@ def test_class_codes_given_as_floats_are_read_as_codes():
     model = KNNModel(X, yf, 3, nominal, [0, 1, 4], 3)
     np.testing.assert_array_equal(
         model.predict_codes(X[:6]), KNNModel(X, y, 3, nominal, [0, 1, 4], 3).predict_codes(X[:6])
+    )
+    Xm, ym, nom, n_cat = mixed_data(7)
+    nb = NaiveBayesModel(Xm, ym.astype(float), 3, nom, n_cat, [0, 3])
+    np.testing.assert_array_equal(
+        nb.predict_codes(Xm), NaiveBayesModel(Xm, ym, 3, nom, n_cat, [0, 3]).predict_codes(Xm)
+    )
+    nb = NaiveBayesLeaveOneOut(Xm, ym.astype(float), 3, nom, n_cat, np.arange(30))
+    ref = NaiveBayesLeaveOneOut(Xm, ym, 3, nom, n_cat, np.arange(30))
+    np.testing.assert_array_equal(
+        nb.predict_subset(np.ones(6, bool)), ref.predict_subset(np.ones(6, bool))
     )
     cv = CrossValidationEvaluator(KNeighborsClassifier(3), X, yf, np.arange(24), cv=3)
     got = cv.predict_subset(mask)
