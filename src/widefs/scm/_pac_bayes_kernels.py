@@ -71,17 +71,23 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
                 wxn = cxn[e + 1] - cxn[s]
                 wp = cp[e + 1] - cp[s]
                 wxp = cxp[e + 1] - cxp[s]
-                pen = eta * (log_span - math.log(width))
+                # The penalty is >= 0 (width <= span), so u = v - pen > best needs v > best:
+                # its logarithm is taken only then (u is computed exactly as before).
                 # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
-                c = below_n + (b * wn - wxn) * inv
-                u = c / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total - pen
-                if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, 1, go[s], go[e], c
+                c1 = below_n + (b * wn - wxn) * inv
+                v1 = c1 / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total
                 # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
-                c = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
-                u = c / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total - pen
+                c2 = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
+                v2 = c2 / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total
+                if v1 <= best and v2 <= best:
+                    continue
+                pen = eta * (log_span - math.log(width))
+                u = v1 - pen
                 if u > best:
-                    best, bf, bd, ba, bb, bc = u, f, -1, go[s], go[e], c
+                    best, bf, bd, ba, bb, bc = u, f, 1, go[s], go[e], c1
+                u = v2 - pen
+                if u > best:
+                    best, bf, bd, ba, bb, bc = u, f, -1, go[s], go[e], c2
     return best, bf, bd, ba, bb, bc
 
 
