@@ -106,7 +106,7 @@ def test_search_scores_are_the_documented_criteria():
         KNeighborsClassifier(3), X[:, sfs.support_], y, cv=LeaveOneOut()
     )  # continuous data: no distance ties; k = 3 on two classes: no vote ties
     assert sfs.search_score_ == sfs.score_ == np.mean(loo == y)
-    for scm in (SampleCompressionSCM(), OccamSCM()):
+    for scm in (SampleCompressionSCM(), OccamSCM(feature_range=(X.min(axis=0), X.max(axis=0)))):
         scm.fit(X, y)
         assert scm.search_score_ == pytest.approx(np.mean(scm.predict(X) == y), abs=1e-12)
     cn2 = CN2Classifier().fit(X, y)

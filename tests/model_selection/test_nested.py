@@ -189,18 +189,14 @@ def test_selected_feature_mask_asks_get_support_only():
     np.testing.assert_array_equal(selected_feature_mask(pipe, 6), pipe[0].get_support())
 
 
-@pytest.mark.xfail(
-    not hasattr(SampleCompressionSCM, "get_support"),
-    reason="the SCMs' get_support() comes with the scm branch (pending merge)",
-    strict=True,
-)
 def test_selected_feature_mask_of_set_covering_machines():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(40, 10))
     y = np.repeat([0, 1], 20)
     X[:, 2] += 3 * y
     X[:, 7] -= 2 * y
-    for scm in (SampleCompressionSCM(), PACBayesSCM()):
+    ranges = (X.min(axis=0), X.max(axis=0))
+    for scm in (SampleCompressionSCM(), PACBayesSCM(feature_range=ranges)):
         scm.fit(X, y)
         used = {int(r.feature) for r in scm.rules_}
         assert used and set(np.flatnonzero(selected_feature_mask(scm, 10))) == used
