@@ -71,8 +71,9 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
                 wxn = cxn[e + 1] - cxn[s]
                 wp = cp[e + 1] - cp[s]
                 wxp = cxp[e + 1] - cxp[s]
-                # The penalty is >= 0 (width <= span), so u = v - pen > best needs v > best:
-                # its logarithm is taken only then (u is computed exactly as before).
+                # The penalty is >= 0 (eta >= 0 and width <= span: PACBayesSCM validates eta and
+                # rejects data outside [A, B]), so u = v - pen > best needs v > best: the
+                # logarithm is taken only then (u is computed exactly as before).
                 # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
                 c1 = below_n + (b * wn - wxn) * inv
                 v1 = c1 / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total
