@@ -21,7 +21,6 @@ import numba
 import numpy as np
 
 from widefs.rules._rule import EQ, LE
-from widefs.utils import stable_lexsort
 
 __all__ = ["beam_round", "quality_of"]
 
@@ -140,6 +139,146 @@ def _conj_hash(conds, length):
 
 
 @numba.njit(cache=True, nogil=True)
+def _ranked_candidates(
+    bins,
+    y,
+    C,
+    feature_nominal,
+    feature_offset,
+    feature_n_bins,
+    feature_first_candidate,
+    walk_rows,
+    walk_bins,
+    cov,
+    lens,
+    member_counts,
+    max_len,
+    kind,
+    m,
+    target,
+    min_covered,
+    test,
+    base_p,
+    threshold,
+    o_owner,
+    o_sid,
+    o_cover,
+    o_quality,
+    o_index,
+):
+    """Generate every candidate specialization of a beam; keep the best in rank order.
+
+    The ``o_owner.size`` best (by :func:`_better`) are written to the ``o_*`` lists, best
+    first; nothing else is stored (a wide table has hundreds of thousands of candidates a
+    round). Each attribute is walked in value order (``walk_rows``/``walk_bins``, missing
+    values last or first with bin -1), so only the member's covered rows make thresholds.
+    Returns ``(n_candidates, n_kept, best, best_member, best_sid)``, ``best`` the generation
+    index of the best candidate passing the test (-1: none).
+    """
+    n = bins.shape[0]
+    F = walk_rows.shape[0]
+    B = cov.shape[0]
+    keep = o_owner.size
+    group_bin = np.empty(n, dtype=np.intp)
+    group_counts = np.zeros((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
+    vec = np.empty(C, dtype=np.int64)
+    work = np.empty(C)  # scratch, overwritten before every use
+    n_ok = 0
+    kept = 0
+    best_t = -1
+    best_b = 0
+    best_s = 0
+    best_c = 0
+    best_q = 0.0
+    for b in range(B):
+        if max_len > 0 and lens[b] >= max_len:
+            continue  # complete: not specialized further
+        limit = 0
+        for c in range(C):
+            limit += member_counts[b, c]
+        covb = cov[b]
+        for f in range(F):
+            rows_f = walk_rows[f]
+            bins_f = walk_bins[f]
+            # Groups: the distinct bins of the covered rows, in increasing order, with the
+            # cumulative class counts after each.
+            G = 0
+            for q in range(n):
+                k = bins_f[q]
+                i = rows_f[q]
+                if k < 0 or not covb[i]:
+                    continue
+                if G == 0 or group_bin[G - 1] != k:
+                    for c in range(C):
+                        group_counts[G + 1, c] = group_counts[G, c]
+                    group_bin[G] = k
+                    G += 1
+                group_counts[G, y[i]] += 1
+            if G == 0:
+                continue
+            nominal = feature_nominal[f]
+            off = feature_offset[f]
+            nb = feature_n_bins[f]
+            first = feature_first_candidate[f]
+            nonmissing = 0
+            for c in range(C):
+                nonmissing += group_counts[G, c]
+            # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
+            for side in range(1 if nominal else 2):
+                for g in range(G):
+                    if nominal:
+                        for c in range(C):
+                            vec[c] = group_counts[g + 1, c] - group_counts[g, c]
+                    elif side == 0:
+                        for c in range(C):
+                            vec[c] = group_counts[g + 1, c]
+                    else:
+                        for c in range(C):
+                            vec[c] = group_counts[G, c] - group_counts[g + 1, c]
+                    cover = 0
+                    for c in range(C):
+                        cover += vec[c]
+                    if cover < min_covered or cover >= limit:
+                        continue
+                    t = n_ok
+                    n_ok += 1
+                    sid = first + side * nb + group_bin[g] - off
+                    q = quality_of(vec, target, kind, m, work)
+                    # The test (a logarithm per class) only for a would-be best.
+                    if (best_t < 0 or _better(q, cover, t, best_q, best_c, best_t)) and (
+                        not test or _significant(vec, float(cover), base_p, threshold, work)
+                    ):
+                        best_t, best_b, best_s, best_c, best_q = t, b, sid, cover, q
+                    if kept == keep:
+                        w = keep - 1
+                        # Generation order breaks ties: a later candidate never beats an
+                        # equal one, so most candidates stop here.
+                        if keep == 0 or not _better(
+                            q, cover, t, o_quality[w], o_cover[w], o_index[w]
+                        ):
+                            continue
+                        pos = w
+                    else:
+                        pos = kept
+                        kept += 1
+                    while pos > 0 and _better(
+                        q, cover, t, o_quality[pos - 1], o_cover[pos - 1], o_index[pos - 1]
+                    ):
+                        o_owner[pos] = o_owner[pos - 1]
+                        o_sid[pos] = o_sid[pos - 1]
+                        o_cover[pos] = o_cover[pos - 1]
+                        o_quality[pos] = o_quality[pos - 1]
+                        o_index[pos] = o_index[pos - 1]
+                        pos -= 1
+                    o_owner[pos] = b
+                    o_sid[pos] = sid
+                    o_cover[pos] = cover
+                    o_quality[pos] = q
+                    o_index[pos] = t
+    return n_ok, kept, best_t, best_b, best_s, best_q
+
+
+@numba.njit(cache=True, nogil=True)
 def beam_round(
     bins,
     y,
@@ -151,7 +290,8 @@ def beam_round(
     cand_feature,
     cand_op,
     cand_bin,
-    n_bins_total,
+    walk_rows,
+    walk_bins,
     cov,
     conds,
     lens,
@@ -178,205 +318,108 @@ def beam_round(
     likelihood-ratio test (every candidate passes when ``test`` is False), and whether
     every kept version is pure (covers one class; only ``target`` when ``target >= 0``).
     """
-    n, F = bins.shape
-    B = cov.shape[0]
+    n = bins.shape[0]
     C = n_classes
     L = conds.shape[1]
-    K = cand_feature.size
-    counts = np.zeros((n_bins_total, C), dtype=np.int64)
-    vec = np.zeros(C, dtype=np.int64)
-    tot = np.zeros(C, dtype=np.int64)
-    gt = np.zeros(C, dtype=np.int64)
-    work = np.empty(C)  # scratch, overwritten before every use
-    cap = B * K
-    c_owner = np.empty(cap, dtype=np.intp)
-    c_sid = np.empty(cap, dtype=np.intp)
-    c_cover = np.empty(cap, dtype=np.int64)
-    c_quality = np.empty(cap)
-    n_ok = 0
-    best_i = -1
-    for b in range(B):
-        if max_len > 0 and lens[b] >= max_len:
-            continue  # complete: not specialized further
-        limit = 0
-        for c in range(C):
-            limit += member_counts[b, c]
-        counts[:] = 0
-        for i in range(n):
-            if cov[b, i]:
-                yi = y[i]
-                for f in range(F):
-                    k = bins[i, f]
-                    if k >= 0:
-                        counts[k, yi] += 1
-        for f in range(F):
-            off = feature_offset[f]
-            nb = feature_n_bins[f]
-            first = feature_first_candidate[f]
-            if feature_nominal[f]:
-                for r in range(nb):
-                    cover = 0
-                    for c in range(C):
-                        vec[c] = counts[off + r, c]
-                        cover += vec[c]
-                    if cover >= min_covered and cover < limit:
-                        q = quality_of(vec, target, kind, m, work)
-                        c_owner[n_ok] = b
-                        c_sid[n_ok] = first + r
-                        c_cover[n_ok] = cover
-                        c_quality[n_ok] = q
-                        sig = not test or _significant(vec, float(cover), base_p, threshold, work)
-                        if sig and (
-                            best_i < 0
-                            or _better(q, cover, n_ok, c_quality[best_i], c_cover[best_i], best_i)
-                        ):
-                            best_i = n_ok
-                        n_ok += 1
-                continue
-            nonmissing = 0
-            for c in range(C):
-                tot[c] = 0
-            for r in range(nb):
-                for c in range(C):
-                    tot[c] += counts[off + r, c]
-            for c in range(C):
-                nonmissing += tot[c]
-            for side in range(2):  # <= then >, each by increasing threshold
-                acc = 0
-                for c in range(C):
-                    vec[c] = 0
-                for r in range(nb):
-                    present = 0
-                    for c in range(C):
-                        present += counts[off + r, c]
-                        vec[c] += counts[off + r, c]
-                    acc += present
-                    if present == 0:
-                        continue  # no covered example takes this value: no threshold here
-                    cover = acc if side == 0 else nonmissing - acc
-                    if cover < min_covered or cover >= limit:
-                        continue
-                    side_counts = vec
-                    if side == 1:
-                        for c in range(C):
-                            gt[c] = tot[c] - vec[c]
-                        side_counts = gt
-                    q = quality_of(side_counts, target, kind, m, work)
-                    sig = not test or _significant(
-                        side_counts, float(cover), base_p, threshold, work
-                    )
-                    c_owner[n_ok] = b
-                    c_sid[n_ok] = first + side * nb + r
-                    c_cover[n_ok] = cover
-                    c_quality[n_ok] = q
-                    if sig and (
-                        best_i < 0
-                        or _better(q, cover, n_ok, c_quality[best_i], c_cover[best_i], best_i)
-                    ):
-                        best_i = n_ok
-                    n_ok += 1
-
-    # The next beam: the beam_width best distinct conjunctions, best first.
-    size = n_ok if n_ok > 1 else 1
-    picked = np.empty(beam_width if beam_width < size else size, dtype=np.intp)
-    picked_conds = np.zeros((picked.size, L), dtype=np.intp)
-    picked_lens = np.zeros(picked.size, dtype=np.intp)
-    n_picked = 0
-    picked_hash = np.empty(picked.size, dtype=np.int64)
+    picked_b = np.empty(beam_width, dtype=np.intp)
+    picked_s = np.empty(beam_width, dtype=np.intp)
+    picked_q = np.empty(beam_width)
+    picked_conds = np.zeros((beam_width, L), dtype=np.intp)
+    picked_lens = np.zeros(beam_width, dtype=np.intp)
+    picked_hash = np.empty(beam_width, dtype=np.int64)
     merged = np.empty(L, dtype=np.intp)
-    taken = np.zeros(n_ok, dtype=np.bool_)
-    extractions = 0
-    order = np.empty(0, dtype=np.intp)
-    pos = 0
-    while n_picked < beam_width:
-        if extractions < _MAX_EXTRACTIONS:
-            j = -1
-            for t in range(n_ok):
-                if not taken[t] and (
-                    j < 0 or _better(c_quality[t], c_cover[t], t, c_quality[j], c_cover[j], j)
-                ):
-                    j = t
-            if j < 0:
-                break
-            taken[j] = True
-            extractions += 1
-        else:
-            if order.size == 0:
-                # (quality desc, cover desc, generation order): the order of _better.
-                rest = np.empty(n_ok - extractions, dtype=np.intp)
-                r = 0
-                for t in range(n_ok):
-                    if not taken[t]:
-                        rest[r] = t
-                        r += 1
-                if r == 0:
-                    break
-                order = stable_lexsort(
-                    -c_quality[:n_ok], -c_cover[:n_ok].astype(np.float64), rest[:r]
-                )
-            if pos >= order.size:
-                break
-            j = order[pos]
+    n_picked = 0
+    pos = 0  # candidates offered so far, in rank order
+    size = _MAX_EXTRACTIONS
+    while True:
+        # The ``size`` best candidates in rank order; a beam that needs more (many duplicate
+        # conjunctions, wide beams) generates them again keeping four times as many.
+        o_owner = np.empty(size, dtype=np.intp)
+        o_sid = np.empty(size, dtype=np.intp)
+        o_cover = np.empty(size, dtype=np.int64)
+        o_quality = np.empty(size)
+        o_index = np.empty(size, dtype=np.intp)
+        n_ok, kept, best_t, best_b, best_s, best_q = _ranked_candidates(
+            bins, y, C, feature_nominal, feature_offset, feature_n_bins,
+            feature_first_candidate, walk_rows, walk_bins, cov, lens, member_counts, max_len,
+            kind, m, target, min_covered, test, base_p, threshold, o_owner, o_sid, o_cover,
+            o_quality, o_index,
+        )  # fmt: skip
+        while n_picked < beam_width and pos < kept:
+            j = pos
             pos += 1
-        b = c_owner[j]
-        s = c_sid[j]
-        k = _merge(conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged)
-        h = _conj_hash(merged, k)
-        seen = False
-        for p in range(n_picked):
-            seen = seen or picked_hash[p] == h
-        dup = False
-        if seen:
-            # Compare with every kept conjunction (the hash only narrows the search).
+            b = o_owner[j]
+            s = o_sid[j]
+            k = _merge(
+                conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged
+            )
+            h = _conj_hash(merged, k)
+            seen = False
             for p in range(n_picked):
-                if picked_lens[p] == k:
-                    same = True
-                    for i in range(k):
-                        if picked_conds[p, i] != merged[i]:
-                            same = False
+                seen = seen or picked_hash[p] == h
+            dup = False
+            if seen:
+                # Compare with every kept conjunction (the hash only narrows the search).
+                for p in range(n_picked):
+                    if picked_lens[p] == k:
+                        same = True
+                        for i in range(k):
+                            if picked_conds[p, i] != merged[i]:
+                                same = False
+                                break
+                        if same:
+                            dup = True
                             break
-                    if same:
-                        dup = True
-                        break
-        if dup:
-            continue
-        picked_hash[n_picked] = h
-        picked[n_picked] = j
-        for i in range(k):
-            picked_conds[n_picked, i] = merged[i]
-        picked_lens[n_picked] = k
-        n_picked += 1
+            if dup:
+                continue
+            picked_hash[n_picked] = h
+            picked_b[n_picked] = b
+            picked_s[n_picked] = s
+            picked_q[n_picked] = o_quality[j]
+            for i in range(k):
+                picked_conds[n_picked, i] = merged[i]
+            picked_lens[n_picked] = k
+            n_picked += 1
+        if n_picked == beam_width or kept == n_ok:
+            break
+        size = 4 * size if 4 * size < n_ok else n_ok
 
     new_cov = np.zeros((n_picked, n), dtype=np.bool_)
     new_counts = np.zeros((n_picked, C), dtype=np.int64)
     new_quality = np.empty(n_picked)
     for p in range(n_picked):
-        j = picked[p]
         _cover_rows(
             bins,
             y,
-            cov[c_owner[j]],
-            c_sid[j],
+            cov[picked_b[p]],
+            picked_s[p],
             cand_feature,
             cand_op,
             cand_bin,
             new_cov[p],
             new_counts[p],
         )
-        new_quality[p] = c_quality[j]
+        new_quality[p] = picked_q[p]
     best_cov = np.zeros(n, dtype=np.bool_)
     best_counts = np.zeros(C, dtype=np.int64)
     best_conds = np.zeros(L, dtype=np.intp)
     best_len = 0
     best_quality = 0.0
-    if best_i >= 0:
-        b = c_owner[best_i]
-        s = c_sid[best_i]
+    if best_t >= 0:
         best_len = _merge(
-            conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, best_conds
+            conds[best_b],
+            lens[best_b],
+            best_s,
+            cand_feature[best_s],
+            cand_op[best_s],
+            cand_feature,
+            cand_op,
+            best_conds,
         )
-        _cover_rows(bins, y, cov[b], s, cand_feature, cand_op, cand_bin, best_cov, best_counts)
-        best_quality = c_quality[best_i]
+        _cover_rows(
+            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov, best_counts
+        )
+        best_quality = best_q
     all_pure = True
     for p in range(n_picked):
         size = 0
@@ -393,7 +436,7 @@ def beam_round(
         picked_lens[:n_picked].copy(),
         new_counts,
         new_quality,
-        best_i >= 0,
+        best_t >= 0,
         best_cov,
         best_conds,
         best_len,

@@ -37,6 +37,9 @@ class CandidateTable:
     cand_feature, cand_op, cand_value, cand_bin : ndarray
         Per static candidate: attribute, operator code (``EQ``, ``LE``, ``GT``), category
         code or threshold, and bin (the category's, or the threshold's run).
+    walk_rows, walk_bins : ndarray of intp, shape (n_features, n_samples)
+        Per attribute, the rows in increasing bin order and their bins (-1: missing): the
+        order in which a beam round walks an attribute's values.
     n_bins_total : int
     max_conditions : int
         Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
@@ -52,6 +55,8 @@ class CandidateTable:
     cand_op: np.ndarray
     cand_value: np.ndarray
     cand_bin: np.ndarray
+    walk_rows: np.ndarray
+    walk_bins: np.ndarray
 
     n_bins_total: int
     max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
@@ -96,24 +101,21 @@ class CandidateTable:
         per_feature = np.where(nominal, n_bins, 2 * n_bins)
         first = np.concatenate([[0], np.cumsum(per_feature)[:-1]]).astype(np.intp)
         # Static candidates in generation order: attribute, then ==, <=, >, then value.
-        feats, ops, local = [], [], []
-        for f in range(F):
-            r = np.arange(n_bins[f], dtype=np.intp)
-            if nominal[f]:
-                feats.append(np.full(r.size, f))
-                ops.append(np.full(r.size, EQ))
-                local.append(r)
-            else:
-                feats.append(np.full(2 * r.size, f))
-                ops.append(np.repeat([LE, GT], r.size))
-                local.append(np.tile(r, 2))
-        cand_feature = np.concatenate(feats or [np.array([], int)]).astype(np.intp)
-        cand_op = np.concatenate(ops or [np.array([], int)]).astype(np.intp)
-        cand_bin = offset[cand_feature] + np.concatenate(local or [np.array([], int)])
+        cand_feature = np.repeat(np.arange(F, dtype=np.intp), per_feature)
+        local = np.arange(cand_feature.size, dtype=np.intp) - first[cand_feature]
+        # A numeric attribute's second half (local >= n_bins) is its > conditions.
+        upper = local >= n_bins[cand_feature]
+        cand_op = np.where(nominal[cand_feature], EQ, np.where(upper, GT, LE)).astype(np.intp)
+        cand_bin = offset[cand_feature] + local - np.where(upper, n_bins[cand_feature], 0)
         all_values = np.concatenate([run_value, np.arange(max(0, int(n_bins[nom].sum())))])
         if nom.size:
             # A category bin's value is its code: bin - the attribute's offset.
             all_values[n_runs:] = np.concatenate([np.arange(k) for k in n_bins[nom]])
+        walk_rows = np.empty((F, n), dtype=np.intp)
+        if num.size:
+            walk_rows[num] = sorted_num.order  # missing values last, with bin -1
+        if nom.size:
+            walk_rows[nom] = np.argsort(bins[:, nom].T, axis=1, kind="stable")
         return cls(
             bins=np.ascontiguousarray(bins),
             feature_nominal=nominal,
@@ -124,13 +126,15 @@ class CandidateTable:
             cand_op=cand_op,
             cand_value=all_values[cand_bin].astype(float),
             cand_bin=cand_bin.astype(np.intp),
+            walk_rows=walk_rows,
+            walk_bins=np.take_along_axis(bins.T, walk_rows, axis=1),
             n_bins_total=int(n_bins.sum()),
             max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
         """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
-        class codes ``y`` and ``n_classes``, and the static candidates."""
+        class codes ``y`` and ``n_classes``, the static candidates and the walk order."""
         return (
             self.bins,
             y,
@@ -142,7 +146,8 @@ class CandidateTable:
             self.cand_feature,
             self.cand_op,
             self.cand_bin,
-            self.n_bins_total,
+            self.walk_rows,
+            self.walk_bins,
         )
 
     def coverage(self, sids: np.ndarray) -> np.ndarray:
