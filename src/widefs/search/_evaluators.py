@@ -584,15 +584,8 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             if neighbours is not None:
                 vote(neighbours, self.rows, self.y, self.n_classes, kk, out)
                 return out
-        positions = np.arange(self.rows.size)
-
-        def work(idx):
-            part = np.empty((idx.size, self.rows.size), dtype=np.int64)
-            near = self.candidate_neighbours(D, cands[idx], add, k, rows=self.rows)
-            vote(near, positions, self.y, self.n_classes, kk, part)
-            return idx, part
-
-        return _threaded(work, _split(cands.size, n_jobs), out)
+        # Needed once: the kernel votes as it goes, no lists written.
+        return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True)
 
     def candidate_neighbours(self, D, candidates, add, k, rows=None, n_jobs=None):
         """Leave-one-out neighbours after each candidate move (no labels involved).
@@ -619,8 +612,12 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         cands = np.ascontiguousarray(candidates, dtype=np.int64)
         n = self.n_samples
         rows = np.arange(n) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
-        out = np.empty((cands.size, rows.size, min(int(k), n - 1)), dtype=np.int32)
-        D = np.ascontiguousarray(D)
+        return self._candidate_pass(
+            np.ascontiguousarray(D), cands, add, min(int(k), n - 1), rows, n_jobs
+        )
+
+    def _candidate_pass(self, D, cands, add, kk, rows, n_jobs, votes=False):
+        """The kernel over candidate chunks: neighbour lists, or (``votes``) predictions."""
         # Adding to a non-empty subset: rows of D in increasing order, ties by index, so
         # that the kernel's scan stops early (from the empty subset every distance is 0).
         if add and np.any(D):
@@ -629,10 +626,20 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             order = np.empty((0, 0), dtype=np.int64)
         sign = 1.0 if add else -1.0
         kernel = _kernels().knn_candidate_neighbours
+        if votes:
+            out = np.empty((cands.size, rows.size), dtype=np.int64)
+        else:
+            out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
+        no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
+        no_votes = np.empty((0, rows.size), dtype=np.int64)
 
         def work(idx):
-            part = np.empty((idx.size, *out.shape[1:]), dtype=np.int32)
-            kernel(D, order, self.XT, self.nominal, cands[idx], sign, rows, part)
+            part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
+            lists, preds = (no_lists, part) if votes else (part, no_votes)
+            kernel(
+                D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
+                self.n_classes, lists, preds,
+            )  # fmt: skip
             return idx, part
 
         return _threaded(work, _split(cands.size, n_jobs), out)

@@ -55,7 +55,9 @@ def _winner(nearest, y, counts):
 
 
 @njit(cache=True, nogil=True)
-def knn_candidate_neighbours(D, order, XT, nominal, cands, sign, rows, out):
+def knn_candidate_neighbours(
+    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes, out, votes
+):
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
     Parameters
@@ -71,17 +73,23 @@ def knn_candidate_neighbours(D, order, XT, nominal, cands, sign, rows, out):
     cands : (m,) int64 feature indices.
     sign : +1.0 (add the feature) or -1.0 (remove it).
     rows : (r,) int64 held-out rows.
-    out : (m, r, kk) int32, filled with the kk = min(k, n - 1) nearest other rows, nearest
-        first, equal distances to the lower index (the kk smallest by (distance, index)).
-
-    The labels are not needed: a vote (:func:`knn_vote`) turns the lists into predictions,
-    so one call serves every relabelling of the same position.
+    kk : int, 1 <= kk <= n - 1: neighbours per row.
+    y : (n,) int64 class codes in ``[0, n_classes)`` (read only for ``votes``).
+    n_classes : int
+    out : (m, r, kk) int32 or (0, r, kk): when given, filled with the kk nearest other rows,
+        nearest first, equal distances to the lower index (the kk smallest by (distance,
+        index)). The lists need no labels: :func:`knn_vote` turns them into predictions,
+        so one list serves every relabelling of the same position.
+    votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
+        class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
     n = D.shape[0]
-    kk = out.shape[2]
     pruned = order.shape[0] == n
+    lists = out.shape[0] == cands.size
+    voting = votes.shape[0] == cands.size
     bestd = np.empty(kk, dtype=np.float64)
-    besti = np.empty(kk, dtype=np.int64)
+    besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
+    counts = np.zeros(n_classes, dtype=np.int64)
     for t in range(cands.size):
         f = cands[t]
         nom = nominal[f]
@@ -139,8 +147,11 @@ def knn_candidate_neighbours(D, order, XT, nominal, cands, sign, rows, out):
                         pos -= 1
                     bestd[pos] = d
                     besti[pos] = j
-            for q in range(kk):
-                out[t, r, q] = besti[q]
+            if lists:
+                for q in range(kk):
+                    out[t, r, q] = besti[q]
+            if voting:
+                votes[t, r] = _winner(besti, y, counts)
 
 
 @njit(cache=True, nogil=True)
