@@ -911,3 +911,116 @@ def test_naive_bayes_leave_one_out_defaults_and_integer_nominal_flags():
     assert not np.allclose(other.initial_state(mask), explicit.initial_state(mask))
     flags = NaiveBayesLeaveOneOut(X, y, 4, nominal.astype(int), n_cat, rows, 1e-9, 1.0)
     np.testing.assert_array_equal(flags.initial_state(mask), explicit.initial_state(mask))
+
+
+# --------------------------------------------------------------------- bounded greedy steps
+@pytest.mark.parametrize("kind", ["recall", "balanced"])
+@pytest.mark.parametrize("target", [None, 0, 2])
+def test_row_weights_give_the_score_as_a_weighted_count(kind, target):
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 30)
+    crit = Criterion(y, target=target, kind=kind)
+    weight, want, negate = crit.row_weights()
+    pred = rng.integers(0, 3, size=(200, crit.rows.size))
+    count = (((pred == want) != negate) * weight).sum(axis=1)
+    if target is None or kind == "recall":
+        expected = count / crit.rows.size
+    else:
+        pos = y[crit.rows] == target
+        expected = count / (2 * pos.sum() * (~pos).sum())
+    np.testing.assert_allclose(crit.score(pred), expected, rtol=0, atol=1e-15)
+    # A larger count is a larger score, beyond rounding (equal counts may differ by an ulp:
+    # that is why the bound abandons only candidates strictly below the best).
+    scores = crit.score(pred)
+    levels = np.unique(count)
+    lo = np.array([scores[count == c].min() for c in levels])
+    hi = np.array([scores[count == c].max() for c in levels])
+    assert np.all(hi[:-1] < lo[1:])
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
+def test_row_weights_empty_when_a_balanced_group_is_empty():
+    crit = Criterion(np.zeros(6, dtype=int), target=0, kind="balanced")
+    assert all(a.size == 0 for a in crit.row_weights())
+    # No bound: the scores are the plain ones (NaN specificity, as criterion.score).
+    ev = KNNLeaveOneOut(np.arange(12.0).reshape(6, 2), np.zeros(6, int), 1, np.zeros(2, bool),
+                        crit.rows, n_neighbors=1)  # fmt: skip
+    D = ev.initial_state(np.array([True, False]))
+    full = crit.score(ev.predict_moves(D, [1], True))
+    np.testing.assert_array_equal(ev.score_moves(D, [1], True, crit), full)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["recall", "balanced"])
+def test_score_moves_keeps_the_first_best_exactly(seed, kind):
+    """Bounded scores: the argmax and its score equal the full evaluation's; every
+    abandoned candidate (-inf) really scores below the best; the others are exact."""
+    rng = np.random.default_rng(seed)
+    n, p = 40, 60
+    X = rng.integers(0, 4, size=(n, p)).astype(float)
+    X[:, 5:] += rng.normal(0, 0.3, size=(n, p - 5)).round(1)
+    y = rng.integers(0, 3, size=n)
+    nominal = np.zeros(p, bool)
+    nominal[[0, 3]] = True
+    target = [None, 0, 1][seed % 3]
+    crit = Criterion(y, target=target, kind=kind)
+    pruned_any = False
+    for k in (1, 2, 4, 9):
+        ev = KNNLeaveOneOut(X, y, 3, nominal, crit.rows, n_neighbors=k)
+        for trial in range(3):
+            current = rng.random(p) < [0.0, 0.05, 0.3][trial]
+            D = ev.initial_state(current)
+            for add in (True, False):
+                cands = np.flatnonzero(current != add)
+                if cands.size == 0:
+                    continue
+                full = crit.score(ev.predict_moves(D, cands, add))
+                for jobs in (1, 3):
+                    got = ev.score_moves(D, cands, add, crit, n_jobs=jobs)
+                    b = int(np.argmax(full))
+                    assert int(np.argmax(got)) == b
+                    assert got[b] == full[b]
+                    kept = np.isfinite(got)
+                    np.testing.assert_array_equal(got[kept], full[kept])
+                    assert np.all(full[~kept] < full[b])
+                    pruned_any |= bool((~kept).any())
+    assert pruned_any  # the bound is active on these problems
+
+
+def test_score_moves_default_is_the_criterion_of_the_predictions():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20, 6))
+    y = rng.integers(0, 2, 20)
+    crit = Criterion(y)
+    nb = NaiveBayesLeaveOneOut(X, y, 2, np.zeros(6, bool), np.zeros(6, int), crit.rows)
+    T = nb.initial_state(np.array([True, False, False, False, False, False]))
+    np.testing.assert_array_equal(
+        nb.score_moves(T, [1, 2, 3], True, crit), crit.score(nb.predict_moves(T, [1, 2, 3], True))
+    )
+
+
+def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
+    from widefs.search._kernels import knn_candidate_neighbours
+
+    y = np.array([0, 0, 0, 1, 1, 1])
+    # Feature 0 predicts every row; on feature 1 row 0's nearest neighbour is row 3.
+    X = np.array([[0, 0], [0.1, 9], [0.2, 9], [5, 0.1], [5.1, 9], [5.2, 9.5]])
+    rows = np.arange(6)
+    votes = np.full((2, 6), 9, dtype=np.int64)
+    weight, want, negate = Criterion(y).row_weights()
+    knn_candidate_neighbours(
+        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, weight, want, negate,
+        np.empty((0, 6, 1), np.int32), votes,
+    )  # fmt: skip
+    assert votes[0].tolist() == y.tolist()
+    # 0 of 1 so far + 5 rows left < 6: abandoned after row 0, nothing more written.
+    assert votes[1].tolist() == [-1, 9, 9, 9, 9, 9]
+    # Without a bound every row is voted.
+    empty = np.empty(0, np.int64)
+    knn_candidate_neighbours(
+        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, empty, empty,
+        np.empty(0, bool), np.empty((0, 6, 1), np.int32), votes,
+    )  # fmt: skip
+    assert votes[1, 0] == 1 and np.all(votes[1] >= 0)

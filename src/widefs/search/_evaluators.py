@@ -170,6 +170,33 @@ class Criterion:
             self.rows = np.arange(self.y.size)
         self._truth = self.y[self.rows]
 
+    def row_weights(self):
+        """The score as a weighted count of successful rows, for bounding a partial count.
+
+        Row r (of ``rows``) succeeds when its prediction equals ``want[r]`` (differs from
+        it, when ``negate[r]``); the score is an increasing function of the sum of
+        ``weight`` over the successes, and two sums that differ give scores that differ
+        by far more than rounding (the accuracy is ``sum / len(rows)``; the balanced score
+        is ``sum / (2 n_pos n_neg)``).
+
+        Returns
+        -------
+        weight, want : ndarray of int64, shape (len(rows),)
+        negate : ndarray of bool, shape (len(rows),)
+            All three empty when no such form exists (a balanced score with one of its
+            two groups empty).
+        """
+        r = self.rows.size
+        if self.target is None or self.kind == "recall":
+            return np.ones(r, dtype=np.int64), self._truth.copy(), np.zeros(r, dtype=bool)
+        pos = self._truth == self.target
+        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+        if n_pos == 0 or n_neg == 0:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool)
+        # recall / 2 + specificity / 2 = (n_neg * hits_pos + n_pos * hits_neg) / (2 n_pos n_neg)
+        weight = np.where(pos, n_neg, n_pos).astype(np.int64)
+        return weight, np.full(r, self.target, dtype=np.int64), ~pos
+
     def score(self, pred: NDArray[np.int64]) -> NDArray[np.float64]:
         """Scores of prediction rows.
 
@@ -323,6 +350,32 @@ class _Evaluator:
         pred : ndarray of int, shape (m, len(rows))
         """
         raise NotImplementedError
+
+    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None):
+        """Criterion scores after adding (removing) each candidate, for a greedy step.
+
+        ``criterion.score(predict_moves(...))``, except that a move that provably cannot be
+        the *first* best (its score is below another's) may get ``-inf`` without being
+        fully evaluated: ``np.argmax`` of the result, and the score there, are exact.
+
+        Parameters
+        ----------
+        state : ndarray
+            The current state.
+        candidates : array-like of int, shape (m,)
+        add : bool
+        criterion : Criterion
+            Scores predictions of ``rows``.
+        n_jobs : int, default=None
+            As for :meth:`predict_moves`.
+
+        Returns
+        -------
+        scores : ndarray of float64, shape (m,)
+        """
+        return np.asarray(
+            criterion.score(self.predict_moves(state, candidates, add, n_jobs)), dtype=np.float64
+        )
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
         """Predictions of ``rows`` for arbitrary subsets.
@@ -559,6 +612,23 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return out
 
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
+        return self._moves(state, candidates, add, n_jobs)
+
+    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None):
+        # A position met once is voted row by row with a bound (see the kernel): a
+        # candidate that can no longer reach the best complete one is abandoned.
+        bound = None
+        if np.array_equal(criterion.rows, self.rows):
+            weight, want, negate = criterion.row_weights()
+            if weight.size:
+                bound = (weight, want, negate)
+        pred = self._moves(state, candidates, add, n_jobs, bound)
+        scores = np.asarray(criterion.score(pred), dtype=np.float64)
+        if bound is not None and pred.size:
+            scores[pred[:, 0] < 0] = -np.inf
+        return scores
+
+    def _moves(self, state, candidates, add: bool, n_jobs, bound=None):
         cands = np.ascontiguousarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         if cands.size == 0:
@@ -585,7 +655,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 vote(neighbours, self.rows, self.y, self.n_classes, kk, out)
                 return out
         # Needed once: the kernel votes as it goes, no lists written.
-        return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True)
+        return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True, bound=bound)
 
     def candidate_neighbours(self, D, candidates, add, k, rows=None, n_jobs=None):
         """Leave-one-out neighbours after each candidate move (no labels involved).
@@ -616,8 +686,9 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             np.ascontiguousarray(D), cands, add, min(int(k), n - 1), rows, n_jobs
         )
 
-    def _candidate_pass(self, D, cands, add, kk, rows, n_jobs, votes=False):
-        """The kernel over candidate chunks: neighbour lists, or (``votes``) predictions."""
+    def _candidate_pass(self, D, cands, add, kk, rows, n_jobs, votes=False, bound=None):
+        """The kernel over candidate chunks: neighbour lists, or (``votes``) predictions
+        (with ``bound = (weight, want, negate)``: abandoned candidates start with -1)."""
         # Adding to a non-empty subset: rows of D in increasing order, ties by index, so
         # that the kernel's scan stops early (from the empty subset every distance is 0).
         if add and np.any(D):
@@ -632,13 +703,16 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
+        if bound is None:
+            bound = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool))
+        weight, want, negate = (np.ascontiguousarray(a) for a in bound)
 
         def work(idx):
             part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
             lists, preds = (no_lists, part) if votes else (part, no_votes)
             kernel(
                 D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
-                self.n_classes, lists, preds,
+                self.n_classes, weight, want, negate, lists, preds,
             )  # fmt: skip
             return idx, part
 

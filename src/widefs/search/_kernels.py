@@ -56,7 +56,7 @@ def _winner(nearest, y, counts):
 
 @njit(cache=True, nogil=True)
 def knn_candidate_neighbours(
-    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes, out, votes
+    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes, weight, want, negate, out, votes
 ):
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
@@ -80,6 +80,13 @@ def knn_candidate_neighbours(
         nearest first, equal distances to the lower index (the kk smallest by (distance,
         index)). The lists need no labels: :func:`knn_vote` turns them into predictions,
         so one list serves every relabelling of the same position.
+    weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound.
+        Row r *succeeds* when its vote equals ``want[r]`` (differs, when ``negate[r]``);
+        a candidate's score is the sum of ``weight`` over its successes. Rows are voted in
+        order and a candidate is abandoned once even success on every remaining row could
+        not lift it to the best complete candidate of this call: its ``votes`` row then
+        starts with -1 (the rest is unspecified). A search that keeps the first best
+        candidate gets the same answer.
     votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
         class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
@@ -87,13 +94,21 @@ def knn_candidate_neighbours(
     pruned = order.shape[0] == n
     lists = out.shape[0] == cands.size
     voting = votes.shape[0] == cands.size
+    bound = voting and weight.size == rows.size and rows.size > 0
     bestd = np.empty(kk, dtype=np.float64)
     besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
     counts = np.zeros(n_classes, dtype=np.int64)
+    # left[r]: the most the rows from r on can add; best: the best complete score so far.
+    left = np.zeros(rows.size + 1, dtype=np.int64)
+    if bound:
+        for r in range(rows.size - 1, -1, -1):
+            left[r] = left[r + 1] + weight[r]
+    best = -1
     for t in range(cands.size):
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
+        score = 0
         for r in range(rows.size):
             i = rows[r]
             xi = xf[i]
@@ -151,7 +166,16 @@ def knn_candidate_neighbours(
                 for q in range(kk):
                     out[t, r, q] = besti[q]
             if voting:
-                votes[t, r] = _winner(besti, y, counts)
+                v = _winner(besti, y, counts)
+                votes[t, r] = v
+                if bound:
+                    if (v == want[r]) != negate[r]:
+                        score += weight[r]
+                    if score + left[r + 1] < best:
+                        votes[t, 0] = -1
+                        break
+        if bound and votes[t, 0] >= 0 and score > best:
+            best = score
 
 
 @njit(cache=True, nogil=True)

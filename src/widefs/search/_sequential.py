@@ -217,7 +217,7 @@ class SequentialSelector(WrapperSelector):
             if not forward and (size == 1 or (target is not None and size <= target)):
                 break
             cands = np.flatnonzero(mask != forward)
-            scores = crit.score(ev.predict_moves(state, cands, add=forward, n_jobs=self.n_jobs))
+            scores = ev.score_moves(state, cands, forward, crit, n_jobs=self.n_jobs)
             b = int(np.argmax(scores))  # first maximum: the lowest feature index
             new = float(scores[b])
             if target is None and size > 0:

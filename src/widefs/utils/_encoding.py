@@ -431,9 +431,8 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
         )
         Xv, y = out if y is not None else (out, None)
         nominal = np.zeros(Xv.shape[1], dtype=bool)
-        encoding = FeatureEncoding(
-            nominal, tuple(np.array([], dtype=object) for _ in nominal), missing
-        )
+        none = np.array([], dtype=object)  # one shared empty array, not one per column
+        encoding = FeatureEncoding(nominal, (none,) * nominal.size, missing)
         return np.ascontiguousarray(Xv), y, encoding
     frame_kinds = _frame_kinds(X) if _is_frame(X) else None
     out = validate_data(estimator, X, dtype=None, ensure_all_finite=False, **kw)
