@@ -30,6 +30,9 @@ __all__ = [
     "update_distances",
 ]
 
+# Bounded candidate passes re-rank their rows by failures this often (candidates).
+_RERANK = 32
+
 # Compile time matters as much as run time here (every fresh install compiles these once):
 # no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
 # to compile), no literal-argument calls that make a second specialization, and a small
@@ -82,11 +85,12 @@ def knn_candidate_neighbours(
         so one list serves every relabelling of the same position.
     weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound.
         Row r *succeeds* when its vote equals ``want[r]`` (differs, when ``negate[r]``);
-        a candidate's score is the sum of ``weight`` over its successes. Rows are voted in
-        order and a candidate is abandoned once even success on every remaining row could
-        not lift it to the best complete candidate of this call: its ``votes`` row then
-        starts with -1 (the rest is unspecified). A search that keeps the first best
-        candidate gets the same answer.
+        a candidate's score is the sum of ``weight`` over its successes. Rows are voted
+        one by one (those the candidates of this call failed most often first) and a
+        candidate is abandoned once even success on every remaining row could not lift
+        it to the best complete candidate of this call: its ``votes`` row then starts
+        with -1 (the rest is unspecified). A search that keeps the first best candidate
+        gets the same answer.
     votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
         class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
@@ -98,18 +102,31 @@ def knn_candidate_neighbours(
     bestd = np.empty(kk, dtype=np.float64)
     besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
     counts = np.zeros(n_classes, dtype=np.int64)
-    # left[r]: the most the rows from r on can add; best: the best complete score so far.
-    left = np.zeros(rows.size + 1, dtype=np.int64)
-    if bound:
-        for r in range(rows.size - 1, -1, -1):
-            left[r] = left[r + 1] + weight[r]
+    # Bounded: rows in the order ``seq``, the rows most candidates so far failed first (so
+    # that a hopeless candidate is abandoned early), re-ranked every _RERANK candidates;
+    # left[s]: the most the rows from position s on can add; best: the best complete score.
+    R = rows.size
+    seq = np.arange(R)
+    fails = np.zeros(R, dtype=np.int64)
+    left = np.zeros(R + 1, dtype=np.int64)
     best = -1
     for t in range(cands.size):
+        if bound and t % _RERANK == 0:
+            for a in range(1, R):  # stable insertion sort by failures, most first
+                r = seq[a]
+                pos = a
+                while pos > 0 and fails[seq[pos - 1]] < fails[r]:
+                    seq[pos] = seq[pos - 1]
+                    pos -= 1
+                seq[pos] = r
+            for step in range(R - 1, -1, -1):
+                left[step] = left[step + 1] + weight[seq[step]]
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
         score = 0
-        for r in range(rows.size):
+        for step in range(R):
+            r = seq[step]
             i = rows[r]
             xi = xf[i]
             Di = D[i]
@@ -171,7 +188,9 @@ def knn_candidate_neighbours(
                 if bound:
                     if (v == want[r]) != negate[r]:
                         score += weight[r]
-                    if score + left[r + 1] < best:
+                    else:
+                        fails[r] += 1
+                    if score + left[step + 1] < best:
                         votes[t, 0] = -1
                         break
         if bound and votes[t, 0] >= 0 and score > best:
