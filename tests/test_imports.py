@@ -190,5 +190,5 @@ def test_graph_sees_function_level_and_lazy_imports():
 
     assert "widefs.scm._occam_kernels" in targets("widefs.scm._occam")  # import_module("...")
     assert "widefs.experiments.shah2010" in targets("widefs.cli._main")  # via REPRODUCTIONS
-    assert "widefs.utils._sorting" in targets("widefs.utils")  # in __getattr__
+    assert "widefs.rules._beam" in targets("widefs.rules._cn2")  # in a function
     assert "widefs.univariate._kernels" in targets("widefs.univariate._scores")  # in a function

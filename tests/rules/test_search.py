@@ -172,3 +172,12 @@ def test_negative_zero_is_one_threshold_printed_as_zero():
     y = ["a", "a", "b", "b", "a", "b"]
     model = CN2Classifier(alpha=None).fit(X, y)
     assert str(model.rules_[0]) == "IF x <= 0 THEN a  [3, 0]"
+
+
+def test_pairwise_sum_is_numpys_sum_bitwise():
+    from widefs.rules._beam import _pairwise_sum
+
+    rng = np.random.default_rng(0)
+    for n in range(0, 129):
+        a = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, size=n)
+        assert _pairwise_sum(a) == np.sum(a), n

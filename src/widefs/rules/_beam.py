@@ -38,14 +38,21 @@ def _pairwise_sum(a):
         for i in range(n):
             res += a[i]
         return res
-    r = a[:8].copy()
+    # Eight scalar accumulators (no slice copy: cheaper to compile).
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
     i = 8
     stop = n - n % 8
     while i < stop:
-        for j in range(8):
-            r[j] += a[i + j]
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
         i += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     while i < n:
         res += a[i]
         i += 1

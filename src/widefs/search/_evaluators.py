@@ -71,6 +71,8 @@ _BLOCK_ELEMENTS = 4_000_000  # floats per temporary block in the naive Bayes mov
 # Neighbour lists shared across relabellings hold at least this many neighbours, so that
 # searches whose k was chosen per relabelling (from CLASS_K_GRID, say) share them.
 _SHARED_MIN_K = 10
+# Up to this many neighbours the kNN vote finds them by insertion; beyond, numpy sorts.
+_INSERTION_MAX_K = 32
 
 
 def _kernels():
@@ -424,7 +426,14 @@ class _KNNData:
     def _vote(self, D, rows, exclude_self, ks) -> NDArray[np.int64]:
         """kNN predictions from distances ``D`` for each k of ``ks`` (ascending)."""
         out = np.empty((ks.size, rows.size), dtype=np.int64)
-        _kernels().knn_from_distances(D, rows, exclude_self, self.y, ks, self.n_classes, out)
+        if ks.size and ks[-1] > _INSERTION_MAX_K:
+            # Many neighbours: each query's full order (insertion would cost k per row).
+            sorted_rows = np.argsort(D[rows] if exclude_self else D, axis=1, kind="stable")
+        else:
+            sorted_rows = np.empty((0, 0), dtype=np.int64)
+        _kernels().knn_from_distances(
+            D, rows, exclude_self, self.y, ks, self.n_classes, sorted_rows, out
+        )
         return out
 
 
@@ -491,7 +500,9 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         """
         n = self.n_samples
         D = np.empty((n, n), dtype=np.float64)
-        _kernels().pairwise_distances(self.XT, self.nominal, np.asarray(cols, dtype=np.int64), D)
+        _kernels().cross_distances(self.XT, self.XT, self.nominal, np.asarray(cols, np.int64), D)
+        # (a - b)^2 == (b - a)^2 exactly, so D is symmetric; its diagonal is 0 by definition.
+        np.fill_diagonal(D, 0.0)
         return D
 
     def initial_state(self, mask) -> NDArray[np.float64]:

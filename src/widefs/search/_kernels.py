@@ -19,14 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from widefs.utils import stable_lexsort
-
 __all__ = [
     "cross_distances",
     "knn_candidate_neighbours",
     "knn_from_distances",
     "knn_vote",
-    "pairwise_distances",
     "update_distances",
 ]
 
@@ -35,9 +32,9 @@ _RERANK = 32
 
 # Compile time matters as much as run time here (every fresh install compiles these once):
 # no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
-# to compile), no literal-argument calls that make a second specialization, and a small
-# stable merge sort (:func:`widefs.utils.stable_lexsort`) instead of numba's generic
-# ``argsort(kind="mergesort")``.
+# to compile), no literal-argument calls that make a second specialization, no sort (a
+# large k gets its order from numpy's stable argsort), and one distance kernel (the
+# training matrix is the cross distances of the training rows with themselves).
 
 
 @njit(cache=True, nogil=True)
@@ -209,22 +206,23 @@ def knn_vote(neighbours, positions, y, n_classes, k, out):
 
 
 @njit(cache=True, nogil=True)
-def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
+def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, sorted_rows, out):
     """kNN predictions for several k from one distance matrix.
 
     Row ``r`` of ``D`` holds the distances of query ``rows[r]`` (when ``exclude_self``,
     ``D`` is the square training matrix and the query itself is left out: leave-one-out)
     to every training example. ``ks`` must be sorted ascending; ``out`` is
-    ``(len(ks), len(rows))``.
+    ``(len(ks), len(rows))``. ``sorted_rows`` is ``(len(rows), n)``, each query's training
+    examples by increasing distance, ties by index (``np.argsort(kind="stable")``, for a
+    large k), or ``(0, 0)``: the nearest are then found by insertion.
     """
     n = D.shape[1]
     counts = np.zeros(n_classes, dtype=np.int64)
     first = np.empty(n_classes, dtype=np.int64)
     kmax = ks[ks.size - 1] if ks[ks.size - 1] < n else n
-    small = kmax <= 32
+    small = sorted_rows.shape[0] != rows.size
     bestd = np.empty(kmax, dtype=np.float64)
     besti = np.empty(kmax, dtype=np.int64)
-    positions = np.empty(n, dtype=np.int64)
     for r in range(rows.size):
         i = rows[r]
         drow = D[i] if exclude_self else D[r]
@@ -252,10 +250,7 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
                 besti[pos] = j
             order = besti[:m]
         else:
-            # Stable sort: equal distances keep the lower training index first.
-            for j in range(n):
-                positions[j] = j
-            order = stable_lexsort(drow, drow, positions)
+            order = sorted_rows[r]
         counts[:] = 0
         first[:] = n + 1
         q = 0  # neighbours taken so far
@@ -286,29 +281,6 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, out):
                     win = c
             out[ki, r] = win
             ki += 1
-
-
-@njit(cache=True, nogil=True)
-def pairwise_distances(XT, nominal, cols, D):
-    """``D[i, j] = sum_{f in cols} contribution_f(i, j)``, accumulated in ``cols`` order."""
-    n = D.shape[0]
-    D[:, :] = 0.0
-    for t in range(cols.size):
-        f = cols[t]
-        xf = XT[f]
-        nom = nominal[f]
-        for i in range(n):
-            xi = xf[i]
-            Di = D[i]
-            for j in range(i + 1, n):
-                diff = xi - xf[j]
-                if nom:
-                    Di[j] += 1.0 if diff != 0.0 else 0.0
-                else:
-                    Di[j] += diff * diff
-    for i in range(n):
-        for j in range(i + 1, n):
-            D[j, i] = D[i, j]
 
 
 @njit(cache=True, nogil=True)

@@ -62,15 +62,5 @@ __all__ = [
     "parallel_calls",
     "sharing_label_free_work",
     "spawn_seeds",
-    "stable_lexsort",
     "validate_lazy_xy",
 ]
-
-
-def __getattr__(name):
-    # The compiled helpers load numba: only on first use, never on ``import widefs.utils``.
-    if name == "stable_lexsort":
-        from widefs.utils._sorting import stable_lexsort
-
-        return stable_lexsort
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
