@@ -63,6 +63,13 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
             a = gv[s]
             below_n = cn[s]
             below_p = cp[s]
+            # No interval starting at a can win when even a loose bound cannot: weight 1 for
+            # every negative that could count, none for a positive that might not (p, eta
+            # >= 0), the smallest penalty (the widest interval), and a margin far above
+            # rounding. Skipping such a start changes nothing.
+            reach = max(tot_n / n_rem - p * below_p / p_total, (tot_n - below_n) / n_rem)
+            if reach - eta * (log_span - math.log(gv[G - 1] - a)) + 1e-9 <= best:
+                continue
             for e in range(s + 1, G):
                 b = gv[e]
                 width = b - a
