@@ -103,7 +103,9 @@ def knn_candidate_neighbours(
     # that a hopeless candidate is abandoned early), re-ranked every _RERANK candidates;
     # left[s]: the most the rows from position s on can add; best: the best complete score.
     R = rows.size
-    seq = np.arange(R)
+    seq = np.empty(R, dtype=np.int64)
+    for r in range(R):
+        seq[r] = r
     fails = np.zeros(R, dtype=np.int64)
     left = np.zeros(R + 1, dtype=np.int64)
     best = -1
