@@ -220,6 +220,11 @@ class Criterion:
         return 0.5 * (recall + specificity)
 
 
+def _no_bound():
+    """The ``weight, want, negate`` of an unbounded kernel pass: every row voted."""
+    return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool)
+
+
 def _split(n: int, n_jobs) -> list[np.ndarray]:
     """Index chunks of ``range(n)``, one per effective job."""
     from joblib import effective_n_jobs
@@ -632,7 +637,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         if np.array_equal(criterion.rows, self.rows):
             weight, want, negate = criterion.row_weights()
             if weight.size:
-                bound = (weight, want, negate)
+                bound = tuple(np.ascontiguousarray(a) for a in (weight, want, negate))
         pred = self._moves(state, candidates, add, n_jobs, bound)
         scores = np.asarray(criterion.score(pred), dtype=np.float64)
         if bound is not None and pred.size:
@@ -663,7 +668,8 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
             if neighbours is not None:
-                vote(neighbours, self.rows, self.y, self.n_classes, kk, out)
+                weight, want, negate = _no_bound() if bound is None else bound
+                vote(neighbours, self.rows, self.y, self.n_classes, kk, weight, want, negate, out)
                 return out
         # Needed once: the kernel votes as it goes, no lists written.
         return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True, bound=bound)
@@ -714,9 +720,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
-        if bound is None:
-            bound = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool))
-        weight, want, negate = (np.ascontiguousarray(a) for a in bound)
+        weight, want, negate = _no_bound() if bound is None else bound
 
         def work(idx):
             part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)

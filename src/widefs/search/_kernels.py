@@ -111,15 +111,7 @@ def knn_candidate_neighbours(
     best = -1
     for t in range(cands.size):
         if bound and t % _RERANK == 0:
-            for a in range(1, R):  # stable insertion sort by failures, most first
-                r = seq[a]
-                pos = a
-                while pos > 0 and fails[seq[pos - 1]] < fails[r]:
-                    seq[pos] = seq[pos - 1]
-                    pos -= 1
-                seq[pos] = r
-            for step in range(R - 1, -1, -1):
-                left[step] = left[step + 1] + weight[seq[step]]
+            _rerank(seq, fails, left, weight)
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
@@ -185,26 +177,70 @@ def knn_candidate_neighbours(
                 v = _winner(besti, y, counts)
                 votes[t, r] = v
                 if bound:
-                    if (v == want[r]) != negate[r]:
-                        score += weight[r]
-                    else:
-                        fails[r] += 1
+                    score += _tally(v, r, weight, want, negate, fails)
                     if score + left[step + 1] < best:
-                        votes[t, 0] = -1
+                        votes[t, 0] = -1  # abandoned
                         break
         if bound and votes[t, 0] >= 0 and score > best:
             best = score
 
 
 @njit(cache=True, nogil=True)
-def knn_vote(neighbours, positions, y, n_classes, k, out):
+def _rerank(seq, fails, left, weight):
+    """Order ``seq`` by failures, most first (stable insertion sort), and set ``left``."""
+    R = seq.size
+    for a in range(1, R):
+        r = seq[a]
+        pos = a
+        while pos > 0 and fails[seq[pos - 1]] < fails[r]:
+            seq[pos] = seq[pos - 1]
+            pos -= 1
+        seq[pos] = r
+    left[R] = 0
+    for step in range(R - 1, -1, -1):
+        left[step] = left[step + 1] + weight[seq[step]]
+
+
+@njit(cache=True, nogil=True)
+def _tally(v, r, weight, want, negate, fails):
+    """What row ``r`` voting ``v`` adds to the score: its weight on a success; a failure is
+    counted in ``fails`` instead."""
+    if (v == want[r]) != negate[r]:
+        return weight[r]
+    fails[r] += 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, out):
     """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
     (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
-    tie to the nearest tied class."""
+    tie to the nearest tied class. ``weight, want, negate``: the bound of
+    :func:`knn_candidate_neighbours` (all empty: every row voted)."""
     counts = np.zeros(n_classes, dtype=np.int64)
+    R = positions.size
+    bound = weight.size == R and R > 0
+    seq = np.empty(R, dtype=np.int64)
+    for r in range(R):
+        seq[r] = r
+    fails = np.zeros(R, dtype=np.int64)
+    left = np.zeros(R + 1, dtype=np.int64)
+    best = -1
     for t in range(neighbours.shape[0]):
-        for r in range(positions.size):
-            out[t, r] = _winner(neighbours[t, positions[r], :k], y, counts)
+        if bound and t % _RERANK == 0:
+            _rerank(seq, fails, left, weight)
+        score = 0
+        for step in range(R):
+            r = seq[step]
+            v = _winner(neighbours[t, positions[r], :k], y, counts)
+            out[t, r] = v
+            if bound:
+                score += _tally(v, r, weight, want, negate, fails)
+                if score + left[step + 1] < best:
+                    out[t, 0] = -1  # abandoned
+                    break
+        if bound and out[t, 0] >= 0 and score > best:
+            best = score
 
 
 @njit(cache=True, nogil=True)
