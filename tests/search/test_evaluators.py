@@ -1024,3 +1024,37 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
         np.empty(0, bool), np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[1, 0] == 1 and np.all(votes[1] >= 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
+    """The vote over stored neighbour lists is bounded too: inside a sharing block (the
+    third request of a position reads stored lists) the argmax and its score equal the
+    full evaluation's, and abandoned candidates score below the best."""
+    from widefs.utils import sharing_label_free_work
+
+    rng = np.random.default_rng(seed)
+    n, p = 36, 50
+    X = rng.integers(0, 5, size=(n, p)).astype(float)
+    nominal = np.zeros(p, bool)
+    current = rng.random(p) < 0.1
+    cands = np.flatnonzero(~current)
+    pruned = 0
+    with sharing_label_free_work() as cache:
+        for _ in range(5):
+            yp = rng.integers(0, 2, size=n)
+            for kind, target in (("recall", None), ("balanced", 1), ("recall", 0)):
+                crit = Criterion(yp, target=target, kind=kind)
+                for k in (1, 3):
+                    ev = KNNLeaveOneOut(X, yp, 2, nominal, crit.rows, n_neighbors=k)
+                    D = ev.initial_state(current)
+                    got = ev.score_moves(D, cands, True, crit)
+                    full = crit.score(ev.predict_moves(D, cands, True))
+                    b = int(np.argmax(full))
+                    assert int(np.argmax(got)) == b and got[b] == full[b]
+                    kept = np.isfinite(got)
+                    np.testing.assert_array_equal(got[kept], full[kept])
+                    assert np.all(full[~kept] < full[b])
+                    pruned += int((~kept).sum())
+        assert cache.hits > 0
+    assert pruned > 0
