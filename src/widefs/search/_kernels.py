@@ -122,54 +122,33 @@ def knn_candidate_neighbours(
             xi = xf[i]
             Di = D[i]
             m = 0
-            if pruned:
-                oi = order[i]
-                for q in range(n):
-                    j = oi[q]
-                    if j == i:
-                        continue
-                    dj = Di[j]
-                    if m == kk and dj > bestd[kk - 1]:
-                        break
-                    diff = xi - xf[j]
-                    d = dj + ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
-                    if m < kk:
-                        pos = m
-                        m += 1
-                    elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
-                        pos = kk - 1
-                    else:
-                        continue
-                    # Lexicographic (distance, index): the scan is not in index order.
-                    while pos > 0 and (
-                        bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
-                    ):
-                        bestd[pos] = bestd[pos - 1]
-                        besti[pos] = besti[pos - 1]
-                        pos -= 1
-                    bestd[pos] = d
-                    besti[pos] = j
-            else:
-                for j in range(n):
-                    if j == i:
-                        continue
-                    diff = xi - xf[j]
-                    c = (1.0 if diff != 0.0 else 0.0) if nom else diff * diff
-                    d = Di[j] + sign * c
-                    if m < kk:
-                        pos = m
-                        m += 1
-                    elif d < bestd[kk - 1]:
-                        pos = kk - 1
-                    else:
-                        continue
-                    # Strict comparison: an equal distance stays behind the lower index.
-                    while pos > 0 and bestd[pos - 1] > d:
-                        bestd[pos] = bestd[pos - 1]
-                        besti[pos] = besti[pos - 1]
-                        pos -= 1
-                    bestd[pos] = d
-                    besti[pos] = j
+            for q in range(n):
+                j = order[i, q] if pruned else q
+                if j == i:
+                    continue
+                dj = Di[j]
+                # Adding a feature never shortens a distance: once the k-th best is nearer
+                # than this example's current distance, the rest of the order cannot enter.
+                if pruned and m == kk and dj > bestd[kk - 1]:
+                    break
+                diff = xi - xf[j]
+                d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+                if m < kk:
+                    pos = m
+                    m += 1
+                elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
+                    pos = kk - 1
+                else:
+                    continue
+                # Lexicographic (distance, index): the pruned scan is not in index order.
+                while pos > 0 and (
+                    bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
+                ):
+                    bestd[pos] = bestd[pos - 1]
+                    besti[pos] = besti[pos - 1]
+                    pos -= 1
+                bestd[pos] = d
+                besti[pos] = j
             if lists:
                 for q in range(kk):
                     out[t, r, q] = besti[q]
