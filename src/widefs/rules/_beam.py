@@ -1,20 +1,18 @@
-"""Beam rounds for CN2: all specializations of a beam counted and ranked in one compiled pass.
+"""Compiled beam rounds for CN2: all specializations of a beam counted, ranked and kept.
 
 Why numba: on small, mostly nominal data (a few hundred examples, tens of attributes) a
-CN2 fit is hundreds of beam rounds of a few hundred candidates each, and on wide data
-(colon: 2000 attributes) a round has hundreds of thousands. Done with numpy, each round
-cost some thirty array calls plus Python objects per candidate, and that fixed cost, not
-the counting, dominated the fit (benchmarks/bench_cn2.py). One compiled call per round
-(:func:`_ranked_candidates`) walks every attribute's covered values in order, scores every
-candidate condition of every beam member and keeps only the best few in rank order;
-:func:`beam_round` turns those few into the next beam (conjunctions, duplicates dropped,
-coverage) in Python, which costs microseconds per round and keeps the compiled part small.
+CN2 fit is hundreds of beam rounds of a few hundred candidates each. Done with numpy, each
+round costs some thirty array calls of one to a few microseconds each plus Python objects
+for the kept versions, and that fixed cost, not the counting, dominated the fit
+(benchmarks/bench_cn2.py). One compiled call per round counts every candidate condition of
+every beam member, ranks them, keeps the ``beam_width`` best distinct conjunctions and
+builds their coverage masks; Python keeps only the stopping rules (significance, POE).
 
-The kernel reads the bins, walk order and static candidates of a ``CandidateTable``
+The kernels read the bins and static candidates of a ``CandidateTable``
 (:mod:`widefs.rules._table`, built once per fit). This module loads numba, so CN2 imports it
 on first use only; its kernels avoid what makes numba compile slowly (array-to-array slice
-assignment, typed containers, sorts, literal arguments), because every fresh install
-compiles them once.
+assignment, typed containers, numba's generic sorts), because every fresh install compiles
+them once.
 """
 
 from __future__ import annotations
@@ -26,8 +24,8 @@ from widefs.rules._rule import EQ, LE
 
 __all__ = ["beam_round", "quality_of"]
 
-# Candidates a round keeps in rank order at first; a beam that needs more (wide beams, many
-# duplicate conjunctions) repeats the pass keeping four times as many.
+# Candidates examined one best-first extraction at a time before falling back to sorting
+# them all (wide beams or many duplicate conjunctions).
 _MAX_EXTRACTIONS = 64
 
 
@@ -113,6 +111,38 @@ def _better(q1, c1, i1, q2, c2, i2):
     if c1 != c2:
         return c1 > c2
     return i1 < i2
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
+    """Conjoin static condition ``sid`` to sorted ``conds[:length]`` into ``out``.
+
+    A numeric condition replaces one on the same attribute and side. Returns the length.
+    """
+    k = 0
+    placed = False
+    for i in range(length):
+        s = conds[i]
+        if op != EQ and cand_feature[s] == feat and cand_op[s] == op:
+            continue
+        if not placed and sid < s:
+            out[k] = sid
+            k += 1
+            placed = True
+        out[k] = s
+        k += 1
+    if not placed:
+        out[k] = sid
+        k += 1
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _conj_hash(conds, length):
+    h = np.int64(length) * np.int64(1000003)
+    for i in range(length):
+        h = h * np.int64(1099511628211) + np.int64(conds[i]) + np.int64(1)
+    return h
 
 
 @numba.njit(cache=True, nogil=True)
@@ -255,24 +285,7 @@ def _ranked_candidates(
     return n_ok, kept, best_t, best_b, best_s, best_q
 
 
-def _merge(conds, sid: int, cand_feature, cand_op) -> tuple:
-    """Conjoin static condition ``sid`` to the sorted ids ``conds`` (a numeric condition
-    replaces one on the same attribute and side); the sorted ids of the conjunction."""
-    if cand_op[sid] != EQ:
-        f, op = cand_feature[sid], cand_op[sid]
-        conds = [s for s in conds if not (cand_feature[s] == f and cand_op[s] == op)]
-    return tuple(sorted([*conds, sid]))
-
-
-def _covered(bins, parent, sid: int, cand_feature, cand_op, cand_bin):
-    """Rows of ``parent`` satisfying static condition ``sid`` (missing values never do)."""
-    col = bins[:, cand_feature[sid]]
-    gb = cand_bin[sid]
-    op = cand_op[sid]
-    ok = (col == gb) if op == EQ else ((col >= 0) & (col <= gb)) if op == LE else (col > gb)
-    return parent & ok
-
-
+@numba.njit(cache=True, nogil=True)
 def beam_round(
     bins,
     y,
@@ -311,21 +324,18 @@ def beam_round(
     ``beam_width`` best distinct conjunctions in rank order, the best candidate passing the
     likelihood-ratio test (every candidate passes when ``test`` is False), and whether
     every kept version is pure (covers one class; only ``target`` when ``target >= 0``).
-
-    The candidates are generated and ranked by the compiled :func:`_ranked_candidates`;
-    the few that become the next beam are conjoined and deduplicated here.
     """
     n = bins.shape[0]
-    C = int(n_classes)
+    C = n_classes
     L = conds.shape[1]
-    kernel_args = (
-        bins, y, C, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
-        walk_rows, walk_bins, cov, lens, member_counts, int(max_len), int(kind), float(m),
-        int(target), int(min_covered), bool(test), base_p, float(threshold),
-    )  # fmt: skip
-    member_conds = [conds[b, : lens[b]].tolist() for b in range(cov.shape[0])]
-    picked = []  # (member, static id, quality, conjunction)
-    seen = set()
+    picked_b = np.empty(beam_width, dtype=np.intp)
+    picked_s = np.empty(beam_width, dtype=np.intp)
+    picked_q = np.empty(beam_width)
+    picked_conds = np.zeros((beam_width, L), dtype=np.intp)
+    picked_lens = np.zeros(beam_width, dtype=np.intp)
+    picked_hash = np.empty(beam_width, dtype=np.int64)
+    merged = np.empty(L, dtype=np.intp)
+    n_picked = 0
     pos = 0  # candidates offered so far, in rank order
     size = _MAX_EXTRACTIONS
     while True:
@@ -337,53 +347,100 @@ def beam_round(
         o_quality = np.empty(size)
         o_index = np.empty(size, dtype=np.intp)
         n_ok, kept, best_t, best_b, best_s, best_q = _ranked_candidates(
-            *kernel_args, o_owner, o_sid, o_cover, o_quality, o_index
-        )
-        while len(picked) < beam_width and pos < kept:
-            b, s = int(o_owner[pos]), int(o_sid[pos])
-            conj = _merge(member_conds[b], s, cand_feature, cand_op)
-            if conj not in seen:
-                seen.add(conj)
-                picked.append((b, s, float(o_quality[pos]), conj))
+            bins, y, C, feature_nominal, feature_offset, feature_n_bins,
+            feature_first_candidate, walk_rows, walk_bins, cov, lens, member_counts, max_len,
+            kind, m, target, min_covered, test, base_p, threshold, o_owner, o_sid, o_cover,
+            o_quality, o_index,
+        )  # fmt: skip
+        while n_picked < beam_width and pos < kept:
+            j = pos
             pos += 1
-        if len(picked) == beam_width or kept == n_ok:
+            b = o_owner[j]
+            s = o_sid[j]
+            k = _merge(
+                conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged
+            )
+            h = _conj_hash(merged, k)
+            seen = False
+            for p in range(n_picked):
+                seen = seen or picked_hash[p] == h
+            dup = False
+            if seen:
+                # Compare with every kept conjunction (the hash only narrows the search).
+                for p in range(n_picked):
+                    if picked_lens[p] == k:
+                        same = True
+                        for i in range(k):
+                            if picked_conds[p, i] != merged[i]:
+                                same = False
+                                break
+                        if same:
+                            dup = True
+                            break
+            if dup:
+                continue
+            picked_hash[n_picked] = h
+            picked_b[n_picked] = b
+            picked_s[n_picked] = s
+            picked_q[n_picked] = o_quality[j]
+            for i in range(k):
+                picked_conds[n_picked, i] = merged[i]
+            picked_lens[n_picked] = k
+            n_picked += 1
+        if n_picked == beam_width or kept == n_ok:
             break
-        size = min(4 * size, n_ok)
+        size = 4 * size if 4 * size < n_ok else n_ok
 
-    n_picked = len(picked)
     new_cov = np.zeros((n_picked, n), dtype=np.bool_)
-    new_conds = np.zeros((n_picked, L), dtype=np.intp)
-    new_lens = np.zeros(n_picked, dtype=np.intp)
-    for p, (b, s, _, conj) in enumerate(picked):
-        new_cov[p] = _covered(bins, cov[b], s, cand_feature, cand_op, cand_bin)
-        new_conds[p, : len(conj)] = conj
-        new_lens[p] = len(conj)
-    new_counts = np.array(
-        [np.bincount(y[c], minlength=C) for c in new_cov], dtype=np.int64
-    ).reshape(n_picked, C)
-    new_quality = np.array([q for _, _, q, _ in picked], dtype=np.float64)
+    new_counts = np.zeros((n_picked, C), dtype=np.int64)
+    new_quality = np.empty(n_picked)
+    for p in range(n_picked):
+        _cover_rows(
+            bins,
+            y,
+            cov[picked_b[p]],
+            picked_s[p],
+            cand_feature,
+            cand_op,
+            cand_bin,
+            new_cov[p],
+            new_counts[p],
+        )
+        new_quality[p] = picked_q[p]
     best_cov = np.zeros(n, dtype=np.bool_)
     best_counts = np.zeros(C, dtype=np.int64)
     best_conds = np.zeros(L, dtype=np.intp)
     best_len = 0
     best_quality = 0.0
     if best_t >= 0:
-        conj = _merge(member_conds[best_b], int(best_s), cand_feature, cand_op)
-        best_len = len(conj)
-        best_conds[:best_len] = conj
-        best_cov = _covered(bins, cov[best_b], int(best_s), cand_feature, cand_op, cand_bin)
-        best_counts = np.bincount(y[best_cov], minlength=C).astype(np.int64)
-        best_quality = float(best_q)
-    classes = np.count_nonzero(new_counts, axis=1)
-    if target < 0:
-        all_pure = bool(np.all(classes <= 1))
-    else:
-        all_pure = bool(np.all(new_counts[:, target] == new_counts.sum(axis=1)))
+        best_len = _merge(
+            conds[best_b],
+            lens[best_b],
+            best_s,
+            cand_feature[best_s],
+            cand_op[best_s],
+            cand_feature,
+            cand_op,
+            best_conds,
+        )
+        _cover_rows(
+            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov, best_counts
+        )
+        best_quality = best_q
+    all_pure = True
+    for p in range(n_picked):
+        size = 0
+        classes = 0
+        for c in range(C):
+            size += new_counts[p, c]
+            classes += new_counts[p, c] > 0
+        if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
+            all_pure = False
     return (
         n_ok,
         new_cov,
-        new_conds,
-        new_lens,
+        picked_conds[:n_picked].copy(),
+        picked_lens[:n_picked].copy(),
         new_counts,
         new_quality,
         best_t >= 0,
@@ -394,3 +451,23 @@ def beam_round(
         best_quality,
         all_pure,
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _cover_rows(bins, y, parent, sid, cand_feature, cand_op, cand_bin, out, out_counts):
+    """Rows of ``parent`` satisfying condition ``sid`` (into ``out``) and their class counts."""
+    f = cand_feature[sid]
+    op = cand_op[sid]
+    gb = cand_bin[sid]
+    for i in range(parent.size):
+        if parent[i]:
+            v = bins[i, f]
+            if op == EQ:
+                ok = v == gb
+            elif op == LE:
+                ok = v >= 0 and v <= gb
+            else:
+                ok = v > gb
+            if ok:
+                out[i] = True
+                out_counts[y[i]] += 1

@@ -6,8 +6,9 @@ search with the process-oriented estimate of Eq. 13: the more rule versions the 
 generated, the more the best rule's observed error is pulled towards the prior error.
 
 Each beam round (count every one-condition specialization of every beam member, rank them,
-keep the best distinct conjunctions) is :func:`widefs.rules._beam.beam_round`, one compiled
-pass and a little Python; this module keeps the stopping rules and the rule lists. The first fit on a machine compiles it (a few seconds, cached on disk); importing
+keep the best distinct conjunctions) is one compiled call,
+:func:`widefs.rules._beam.beam_round`; this module keeps the stopping rules and the
+rule lists. The first fit on a machine compiles it (a few seconds, cached on disk); importing
 this module does not.
 
 ``fit`` reads top-down: validate and encode the input (:func:`widefs.utils.encode_fit`,
@@ -269,8 +270,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
     def _find_rule(self, table: CandidateTable, y, C: int, active, target, prior: float):
         """Beam search for one rule on the ``active`` rows; returns (found or None, m, E).
 
-        Each round (:func:`widefs.rules._beam.beam_round`, one compiled pass) counts, ranks
-        and keeps the specializations; this loop applies the stopping rules.
+        Each round is one compiled call (:func:`widefs.rules._beam.beam_round`) that
+        counts, ranks and keeps the specializations; this loop applies the stopping rules.
         """
         alpha = self._alpha()
         base = np.bincount(y[active], minlength=C)
