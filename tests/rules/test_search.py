@@ -11,7 +11,10 @@ from widefs.rules._table import QUALITY_CODES, CandidateTable
 from widefs.stumps import SortedFeatures
 
 
-def _problem(seed, n=70):
+def _problem(seed, n=70, continuous=False):
+    """Two nominal and three numeric attributes with missing values; ``continuous``: the
+    numeric ones take many distinct values (the beam kernel then walks each attribute's
+    values in order instead of counting rows into a bins table)."""
     rng = np.random.default_rng(seed)
     nominal = np.array([True, False, True, False, False])
     n_cats = np.array([3, 0, 4, 0, 0])
@@ -20,7 +23,7 @@ def _problem(seed, n=70):
     for f in (0, 2):
         codes[:, f] = rng.integers(-1, n_cats[f], n)
     for f in (1, 3, 4):
-        numeric[:, f] = rng.integers(0, 6, n) - 2.0
+        numeric[:, f] = rng.integers(0, 6 if not continuous else 10 * n, n) - 2.0
         numeric[rng.random(n) < 0.1, f] = np.nan
     y = rng.integers(0, 3, n)
     return y, numeric, codes, nominal, n_cats
@@ -48,8 +51,9 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
-def test_beam_round_matches_numpy_candidates(seed, quality, width, reference):
-    y, numeric, codes, nominal, n_cats = _problem(seed)
+@pytest.mark.parametrize("continuous", [False, True])
+def test_beam_round_matches_numpy_candidates(seed, quality, width, continuous, reference):
+    y, numeric, codes, nominal, n_cats = _problem(seed, continuous=continuous)
     table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     data = reference.NodeData.build(
         y, 3, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])

@@ -186,6 +186,12 @@ def _ranked_candidates(
     F = walk_rows.shape[0]
     B = cov.shape[0]
     keep = o_owner.size
+    n_bins = 0
+    for f in range(F):
+        n_bins += feature_n_bins[f]
+    # A member's groups come from counting its rows into a (bins x classes) table when that
+    # is cheaper than walking every attribute's n values (narrow data, few covered rows).
+    counts = np.zeros((n_bins, C), dtype=np.int64)
     group_bin = np.empty(n, dtype=np.intp)
     group_counts = np.zeros((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
     vec = np.empty(C, dtype=np.int64)
@@ -204,28 +210,49 @@ def _ranked_candidates(
         for c in range(C):
             limit += member_counts[b, c]
         covb = cov[b]
+        table = 2 * n_bins * C + limit * F < n * F
+        if table:
+            counts[:] = 0
+            for i in range(n):
+                if covb[i]:
+                    yi = y[i]
+                    for f in range(F):
+                        k = bins[i, f]
+                        if k >= 0:
+                            counts[k, yi] += 1
         for f in range(F):
-            rows_f = walk_rows[f]
-            bins_f = walk_bins[f]
+            off = feature_offset[f]
+            nb = feature_n_bins[f]
             # Groups: the distinct bins of the covered rows, in increasing order, with the
             # cumulative class counts after each.
             G = 0
-            for q in range(n):
-                k = bins_f[q]
-                i = rows_f[q]
-                if k < 0 or not covb[i]:
-                    continue
-                if G == 0 or group_bin[G - 1] != k:
+            if table:
+                for k in range(off, off + nb):
+                    present = 0
                     for c in range(C):
-                        group_counts[G + 1, c] = group_counts[G, c]
-                    group_bin[G] = k
-                    G += 1
-                group_counts[G, y[i]] += 1
+                        present += counts[k, c]
+                    if present > 0:
+                        for c in range(C):
+                            group_counts[G + 1, c] = group_counts[G, c] + counts[k, c]
+                        group_bin[G] = k
+                        G += 1
+            else:
+                rows_f = walk_rows[f]
+                bins_f = walk_bins[f]
+                for q in range(n):
+                    k = bins_f[q]
+                    i = rows_f[q]
+                    if k < 0 or not covb[i]:
+                        continue
+                    if G == 0 or group_bin[G - 1] != k:
+                        for c in range(C):
+                            group_counts[G + 1, c] = group_counts[G, c]
+                        group_bin[G] = k
+                        G += 1
+                    group_counts[G, y[i]] += 1
             if G == 0:
                 continue
             nominal = feature_nominal[f]
-            off = feature_offset[f]
-            nb = feature_n_bins[f]
             first = feature_first_candidate[f]
             nonmissing = 0
             for c in range(C):
