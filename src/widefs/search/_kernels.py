@@ -108,14 +108,15 @@ def knn_candidate_neighbours(
         seq[r] = r
     fails = np.zeros(R, dtype=np.int64)
     left = np.zeros(R + 1, dtype=np.int64)
-    best = -1
+    acc = np.zeros(1, dtype=np.int64)  # the running score of a bounded candidate
+    best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(cands.size):
         if bound and t % _RERANK == 0:
             _rerank(seq, fails, left, weight)
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
-        score = 0
+        acc[0] = 0
         for step in range(R):
             r = seq[step]
             i = rows[r]
@@ -153,15 +154,12 @@ def knn_candidate_neighbours(
                 for q in range(kk):
                     out[t, r, q] = besti[q]
             if voting:
-                v = _winner(besti, y, counts)
-                votes[t, r] = v
-                if bound:
-                    score += _tally(v, r, weight, want, negate, fails)
-                    if score + left[step + 1] < best:
-                        votes[t, 0] = -1  # abandoned
-                        break
-        if bound and votes[t, 0] >= 0 and score > best:
-            best = score
+                votes[t, r] = v = _winner(besti, y, counts)
+                if bound and _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
+                    votes[t, 0] = -1  # abandoned
+                    break
+        if bound and votes[t, 0] >= 0 and acc[0] > best:
+            best = acc[0]
 
 
 @njit(cache=True, nogil=True)
@@ -181,13 +179,15 @@ def _rerank(seq, fails, left, weight):
 
 
 @njit(cache=True, nogil=True)
-def _tally(v, r, weight, want, negate, fails):
-    """What row ``r`` voting ``v`` adds to the score: its weight on a success; a failure is
-    counted in ``fails`` instead."""
+def _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
+    """Row ``r`` (the ``step``-th voted) voted ``v``: add its weight to the score ``acc[0]``
+    on a success (count a failure otherwise); True when even success on every row left
+    cannot lift the score to ``best``."""
     if (v == want[r]) != negate[r]:
-        return weight[r]
-    fails[r] += 1
-    return 0
+        acc[0] += weight[r]
+    else:
+        fails[r] += 1
+    return acc[0] + left[step + 1] < best
 
 
 @njit(cache=True, nogil=True)
@@ -204,22 +204,20 @@ def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, out):
         seq[r] = r
     fails = np.zeros(R, dtype=np.int64)
     left = np.zeros(R + 1, dtype=np.int64)
-    best = -1
+    acc = np.zeros(1, dtype=np.int64)  # the running score of a bounded candidate
+    best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(neighbours.shape[0]):
         if bound and t % _RERANK == 0:
             _rerank(seq, fails, left, weight)
-        score = 0
+        acc[0] = 0
         for step in range(R):
             r = seq[step]
-            v = _winner(neighbours[t, positions[r], :k], y, counts)
-            out[t, r] = v
-            if bound:
-                score += _tally(v, r, weight, want, negate, fails)
-                if score + left[step + 1] < best:
-                    out[t, 0] = -1  # abandoned
-                    break
-        if bound and out[t, 0] >= 0 and score > best:
-            best = score
+            out[t, r] = v = _winner(neighbours[t, positions[r], :k], y, counts)
+            if bound and _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
+                out[t, 0] = -1  # abandoned
+                break
+        if bound and out[t, 0] >= 0 and acc[0] > best:
+            best = acc[0]
 
 
 @njit(cache=True, nogil=True)
