@@ -195,7 +195,7 @@ def _ranked_candidates(
     group_bin = np.empty(n, dtype=np.intp)
     group_counts = np.zeros((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
     vec = np.empty(C, dtype=np.int64)
-    work = np.empty(C)  # scratch, overwritten before every use
+    work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
     n_ok = 0
     kept = 0
     best_t = -1
@@ -357,7 +357,7 @@ def beam_round(
     L = conds.shape[1]
     picked_b = np.empty(beam_width, dtype=np.intp)
     picked_s = np.empty(beam_width, dtype=np.intp)
-    picked_q = np.empty(beam_width)
+    picked_q = np.empty(beam_width, dtype=np.float64)
     picked_conds = np.zeros((beam_width, L), dtype=np.intp)
     picked_lens = np.zeros(beam_width, dtype=np.intp)
     picked_hash = np.empty(beam_width, dtype=np.int64)
@@ -371,7 +371,7 @@ def beam_round(
         o_owner = np.empty(size, dtype=np.intp)
         o_sid = np.empty(size, dtype=np.intp)
         o_cover = np.empty(size, dtype=np.int64)
-        o_quality = np.empty(size)
+        o_quality = np.empty(size, dtype=np.float64)
         o_index = np.empty(size, dtype=np.intp)
         n_ok, kept, best_t, best_b, best_s, best_q = _ranked_candidates(
             bins, y, C, feature_nominal, feature_offset, feature_n_bins,
@@ -420,7 +420,7 @@ def beam_round(
 
     new_cov = np.zeros((n_picked, n), dtype=np.bool_)
     new_counts = np.zeros((n_picked, C), dtype=np.int64)
-    new_quality = np.empty(n_picked)
+    new_quality = np.empty(n_picked, dtype=np.float64)
     for p in range(n_picked):
         _cover_rows(
             bins,

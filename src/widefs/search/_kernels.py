@@ -108,7 +108,6 @@ def knn_candidate_neighbours(
         seq[r] = r
     fails = np.zeros(R, dtype=np.int64)
     left = np.zeros(R + 1, dtype=np.int64)
-    acc = np.zeros(1, dtype=np.int64)  # the running score of a bounded candidate
     best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(cands.size):
         if bound and t % _RERANK == 0:
@@ -116,7 +115,7 @@ def knn_candidate_neighbours(
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
-        acc[0] = 0
+        score = np.int64(0)  # (not a literal: one compiled _hopeless)
         for step in range(R):
             r = seq[step]
             i = rows[r]
@@ -155,11 +154,15 @@ def knn_candidate_neighbours(
                     out[t, r, q] = besti[q]
             if voting:
                 votes[t, r] = v = _winner(besti, y, counts)
-                if bound and _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
-                    votes[t, 0] = -1  # abandoned
-                    break
-        if bound and votes[t, 0] >= 0 and acc[0] > best:
-            best = acc[0]
+                if bound:
+                    score, stop = _hopeless(
+                        v, r, step, weight, want, negate, fails, left, score, best
+                    )
+                    if stop:
+                        votes[t, 0] = -1  # abandoned
+                        break
+        if bound and votes[t, 0] >= 0 and score > best:
+            best = score
 
 
 @njit(cache=True, nogil=True)
@@ -179,15 +182,15 @@ def _rerank(seq, fails, left, weight):
 
 
 @njit(cache=True, nogil=True)
-def _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
-    """Row ``r`` (the ``step``-th voted) voted ``v``: add its weight to the score ``acc[0]``
-    on a success (count a failure otherwise); True when even success on every row left
-    cannot lift the score to ``best``."""
+def _hopeless(v, r, step, weight, want, negate, fails, left, score, best):
+    """Row ``r`` (the ``step``-th voted) voted ``v``: the score plus its weight on a success
+    (a failure is counted otherwise), and whether even success on every row left could not
+    lift the score to ``best``."""
     if (v == want[r]) != negate[r]:
-        acc[0] += weight[r]
+        score += weight[r]
     else:
         fails[r] += 1
-    return acc[0] + left[step + 1] < best
+    return score, score + left[step + 1] < best
 
 
 @njit(cache=True, nogil=True)
@@ -204,20 +207,21 @@ def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, out):
         seq[r] = r
     fails = np.zeros(R, dtype=np.int64)
     left = np.zeros(R + 1, dtype=np.int64)
-    acc = np.zeros(1, dtype=np.int64)  # the running score of a bounded candidate
     best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(neighbours.shape[0]):
         if bound and t % _RERANK == 0:
             _rerank(seq, fails, left, weight)
-        acc[0] = 0
+        score = np.int64(0)  # (not a literal: one compiled _hopeless)
         for step in range(R):
             r = seq[step]
             out[t, r] = v = _winner(neighbours[t, positions[r], :k], y, counts)
-            if bound and _hopeless(v, r, step, weight, want, negate, fails, left, acc, best):
-                out[t, 0] = -1  # abandoned
-                break
-        if bound and out[t, 0] >= 0 and acc[0] > best:
-            best = acc[0]
+            if bound:
+                score, stop = _hopeless(v, r, step, weight, want, negate, fails, left, score, best)
+                if stop:
+                    out[t, 0] = -1  # abandoned
+                    break
+        if bound and out[t, 0] >= 0 and score > best:
+            best = score
 
 
 @njit(cache=True, nogil=True)
