@@ -138,14 +138,6 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _conj_hash(conds, length):
-    h = np.int64(length) * np.int64(1000003)
-    for i in range(length):
-        h = h * np.int64(1099511628211) + np.int64(conds[i]) + np.int64(1)
-    return h
-
-
-@numba.njit(cache=True, nogil=True)
 def _ranked_candidates(
     bins,
     y,
@@ -360,7 +352,6 @@ def beam_round(
     picked_q = np.empty(beam_width, dtype=np.float64)
     picked_conds = np.zeros((beam_width, L), dtype=np.intp)
     picked_lens = np.zeros(beam_width, dtype=np.intp)
-    picked_hash = np.empty(beam_width, dtype=np.int64)
     merged = np.empty(L, dtype=np.intp)
     n_picked = 0
     pos = 0  # candidates offered so far, in rank order
@@ -387,26 +378,20 @@ def beam_round(
             k = _merge(
                 conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged
             )
-            h = _conj_hash(merged, k)
-            seen = False
-            for p in range(n_picked):
-                seen = seen or picked_hash[p] == h
+            # A duplicate of a kept conjunction (at most beam_width of them) is skipped.
             dup = False
-            if seen:
-                # Compare with every kept conjunction (the hash only narrows the search).
-                for p in range(n_picked):
-                    if picked_lens[p] == k:
-                        same = True
-                        for i in range(k):
-                            if picked_conds[p, i] != merged[i]:
-                                same = False
-                                break
-                        if same:
-                            dup = True
+            for p in range(n_picked):
+                if picked_lens[p] == k:
+                    same = True
+                    for i in range(k):
+                        if picked_conds[p, i] != merged[i]:
+                            same = False
                             break
+                    if same:
+                        dup = True
+                        break
             if dup:
                 continue
-            picked_hash[n_picked] = h
             picked_b[n_picked] = b
             picked_s[n_picked] = s
             picked_q[n_picked] = o_quality[j]
@@ -463,11 +448,17 @@ def beam_round(
             classes += new_counts[p, c] > 0
         if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
             all_pure = False
+    new_conds = np.zeros((n_picked, L), dtype=np.intp)
+    new_lens = np.zeros(n_picked, dtype=np.intp)
+    for p in range(n_picked):
+        new_lens[p] = picked_lens[p]
+        for i in range(picked_lens[p]):
+            new_conds[p, i] = picked_conds[p, i]
     return (
         n_ok,
         new_cov,
-        picked_conds[:n_picked].copy(),
-        picked_lens[:n_picked].copy(),
+        new_conds,
+        new_lens,
         new_counts,
         new_quality,
         best_t >= 0,
