@@ -103,11 +103,7 @@ def knn_candidate_neighbours(
     # that a hopeless candidate is abandoned early), re-ranked every _RERANK candidates;
     # left[s]: the most the rows from position s on can add; best: the best complete score.
     R = rows.size
-    seq = np.empty(R, dtype=np.int64)
-    for r in range(R):
-        seq[r] = r
-    fails = np.zeros(R, dtype=np.int64)
-    left = np.zeros(R + 1, dtype=np.int64)
+    seq, fails, left = _bound_state(R)
     best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(cands.size):
         if bound and t % _RERANK == 0:
@@ -166,6 +162,15 @@ def knn_candidate_neighbours(
 
 
 @njit(cache=True, nogil=True)
+def _bound_state(R):
+    """A bound's row order (``0..R-1``), failure counts and remaining-weight sums."""
+    seq = np.empty(R, dtype=np.int64)
+    for r in range(R):
+        seq[r] = r
+    return seq, np.zeros(R, dtype=np.int64), np.zeros(R + 1, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
 def _rerank(seq, fails, left, weight):
     """Order ``seq`` by failures, most first (stable insertion sort), and set ``left``."""
     R = seq.size
@@ -202,11 +207,7 @@ def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, out):
     counts = np.zeros(n_classes, dtype=np.int64)
     R = positions.size
     bound = weight.size == R and R > 0
-    seq = np.empty(R, dtype=np.int64)
-    for r in range(R):
-        seq[r] = r
-    fails = np.zeros(R, dtype=np.int64)
-    left = np.zeros(R + 1, dtype=np.int64)
+    seq, fails, left = _bound_state(R)
     best = np.int64(-1)  # (not a literal: one compiled _hopeless)
     for t in range(neighbours.shape[0]):
         if bound and t % _RERANK == 0:
