@@ -187,6 +187,20 @@ class Criterion:
         negate : ndarray of bool, shape (len(rows),)
             All three empty when no such form exists (a balanced score with one of its
             two groups empty).
+
+        See Also
+        --------
+        KNNLeaveOneOut.score_moves : Abandons candidates with this count.
+
+        Examples
+        --------
+        >>> crit = Criterion(np.array([0, 0, 0, 1]), target=1, kind="balanced")
+        >>> weight, want, negate = crit.row_weights()
+        >>> weight.tolist(), want.tolist(), negate.tolist()
+        ([1, 1, 1, 3], [1, 1, 1, 1], [True, True, True, False])
+        >>> pred = np.array([0, 1, 0, 1])  # rows 0, 2 and 3 succeed: 1 + 1 + 3 = 5 of 6
+        >>> round(float(crit.score(pred)), 4)  # (recall 1 + specificity 2/3) / 2 = 5/6
+        0.8333
         """
         r = self.rows.size
         if self.target is None or self.kind == "recall":
@@ -379,6 +393,16 @@ class _Evaluator:
         Returns
         -------
         scores : ndarray of float64, shape (m,)
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 5.0], [0.1, 0.0], [1.0, 5.1], [1.1, 0.1]])
+        >>> y = np.array([0, 0, 1, 1])
+        >>> crit = Criterion(y)
+        >>> ev = KNNLeaveOneOut(X, y, 2, np.zeros(2, bool), crit.rows, n_neighbors=1)
+        >>> D = ev.initial_state(np.zeros(2, bool))
+        >>> ev.score_moves(D, np.array([0, 1]), True, crit)  # feature 1 cannot win: abandoned
+        array([  1., -inf])
         """
         return np.asarray(
             criterion.score(self.predict_moves(state, candidates, add, n_jobs)), dtype=np.float64
