@@ -40,7 +40,6 @@ class CandidateTable:
     walk_rows, walk_bins : ndarray of intp, shape (n_features, n_samples)
         Per attribute, the rows in increasing bin order and their bins (-1: missing): the
         order in which a beam round walks an attribute's values.
-    n_bins_total : int
     max_conditions : int
         Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
         one ``>`` per numeric one).
@@ -58,7 +57,6 @@ class CandidateTable:
     walk_rows: np.ndarray
     walk_bins: np.ndarray
 
-    n_bins_total: int
     max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
 
     @classmethod
@@ -128,7 +126,6 @@ class CandidateTable:
             cand_bin=cand_bin.astype(np.intp),
             walk_rows=walk_rows,
             walk_bins=np.take_along_axis(bins.T, walk_rows, axis=1),
-            n_bins_total=int(n_bins.sum()),
             max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 

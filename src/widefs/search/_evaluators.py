@@ -234,9 +234,8 @@ class Criterion:
         return 0.5 * (recall + specificity)
 
 
-def _no_bound():
-    """The ``weight, want, negate`` of an unbounded kernel pass: every row voted."""
-    return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool)
+# The ``weight, want, negate`` of an unbounded kNN kernel pass: every row voted.
+_NO_BOUND = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool))
 
 
 def _split(n: int, n_jobs) -> list[np.ndarray]:
@@ -657,18 +656,16 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
     def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None):
         # A position met once is voted row by row with a bound (see the kernel): a
         # candidate that can no longer reach the best complete one is abandoned.
-        bound = None
+        bound = _NO_BOUND
         if np.array_equal(criterion.rows, self.rows):
-            weight, want, negate = criterion.row_weights()
-            if weight.size:
-                bound = tuple(np.ascontiguousarray(a) for a in (weight, want, negate))
+            bound = tuple(np.ascontiguousarray(a) for a in criterion.row_weights())
         pred = self._moves(state, candidates, add, n_jobs, bound)
         scores = np.asarray(criterion.score(pred), dtype=np.float64)
-        if bound is not None and pred.size:
-            scores[pred[:, 0] < 0] = -np.inf
+        if pred.size:
+            scores[pred[:, 0] < 0] = -np.inf  # abandoned (class codes are >= 0)
         return scores
 
-    def _moves(self, state, candidates, add: bool, n_jobs, bound=None):
+    def _moves(self, state, candidates, add: bool, n_jobs, bound=_NO_BOUND):
         cands = np.ascontiguousarray(candidates, dtype=np.int64)
         out = np.empty((cands.size, self.rows.size), dtype=np.int64)
         if cands.size == 0:
@@ -692,8 +689,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
             if neighbours is not None:
-                weight, want, negate = _no_bound() if bound is None else bound
-                vote(neighbours, self.rows, self.y, self.n_classes, kk, weight, want, negate, out)
+                vote(neighbours, self.rows, self.y, self.n_classes, kk, *bound, out)
                 return out
         # Needed once: the kernel votes as it goes, no lists written.
         return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True, bound=bound)
@@ -727,7 +723,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             np.ascontiguousarray(D), cands, add, min(int(k), n - 1), rows, n_jobs
         )
 
-    def _candidate_pass(self, D, cands, add, kk, rows, n_jobs, votes=False, bound=None):
+    def _candidate_pass(self, D, cands, add, kk, rows, n_jobs, votes=False, bound=_NO_BOUND):
         """The kernel over candidate chunks: neighbour lists, or (``votes``) predictions
         (with ``bound = (weight, want, negate)``: abandoned candidates start with -1)."""
         # Adding to a non-empty subset: rows of D in increasing order, ties by index, so
@@ -744,7 +740,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
-        weight, want, negate = _no_bound() if bound is None else bound
+        weight, want, negate = bound
 
         def work(idx):
             part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
