@@ -183,9 +183,11 @@ def _ranked_candidates(
         n_bins += feature_n_bins[f]
     # A member's groups come from counting its rows into a (bins x classes) table when that
     # is cheaper than walking every attribute's n values (narrow data, few covered rows).
-    counts = np.zeros((n_bins, C), dtype=np.int64)
+    counts = np.empty((n_bins, C), dtype=np.int64)
+    counts[:] = 0
     group_bin = np.empty(n, dtype=np.intp)
-    group_counts = np.zeros((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
+    group_counts = np.empty((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
+    group_counts[:] = 0
     vec = np.empty(C, dtype=np.int64)
     work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
     n_ok = 0
@@ -350,8 +352,10 @@ def beam_round(
     picked_b = np.empty(beam_width, dtype=np.intp)
     picked_s = np.empty(beam_width, dtype=np.intp)
     picked_q = np.empty(beam_width, dtype=np.float64)
-    picked_conds = np.zeros((beam_width, L), dtype=np.intp)
-    picked_lens = np.zeros(beam_width, dtype=np.intp)
+    picked_conds = np.empty((beam_width, L), dtype=np.intp)
+    picked_conds[:] = 0
+    picked_lens = np.empty(beam_width, dtype=np.intp)
+    picked_lens[:] = 0
     merged = np.empty(L, dtype=np.intp)
     n_picked = 0
     pos = 0  # candidates offered so far, in rank order
@@ -403,8 +407,10 @@ def beam_round(
             break
         size = 4 * size if 4 * size < n_ok else n_ok
 
-    new_cov = np.zeros((n_picked, n), dtype=np.bool_)
-    new_counts = np.zeros((n_picked, C), dtype=np.int64)
+    new_cov = np.empty((n_picked, n), dtype=np.bool_)
+    new_cov[:] = 0
+    new_counts = np.empty((n_picked, C), dtype=np.int64)
+    new_counts[:] = 0
     new_quality = np.empty(n_picked, dtype=np.float64)
     for p in range(n_picked):
         _cover_rows(
@@ -419,9 +425,12 @@ def beam_round(
             new_counts[p],
         )
         new_quality[p] = picked_q[p]
-    best_cov = np.zeros(n, dtype=np.bool_)
-    best_counts = np.zeros(C, dtype=np.int64)
-    best_conds = np.zeros(L, dtype=np.intp)
+    best_cov = np.empty(n, dtype=np.bool_)
+    best_cov[:] = 0
+    best_counts = np.empty(C, dtype=np.int64)
+    best_counts[:] = 0
+    best_conds = np.empty(L, dtype=np.intp)
+    best_conds[:] = 0
     best_len = 0
     best_quality = 0.0
     if best_t >= 0:
@@ -448,8 +457,10 @@ def beam_round(
             classes += new_counts[p, c] > 0
         if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
             all_pure = False
-    new_conds = np.zeros((n_picked, L), dtype=np.intp)
-    new_lens = np.zeros(n_picked, dtype=np.intp)
+    new_conds = np.empty((n_picked, L), dtype=np.intp)
+    new_conds[:] = 0
+    new_lens = np.empty(n_picked, dtype=np.intp)
+    new_lens[:] = 0
     for p in range(n_picked):
         new_lens[p] = picked_lens[p]
         for i in range(picked_lens[p]):

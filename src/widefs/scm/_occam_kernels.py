@@ -57,7 +57,7 @@ def best_occam_cut(
                     nxt = v
                 continue
             if have and v > prev:
-                b = min(v, nxt) if next_all else v
+                b = (nxt if nxt < v else v) if next_all else v  # min(v, nxt)
                 bits, _ = dyadic_bits_nb(prev, b, lo[f], hi[f])
                 if bits >= 0:
                     pen = eta * bits

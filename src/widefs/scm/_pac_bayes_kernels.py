@@ -45,10 +45,15 @@ def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
 @numba.njit(cache=True, nogil=True)
 def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1))  # group values, prefix sums
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
     bf, bd = -1, 0
     ba, bb, bc = np.nan, np.nan, 0.0
+    rn = 1.0 / n_rem
+    rp = p / p_total
+    # The utilities are at most 1 + p in size (C <= N_rem, E <= |P|); multiplying by the
+    # reciprocals instead of dividing moves them by a few ulps, far less than this.
+    slack = 1e-9 * (1.0 + p)
     for f in range(F):
         span = hi[f] - lo[f]
         if span <= 0.0 or not unused[f]:
@@ -67,7 +72,9 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
             # every negative that could count, none for a positive that might not (p, eta
             # >= 0), the smallest penalty (the widest interval), and a margin far above
             # rounding. Skipping such a start changes nothing.
-            reach = max(tot_n / n_rem - p * below_p / p_total, (tot_n - below_n) / n_rem)
+            r1 = tot_n / n_rem - p * below_p / p_total
+            r2 = (tot_n - below_n) / n_rem
+            reach = r2 if r2 > r1 else r1  # max(r1, r2), without a builtin to compile
             if reach - eta * (log_span - math.log(gv[G - 1] - a)) + 1e-9 <= best:
                 continue
             for e in range(s + 1, G):
@@ -78,15 +85,21 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
                 wxn = cxn[e + 1] - cxn[s]
                 wp = cp[e + 1] - cp[s]
                 wxp = cxp[e + 1] - cxp[s]
+                # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
+                c1 = below_n + (b * wn - wxn) * inv
+                e1 = below_p + (b * wp - wxp) * inv
+                # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
+                c2 = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
+                e2 = (tot_p - cp[e + 1]) + (wxp - a * wp) * inv
+                # Most ends lose by far: told by multiplications (within ``slack`` of the
+                # utilities' divisions), so the divisions run only for the few that might not.
+                if c1 * rn - e1 * rp <= best - slack and c2 * rn - e2 * rp <= best - slack:
+                    continue
                 # The penalty is >= 0 (eta >= 0 and width <= span: PACBayesSCM validates eta and
                 # rejects data outside [A, B]), so u = v - pen > best needs v > best: the
                 # logarithm is taken only then (u is computed exactly as before).
-                # d = +1: 1 - sigma = 1 below a, (b - x)/(b - a) on [a, b], 0 above b.
-                c1 = below_n + (b * wn - wxn) * inv
-                v1 = c1 / n_rem - p * (below_p + (b * wp - wxp) * inv) / p_total
-                # d = -1: 1 - sigma = 0 below a, (x - a)/(b - a) on [a, b], 1 above b.
-                c2 = (tot_n - cn[e + 1]) + (wxn - a * wn) * inv
-                v2 = c2 / n_rem - p * ((tot_p - cp[e + 1]) + (wxp - a * wp) * inv) / p_total
+                v1 = c1 / n_rem - p * e1 / p_total
+                v2 = c2 / n_rem - p * e2 / p_total
                 if v1 <= best and v2 <= best:
                     continue
                 pen = eta * (log_span - math.log(width))
@@ -103,7 +116,7 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
 def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
     """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1))  # group values, prefix sums
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
     bf, bd = -1, 0
     ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
@@ -124,8 +137,8 @@ def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
             t = go[g] + (go[g + 1] - go[g]) / 2.0
             if t >= go[g + 1]:
                 t = go[g]
-            a_orig = max(t - h, lo[f])
-            b_orig = min(t + h, hi[f])
+            a_orig = lo[f] if lo[f] > t - h else t - h  # max and min, without builtins
+            b_orig = hi[f] if hi[f] < t + h else t + h
             a = a_orig - lo[f]
             b = b_orig - lo[f]
             while i0 < G and go[i0] < a_orig:

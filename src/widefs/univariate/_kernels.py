@@ -20,7 +20,8 @@ def gnb_binary_errors(da, db, dc, x_t, y_val):
     """
     L, B = da.shape
     V = x_t.shape[1]
-    out = np.zeros((L, B), dtype=np.int64)
+    out = np.empty((L, B), dtype=np.int64)
+    out[:] = 0
     for j in range(B):
         for lab in range(L):
             a = da[lab, j]
@@ -46,7 +47,8 @@ def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
     """
     L, C, B = qa.shape
     V = x_t.shape[1]
-    out = np.zeros((L, B), dtype=np.int64)
+    out = np.empty((L, B), dtype=np.int64)
+    out[:] = 0
     for j in range(B):
         for lab in range(L):
             wrong = 0
@@ -81,9 +83,12 @@ def stump_errors(order, valid, thr, y_train, total, x_val_t, y_val, n_classes):
     L = y_train.shape[0]
     V = x_val_t.shape[1]
     C = n_classes
-    out = np.zeros((L, B), dtype=np.int64)
-    counts = np.zeros(C, dtype=np.int64)
-    best_counts = np.zeros(C, dtype=np.int64)
+    out = np.empty((L, B), dtype=np.int64)
+    out[:] = 0
+    counts = np.empty(C, dtype=np.int64)
+    counts[:] = 0
+    best_counts = np.empty(C, dtype=np.int64)
+    best_counts[:] = 0
     for lab in range(L):
         majority = 0
         for c in range(1, C):
