@@ -389,37 +389,3 @@ def test_reproduce_runs_a_paper_quick(tmp_path):
     assert main(["reproduce", "palatucci2008", "--quick", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "palatucci2008.md").read_text()
     assert "Example 4.1" in text and "widefs **0.7975**" in text
-
-
-def test_commands_compile_at_o2_unless_numba_opt_is_set(monkeypatch):
-    """The -O2 of `widefs run` is seen by numba's compiler inside and gone after; a user's
-    NUMBA_OPT wins."""
-    from numba.core import config
-
-    from widefs.cli._main import COMPILE_OPT_LEVEL, _compile_opt_level
-
-    monkeypatch.delenv("NUMBA_OPT", raising=False)
-    with _compile_opt_level():
-        config.reload_config()  # what numba's compiler does before every compilation
-        assert config.OPT == int(COMPILE_OPT_LEVEL) == 2
-    assert "NUMBA_OPT" not in os.environ
-    config.reload_config()
-    assert config.OPT == 3
-    monkeypatch.setenv("NUMBA_OPT", "1")
-    with _compile_opt_level():
-        assert os.environ["NUMBA_OPT"] == "1"
-    assert os.environ["NUMBA_OPT"] == "1"
-    monkeypatch.delenv("NUMBA_OPT")
-    config.reload_config()
-
-
-def test_run_and_reproduce_compile_at_o2(monkeypatch):
-    import widefs.cli._main as cli_main
-
-    seen = []
-    monkeypatch.delenv("NUMBA_OPT", raising=False)
-    monkeypatch.setattr(
-        cli_main, "_run", lambda args, console: seen.append(os.environ.get("NUMBA_OPT")) or 0
-    )
-    assert main(["run", "colon"]) == 0
-    assert seen == ["2"] and "NUMBA_OPT" not in os.environ

@@ -12,9 +12,7 @@ with one line and status 130.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import os
 import re
 import sys
 import time
@@ -46,25 +44,6 @@ QUICK_PERMUTATIONS = 9
 # At most this many label permutations for the chance screen's permutation null with --quick
 # (the default, widefs.cli._chance.default_permutations, shrinks with the number of features).
 QUICK_NULL_PERMUTATIONS = 100
-
-
-# Kernels this process compiles get LLVM's -O2 unless NUMBA_OPT says otherwise: -O3 adds
-# ~2.4 s to the ~13 s of compilation of a first `widefs run` (mostly loop unswitching of the
-# kernels' flag branches) and measured no faster (docs/results/benchmarks.md, cold start).
-COMPILE_OPT_LEVEL = "2"
-
-
-@contextlib.contextmanager
-def _compile_opt_level():
-    """numba compiles at ``COMPILE_OPT_LEVEL`` inside (read at each compile), as before after."""
-    if "NUMBA_OPT" in os.environ:
-        yield
-        return
-    os.environ["NUMBA_OPT"] = COMPILE_OPT_LEVEL
-    try:
-        yield
-    finally:
-        os.environ.pop("NUMBA_OPT", None)
 
 
 class _UsageError(Exception):
@@ -540,12 +519,10 @@ def main(argv=None) -> int:
 
         console = Console()
         if args.command == "run":
-            with _compile_opt_level():
-                return _run(args, console)
+            return _run(args, console)
         if args.command == "reproduce":
             module = importlib.import_module(REPRODUCTIONS[args.paper])
-            with _compile_opt_level():
-                return module.main(args.args)
+            return module.main(args.args)
         if args.command == "cite":
             return _cite.run(args)
         return _datasets(console)
