@@ -248,9 +248,6 @@ def _ranked_candidates(
                 continue
             nominal = feature_nominal[f]
             first = feature_first_candidate[f]
-            nonmissing = 0
-            for c in range(C):
-                nonmissing += group_counts[G, c]
             # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
             for side in range(1 if nominal else 2):
                 for g in range(G):
@@ -271,7 +268,19 @@ def _ranked_candidates(
                     t = n_ok
                     n_ok += 1
                     sid = first + side * nb + group_bin[g] - off
-                    q = quality_of(vec, target, kind, m, work)
+                    if kind == 2:
+                        q = quality_of(vec, target, kind, m, work)
+                    else:
+                        # quality_of's Laplace / m-estimate, inline (the same operations).
+                        hit = vec[target] if target >= 0 else vec[0]
+                        if target < 0:
+                            for c in range(1, C):
+                                if vec[c] > hit:
+                                    hit = vec[c]
+                        if kind == 0:
+                            q = (hit + 1.0) / (float(cover) + C)
+                        else:
+                            q = (hit + m / C) / (float(cover) + m)
                     # The test (a logarithm per class) only for a would-be best.
                     if (best_t < 0 or _better(q, cover, t, best_q, best_c, best_t)) and (
                         not test or _significant(vec, float(cover), base_p, threshold, work)
