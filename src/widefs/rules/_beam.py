@@ -12,7 +12,9 @@ The kernels read the bins and static candidates of a ``CandidateTable``
 (:mod:`widefs.rules._table`, built once per fit). This module loads numba, so CN2 imports it
 on first use only; its kernels avoid what makes numba compile slowly (array-to-array slice
 assignment, typed containers, numba's generic sorts), because every fresh install compiles
-them once.
+them once. For the same reason the candidate generation is written inside ``beam_round``
+rather than in a compiled function of its own: numba optimizes and compiles a callee's
+code again inside every caller (measured: ~0.7 s less LLVM time on a first CN2 fit).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from widefs.rules._rule import EQ, LE
 
 __all__ = ["beam_round", "quality_of"]
 
-# Candidates examined one best-first extraction at a time before falling back to sorting
-# them all (wide beams or many duplicate conjunctions).
+# Candidates a round keeps, best first, on its first pass over them (a round that needs more,
+# with wide beams or many duplicate conjunctions, passes again keeping four times as many).
 _MAX_EXTRACTIONS = 64
 
 
@@ -138,184 +140,6 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _ranked_candidates(
-    bins,
-    y,
-    C,
-    feature_nominal,
-    feature_offset,
-    feature_n_bins,
-    feature_first_candidate,
-    walk_rows,
-    walk_bins,
-    cov,
-    lens,
-    member_counts,
-    max_len,
-    kind,
-    m,
-    target,
-    min_covered,
-    test,
-    base_p,
-    threshold,
-    o_owner,
-    o_sid,
-    o_cover,
-    o_quality,
-    o_index,
-):
-    """Generate every candidate specialization of a beam; keep the best in rank order.
-
-    The ``o_owner.size`` best (by :func:`_better`) are written to the ``o_*`` lists, best
-    first; nothing else is stored (a wide table has hundreds of thousands of candidates a
-    round). Each attribute is walked in value order (``walk_rows``/``walk_bins``, missing
-    values last or first with bin -1), so only the member's covered rows make thresholds.
-    Returns ``(n_candidates, n_kept, best, best_member, best_sid)``, ``best`` the generation
-    index of the best candidate passing the test (-1: none).
-    """
-    n = bins.shape[0]
-    F = walk_rows.shape[0]
-    B = cov.shape[0]
-    keep = o_owner.size
-    n_bins = 0
-    for f in range(F):
-        n_bins += feature_n_bins[f]
-    # A member's groups come from counting its rows into a (bins x classes) table when that
-    # is cheaper than walking every attribute's n values (narrow data, few covered rows).
-    counts = np.empty((n_bins, C), dtype=np.int64)
-    counts[:] = 0
-    group_bin = np.empty(n, dtype=np.intp)
-    group_counts = np.empty((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
-    group_counts[:] = 0
-    vec = np.empty(C, dtype=np.int64)
-    work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
-    n_ok = 0
-    kept = 0
-    best_t = -1
-    best_b = 0
-    best_s = 0
-    best_c = 0
-    best_q = 0.0
-    for b in range(B):
-        if max_len > 0 and lens[b] >= max_len:
-            continue  # complete: not specialized further
-        limit = 0
-        for c in range(C):
-            limit += member_counts[b, c]
-        covb = cov[b]
-        table = 2 * n_bins * C + limit * F < n * F
-        if table:
-            counts[:] = 0
-            for i in range(n):
-                if covb[i]:
-                    yi = y[i]
-                    for f in range(F):
-                        k = bins[i, f]
-                        if k >= 0:
-                            counts[k, yi] += 1
-        for f in range(F):
-            off = feature_offset[f]
-            nb = feature_n_bins[f]
-            # Groups: the distinct bins of the covered rows, in increasing order, with the
-            # cumulative class counts after each.
-            G = 0
-            if table:
-                for k in range(off, off + nb):
-                    present = 0
-                    for c in range(C):
-                        present += counts[k, c]
-                    if present > 0:
-                        for c in range(C):
-                            group_counts[G + 1, c] = group_counts[G, c] + counts[k, c]
-                        group_bin[G] = k
-                        G += 1
-            else:
-                rows_f = walk_rows[f]
-                bins_f = walk_bins[f]
-                for q in range(n):
-                    k = bins_f[q]
-                    i = rows_f[q]
-                    if k < 0 or not covb[i]:
-                        continue
-                    if G == 0 or group_bin[G - 1] != k:
-                        for c in range(C):
-                            group_counts[G + 1, c] = group_counts[G, c]
-                        group_bin[G] = k
-                        G += 1
-                    group_counts[G, y[i]] += 1
-            if G == 0:
-                continue
-            nominal = feature_nominal[f]
-            first = feature_first_candidate[f]
-            # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
-            for side in range(1 if nominal else 2):
-                for g in range(G):
-                    if nominal:
-                        for c in range(C):
-                            vec[c] = group_counts[g + 1, c] - group_counts[g, c]
-                    elif side == 0:
-                        for c in range(C):
-                            vec[c] = group_counts[g + 1, c]
-                    else:
-                        for c in range(C):
-                            vec[c] = group_counts[G, c] - group_counts[g + 1, c]
-                    cover = 0
-                    for c in range(C):
-                        cover += vec[c]
-                    if cover < min_covered or cover >= limit:
-                        continue
-                    t = n_ok
-                    n_ok += 1
-                    sid = first + side * nb + group_bin[g] - off
-                    if kind == 2:
-                        q = quality_of(vec, target, kind, m, work)
-                    else:
-                        # quality_of's Laplace / m-estimate, inline (the same operations).
-                        hit = vec[target] if target >= 0 else vec[0]
-                        if target < 0:
-                            for c in range(1, C):
-                                if vec[c] > hit:
-                                    hit = vec[c]
-                        if kind == 0:
-                            q = (hit + 1.0) / (float(cover) + C)
-                        else:
-                            q = (hit + m / C) / (float(cover) + m)
-                    # The test (a logarithm per class) only for a would-be best.
-                    if (best_t < 0 or _better(q, cover, t, best_q, best_c, best_t)) and (
-                        not test or _significant(vec, float(cover), base_p, threshold, work)
-                    ):
-                        best_t, best_b, best_s, best_c, best_q = t, b, sid, cover, q
-                    if kept == keep:
-                        w = keep - 1
-                        # Generation order breaks ties: a later candidate never beats an
-                        # equal one, so most candidates stop here.
-                        if keep == 0 or not _better(
-                            q, cover, t, o_quality[w], o_cover[w], o_index[w]
-                        ):
-                            continue
-                        pos = w
-                    else:
-                        pos = kept
-                        kept += 1
-                    while pos > 0 and _better(
-                        q, cover, t, o_quality[pos - 1], o_cover[pos - 1], o_index[pos - 1]
-                    ):
-                        o_owner[pos] = o_owner[pos - 1]
-                        o_sid[pos] = o_sid[pos - 1]
-                        o_cover[pos] = o_cover[pos - 1]
-                        o_quality[pos] = o_quality[pos - 1]
-                        o_index[pos] = o_index[pos - 1]
-                        pos -= 1
-                    o_owner[pos] = b
-                    o_sid[pos] = sid
-                    o_cover[pos] = cover
-                    o_quality[pos] = q
-                    o_index[pos] = t
-    return n_ok, kept, best_t, best_b, best_s, best_q
-
-
-@numba.njit(cache=True, nogil=True)
 def beam_round(
     bins,
     y,
@@ -369,20 +193,155 @@ def beam_round(
     n_picked = 0
     pos = 0  # candidates offered so far, in rank order
     size = _MAX_EXTRACTIONS
+    F = walk_rows.shape[0]
+    B = cov.shape[0]
+    n_bins = 0
+    for f in range(F):
+        n_bins += feature_n_bins[f]
+    # A member's groups come from counting its rows into a (bins x classes) table when that
+    # is cheaper than walking every attribute's n values (narrow data, few covered rows).
+    counts = np.empty((n_bins, C), dtype=np.int64)
+    counts[:] = 0
+    group_bin = np.empty(n, dtype=np.intp)
+    group_counts = np.empty((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
+    group_counts[:] = 0
+    vec = np.empty(C, dtype=np.int64)
+    work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
     while True:
-        # The ``size`` best candidates in rank order; a beam that needs more (many duplicate
-        # conjunctions, wide beams) generates them again keeping four times as many.
+        # Generate every candidate specialization, in order; keep the ``size`` best (by
+        # _better) in rank order in the o_* lists, and nothing else (a wide table has
+        # hundreds of thousands of candidates a round). Each attribute is walked in value
+        # order (walk_rows/walk_bins, missing values last or first with bin -1), so only the
+        # member's covered rows make thresholds. best_*: the best candidate passing the test.
         o_owner = np.empty(size, dtype=np.intp)
         o_sid = np.empty(size, dtype=np.intp)
         o_cover = np.empty(size, dtype=np.int64)
         o_quality = np.empty(size, dtype=np.float64)
         o_index = np.empty(size, dtype=np.intp)
-        n_ok, kept, best_t, best_b, best_s, best_q = _ranked_candidates(
-            bins, y, C, feature_nominal, feature_offset, feature_n_bins,
-            feature_first_candidate, walk_rows, walk_bins, cov, lens, member_counts, max_len,
-            kind, m, target, min_covered, test, base_p, threshold, o_owner, o_sid, o_cover,
-            o_quality, o_index,
-        )  # fmt: skip
+        keep = size
+        n_ok = 0
+        kept = 0
+        best_t = -1
+        best_b = 0
+        best_s = 0
+        best_c = 0
+        best_q = 0.0
+        for b in range(B):
+            if max_len > 0 and lens[b] >= max_len:
+                continue  # complete: not specialized further
+            limit = 0
+            for c in range(C):
+                limit += member_counts[b, c]
+            covb = cov[b]
+            table = 2 * n_bins * C + limit * F < n * F
+            if table:
+                counts[:] = 0
+                for i in range(n):
+                    if covb[i]:
+                        yi = y[i]
+                        for f in range(F):
+                            k = bins[i, f]
+                            if k >= 0:
+                                counts[k, yi] += 1
+            for f in range(F):
+                off = feature_offset[f]
+                nb = feature_n_bins[f]
+                # Groups: the distinct bins of the covered rows, in increasing order, with the
+                # cumulative class counts after each.
+                G = 0
+                if table:
+                    for k in range(off, off + nb):
+                        present = 0
+                        for c in range(C):
+                            present += counts[k, c]
+                        if present > 0:
+                            for c in range(C):
+                                group_counts[G + 1, c] = group_counts[G, c] + counts[k, c]
+                            group_bin[G] = k
+                            G += 1
+                else:
+                    rows_f = walk_rows[f]
+                    bins_f = walk_bins[f]
+                    for q in range(n):
+                        k = bins_f[q]
+                        i = rows_f[q]
+                        if k < 0 or not covb[i]:
+                            continue
+                        if G == 0 or group_bin[G - 1] != k:
+                            for c in range(C):
+                                group_counts[G + 1, c] = group_counts[G, c]
+                            group_bin[G] = k
+                            G += 1
+                        group_counts[G, y[i]] += 1
+                if G == 0:
+                    continue
+                nominal = feature_nominal[f]
+                first = feature_first_candidate[f]
+                # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
+                for side in range(1 if nominal else 2):
+                    for g in range(G):
+                        if nominal:
+                            for c in range(C):
+                                vec[c] = group_counts[g + 1, c] - group_counts[g, c]
+                        elif side == 0:
+                            for c in range(C):
+                                vec[c] = group_counts[g + 1, c]
+                        else:
+                            for c in range(C):
+                                vec[c] = group_counts[G, c] - group_counts[g + 1, c]
+                        cover = 0
+                        for c in range(C):
+                            cover += vec[c]
+                        if cover < min_covered or cover >= limit:
+                            continue
+                        t = n_ok
+                        n_ok += 1
+                        sid = first + side * nb + group_bin[g] - off
+                        if kind == 2:
+                            q = quality_of(vec, target, kind, m, work)
+                        else:
+                            # quality_of's Laplace / m-estimate, inline (the same operations).
+                            hit = vec[target] if target >= 0 else vec[0]
+                            if target < 0:
+                                for c in range(1, C):
+                                    if vec[c] > hit:
+                                        hit = vec[c]
+                            if kind == 0:
+                                q = (hit + 1.0) / (float(cover) + C)
+                            else:
+                                q = (hit + m / C) / (float(cover) + m)
+                        # The test (a logarithm per class) only for a would-be best.
+                        if (best_t < 0 or _better(q, cover, t, best_q, best_c, best_t)) and (
+                            not test or _significant(vec, float(cover), base_p, threshold, work)
+                        ):
+                            best_t, best_b, best_s, best_c, best_q = t, b, sid, cover, q
+                        if kept == keep:
+                            w = keep - 1
+                            # Generation order breaks ties: a later candidate never beats an
+                            # equal one, so most candidates stop here.
+                            if keep == 0 or not _better(
+                                q, cover, t, o_quality[w], o_cover[w], o_index[w]
+                            ):
+                                continue
+                            at = w
+                        else:
+                            at = kept
+                            kept += 1
+                        while at > 0 and _better(
+                            q, cover, t, o_quality[at - 1], o_cover[at - 1], o_index[at - 1]
+                        ):
+                            o_owner[at] = o_owner[at - 1]
+                            o_sid[at] = o_sid[at - 1]
+                            o_cover[at] = o_cover[at - 1]
+                            o_quality[at] = o_quality[at - 1]
+                            o_index[at] = o_index[at - 1]
+                            at -= 1
+                        o_owner[at] = b
+                        o_sid[at] = sid
+                        o_cover[at] = cover
+                        o_quality[at] = q
+                        o_index[at] = t
+        # Offer the kept candidates in rank order; conjunctions already picked are skipped.
         while n_picked < beam_width and pos < kept:
             j = pos
             pos += 1
