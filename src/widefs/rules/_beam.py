@@ -223,7 +223,7 @@ def beam_round(
         kept = 0
         best_t = -1
         best_b = 0
-        best_s = 0
+        best_s = np.int64(0)  # (not a literal: one compiled _merge and _cover_rows)
         best_c = 0
         best_q = 0.0
         for b in range(B):
