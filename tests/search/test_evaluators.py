@@ -1,5 +1,6 @@
 """Leave-one-out evaluators against brute-force refitting (explicit loops and scikit-learn)."""
 
+import contextlib
 from collections import Counter
 
 import numpy as np
@@ -987,6 +988,63 @@ def test_score_moves_keeps_the_first_best_exactly(seed, kind):
     assert pruned_any  # the bound is active on these problems
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("shared", [False, True])
+def test_score_moves_with_a_baseline_keeps_every_move_that_reaches_it(seed, shared):
+    """With ``baseline`` (predictions to beat), a move is abandoned (-inf) only when it has
+    fewer weighted successes than the baseline or than the first best; every move that
+    reaches the baseline keeps its exact score, so a step taken only on an improvement
+    decides as before. ``shared``: the vote over stored neighbour lists (third request)."""
+    from widefs.utils import sharing_label_free_work
+
+    rng = np.random.default_rng(seed)
+    n, p = 36, 50
+    X = rng.integers(0, 4, size=(n, p)).astype(float) + rng.normal(0, 0.2, size=(n, p)).round(1)
+    y = rng.integers(0, 2, size=n)
+    crit = Criterion(y, target=[None, 1][seed % 2], kind="balanced")
+    weight, want, negate = crit.row_weights()
+
+    def count(pred):
+        return (((pred == want) != negate) * weight).sum(axis=-1)
+
+    abandoned_any = False
+    with sharing_label_free_work() if shared else contextlib.nullcontext():
+        for k in (1, 3):
+            ev = KNNLeaveOneOut(X, y, 2, np.zeros(p, bool), crit.rows, n_neighbors=k)
+            for size in (1, 3):
+                current = np.zeros(p, bool)
+                current[rng.choice(p, size, replace=False)] = True
+                D = ev.initial_state(current)
+                cands = np.flatnonzero(~current)
+                full_pred = ev.predict_moves(D, cands, True)
+                full, counts = crit.score(full_pred), count(full_pred)
+                perfect = np.where(negate, 1 - want, want)  # every row a success
+                # The current predictions, changed, the best move's own (a tie), perfect.
+                for flips in (0, 2, 6, "best", None):
+                    if flips == "best":
+                        base = full_pred[int(np.argmax(full))].copy()
+                    else:
+                        base = ev.predict_state(D) if flips is not None else perfect.copy()
+                    if flips and flips != "best":
+                        rows = rng.choice(n, flips, replace=False)
+                        base[rows] = 1 - base[rows]
+                    floor = count(base)
+                    for _ in range(3 if shared else 1):  # a third request votes stored lists
+                        got = ev.score_moves(D, cands, True, crit, baseline=base)
+                    kept = np.isfinite(got)
+                    np.testing.assert_array_equal(got[kept], full[kept])
+                    assert np.all(counts[kept] >= floor)  # only what reaches it is finished
+                    # Abandoned: below the baseline or below the first best.
+                    b = int(np.argmax(full))
+                    assert np.all((counts[~kept] < floor) | (full[~kept] < full[b]))
+                    if counts.max() >= floor:  # some move reaches it: the argmax is exact
+                        assert int(np.argmax(got)) == b and got[b] == full[b]
+                    abandoned_any |= bool(
+                        ((~kept) & (counts < floor) & (counts == counts.max())).any()
+                    )
+    assert abandoned_any  # a best move below the baseline was abandoned: the floor acts
+
+
 def test_score_moves_default_is_the_criterion_of_the_predictions():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(20, 6))
@@ -1011,7 +1069,7 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     knn_candidate_neighbours(
         np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, weight, want, negate,
-        np.empty((0, 6, 1), np.int32), votes,
+        np.int64(-1), np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[0].tolist() == y.tolist()
     # 0 of 1 so far + 5 rows left < 6: abandoned after row 0, nothing more written.
@@ -1021,7 +1079,7 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     knn_candidate_neighbours(
         np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, empty, empty,
-        np.empty(0, bool), np.empty((0, 6, 1), np.int32), votes,
+        np.empty(0, bool), np.int64(-1), np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[1, 0] == 1 and np.all(votes[1] >= 0)
 

@@ -234,8 +234,8 @@ class Criterion:
         return 0.5 * (recall + specificity)
 
 
-# The ``weight, want, negate`` of an unbounded kNN kernel pass: every row voted.
-_NO_BOUND = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool))
+# The ``weight, want, negate, floor`` of an unbounded kNN kernel pass: every row voted.
+_NO_BOUND = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool), np.int64(-1))
 
 
 def _split(n: int, n_jobs) -> list[np.ndarray]:
@@ -371,7 +371,7 @@ class _Evaluator:
         """
         raise NotImplementedError
 
-    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None):
+    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None, baseline=None):
         """Criterion scores after adding (removing) each candidate, for a greedy step.
 
         ``criterion.score(predict_moves(...))``, except that a move that provably cannot be
@@ -388,6 +388,12 @@ class _Evaluator:
             Scores predictions of ``rows``.
         n_jobs : int, default=None
             As for :meth:`predict_moves`.
+        baseline : ndarray of int, shape (len(rows),), optional
+            Predictions to beat (for example the current subset's). A move that provably
+            scores below them (fewer of ``criterion``'s weighted successes, see
+            :meth:`Criterion.row_weights`) may then get ``-inf`` even when no move does
+            better: the argmax and its score are exact whenever some move scores at least
+            as high as the baseline. For a step taken only when it improves the score.
 
         Returns
         -------
@@ -653,12 +659,17 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         return self._moves(state, candidates, add, n_jobs)
 
-    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None):
+    def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None, baseline=None):
         # A position met once is voted row by row with a bound (see the kernel): a
-        # candidate that can no longer reach the best complete one is abandoned.
+        # candidate that can no longer reach the best complete one (or the baseline's
+        # count of successes) is abandoned.
         bound = _NO_BOUND
         if np.array_equal(criterion.rows, self.rows):
-            bound = tuple(np.ascontiguousarray(a) for a in criterion.row_weights())
+            weight, want, negate = (np.ascontiguousarray(a) for a in criterion.row_weights())
+            floor = -1
+            if baseline is not None and weight.size:
+                floor = int(weight[(np.asarray(baseline) == want) != negate].sum())
+            bound = (weight, want, negate, np.int64(floor))
         pred = self._moves(state, candidates, add, n_jobs, bound)
         scores = np.asarray(criterion.score(pred), dtype=np.float64)
         if pred.size:
@@ -740,14 +751,14 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
-        weight, want, negate = bound
+        weight, want, negate, floor = bound
 
         def work(idx):
             part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
             lists, preds = (no_lists, part) if votes else (part, no_votes)
             kernel(
                 D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
-                self.n_classes, weight, want, negate, lists, preds,
+                self.n_classes, weight, want, negate, floor, lists, preds,
             )  # fmt: skip
             return idx, part
 

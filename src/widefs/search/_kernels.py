@@ -56,7 +56,22 @@ def _winner(nearest, y, counts):
 
 @njit(cache=True, nogil=True)
 def knn_candidate_neighbours(
-    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes, weight, want, negate, out, votes
+    D,
+    order,
+    XT,
+    nominal,
+    cands,
+    sign,
+    rows,
+    kk,
+    y,
+    n_classes,
+    weight,
+    want,
+    negate,
+    floor,
+    out,
+    votes,
 ):
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
@@ -88,6 +103,9 @@ def knn_candidate_neighbours(
         it to the best complete candidate of this call: its ``votes`` row then starts
         with -1 (the rest is unspecified). A search that keeps the first best candidate
         gets the same answer.
+    floor : int64, with the bound: the best to start from (-1: none). A candidate that
+        cannot reach it is abandoned too, even when no candidate can (its score then only
+        matters if it reaches the floor: the caller's baseline).
     votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
         class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
@@ -105,7 +123,7 @@ def knn_candidate_neighbours(
     # left[s]: the most the rows from position s on can add; best: the best complete score.
     R = rows.size
     seq, fails, left = _bound_state(R)
-    best = np.int64(-1)  # (not a literal: one compiled _hopeless)
+    best = floor
     for t in range(cands.size):
         if bound and t % _RERANK == 0:
             _rerank(seq, fails, left, weight)
@@ -204,17 +222,17 @@ def _hopeless(v, r, step, weight, want, negate, fails, left, score, best):
 
 
 @njit(cache=True, nogil=True)
-def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, out):
+def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor, out):
     """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
     (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
-    tie to the nearest tied class. ``weight, want, negate``: the bound of
-    :func:`knn_candidate_neighbours` (all empty: every row voted)."""
+    tie to the nearest tied class. ``weight, want, negate, floor``: the bound of
+    :func:`knn_candidate_neighbours` (all three arrays empty: every row voted)."""
     counts = np.empty(n_classes, dtype=np.int64)
     counts[:] = 0
     R = positions.size
     bound = weight.size == R and R > 0
     seq, fails, left = _bound_state(R)
-    best = np.int64(-1)  # (not a literal: one compiled _hopeless)
+    best = floor
     for t in range(neighbours.shape[0]):
         if bound and t % _RERANK == 0:
             _rerank(seq, fails, left, weight)

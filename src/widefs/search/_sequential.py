@@ -217,7 +217,10 @@ class SequentialSelector(WrapperSelector):
             if not forward and (size == 1 or (target is not None and size <= target)):
                 break
             cands = np.flatnonzero(mask != forward)
-            scores = ev.score_moves(state, cands, forward, crit, n_jobs=self.n_jobs)
+            # A forward step of "auto" is taken only when it beats the current subset (tol
+            # >= 0): moves that provably score below it need not be evaluated to the end.
+            beat = ev.predict_state(state) if forward and target is None and size > 0 else None
+            scores = ev.score_moves(state, cands, forward, crit, n_jobs=self.n_jobs, baseline=beat)
             b = int(np.argmax(scores))  # first maximum: the lowest feature index
             new = float(scores[b])
             if target is None and size > 0:
