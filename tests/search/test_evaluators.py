@@ -1116,3 +1116,33 @@ def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
                     pruned += int((~kept).sum())
         assert cache.hits > 0
     assert pruned > 0
+
+
+def test_forward_auto_passes_the_current_subsets_predictions_as_baseline(monkeypatch):
+    """SequentialSelector's forward "auto" steps give score_moves the current subset's
+    predictions (whose score is the current score); the selection is the one without."""
+    from widefs.search import SequentialSelector
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 40))
+    y = (X[:, 3] + X[:, 7] + 0.5 * rng.normal(size=30) > 0).astype(int)
+    seen = []
+    original = KNNLeaveOneOut.score_moves
+
+    def spy(self, state, cands, add, crit, n_jobs=None, baseline=None):
+        if baseline is not None:
+            seen.append(float(crit.score(baseline)))
+        return original(self, state, cands, add, crit, n_jobs=n_jobs, baseline=baseline)
+
+    monkeypatch.setattr(KNNLeaveOneOut, "score_moves", spy)
+    sel = SequentialSelector(n_neighbors=1).fit(X, y)
+    history = [h["score"] for h in sel.history_]
+    assert len(seen) == len(history) >= 2  # every step after the first had a baseline
+    assert seen == history  # each baseline scores as the subset it came from
+
+    def plain(self, state, cands, add, crit, n_jobs=None, baseline=None):
+        return original(self, state, cands, add, crit, n_jobs=n_jobs)
+
+    monkeypatch.setattr(KNNLeaveOneOut, "score_moves", plain)
+    ref = SequentialSelector(n_neighbors=1).fit(X, y)
+    np.testing.assert_array_equal(sel.get_support(), ref.get_support())

@@ -219,7 +219,11 @@ class SequentialSelector(WrapperSelector):
             cands = np.flatnonzero(mask != forward)
             # A forward step of "auto" is taken only when it beats the current subset (tol
             # >= 0): moves that provably score below it need not be evaluated to the end.
-            beat = ev.predict_state(state) if forward and target is None and size > 0 else None
+            beat = None
+            if forward and target is None and size > 0:
+                beat = ev.predict_state(state)
+                if float(crit.score(beat)) != current:  # (they agree: the same LOO vote)
+                    beat = None
             scores = ev.score_moves(state, cands, forward, crit, n_jobs=self.n_jobs, baseline=beat)
             b = int(np.argmax(scores))  # first maximum: the lowest feature index
             new = float(scores[b])
