@@ -116,8 +116,7 @@ def knn_candidate_neighbours(
     bound = voting and weight.size == rows.size and rows.size > 0
     bestd = np.empty(kk, dtype=np.float64)
     besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
-    counts = np.empty(n_classes, dtype=np.int64)
-    counts[:] = 0
+    counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
     # Bounded: rows in the order ``seq``, the rows most candidates so far failed first (so
     # that a hopeless candidate is abandoned early), re-ranked every _RERANK candidates;
     # left[s]: the most the rows from position s on can add; best: the best complete score.
@@ -227,8 +226,7 @@ def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor
     (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
     tie to the nearest tied class. ``weight, want, negate, floor``: the bound of
     :func:`knn_candidate_neighbours` (all three arrays empty: every row voted)."""
-    counts = np.empty(n_classes, dtype=np.int64)
-    counts[:] = 0
+    counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
     R = positions.size
     bound = weight.size == R and R > 0
     seq, fails, left = _bound_state(R)
@@ -261,8 +259,7 @@ def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, sorted_rows, out
     large k), or ``(0, 0)``: the nearest are then found by insertion.
     """
     n = D.shape[1]
-    counts = np.empty(n_classes, dtype=np.int64)
-    counts[:] = 0
+    counts = np.empty(n_classes, dtype=np.int64)  # zeroed for each row
     first = np.empty(n_classes, dtype=np.int64)
     kmax = ks[ks.size - 1] if ks[ks.size - 1] < n else n
     small = sorted_rows.shape[0] != rows.size

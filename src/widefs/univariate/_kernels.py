@@ -20,8 +20,7 @@ def gnb_binary_errors(da, db, dc, x_t, y_val):
     """
     L, B = da.shape
     V = x_t.shape[1]
-    out = np.empty((L, B), dtype=np.int64)
-    out[:] = 0
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
     for j in range(B):
         for lab in range(L):
             a = da[lab, j]
@@ -47,8 +46,7 @@ def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
     """
     L, C, B = qa.shape
     V = x_t.shape[1]
-    out = np.empty((L, B), dtype=np.int64)
-    out[:] = 0
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
     for j in range(B):
         for lab in range(L):
             wrong = 0
@@ -83,10 +81,8 @@ def stump_errors(order, valid, thr, y_train, total, x_val_t, y_val, n_classes):
     L = y_train.shape[0]
     V = x_val_t.shape[1]
     C = n_classes
-    out = np.empty((L, B), dtype=np.int64)
-    out[:] = 0
-    counts = np.empty(C, dtype=np.int64)
-    counts[:] = 0
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
+    counts = np.empty(C, dtype=np.int64)  # zeroed for each feature
     best_counts = np.empty(C, dtype=np.int64)
     best_counts[:] = 0
     for lab in range(L):
