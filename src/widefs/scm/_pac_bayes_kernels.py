@@ -6,7 +6,9 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, nogil=True)
+# Inlined at numba IR level into both steps, not compiled on its own: a first PAC-Bayes fit
+# executes ~3% fewer instructions (cachegrind), the fit is as fast.
+@numba.njit(inline="always")
 def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
     """Distinct active values (``go``; shifted by lo in ``gv``) and class-wise prefix sums of w and w*x.
 

@@ -35,9 +35,12 @@ _RERANK = 32
 # to compile), no literal-argument calls that make a second specialization, no sort (a
 # large k gets its order from numpy's stable argsort), and one distance kernel (the
 # training matrix is the cross distances of the training rows with themselves).
+# The small helpers below are inlined at numba IR level (inline="always") instead of
+# compiled as functions of their own: a first CEFS fit executes ~3% fewer instructions
+# (cachegrind). Inlining CN2's beam helpers the same way measured 6-20% more.
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _winner(nearest, y, counts):
     """Majority class among ``nearest``; a vote tie goes to the nearest tied class."""
     counts[:] = 0
@@ -179,7 +182,7 @@ def knn_candidate_neighbours(
             best = score
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _bound_state(R):
     """A bound's row order (``0..R-1``), failure counts and remaining-weight sums."""
     seq = np.empty(R, dtype=np.int64)
@@ -192,7 +195,7 @@ def _bound_state(R):
     return seq, fails, left
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _rerank(seq, fails, left, weight):
     """Order ``seq`` by failures, most first (stable insertion sort), and set ``left``."""
     R = seq.size
@@ -208,7 +211,7 @@ def _rerank(seq, fails, left, weight):
         left[step] = left[step + 1] + weight[seq[step]]
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
 def _hopeless(v, r, step, weight, want, negate, fails, left, score, best):
     """Row ``r`` (the ``step``-th voted) voted ``v``: the score plus its weight on a success
     (a failure is counted otherwise), and whether even success on every row left could not
