@@ -13,9 +13,7 @@ heavy); and prints the score ``killed / (killed + survived + timeout + no tests)
 ``mutmut results`` / ``mutmut show NAME`` inside that directory list and show survivors.
 
 mutmut 3 never mutates decorated functions, so the numba kernels (``@numba.njit``) are
-out of its reach. ``scm/_bounds.py`` is special: its ``dyadic_search`` is also jitted by
-the Occam kernels, and a mutated module (mutmut rewrites every function into a
-trampoline) cannot be compiled by numba, so that module runs with ``NUMBA_DISABLE_JIT=1``.
+out of its reach.
 """
 
 from __future__ import annotations
@@ -39,9 +37,9 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
             "tests/scm/test_bounds.py",
             "tests/scm/test_bounds_messages.py",
             "tests/scm/test_estimator_bounds.py",
-            "tests/scm/test_occam_kernels.py",
+            "tests/scm/test_occam_scan.py",
         ],
-        {"NUMBA_DISABLE_JIT": "1"},
+        {},
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
     "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),

@@ -16,8 +16,15 @@ from widefs.scm import (
     pac_bayes_bound,
     sample_compression_bound,
 )
-from widefs.scm._bounds import MAX_BITS
-from widefs.scm._occam_kernels import dyadic_bits_nb as _dyadic_bits_nb
+from widefs.scm._bounds import MAX_BITS, dyadic_search
+
+
+def _dyadic_many(a, b, lo, hi):
+    """The vectorized search (the Occam scan's) on one interval, among decoys around it."""
+    bits, t = dyadic_search([0.1, a, 0.3], [0.2, b, 0.7], [0.0, lo, 0.0], [1.0, hi, 1.0])
+    assert bits.shape == t.shape == (3,) and bits[0] == 2 and bits[2] == 0
+    return int(bits[1]), float(t[1])
+
 
 mp.mp.dps = 50
 
@@ -203,7 +210,7 @@ def test_dyadic_bits_is_the_shortest_code(a, b, lo, hi):
     bits, t = dyadic_bits(a, b, lo, hi)
     exact_bits, exact_t = _dyadic_exact(a, b, lo, hi)
     assert bits == exact_bits and Fraction(t) == exact_t
-    assert _dyadic_bits_nb(a, b, lo, hi) == (bits, t)
+    assert _dyadic_many(a, b, lo, hi) == (bits, t)
     j = round(((t - lo) / (hi - lo) * 2 ** (bits + 1) + 1) / 2)
     assert dyadic_threshold(lo, hi, bits, j) == t
 
@@ -214,7 +221,7 @@ def test_dyadic_bits_up_to_max_bits(bits):
     # ``bits`` bits (the coarser grids' points 2 / 2^(bits+1) and 4 / 2^(bits+1) miss it).
     # Powers of two, so the float arithmetic is exact. Past MAX_BITS = 62: (-1, nan).
     a, b = Fraction(3, 2 ** (bits + 1)), Fraction(4, 2 ** (bits + 1))
-    for search in (dyadic_bits, _dyadic_bits_nb):
+    for search in (dyadic_bits, _dyadic_many):
         got_bits, t = search(float(a), float(b), 0.0, 1.0)
         if bits <= MAX_BITS:
             assert (got_bits, Fraction(t)) == (bits, a)
@@ -225,7 +232,7 @@ def test_dyadic_bits_up_to_max_bits(bits):
     assert got_bits == (bits if bits <= MAX_BITS else -1)
 
 
-def test_dyadic_bits_random_agrees_with_numba():
+def test_dyadic_bits_random_agrees_with_vectorized_search():
     rng = np.random.default_rng(0)
     for _ in range(300):
         lo, hi = sorted(rng.normal(size=2) * 10.0 ** rng.integers(-5, 5))
@@ -234,7 +241,7 @@ def test_dyadic_bits_random_agrees_with_numba():
             continue
         bits, t = dyadic_bits(a, b, lo, hi)
         assert bits >= 0 and a <= t < b
-        assert _dyadic_bits_nb(a, b, lo, hi) == (bits, t)
+        assert _dyadic_many(a, b, lo, hi) == (bits, t)
         # No shorter code has a grid point in [a, b): the nearest odd multiple at each
         # shorter length is checked in exact arithmetic.
         fa, fb, flo, fhi = map(Fraction, (a, b, lo, hi))

@@ -181,29 +181,43 @@ def dyadic_bits(a: float, b: float, lo: float, hi: float) -> tuple[int, float]:
     return int(bits), float(t)
 
 
-def dyadic_search(a: float, b: float, lo: float, hi: float):
-    """The search of :func:`dyadic_bits`, without input checks.
+def dyadic_search(a, b, lo, hi):
+    """The search of :func:`dyadic_bits` for many intervals at once, without input checks.
 
-    Written so that numba compiles it as is: the Occam kernels jit this very function,
-    so the learner and :func:`dyadic_bits` make the same float operations.
+    ``a, b, lo, hi`` broadcast against each other. Returns ``(bits, t)``: an int64 and a
+    float64 array of the broadcast shape, ``(-1, nan)`` where no grid point up to
+    :data:`MAX_BITS` bits lies in ``[a, b)``. Every interval goes through the same float
+    operations as a one-interval search would: the Occam learner scores every cut with this
+    function and codes the chosen one with :func:`dyadic_bits`.
     """
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, lo, hi)))
+    shape = arrays[0].shape
+    a, b, lo, hi = (v.ravel() for v in arrays)
     width = hi - lo
+    bits_out = np.full(a.size, -1, dtype=np.int64)
+    t_out = np.full(a.size, np.nan)
+    todo = np.arange(a.size)  # intervals with no grid point found yet
     for bits in range(MAX_BITS + 1):
+        if todo.size == 0:
+            break
+        at, bt, lot, wt = a[todo], b[todo], lo[todo], width[todo]
         scale = 2.0 ** (bits + 1)
-        k = np.ceil((a - lo) / width * scale)
-        if k % 2.0 == 0.0:
-            k += 1.0
-        # Float rounding can put the computed point just below a: step to the next odd k.
+        k = np.ceil((at - lot) / wt * scale)
+        k[k % 2.0 == 0.0] += 1.0
+        found = np.zeros(todo.size, dtype=bool)
+        live = np.ones(todo.size, dtype=bool)
+        # Float rounding can put the computed point just below a: try the next odd k too.
         for step in range(2):
             kk = k + 2.0 * step
-            if kk > scale - 1.0:
-                break
-            t = lo + width * kk / scale
-            if a <= t < b:
-                return bits, t
-            if t >= b:
-                break
-    return -1, np.nan
+            live &= ~(kk > scale - 1.0)
+            t = lot + wt * kk / scale
+            hit = live & (at <= t) & (t < bt)
+            bits_out[todo[hit]] = bits
+            t_out[todo[hit]] = t[hit]
+            found |= hit
+            live &= ~hit & ~(t >= bt)
+        todo = todo[~found]
+    return bits_out.reshape(shape), t_out.reshape(shape)
 
 
 def occam_bound(

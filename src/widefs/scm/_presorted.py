@@ -1,4 +1,4 @@
-"""Presorted blocks of columns for the greedy engines that scan sorted rows with numba.
+"""Presorted blocks of columns for the greedy engines that scan sorted rows (Occam, PAC-Bayes).
 
 The Occam and PAC-Bayes greedies score, at every step, every cut of every feature's
 sorted row. In memory the presort (:class:`widefs.stumps.SortedFeatures`) is built once,
