@@ -71,7 +71,8 @@ _BLOCK_ELEMENTS = 4_000_000  # floats per temporary block in the naive Bayes mov
 # Neighbour lists shared across relabellings hold at least this many neighbours, so that
 # searches whose k was chosen per relabelling (from CLASS_K_GRID, say) share them.
 _SHARED_MIN_K = 10
-# Up to this many neighbours the kNN vote finds them by insertion; beyond, numpy sorts.
+# Up to this many neighbours the leave-one-out vote finds them by insertion; beyond, numpy
+# sorts each row of the distances first.
 _INSERTION_MAX_K = 32
 
 
@@ -457,18 +458,21 @@ class _KNNData:
         """Training examples."""
         return self.XT.shape[1]
 
-    def _vote(self, D, rows, exclude_self, ks) -> NDArray[np.int64]:
-        """kNN predictions from distances ``D`` for each k of ``ks`` (ascending)."""
-        out = np.empty((ks.size, rows.size), dtype=np.int64)
-        if ks.size and ks[-1] > _INSERTION_MAX_K:
-            # Many neighbours: each query's full order (insertion would cost k per row).
-            sorted_rows = np.argsort(D[rows] if exclude_self else D, axis=1, kind="stable")
-        else:
-            sorted_rows = np.empty((0, 0), dtype=np.int64)
-        _kernels().knn_from_distances(
-            D, rows, exclude_self, self.y, ks, self.n_classes, sorted_rows, out
-        )
-        return out
+    def _vote_queries(self, D, k) -> NDArray[np.int64]:
+        """kNN predictions of queries from their distances ``D`` to the training rows.
+
+        Each query's k nearest (equal distances: the lower index first) vote; a vote tie
+        goes to the tied class met first in that order.
+        """
+        nq = D.shape[0]
+        k = max(1, min(int(k), D.shape[1]))
+        nearest = np.argsort(D, axis=1, kind="stable")[:, :k]
+        labels = self.y[nearest]
+        counts = np.zeros((nq, self.n_classes), dtype=np.int64)
+        np.add.at(counts, (np.arange(nq)[:, None], labels), 1)
+        met = np.take_along_axis(counts, labels, axis=1)  # each neighbour's class count
+        first_top = np.argmax(met == counts.max(axis=1, keepdims=True), axis=1)
+        return labels[np.arange(nq), first_top]
 
 
 class KNNLeaveOneOut(_KNNData, _Evaluator):
@@ -632,12 +636,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         -------
         pred : ndarray of int, shape (len(ks), len(rows))
         """
-        ks = np.asarray(ks, dtype=np.int64)
-        order = np.argsort(ks, kind="stable")
-        out = self._vote(np.ascontiguousarray(D), self.rows, True, ks[order])
-        result = np.empty_like(out)
-        result[order] = out
-        return result
+        return self._loo_votes(np.ascontiguousarray(D), np.asarray(ks, dtype=np.int64))
 
     def predict_states(self, Ds) -> NDArray[np.int64]:
         """Predictions for a stack of states.
@@ -653,7 +652,39 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         ks = np.array([self.n_neighbors], dtype=np.int64)
         out = np.empty((len(Ds), self.rows.size), dtype=np.int64)
         for b, D in enumerate(Ds):
-            out[b] = self._vote(np.ascontiguousarray(D), self.rows, True, ks)[0]
+            out[b] = self._loo_votes(np.ascontiguousarray(D), ks)[0]
+        return out
+
+    def _loo_votes(self, D, ks) -> NDArray[np.int64]:
+        """Leave-one-out votes of ``rows`` on ``D`` for each k of ``ks``.
+
+        The candidate kernel with one move that changes nothing (a constant column: every
+        distance stays bitwise the same) lists each row's nearest, which the vote kernel
+        turns into predictions: the kernels of the search's moves, so a run compiles no
+        third one. Beyond ``_INSERTION_MAX_K`` neighbours the rows of ``D`` are sorted
+        first, so that the kernel's scan stops after the k nearest.
+        """
+        n = self.n_samples
+        R = self.rows.size
+        out = np.zeros((ks.size, R), dtype=np.int64)
+        if n < 2 or R == 0:
+            return out  # no other example votes: class 0
+        K = int(np.clip(ks.max(initial=1), 1, n - 1))
+        if K > _INSERTION_MAX_K:
+            order = np.argsort(D, axis=1, kind="stable")
+        else:
+            order = np.empty((0, 0), dtype=np.int64)
+        lists = np.empty((1, R, K), dtype=np.int32)
+        no_change = (np.zeros((1, n)), np.zeros(1, dtype=bool), np.zeros(1, dtype=np.int64))
+        kern = _kernels()
+        kern.knn_candidate_neighbours(
+            D, order, *no_change, 1.0, self.rows, K, self.y, self.n_classes, *_NO_BOUND,
+            lists, np.empty((0, R), dtype=np.int64),
+        )  # fmt: skip
+        positions = np.arange(R, dtype=np.int64)
+        for j, k in enumerate(ks):
+            kk = int(np.clip(k, 1, n - 1))
+            kern.knn_vote(lists, positions, self.y, self.n_classes, kk, *_NO_BOUND, out[j : j + 1])
         return out
 
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
@@ -836,8 +867,7 @@ class KNNModel(_KNNData, _SubsetModel):
         nq = QT.shape[1]
         D = np.empty((nq, self.n_samples), dtype=np.float64)
         _kernels().cross_distances(QT, self.XT, self.nominal, self.cols, D)
-        ks = np.array([self.n_neighbors], dtype=np.int64)
-        return self._vote(D, np.arange(nq, dtype=np.int64), False, ks)[0]
+        return self._vote_queries(D, self.n_neighbors)
 
 
 def _gaussian_loglik(x, mean, var):

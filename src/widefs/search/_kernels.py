@@ -22,7 +22,6 @@ from numba import njit
 __all__ = [
     "cross_distances",
     "knn_candidate_neighbours",
-    "knn_from_distances",
     "knn_vote",
     "update_distances",
 ]
@@ -248,84 +247,6 @@ def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor
                     break
         if bound and out[t, 0] >= 0 and score > best:
             best = score
-
-
-@njit(cache=True, nogil=True)
-def knn_from_distances(D, rows, exclude_self, y, ks, n_classes, sorted_rows, out):
-    """kNN predictions for several k from one distance matrix.
-
-    Row ``r`` of ``D`` holds the distances of query ``rows[r]`` (when ``exclude_self``,
-    ``D`` is the square training matrix and the query itself is left out: leave-one-out)
-    to every training example. ``ks`` must be sorted ascending; ``out`` is
-    ``(len(ks), len(rows))``. ``sorted_rows`` is ``(len(rows), n)``, each query's training
-    examples by increasing distance, ties by index (``np.argsort(kind="stable")``, for a
-    large k), or ``(0, 0)``: the nearest are then found by insertion.
-    """
-    n = D.shape[1]
-    counts = np.empty(n_classes, dtype=np.int64)  # zeroed for each row
-    first = np.empty(n_classes, dtype=np.int64)
-    kmax = ks[ks.size - 1] if ks[ks.size - 1] < n else n
-    small = sorted_rows.shape[0] != rows.size
-    bestd = np.empty(kmax, dtype=np.float64)
-    besti = np.empty(kmax, dtype=np.int64)
-    for r in range(rows.size):
-        i = rows[r]
-        drow = D[i] if exclude_self else D[r]
-        if small:
-            # The kmax nearest by insertion, ordered like a stable sort (equal distances
-            # keep the lower index first); the walk below never goes past them. Written out
-            # as in knn_candidate_neighbours on purpose: a shared jitted helper measured 7x slower.
-            m = 0
-            for j in range(n):
-                if exclude_self and j == i:
-                    continue
-                d = drow[j]
-                if m < kmax:
-                    pos = m
-                    m += 1
-                elif d < bestd[kmax - 1]:
-                    pos = kmax - 1
-                else:
-                    continue
-                while pos > 0 and bestd[pos - 1] > d:
-                    bestd[pos] = bestd[pos - 1]
-                    besti[pos] = besti[pos - 1]
-                    pos -= 1
-                bestd[pos] = d
-                besti[pos] = j
-            order = besti[:m]
-        else:
-            order = sorted_rows[r]
-        counts[:] = 0
-        first[:] = n + 1
-        q = 0  # neighbours taken so far
-        pos = 0  # position in the sorted order
-        ki = 0
-        while ki < ks.size:
-            limit = n - 1 if exclude_self else n
-            target = ks[ki] if ks[ki] < limit else limit
-            while q < target and pos < order.size:
-                j = order[pos]
-                pos += 1
-                if exclude_self and j == i:
-                    continue
-                c = y[j]
-                counts[c] += 1
-                if first[c] > q:
-                    first[c] = q
-                q += 1
-            top = 0
-            for c in range(n_classes):
-                if counts[c] > top:
-                    top = counts[c]
-            win = 0
-            best_first = n + 2
-            for c in range(n_classes):
-                if counts[c] == top and first[c] < best_first:
-                    best_first = first[c]
-                    win = c
-            out[ki, r] = win
-            ki += 1
 
 
 @njit(cache=True, nogil=True)
