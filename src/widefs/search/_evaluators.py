@@ -237,6 +237,7 @@ class Criterion:
 
 # The ``weight, want, negate, floor`` of an unbounded kNN kernel pass: every row voted.
 _NO_BOUND = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool), np.int64(-1))
+_EMPTY_ORDER = np.empty((0, 0), dtype=np.int64)  # no scan order: every example in index order
 
 
 def _split(n: int, n_jobs) -> list[np.ndarray]:
@@ -523,6 +524,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         # with the evaluators of the other relabellings.
         self._shared = label_free_cache()
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
+        self._no_change = None  # _loo_votes' constant column, built on first use
 
     def distances(self, cols) -> NDArray[np.float64]:
         """Squared distances between all training rows on ``cols`` (summed in that order).
@@ -649,39 +651,62 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         -------
         pred : ndarray of int, shape (m, len(rows))
         """
-        ks = np.array([self.n_neighbors], dtype=np.int64)
         out = np.empty((len(Ds), self.rows.size), dtype=np.int64)
+        if self.n_samples < 2 or self.rows.size == 0 or self.n_neighbors > _INSERTION_MAX_K:
+            ks = np.array([self.n_neighbors], dtype=np.int64)
+            for b, D in enumerate(Ds):
+                out[b] = self._loo_votes(np.ascontiguousarray(D), ks)[0]
+            return out
+        # The genetic algorithm's hot path: one kernel call per state, votes written in place.
+        K = min(max(self.n_neighbors, 1), self.n_samples - 1)
+        xt, nominal, cands, _ = self._no_change_move()
+        lists = np.empty((0, self.rows.size, K), dtype=np.int32)
+        kernel = _kernels().knn_candidate_neighbours
         for b, D in enumerate(Ds):
-            out[b] = self._loo_votes(np.ascontiguousarray(D), ks)[0]
+            kernel(
+                np.ascontiguousarray(D), _EMPTY_ORDER, xt, nominal, cands, 0.0, self.rows, K,
+                self.y, self.n_classes, *_NO_BOUND, lists, out[b : b + 1],
+            )  # fmt: skip
         return out
+
+    def _no_change_move(self):
+        """A constant column (as ``XT``, ``nominal``, ``cands``) and the rows' positions."""
+        if self._no_change is None:
+            self._no_change = (
+                np.zeros((1, self.n_samples)),
+                np.zeros(1, dtype=bool),
+                np.zeros(1, dtype=np.int64),
+                np.arange(self.rows.size, dtype=np.int64),
+            )
+        return self._no_change
 
     def _loo_votes(self, D, ks) -> NDArray[np.int64]:
         """Leave-one-out votes of ``rows`` on ``D`` for each k of ``ks``.
 
-        The candidate kernel with one move that changes nothing (a constant column: every
-        distance stays bitwise the same) lists each row's nearest, which the vote kernel
-        turns into predictions: the kernels of the search's moves, so a run compiles no
-        third one. Beyond ``_INSERTION_MAX_K`` neighbours the rows of ``D`` are sorted
-        first, so that the kernel's scan stops after the k nearest.
+        The candidate kernel with the move that changes nothing (``sign`` 0) votes each
+        row's nearest on ``D`` (one k) or lists them for the vote kernel (several k): the
+        kernels of the search's moves, so a run compiles no third one. Beyond
+        ``_INSERTION_MAX_K`` neighbours the rows of ``D`` are sorted first, so that the
+        kernel's scan stops after the k nearest.
         """
         n = self.n_samples
         R = self.rows.size
-        out = np.zeros((ks.size, R), dtype=np.int64)
         if n < 2 or R == 0:
-            return out  # no other example votes: class 0
+            return np.zeros((ks.size, R), dtype=np.int64)  # no other example votes: class 0
         K = int(np.clip(ks.max(initial=1), 1, n - 1))
-        if K > _INSERTION_MAX_K:
-            order = np.argsort(D, axis=1, kind="stable")
-        else:
-            order = np.empty((0, 0), dtype=np.int64)
-        lists = np.empty((1, R, K), dtype=np.int32)
-        no_change = (np.zeros((1, n)), np.zeros(1, dtype=bool), np.zeros(1, dtype=np.int64))
+        order = np.argsort(D, axis=1, kind="stable") if K > _INSERTION_MAX_K else _EMPTY_ORDER
+        xt, nominal, cands, positions = self._no_change_move()
         kern = _kernels()
+        one = ks.size == 1
+        out = np.empty((1 if one else 0, R), dtype=np.int64)
+        lists = np.empty((0 if one else 1, R, K), dtype=np.int32)
         kern.knn_candidate_neighbours(
-            D, order, *no_change, 1.0, self.rows, K, self.y, self.n_classes, *_NO_BOUND,
-            lists, np.empty((0, R), dtype=np.int64),
+            D, order, xt, nominal, cands, 0.0, self.rows, K, self.y, self.n_classes,
+            *_NO_BOUND, lists, out,
         )  # fmt: skip
-        positions = np.arange(R, dtype=np.int64)
+        if one:
+            return out
+        out = np.empty((ks.size, R), dtype=np.int64)
         for j, k in enumerate(ks):
             kk = int(np.clip(k, 1, n - 1))
             kern.knn_vote(lists, positions, self.y, self.n_classes, kk, *_NO_BOUND, out[j : j + 1])

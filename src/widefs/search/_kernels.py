@@ -88,7 +88,8 @@ def knn_candidate_neighbours(
     XT : (p, n) float64, the data transposed (one contiguous row per feature).
     nominal : (p,) bool.
     cands : (m,) int64 feature indices.
-    sign : +1.0 (add the feature) or -1.0 (remove it).
+    sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 (change nothing: the neighbours
+        on ``D`` itself, one list per candidate).
     rows : (r,) int64 held-out rows.
     kk : int, 1 <= kk <= n - 1: neighbours per row.
     y : (n,) int64 class codes in ``[0, n_classes)`` (read only for ``votes``).
@@ -147,8 +148,11 @@ def knn_candidate_neighbours(
                 # than this example's current distance, the rest of the order cannot enter.
                 if pruned and m == kk and dj > bestd[kk - 1]:
                     break
-                diff = xi - xf[j]
-                d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+                if sign == 0.0:  # the move that changes nothing: D's own neighbours
+                    d = dj
+                else:
+                    diff = xi - xf[j]
+                    d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
                 if m < kk:
                     pos = m
                     m += 1
