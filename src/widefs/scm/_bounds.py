@@ -187,8 +187,8 @@ def dyadic_search(a, b, lo, hi):
     ``a, b, lo, hi`` broadcast against each other. Returns ``(bits, t)``: an int64 and a
     float64 array of the broadcast shape, ``(-1, nan)`` where no grid point up to
     :data:`MAX_BITS` bits lies in ``[a, b)``. Every interval goes through the same float
-    operations as a one-interval search would: the Occam learner scores every cut with this
-    function and codes the chosen one with :func:`dyadic_bits`.
+    operations as a one-interval search would, so the Occam learner, which codes every cut
+    that can win with it, and :func:`dyadic_bits` agree.
     """
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, lo, hi)))
     shape = arrays[0].shape

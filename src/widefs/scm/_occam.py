@@ -73,10 +73,14 @@ def best_occam_cut(
             feats[start : start + step], order, values, y_pos, active, n_positions, lo, hi,
             p, eta, n_rem, p_norm, next_all, total_neg, total_pos,
         )  # fmt: skip
-        # A later chunk (higher features) wins only when strictly better.
-        if got[2] >= 0 and (got[0] > best[0] or (got[0] == best[0] and got[1] > best[1])):
+        if _beats(got, best):  # a later chunk (higher features) only when strictly better
             best = got
     return best
+
+
+def _beats(got, best) -> bool:
+    """``got`` is a cut, and better than ``best`` by (score, tie-break); ties keep ``best``."""
+    return got[2] >= 0 and (got[0] > best[0] or (got[0] == best[0] and got[1] > best[1]))
 
 
 def _best_cut_chunk(
@@ -88,9 +92,9 @@ def _best_cut_chunk(
     Works on the ``(features, positions)`` grid: a cut sits at an active position whose value
     exceeds the last active value before it (``a``). Coding a cut (the dyadic search) is the
     costly part, and a score is at most the utility before the penalty, ``u``
-    (``fl(u - eta l) <= u``): the cuts of highest ``u`` are coded first until one has a code,
-    then only the cuts with ``u`` at least that one's score can still win or tie, and only
-    they are coded. Exact, whatever the penalty.
+    (``fl(u - eta l) <= u``): the cut of highest ``u`` is coded first, then only the cuts
+    with ``u`` at least its score can still win or tie, and only they are coded. Exact,
+    whatever the penalty.
     """
     if feats.size == 0 or P == 0:
         return _NO_CUT
@@ -114,8 +118,7 @@ def _best_cut_chunk(
     u0 = q_left / n_rem - p * r_left / p_norm
     u1 = (total_neg - q_left) / n_rem - p * (total_pos - r_left) / p_norm
     u = np.where(cut, np.maximum(u0, u1), -np.inf).ravel()
-    n_cuts = int(np.count_nonzero(cut))
-    if n_cuts == 0:
+    if not cut.any():
         return _NO_CUT
 
     def code(flat):
@@ -136,27 +139,16 @@ def _best_cut_chunk(
         bits, _ = dyadic_search(a, b, lo[feats[fi]], hi[feats[fi]])
         return bits, b
 
-    # A first floor: the best score among the highest-u cuts that have a code.
-    floor = -np.inf
-    start, batch, by_u = 0, 64, None
-    while floor == -np.inf and start < n_cuts:
-        if start == 0:
-            flat = np.array([np.argmax(u)])  # the highest u (its code is almost always found)
-            batch = 1
-        else:
-            if by_u is None:  # it has no code: down the full order
-                by_u = np.argsort(-u, kind="stable")[:n_cuts]
-            flat = by_u[start : start + batch]
-        bits, _ = code(flat)
-        if np.any(bits >= 0):
-            floor = float(np.max((u[flat] - eta * bits)[bits >= 0]))
-        start, batch = start + batch, 64 * batch
-    if floor == -np.inf:
-        return _NO_CUT
-    flat = np.flatnonzero(u >= floor)  # every cut that can reach the floor, in scan order
+    # A floor: the score of the cut of highest u (-inf in the rare case it has no code).
+    top = int(np.argmax(u))
+    top_bits, _ = code(np.array([top]))
+    floor = u[top] - eta * top_bits[0] if top_bits[0] >= 0 else -np.inf
+    flat = np.flatnonzero(cut.ravel() & (u >= floor))  # the cuts that can reach it, in order
     bits, b = code(flat)
     ok = bits >= 0
     flat, bits, b = flat[ok], bits[ok], b[ok]
+    if flat.size == 0:
+        return _NO_CUT
     q0 = q_left.ravel()[flat].astype(np.float64)
     r0 = r_left.ravel()[flat].astype(np.float64)
     # (cut, side) pairs in scan order, left part first; the scores as the scalar formula.
@@ -239,12 +231,12 @@ def occam_greedy(
                 )  # fmt: skip
                 return span.start, got
 
-            best = None
-            for start, (s, t, j, side, a, b) in pool.map(scan, blocks.presorts(active, unused)):
+            best = _NO_CUT
+            for start, got in pool.map(scan, blocks.presorts(active, unused)):
                 # Blocks in feature order: a later one wins only when strictly better.
-                if j >= 0 and (best is None or s > best[0] or (s == best[0] and t > best[1])):
-                    best = (s, t, start + j, side, a, b)
-            if best is None:
+                if _beats(got, best):
+                    best = (*got[:2], start + got[2], *got[3:])
+            if best[2] < 0:
                 break
             _, _, f, side, a, b = best
             x = load_columns(X, [f])[:, 0] if lazy else X[:, f]

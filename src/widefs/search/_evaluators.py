@@ -524,7 +524,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         # with the evaluators of the other relabellings.
         self._shared = label_free_cache()
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
-        self._no_change = None  # _loo_votes' constant column, built on first use
+        self._no_change = None  # _unchanged_pass' constant column, built on first use
 
     def distances(self, cols) -> NDArray[np.float64]:
         """Squared distances between all training rows on ``cols`` (summed in that order).
@@ -651,65 +651,54 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         -------
         pred : ndarray of int, shape (m, len(rows))
         """
-        out = np.empty((len(Ds), self.rows.size), dtype=np.int64)
-        if self.n_samples < 2 or self.rows.size == 0 or self.n_neighbors > _INSERTION_MAX_K:
-            ks = np.array([self.n_neighbors], dtype=np.int64)
-            for b, D in enumerate(Ds):
-                out[b] = self._loo_votes(np.ascontiguousarray(D), ks)[0]
-            return out
+        R = self.rows.size
+        if self.n_samples < 2 or R == 0:
+            return np.zeros((len(Ds), R), dtype=np.int64)  # no other example votes: class 0
         # The genetic algorithm's hot path: one kernel call per state, votes written in place.
+        out = np.empty((len(Ds), R), dtype=np.int64)
         K = min(max(self.n_neighbors, 1), self.n_samples - 1)
-        xt, nominal, cands, _ = self._no_change_move()
-        lists = np.empty((0, self.rows.size, K), dtype=np.int32)
-        kernel = _kernels().knn_candidate_neighbours
+        no_lists = np.empty((0, R, K), dtype=np.int32)
         for b, D in enumerate(Ds):
-            kernel(
-                np.ascontiguousarray(D), _EMPTY_ORDER, xt, nominal, cands, 0.0, self.rows, K,
-                self.y, self.n_classes, *_NO_BOUND, lists, out[b : b + 1],
-            )  # fmt: skip
+            self._unchanged_pass(np.ascontiguousarray(D), K, no_lists, out[b : b + 1])
         return out
 
-    def _no_change_move(self):
-        """A constant column (as ``XT``, ``nominal``, ``cands``) and the rows' positions."""
-        if self._no_change is None:
+    def _unchanged_pass(self, D, K, lists, votes):
+        """The candidate kernel on the move that changes nothing (``sign`` 0): the K nearest
+        on ``D`` itself of each row, listed (``lists`` of shape ``(1, R, K)``) or voted
+        (``votes`` of shape ``(1, R)``). The kernels of the search's moves, so a run compiles
+        no third one. Beyond ``_INSERTION_MAX_K`` neighbours the rows of ``D`` are sorted
+        first, so that the kernel's scan stops after the K nearest."""
+        if self._no_change is None:  # a constant column, as XT, nominal and cands
             self._no_change = (
                 np.zeros((1, self.n_samples)),
                 np.zeros(1, dtype=bool),
                 np.zeros(1, dtype=np.int64),
-                np.arange(self.rows.size, dtype=np.int64),
             )
-        return self._no_change
+        order = np.argsort(D, axis=1, kind="stable") if K > _INSERTION_MAX_K else _EMPTY_ORDER
+        _kernels().knn_candidate_neighbours(
+            D, order, *self._no_change, 0.0, self.rows, K, self.y, self.n_classes, *_NO_BOUND,
+            lists, votes,
+        )  # fmt: skip
 
     def _loo_votes(self, D, ks) -> NDArray[np.int64]:
-        """Leave-one-out votes of ``rows`` on ``D`` for each k of ``ks``.
-
-        The candidate kernel with the move that changes nothing (``sign`` 0) votes each
-        row's nearest on ``D`` (one k) or lists them for the vote kernel (several k): the
-        kernels of the search's moves, so a run compiles no third one. Beyond
-        ``_INSERTION_MAX_K`` neighbours the rows of ``D`` are sorted first, so that the
-        kernel's scan stops after the k nearest.
-        """
+        """Leave-one-out votes of ``rows`` on ``D`` for each k of ``ks``."""
         n = self.n_samples
         R = self.rows.size
         if n < 2 or R == 0:
             return np.zeros((ks.size, R), dtype=np.int64)  # no other example votes: class 0
         K = int(np.clip(ks.max(initial=1), 1, n - 1))
-        order = np.argsort(D, axis=1, kind="stable") if K > _INSERTION_MAX_K else _EMPTY_ORDER
-        xt, nominal, cands, positions = self._no_change_move()
-        kern = _kernels()
-        one = ks.size == 1
-        out = np.empty((1 if one else 0, R), dtype=np.int64)
-        lists = np.empty((0 if one else 1, R, K), dtype=np.int32)
-        kern.knn_candidate_neighbours(
-            D, order, xt, nominal, cands, 0.0, self.rows, K, self.y, self.n_classes,
-            *_NO_BOUND, lists, out,
-        )  # fmt: skip
-        if one:
+        if ks.size == 1:
+            out = np.empty((1, R), dtype=np.int64)
+            self._unchanged_pass(D, K, np.empty((0, R, K), dtype=np.int32), out)
             return out
+        lists = np.empty((1, R, K), dtype=np.int32)
+        self._unchanged_pass(D, K, lists, np.empty((0, R), dtype=np.int64))
         out = np.empty((ks.size, R), dtype=np.int64)
+        positions = np.arange(R, dtype=np.int64)
+        vote = _kernels().knn_vote
         for j, k in enumerate(ks):
             kk = int(np.clip(k, 1, n - 1))
-            kern.knn_vote(lists, positions, self.y, self.n_classes, kk, *_NO_BOUND, out[j : j + 1])
+            vote(lists, positions, self.y, self.n_classes, kk, *_NO_BOUND, out[j : j + 1])
         return out
 
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
