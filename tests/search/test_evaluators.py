@@ -951,11 +951,26 @@ def test_row_weights_empty_when_a_balanced_group_is_empty():
     np.testing.assert_array_equal(ev.score_moves(D, [1], True, crit), full)
 
 
+def _check_first_best(got, full):
+    """The bounded scores ``got`` against the full evaluation's ``full``: the first maximum
+    and its score are exact, every finished candidate is exact, and an abandoned one (-inf)
+    scores below the best or ties it after it. Returns (abandoned, abandoned ties)."""
+    b = int(np.argmax(full))
+    assert int(np.argmax(got)) == b and got[b] == full[b]
+    kept = np.isfinite(got)
+    np.testing.assert_array_equal(got[kept], full[kept])
+    after = np.arange(full.size) > b
+    assert np.all((full[~kept] < full[b]) | ((full[~kept] == full[b]) & after[~kept]))
+    return int((~kept).sum()), int(((~kept) & (full == full[b])).sum())
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("kind", ["recall", "balanced"])
 def test_score_moves_keeps_the_first_best_exactly(seed, kind):
     """Bounded scores: the argmax and its score equal the full evaluation's; every
-    abandoned candidate (-inf) really scores below the best; the others are exact."""
+    abandoned candidate (-inf) really scores below the best or ties it later in the
+    candidate order (it cannot be the first best); the others are exact. Repeated calls
+    scan the candidates in the order of their last scores: the same results."""
     rng = np.random.default_rng(seed)
     n, p = 40, 60
     X = rng.integers(0, 4, size=(n, p)).astype(float)
@@ -965,7 +980,7 @@ def test_score_moves_keeps_the_first_best_exactly(seed, kind):
     nominal[[0, 3]] = True
     target = [None, 0, 1][seed % 3]
     crit = Criterion(y, target=target, kind=kind)
-    pruned_any = False
+    pruned_any = ties_any = False
     for k in (1, 2, 4, 9):
         ev = KNNLeaveOneOut(X, y, 3, nominal, crit.rows, n_neighbors=k)
         for trial in range(3):
@@ -976,25 +991,23 @@ def test_score_moves_keeps_the_first_best_exactly(seed, kind):
                 if cands.size == 0:
                     continue
                 full = crit.score(ev.predict_moves(D, cands, add))
-                for jobs in (1, 3):
+                for jobs in (1, 3, 1):
                     got = ev.score_moves(D, cands, add, crit, n_jobs=jobs)
-                    b = int(np.argmax(full))
-                    assert int(np.argmax(got)) == b
-                    assert got[b] == full[b]
-                    kept = np.isfinite(got)
-                    np.testing.assert_array_equal(got[kept], full[kept])
-                    assert np.all(full[~kept] < full[b])
-                    pruned_any |= bool((~kept).any())
+                    pruned, ties = _check_first_best(got, full)
+                    pruned_any |= pruned > 0
+                    ties_any |= ties > 0
     assert pruned_any  # the bound is active on these problems
+    assert ties_any  # a tie after the first best is abandoned too
 
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("shared", [False, True])
-def test_score_moves_with_a_baseline_keeps_every_move_that_reaches_it(seed, shared):
-    """With ``baseline`` (predictions to beat), a move is abandoned (-inf) only when it has
-    fewer weighted successes than the baseline or than the first best; every move that
-    reaches the baseline keeps its exact score, so a step taken only on an improvement
-    decides as before. ``shared``: the vote over stored neighbour lists (third request)."""
+def test_score_moves_with_a_baseline_finishes_only_moves_that_beat_it(seed, shared):
+    """With ``baseline`` (predictions to beat), a move is abandoned (-inf) when it cannot
+    beat the baseline's weighted successes or cannot be the first best; a finished move
+    is exact and beats the baseline, and the first best is exact whenever some move beats
+    the baseline, so a step taken only on an improvement decides as before. ``shared``: the
+    vote over stored neighbour lists (third request)."""
     from widefs.utils import sharing_label_free_work
 
     rng = np.random.default_rng(seed)
@@ -1028,21 +1041,26 @@ def test_score_moves_with_a_baseline_keeps_every_move_that_reaches_it(seed, shar
                     if flips and flips != "best":
                         rows = rng.choice(n, flips, replace=False)
                         base[rows] = 1 - base[rows]
-                    floor = count(base)
+                    base_count = count(base)
                     for _ in range(3 if shared else 1):  # a third request votes stored lists
                         got = ev.score_moves(D, cands, True, crit, baseline=base)
                     kept = np.isfinite(got)
                     np.testing.assert_array_equal(got[kept], full[kept])
-                    assert np.all(counts[kept] >= floor)  # only what reaches it is finished
-                    # Abandoned: below the baseline or below the first best.
+                    assert np.all(counts[kept] > base_count)  # only what beats it is finished
+                    # Abandoned: not beating the baseline, or not the first best.
                     b = int(np.argmax(full))
-                    assert np.all((counts[~kept] < floor) | (full[~kept] < full[b]))
-                    if counts.max() >= floor:  # some move reaches it: the argmax is exact
+                    later = np.arange(full.size) > b
+                    assert np.all(
+                        (counts[~kept] <= base_count)
+                        | (full[~kept] < full[b])
+                        | ((full[~kept] == full[b]) & later[~kept])
+                    )
+                    if counts.max() > base_count:  # some move beats it: the argmax is exact
                         assert int(np.argmax(got)) == b and got[b] == full[b]
                     abandoned_any |= bool(
-                        ((~kept) & (counts < floor) & (counts == counts.max())).any()
+                        ((~kept) & (counts == base_count) & (counts == counts.max())).any()
                     )
-    assert abandoned_any  # a best move below the baseline was abandoned: the floor acts
+    assert abandoned_any  # a best move that only ties the baseline was abandoned
 
 
 def test_score_moves_default_is_the_criterion_of_the_predictions():
@@ -1069,7 +1087,7 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     knn_candidate_neighbours(
         np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, weight, want, negate,
-        np.int64(-1), np.empty((0, 6, 1), np.int32), votes,
+        np.int64(-1), np.empty(0, np.int64), np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[0].tolist() == y.tolist()
     # 0 of 1 so far + 5 rows left < 6: abandoned after row 0, nothing more written.
@@ -1079,7 +1097,7 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     knn_candidate_neighbours(
         np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, empty, empty,
-        np.empty(0, bool), np.int64(-1), np.empty((0, 6, 1), np.int32), votes,
+        np.empty(0, bool), np.int64(-1), empty, np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[1, 0] == 1 and np.all(votes[1] >= 0)
 
@@ -1088,7 +1106,7 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
 def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
     """The vote over stored neighbour lists is bounded too: inside a sharing block (the
     third request of a position reads stored lists) the argmax and its score equal the
-    full evaluation's, and abandoned candidates score below the best."""
+    full evaluation's, and abandoned candidates score below the best or tie it later."""
     from widefs.utils import sharing_label_free_work
 
     rng = np.random.default_rng(seed)
@@ -1097,7 +1115,7 @@ def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
     nominal = np.zeros(p, bool)
     current = rng.random(p) < 0.1
     cands = np.flatnonzero(~current)
-    pruned = 0
+    pruned = ties = 0
     with sharing_label_free_work() as cache:
         for _ in range(5):
             yp = rng.integers(0, 2, size=n)
@@ -1106,16 +1124,14 @@ def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
                 for k in (1, 3):
                     ev = KNNLeaveOneOut(X, yp, 2, nominal, crit.rows, n_neighbors=k)
                     D = ev.initial_state(current)
-                    got = ev.score_moves(D, cands, True, crit)
                     full = crit.score(ev.predict_moves(D, cands, True))
-                    b = int(np.argmax(full))
-                    assert int(np.argmax(got)) == b and got[b] == full[b]
-                    kept = np.isfinite(got)
-                    np.testing.assert_array_equal(got[kept], full[kept])
-                    assert np.all(full[~kept] < full[b])
-                    pruned += int((~kept).sum())
+                    for _ in range(2):  # in index order, then in the order of these scores
+                        got = ev.score_moves(D, cands, True, crit)
+                        abandoned, tied = _check_first_best(got, full)
+                        pruned += abandoned
+                        ties += tied
         assert cache.hits > 0
-    assert pruned > 0
+    assert pruned > 0 and ties > 0  # ties after the first best are abandoned too
 
 
 def test_forward_auto_passes_the_current_subsets_predictions_as_baseline(monkeypatch):

