@@ -244,6 +244,7 @@ _NO_BOUND = (
     np.empty(0, np.int64),
 )
 _EMPTY_ORDER = np.empty((0, 0), dtype=np.int64)  # no scan order: every example in index order
+_LISTS_GIVEN = np.empty((0, 0), dtype=np.float64)  # no distances: the kernel votes given lists
 
 
 def _split(n: int, n_jobs) -> list[np.ndarray]:
@@ -714,11 +715,19 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         self._unchanged_pass(D, K, lists, np.empty((0, R), dtype=np.int64))
         out = np.empty((ks.size, R), dtype=np.int64)
         positions = np.arange(R, dtype=np.int64)
-        vote = _kernels().knn_vote
         for j, k in enumerate(ks):
             kk = int(np.clip(k, 1, n - 1))
-            vote(lists, positions, self.y, self.n_classes, kk, *_NO_BOUND, out[j : j + 1])
+            self._vote_lists(lists, self._no_change, positions, kk, _NO_BOUND, out[j : j + 1])
         return out
+
+    def _vote_lists(self, lists, features, positions, kk, bound, out):
+        """The kernel on given neighbour lists (``D`` empty): ``out[t, r]``, the vote of the
+        kk nearest of ``lists[t, positions[r]]``, with ``bound``. ``features``: the
+        ``(XT, nominal, cands)`` the lists were made for (only their count is used)."""
+        _kernels().knn_candidate_neighbours(
+            _LISTS_GIVEN, _EMPTY_ORDER, *features, 1.0, positions, kk, self.y, self.n_classes,
+            *bound, lists, out,
+        )  # fmt: skip
 
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
         return self._moves(state, candidates, add, n_jobs)
@@ -753,7 +762,6 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         D = np.ascontiguousarray(state)
         sign = 1.0 if add else -1.0
         k = max(1, self.n_neighbors)
-        vote = _kernels().knn_vote
         kk = min(k, self.n_samples - 1)
         if self._shared is not None:
             # The neighbour lists depend on D and the candidates only (the K nearest start
@@ -769,7 +777,8 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
             if neighbours is not None:
-                vote(neighbours, self.rows, self.y, self.n_classes, kk, *bound, out)
+                features = (self.XT, self.nominal, cands)
+                self._vote_lists(neighbours, features, self.rows, kk, bound, out)
                 return out
         # Needed once: the kernel votes as it goes, no lists written.
         return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True, bound=bound)

@@ -22,7 +22,6 @@ from numba import njit
 __all__ = [
     "cross_distances",
     "knn_candidate_neighbours",
-    "knn_vote",
     "update_distances",
 ]
 
@@ -78,9 +77,13 @@ def knn_candidate_neighbours(
 ):
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
+    Or, with ``D`` empty, the votes of neighbour lists given in ``out`` (the lists of an
+    earlier call, for another labelling or a smaller k): one kernel for both, so that a
+    fresh install compiles one.
+
     Parameters
     ----------
-    D : (n, n) float64, current squared distances.
+    D : (n, n) float64, current squared distances; (0, 0): the lists are given in ``out``.
     order : (n, n) int64 or (0, 0) int64. Given (only when adding features), each row of
         ``D`` in increasing order, ties by index: a row's scan then stops at the first
         example whose *current* distance already exceeds the k-th best candidate distance
@@ -97,8 +100,10 @@ def knn_candidate_neighbours(
     n_classes : int
     out : (m, r, kk) int32 or (0, r, kk): when given, filled with the kk nearest other rows,
         nearest first, equal distances to the lower index (the kk smallest by (distance,
-        index)). The lists need no labels: :func:`knn_vote` turns them into predictions,
-        so one list serves every relabelling of the same position.
+        index)). The lists need no labels: voted later (``D`` empty), one list serves every
+        relabelling of the same position. With ``D`` empty: the given lists, (m, n, K)
+        with K >= kk, all rows; row ``rows[r]`` of list t is voted by its kk nearest (a
+        list of the K nearest starts with the kk nearest).
     weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound.
         Row r *succeeds* when its vote equals ``want[r]`` (differs, when ``negate[r]``);
         a candidate's score is the sum of ``weight`` over its successes. Rows are voted
@@ -118,8 +123,9 @@ def knn_candidate_neighbours(
         class of ``y``, a vote tie to the tied class met first), without writing lists.
     """
     n = D.shape[0]
-    pruned = order.shape[0] == n
-    lists = out.shape[0] == cands.size
+    given = n == 0  # the lists are in ``out``: only voted
+    pruned = not given and order.shape[0] == n
+    lists = not given and out.shape[0] == cands.size
     voting = votes.shape[0] == cands.size
     bound = voting and weight.size == rows.size and rows.size > 0
     bestd = np.empty(kk, dtype=np.float64)
@@ -145,44 +151,48 @@ def knn_candidate_neighbours(
         for step in range(R):
             r = seq[step]
             i = rows[r]
-            xi = xf[i]
-            Di = D[i]
-            m = 0
-            for q in range(n):
-                j = order[i, q] if pruned else q
-                if j == i:
-                    continue
-                dj = Di[j]
-                # Adding a feature never shortens a distance: once the k-th best is nearer
-                # than this example's current distance, the rest of the order cannot enter.
-                if pruned and m == kk and dj > bestd[kk - 1]:
-                    break
-                if sign == 0.0:  # the move that changes nothing: D's own neighbours
-                    d = dj
-                else:
-                    diff = xi - xf[j]
-                    d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
-                if m < kk:
-                    pos = m
-                    m += 1
-                elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
-                    pos = kk - 1
-                else:
-                    continue
-                # Lexicographic (distance, index): the pruned scan is not in index order.
-                while pos > 0 and (
-                    bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
-                ):
-                    bestd[pos] = bestd[pos - 1]
-                    besti[pos] = besti[pos - 1]
-                    pos -= 1
-                bestd[pos] = d
-                besti[pos] = j
-            if lists:
-                for q in range(kk):
-                    out[t, r, q] = besti[q]
+            if given:
+                nearest = out[t, i, :kk]
+            else:
+                xi = xf[i]
+                Di = D[i]
+                m = 0
+                for q in range(n):
+                    j = order[i, q] if pruned else q
+                    if j == i:
+                        continue
+                    dj = Di[j]
+                    # Adding a feature never shortens a distance: once the k-th best is nearer
+                    # than this example's current distance, the rest of the order cannot enter.
+                    if pruned and m == kk and dj > bestd[kk - 1]:
+                        break
+                    if sign == 0.0:  # the move that changes nothing: D's own neighbours
+                        d = dj
+                    else:
+                        diff = xi - xf[j]
+                        d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+                    if m < kk:
+                        pos = m
+                        m += 1
+                    elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
+                        pos = kk - 1
+                    else:
+                        continue
+                    # Lexicographic (distance, index): the pruned scan is not in index order.
+                    while pos > 0 and (
+                        bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
+                    ):
+                        bestd[pos] = bestd[pos - 1]
+                        besti[pos] = besti[pos - 1]
+                        pos -= 1
+                    bestd[pos] = d
+                    besti[pos] = j
+                nearest = besti
+                if lists:
+                    for q in range(kk):
+                        out[t, r, q] = besti[q]
             if voting:
-                votes[t, r] = v = _winner(besti, y, counts)
+                votes[t, r] = v = _winner(nearest, y, counts)
                 if bound:
                     score, stop = _hopeless(
                         v, r, step, weight, want, negate, fails, left, score, need
@@ -234,40 +244,6 @@ def _hopeless(v, r, step, weight, want, negate, fails, left, score, need):
     else:
         fails[r] += 1
     return score, score + left[step + 1] < need
-
-
-@njit(cache=True, nogil=True)
-def knn_vote(neighbours, positions, y, n_classes, k, weight, want, negate, floor, visit, out):
-    """``out[t, r]``: the kNN vote among the first ``k`` of ``neighbours[t, positions[r]]``
-    (a list of the K >= k nearest starts with the k nearest): the majority class, a vote
-    tie to the nearest tied class. ``weight, want, negate, floor, visit``: the bound of
-    :func:`knn_candidate_neighbours` (its arrays empty: every row voted), ties to the lower
-    ``t``."""
-    counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
-    R = positions.size
-    bound = weight.size == R and R > 0
-    seq, fails, left = _bound_state(R)
-    m = neighbours.shape[0]
-    ordered = bound and visit.size == m
-    best = floor
-    best_t = m
-    for s in range(m):
-        if bound and s % _RERANK == 0:
-            _rerank(seq, fails, left, weight)
-        t = visit[s] if ordered else s
-        need = best if t < best_t else best + 1
-        score = np.int64(0)  # (not a literal: one compiled _hopeless)
-        for step in range(R):
-            r = seq[step]
-            out[t, r] = v = _winner(neighbours[t, positions[r], :k], y, counts)
-            if bound:
-                score, stop = _hopeless(v, r, step, weight, want, negate, fails, left, score, need)
-                if stop:
-                    out[t, 0] = -1  # abandoned
-                    break
-        if bound and out[t, 0] >= 0:
-            best = score
-            best_t = t
 
 
 @njit(cache=True, nogil=True)
