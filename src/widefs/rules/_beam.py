@@ -173,18 +173,18 @@ def beam_round(
     ``conds[b, :lens[b]]``: sorted static ids, ``member_counts[b]``: class counts) with
     fewer than ``max_len`` conditions (``max_len <= 0``: no limit) that covers at least
     ``min_covered`` and fewer examples than the member is a candidate. Returns
-    ``(n_candidates, new_cov, new_conds, new_lens, new_counts, new_quality, best_found,
-    best_cov, best_conds, best_len, best_counts, best_quality, all_pure)``: the
-    ``beam_width`` best distinct conjunctions in rank order, the best candidate passing the
-    likelihood-ratio test (every candidate passes when ``test`` is False), and whether
-    every kept version is pure (covers one class; only ``target`` when ``target >= 0``).
+    ``(n_candidates, new_cov, new_conds, new_lens, new_counts, best_found, best_cov,
+    best_conds, best_len, best_counts, best_quality, all_pure)``: the ``beam_width`` best
+    distinct conjunctions in rank order, the best candidate passing the likelihood-ratio
+    test (every candidate passes when ``test`` is False; the ``best_*`` arrays are empty
+    when none does), and whether every kept version is pure (covers one class; only
+    ``target`` when ``target >= 0``).
     """
     n = bins.shape[0]
     C = n_classes
     L = conds.shape[1]
     picked_b = np.empty(beam_width, dtype=np.intp)
     picked_s = np.empty(beam_width, dtype=np.intp)
-    picked_q = np.empty(beam_width, dtype=np.float64)
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
     picked_lens = np.empty(beam_width, dtype=np.intp)
     merged = np.empty(L, dtype=np.intp)
@@ -198,10 +198,12 @@ def beam_round(
         n_bins += feature_n_bins[f]
     # A member's groups come from counting its rows into a (bins x classes) table when that
     # is cheaper than walking every attribute's n values (narrow data, few covered rows).
-    counts = np.empty((n_bins, C), dtype=np.int64)  # zeroed for each member that uses it
+    counts = np.empty(n_bins * C, dtype=np.int64)  # (bin, class) flat, zeroed for each member
     group_bin = np.empty(n, dtype=np.intp)
-    group_counts = np.empty((n + 1, C), dtype=np.int64)  # cumulative: row g+1 after group g
-    group_counts[:] = 0
+    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead).
+    group_counts = np.empty((n + 2, C), dtype=np.int64)
+    for c in range(C):
+        group_counts[0, c] = 0  # (rows g + 1 are written from row g before they are read)
     vec = np.empty(C, dtype=np.int64)
     work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
     while True:
@@ -232,14 +234,15 @@ def beam_round(
             covb = cov[b]
             table = 2 * n_bins * C + limit * F < n * F
             if table:
-                counts[:] = 0
+                for k in range(n_bins * C):
+                    counts[k] = 0
                 for i in range(n):
                     if covb[i]:
                         yi = y[i]
                         for f in range(F):
                             k = bins[i, f]
                             if k >= 0:
-                                counts[k, yi] += 1
+                                counts[k * C + yi] += 1
             for f in range(F):
                 off = feature_offset[f]
                 nb = feature_n_bins[f]
@@ -249,11 +252,11 @@ def beam_round(
                 if table:
                     for k in range(off, off + nb):
                         present = 0
-                        for c in range(C):
-                            present += counts[k, c]
+                        for c in range(C):  # (row G + 1 is written ahead: kept if present)
+                            kc = counts[k * C + c]
+                            group_counts[G + 1, c] = group_counts[G, c] + kc
+                            present += kc
                         if present > 0:
-                            for c in range(C):
-                                group_counts[G + 1, c] = group_counts[G, c] + counts[k, c]
                             group_bin[G] = k
                             G += 1
                 else:
@@ -277,18 +280,21 @@ def beam_round(
                 # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
                 for side in range(1 if nominal else 2):
                     for g in range(G):
+                        # Class counts: rows lo..hi of the cumulative table (row 0 is zero).
                         if nominal:
-                            for c in range(C):
-                                vec[c] = group_counts[g + 1, c] - group_counts[g, c]
+                            lo, hi = g, g + 1
                         elif side == 0:
-                            for c in range(C):
-                                vec[c] = group_counts[g + 1, c]
+                            lo, hi = 0, g + 1
                         else:
-                            for c in range(C):
-                                vec[c] = group_counts[G, c] - group_counts[g + 1, c]
+                            lo, hi = g + 1, G
                         cover = 0
+                        top = 0  # the majority class's count
                         for c in range(C):
-                            cover += vec[c]
+                            v = group_counts[hi, c] - group_counts[lo, c]
+                            vec[c] = v
+                            cover += v
+                            if v > top:
+                                top = v
                         if cover < min_covered or cover >= limit:
                             continue
                         t = n_ok
@@ -299,11 +305,7 @@ def beam_round(
                         else:
                             # quality_of's Laplace / m-estimate, inline (the same operations;
                             # calling it for every candidate made colon fits ~15% slower).
-                            hit = vec[target] if target >= 0 else vec[0]
-                            if target < 0:
-                                for c in range(1, C):
-                                    if vec[c] > hit:
-                                        hit = vec[c]
+                            hit = vec[target] if target >= 0 else top
                             if kind == 0:
                                 q = (hit + 1.0) / (float(cover) + C)
                             else:
@@ -364,7 +366,6 @@ def beam_round(
                 continue
             picked_b[n_picked] = b
             picked_s[n_picked] = s
-            picked_q[n_picked] = o_quality[j]
             for i in range(k):
                 picked_conds[n_picked, i] = merged[i]
             picked_lens[n_picked] = k
@@ -373,11 +374,13 @@ def beam_round(
             break
         size = 4 * size if 4 * size < n_ok else n_ok
 
+    # Every entry of the outputs is written, in one loop (no zeroing passes and few loops:
+    # each costs compile time).
     new_cov = np.empty((n_picked, n), dtype=np.bool_)
-    new_cov[:] = 0
     new_counts = np.empty((n_picked, C), dtype=np.int64)
-    new_counts[:] = 0
-    new_quality = np.empty(n_picked, dtype=np.float64)
+    new_conds = np.empty((n_picked, L), dtype=np.intp)
+    new_lens = np.empty(n_picked, dtype=np.intp)
+    all_pure = True
     for p in range(n_picked):
         _cover_rows(
             bins,
@@ -390,16 +393,24 @@ def beam_round(
             new_cov[p],
             new_counts[p],
         )
-        new_quality[p] = picked_q[p]
-    best_cov = np.empty(n, dtype=np.bool_)
-    best_cov[:] = 0
-    best_counts = np.empty(C, dtype=np.int64)
-    best_counts[:] = 0
-    best_conds = np.empty(L, dtype=np.intp)
-    best_conds[:] = 0
+        size = 0
+        classes = 0
+        for c in range(C):
+            size += new_counts[p, c]
+            classes += new_counts[p, c] > 0
+        if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
+            all_pure = False
+        new_lens[p] = picked_lens[p]
+        for i in range(L):
+            new_conds[p, i] = picked_conds[p, i] if i < picked_lens[p] else 0
+    # The best candidate's arrays are empty when there is none (its fields are then unused).
+    found = best_t >= 0
+    best_cov = np.empty(n if found else 0, dtype=np.bool_)
+    best_counts = np.empty(C if found else 0, dtype=np.int64)
+    best_conds = np.empty(L if found else 0, dtype=np.intp)
     best_len = 0
     best_quality = 0.0
-    if best_t >= 0:
+    if found:
         best_len = _merge(
             conds[best_b],
             lens[best_b],
@@ -414,31 +425,13 @@ def beam_round(
             bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov, best_counts
         )
         best_quality = best_q
-    all_pure = True
-    for p in range(n_picked):
-        size = 0
-        classes = 0
-        for c in range(C):
-            size += new_counts[p, c]
-            classes += new_counts[p, c] > 0
-        if (target < 0 and classes > 1) or (target >= 0 and new_counts[p, target] != size):
-            all_pure = False
-    new_conds = np.empty((n_picked, L), dtype=np.intp)
-    new_conds[:] = 0
-    new_lens = np.empty(n_picked, dtype=np.intp)
-    new_lens[:] = 0
-    for p in range(n_picked):
-        new_lens[p] = picked_lens[p]
-        for i in range(picked_lens[p]):
-            new_conds[p, i] = picked_conds[p, i]
     return (
         n_ok,
         new_cov,
         new_conds,
         new_lens,
         new_counts,
-        new_quality,
-        best_t >= 0,
+        found,
         best_cov,
         best_conds,
         best_len,
@@ -450,11 +443,15 @@ def beam_round(
 
 @numba.njit(cache=True, nogil=True)
 def _cover_rows(bins, y, parent, sid, cand_feature, cand_op, cand_bin, out, out_counts):
-    """Rows of ``parent`` satisfying condition ``sid`` (into ``out``) and their class counts."""
+    """Rows of ``parent`` satisfying condition ``sid`` (``out``, every entry written) and
+    their class counts (``out_counts``, every entry written)."""
     f = cand_feature[sid]
     op = cand_op[sid]
     gb = cand_bin[sid]
+    for c in range(out_counts.size):
+        out_counts[c] = 0
     for i in range(parent.size):
+        ok = False
         if parent[i]:
             v = bins[i, f]
             if op == EQ:
@@ -464,5 +461,5 @@ def _cover_rows(bins, y, parent, sid, cand_feature, cand_op, cand_bin, out, out_
             else:
                 ok = v > gb
             if ok:
-                out[i] = True
                 out_counts[y[i]] += 1
+        out[i] = ok

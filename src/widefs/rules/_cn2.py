@@ -306,7 +306,6 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 conds,
                 lens,
                 new_counts,
-                _,
                 found,
                 best_cov,
                 best_conds,
