@@ -187,7 +187,6 @@ def beam_round(
     picked_s = np.empty(beam_width, dtype=np.intp)
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
     picked_lens = np.empty(beam_width, dtype=np.intp)
-    merged = np.empty(L, dtype=np.intp)
     n_picked = 0
     pos = 0  # candidates offered so far, in rank order
     size = _MAX_EXTRACTIONS
@@ -347,16 +346,24 @@ def beam_round(
             pos += 1
             b = o_owner[j]
             s = o_sid[j]
+            # Merged into the next free row: kept unless it repeats a kept conjunction (at
+            # most beam_width of them), then overwritten by the next offer.
             k = _merge(
-                conds[b], lens[b], s, cand_feature[s], cand_op[s], cand_feature, cand_op, merged
+                conds[b],
+                lens[b],
+                s,
+                cand_feature[s],
+                cand_op[s],
+                cand_feature,
+                cand_op,
+                picked_conds[n_picked],
             )
-            # A duplicate of a kept conjunction (at most beam_width of them) is skipped.
             dup = False
             for p in range(n_picked):
                 if picked_lens[p] == k:
                     same = True
                     for i in range(k):
-                        if picked_conds[p, i] != merged[i]:
+                        if picked_conds[p, i] != picked_conds[n_picked, i]:
                             same = False
                             break
                     if same:
@@ -366,8 +373,6 @@ def beam_round(
                 continue
             picked_b[n_picked] = b
             picked_s[n_picked] = s
-            for i in range(k):
-                picked_conds[n_picked, i] = merged[i]
             picked_lens[n_picked] = k
             n_picked += 1
         if n_picked == beam_width or kept == n_ok:

@@ -41,7 +41,8 @@ _RERANK = 32
 @njit(inline="always")
 def _winner(nearest, y, counts):
     """Majority class among ``nearest``; a vote tie goes to the nearest tied class."""
-    counts[:] = 0
+    for c in range(counts.size):  # (a loop: a slice assignment compiles to far more code)
+        counts[c] = 0
     for q in range(nearest.size):
         counts[y[nearest[q]]] += 1
     top = 0
@@ -209,12 +210,13 @@ def knn_candidate_neighbours(
 def _bound_state(R):
     """A bound's row order (``0..R-1``), failure counts and remaining-weight sums."""
     seq = np.empty(R, dtype=np.int64)
-    for r in range(R):
-        seq[r] = r
     fails = np.empty(R, dtype=np.int64)
-    fails[:] = 0
     left = np.empty(R + 1, dtype=np.int64)
-    left[:] = 0
+    left[R] = 0
+    for r in range(R):  # (one loop: slice assignments compile to far more code)
+        seq[r] = r
+        fails[r] = 0
+        left[r] = 0
     return seq, fails, left
 
 
@@ -251,7 +253,9 @@ def cross_distances(QT, XT, nominal, cols, D):
     """Distances from queries (columns of ``QT``) to training rows (columns of ``XT``)."""
     nq = D.shape[0]
     n = D.shape[1]
-    D[:, :] = 0.0
+    for a in range(nq):  # (loops: a slice assignment compiles to far more code)
+        for j in range(n):
+            D[a, j] = 0.0
     for t in range(cols.size):
         f = cols[t]
         xf = XT[f]
