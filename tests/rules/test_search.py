@@ -38,6 +38,7 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
         np.array([np.bincount(y[c], minlength=3) for c in cov]),
         0,
         QUALITY_CODES[quality],
+        np.empty(3) if quality == "entropy" else None,
         2.0,
         target,
         min_covered,
@@ -184,3 +185,23 @@ def test_pairwise_sum_is_numpys_sum_bitwise():
     for n in range(0, 129):
         a = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, size=n)
         assert _pairwise_sum(a) == np.sum(a), n
+
+
+@pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
+def test_root_quality_is_the_kernels_quality_bitwise(quality):
+    # Laplace and m-estimate of the empty rule are computed in Python (so that a run never
+    # compiles quality_of for them); they must round exactly like the kernel.
+    from widefs.rules import _beam
+    from widefs.rules._cn2 import _root_quality
+
+    kind = QUALITY_CODES[quality]
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        C = int(rng.integers(1, 6))
+        counts = rng.integers(0, 10 ** int(rng.integers(1, 7)), size=C).astype(np.int64)
+        counts[rng.integers(C)] += 1  # never all zero
+        m = float(rng.choice([0.5, 2.0, 3.7, 10.0]))
+        work = np.empty(C) if quality == "entropy" else None
+        for target in [-1, *range(C)]:
+            expected = _beam.quality_of(counts, target, kind, m, np.empty(C))
+            assert _root_quality(_beam, counts, target, kind, m, work) == expected

@@ -65,3 +65,39 @@ def test_sharing_block_is_seen_by_threads_and_nests():
         assert label_free_cache() is outer
     assert seen == [outer]
     assert label_free_cache() is None
+
+
+def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):
+    from widefs.utils import _label_free
+
+    rng = np.random.default_rng(0)
+    data = [rng.normal(size=(5, 7)) for _ in range(6)]
+    expected = [data_digest(a, a > 0) for a in data]  # outside a block: hashed each time
+    hashed = []
+    real = _label_free._digest
+    monkeypatch.setattr(_label_free, "_digest", lambda parts: hashed.append(1) or real(parts))
+    with sharing_label_free_work() as cache:
+        # Known data (equal bytes, any object) is not hashed again, ...
+        for _ in range(3):
+            assert [data_digest(a.copy(), a > 0) for a in data[:4]] == expected[:4]
+        assert len(hashed) == 4
+        assert cache._bytes == sum(len(array_key(a)) + len(array_key(a > 0)) for a in data[:4])
+        # ... data changed in place is (same object, other bytes), and so is a fifth datum,
+        # which pushes the oldest out of the remembered ones (and out of the byte count).
+        a = data[0].copy()
+        assert data_digest(a, a > 0) == expected[0]
+        a[2, 3] = np.nextafter(a[2, 3], np.inf)
+        assert data_digest(a, a > 0) != expected[0]
+        assert [data_digest(b, b > 0) for b in data] == expected
+        assert len(cache._known) == 4
+        # Every part counts: the same first array with another second one is other data.
+        b = data[5]
+        assert data_digest(b, b > 1) == _label_free._digest([array_key(b), array_key(b > 1)])
+        assert cache._bytes == sum(len(array_key(b)) + len(array_key(b > 0)) for b in data[2:])
+
+
+def test_remembered_digests_respect_the_budget():
+    a = np.zeros(50)
+    with sharing_label_free_work(budget_bytes=100) as cache:
+        assert data_digest(a) == data_digest(a.copy())
+        assert cache._known == [] and cache._bytes == 0

@@ -49,6 +49,22 @@ def _beam():
     return _beam
 
 
+def _root_quality(kernels, counts, target: int, kind: int, m: float, entropy_work) -> float:
+    """Quality of the empty rule, by :func:`widefs.rules._beam.quality_of`'s operations.
+
+    Laplace and m-estimate are computed here, so a run that ranks by them never compiles
+    ``quality_of`` (the beam round drops it too; see its ``entropy_work``).
+    """
+    if entropy_work is not None:
+        return float(kernels.quality_of(counts, target, kind, m, entropy_work))
+    n = float(counts.sum())  # integer-valued: the kernel's float sum is exact too
+    hit = counts[target] if target >= 0 else counts.max()
+    C = counts.size
+    if kind == QUALITY_CODES["laplace"]:
+        return float((hit + 1.0) / (n + C))
+    return float((hit + m / C) / (n + m))
+
+
 @dataclass(frozen=True)
 class _RuleSet:
     """What a learning loop returns: the rules and the class counts of the default rule."""
@@ -279,7 +295,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         tgt = -1 if target is None else int(target)
         m = float(self.m)
         kernels = _beam()
-        root_quality = float(kernels.quality_of(base, tgt, kind, m, np.zeros(C)))
+        entropy_work = np.empty(C) if kind == QUALITY_CODES["entropy"] else None
+        root_quality = _root_quality(kernels, base, tgt, kind, m, entropy_work)
         base_p = base / base.sum()
         test = alpha is not None
         df = int((base_p > 0).sum()) - 1
@@ -321,6 +338,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 counts,
                 max_len,
                 kind,
+                entropy_work,
                 m,
                 tgt,
                 int(self.min_covered),

@@ -36,6 +36,8 @@ __all__ = [
 
 #: Default byte budget of the values one :class:`LabelFreeCache` keeps.
 DEFAULT_BUDGET_BYTES = 512 * 2**20
+#: Distinct data whose digest a cache remembers (most recent first).
+_KNOWN_DATA = 4
 
 _active: LabelFreeCache | None = None
 _active_lock = threading.Lock()
@@ -55,6 +57,10 @@ def _nbytes(value) -> int:
 def data_digest(*arrays) -> bytes:
     """A 160-bit BLAKE2b digest of arrays (bytes, dtypes and shapes): the data part of a key.
 
+    Inside :func:`sharing_label_free_work` data digested before is recognized by comparing
+    its bytes (:meth:`LabelFreeCache.digest`), not hashed again: every refit of a search
+    certificate digests the same data.
+
     Parameters
     ----------
     *arrays : array_like
@@ -72,7 +78,9 @@ def data_digest(*arrays) -> bytes:
     >>> data_digest(np.zeros(3)) == data_digest(np.zeros(3)), len(data_digest(np.ones(2)))
     (True, 20)
     """
-    return _digest([array_key(a) for a in arrays])
+    parts = [array_key(a) for a in arrays]
+    cache = _active
+    return _digest(parts) if cache is None else cache.digest(parts)
 
 
 class LabelFreeCache:
@@ -112,6 +120,7 @@ class LabelFreeCache:
         self.misses = 0
         self._values: dict = {}
         self._seen: set = set()
+        self._known: list = []  # (parts, digest) of recent data, most recent first
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -173,6 +182,43 @@ class LabelFreeCache:
                 self._bytes -= _nbytes(old) + len(full)
             self._values[full] = value
             self._bytes += _nbytes(value) + len(full)
+
+    def digest(self, parts: list) -> bytes:
+        """The BLAKE2b digest of ``parts``, remembered for the last few distinct data.
+
+        Known data is recognized by an exact comparison of its bytes (a memory compare,
+        ~20x cheaper than hashing 1 MB again), so the digest is always that of ``parts``.
+        Remembered bytes count against the budget.
+
+        Parameters
+        ----------
+        parts : list of bytes
+            The data, as :func:`array_key` gives it.
+
+        Returns
+        -------
+        digest : bytes of length 20
+
+        Examples
+        --------
+        >>> cache = LabelFreeCache()
+        >>> cache.digest([b"abc"]) == cache.digest([b"abc"]) != cache.digest([b"abd"])
+        True
+        """
+        with self._lock:
+            for known, digest in self._known:
+                if known == parts:  # bytes compare lengths first, then memory
+                    return digest
+        digest = _digest(parts)
+        size = sum(len(part) for part in parts)
+        with self._lock:
+            if self._bytes + size <= self.budget_bytes:
+                self._known.insert(0, (parts, digest))
+                self._bytes += size
+                for old, _ in self._known[_KNOWN_DATA:]:
+                    self._bytes -= sum(len(part) for part in old)
+                del self._known[_KNOWN_DATA:]
+        return digest
 
     def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """``compute()``, or its stored result for ``key``.
