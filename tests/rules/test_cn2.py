@@ -332,8 +332,12 @@ def test_unordered_prediction_sums_counts_of_firing_rules():
 
 def test_significance_matches_scipy_g_test():
     # The kernel's likelihood-ratio test (what fit uses) against scipy's G-test.
+    import numba
+
     from widefs.rules._beam import _significant
 
+    # The helper has no CPython wrapper (only kernels call it): called from compiled code.
+    significant = numba.njit(lambda *args: _significant(*args))
     counts = np.array([[8, 1, 0], [3, 3, 3], [0, 0, 5], [10, 2, 1]])
     base = np.array([20, 15, 10])
     base_p = base / base.sum()
@@ -341,7 +345,7 @@ def test_significance_matches_scipy_g_test():
     for alpha in (0.01, 0.05, 0.3):
         threshold = stats.chi2.isf(alpha, 2)
         for row in counts:
-            got = _significant(row, float(row.sum()), base_p, threshold, np.zeros(3))
+            got = significant(row, float(row.sum()), base_p, threshold, np.zeros(3))
             _, p = stats.power_divergence(row, base_p * row.sum(), lambda_="log-likelihood")
             assert got == (p < alpha)
             decided.add(bool(got))

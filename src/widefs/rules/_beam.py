@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from widefs.rules._rule import EQ, LE
+from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 __all__ = ["beam_round", "quality_of"]
 
@@ -31,7 +32,7 @@ __all__ = ["beam_round", "quality_of"]
 _MAX_EXTRACTIONS = 64
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**HELPER_JIT_OPTIONS)
 def _pairwise_sum(a):
     """``np.sum`` of a short float vector with numpy's own pairwise order (bitwise equal)."""
     n = a.size
@@ -61,7 +62,7 @@ def _pairwise_sum(a):
     return res
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def quality_of(vec, target, kind, m, work):
     """Rule quality of class counts ``vec`` (as ``CN2Classifier._quality``, same rounding).
 
@@ -92,7 +93,7 @@ def quality_of(vec, target, kind, m, work):
     return (hit + m / C) / (n + m)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**HELPER_JIT_OPTIONS)
 def _significant(vec, cover, base_p, threshold, work):
     """Likelihood-ratio statistic ``2 sum f ln(f / e)`` above ``threshold`` (numpy's rounding)."""
     for c in range(vec.size):
@@ -105,7 +106,7 @@ def _significant(vec, cover, base_p, threshold, work):
 
 # One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile
 # a specialization per literal.
-@numba.njit("boolean(float64, int64, int64, float64, int64, int64)", cache=True, nogil=True)
+@numba.njit("boolean(float64, int64, int64, float64, int64, int64)", **HELPER_JIT_OPTIONS)
 def _better(q1, c1, i1, q2, c2, i2):
     """Rank order: higher quality, then more examples covered, then generated first."""
     if q1 != q2:
@@ -115,7 +116,7 @@ def _better(q1, c1, i1, q2, c2, i2):
     return i1 < i2
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**HELPER_JIT_OPTIONS)
 def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
     """Conjoin static condition ``sid`` to sorted ``conds[:length]`` into ``out``.
 
@@ -139,7 +140,7 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
     return k
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def beam_round(
     bins,
     y,
@@ -177,9 +178,9 @@ def beam_round(
     ``(n_candidates, new_cov, new_conds, new_lens, new_counts, best_found, best_cov,
     best_conds, best_len, best_counts, best_quality, all_pure)``: the ``beam_width`` best
     distinct conjunctions in rank order, the best candidate passing the likelihood-ratio
-    test (every candidate passes when ``test`` is False; the ``best_*`` arrays are empty
-    when none does), and whether every kept version is pure (covers one class; only
-    ``target`` when ``target >= 0``).
+    test (every candidate passes when ``test`` is False; ``best_cov`` is (1, n); when none
+    does, the ``best_*`` arrays are empty and ``best_cov`` is (0, n)), and whether every
+    kept version is pure (covers one class; only ``target`` when ``target >= 0``).
 
     Quality (``kind``): 0 Laplace, 1 m-estimate with ``entropy_work`` None; 2 minus the
     entropy with ``entropy_work`` scratch space of ``n_classes`` floats. None is a type of
@@ -416,7 +417,7 @@ def beam_round(
             new_conds[p, i] = picked_conds[p, i] if i < picked_lens[p] else 0
     # The best candidate's arrays are empty when there is none (its fields are then unused).
     found = best_t >= 0
-    best_cov = np.empty(n if found else 0, dtype=np.bool_)
+    best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)  # (2-D: one allocator less)
     best_counts = np.empty(C if found else 0, dtype=np.int64)
     best_conds = np.empty(L if found else 0, dtype=np.intp)
     best_len = 0
@@ -433,7 +434,7 @@ def beam_round(
             best_conds,
         )
         _cover_rows(
-            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov, best_counts
+            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov[0], best_counts
         )
         best_quality = best_q
     return (
@@ -452,7 +453,7 @@ def beam_round(
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(**HELPER_JIT_OPTIONS)
 def _cover_rows(bins, y, parent, sid, cand_feature, cand_op, cand_bin, out, out_counts):
     """Rows of ``parent`` satisfying condition ``sid`` (``out``, every entry written) and
     their class counts (``out_counts``, every entry written)."""

@@ -353,7 +353,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
             m_new = m_k + n_ok
             round_best = None
             if found and (best is None or best_quality > best.quality):
-                round_best = _Found(best_conds[:best_len], best_cov, best_counts, best_quality)
+                round_best = _Found(best_conds[:best_len], best_cov[0], best_counts, best_quality)
             if poe:
                 candidate = round_best if round_best is not None else best
                 new_estimate = self._round_estimate(candidate.counts, m_new, prior, target, C)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from widefs.utils import KERNEL_JIT_OPTIONS
+
 __all__ = [
     "cross_distances",
     "knn_candidate_neighbours",
@@ -56,7 +58,7 @@ def _winner(nearest, y, counts):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_JIT_OPTIONS)
 def knn_candidate_neighbours(
     D,
     order,
@@ -248,7 +250,7 @@ def _hopeless(v, r, step, weight, want, negate, fails, left, score, need):
     return score, score + left[step + 1] < need
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_JIT_OPTIONS)
 def cross_distances(QT, XT, nominal, cols, D):
     """Distances from queries (columns of ``QT``) to training rows (columns of ``XT``)."""
     nq = D.shape[0]
@@ -272,7 +274,7 @@ def cross_distances(QT, XT, nominal, cols, D):
                     Da[j] += diff * diff
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_JIT_OPTIONS)
 def update_distances(D_ref, XT, nominal, add, remove, D):
     """``D = D_ref + sum_{f in add} c_f - sum_{f in remove} c_f`` (new array ``D``).
 

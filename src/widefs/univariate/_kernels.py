@@ -3,15 +3,17 @@
 Each kernel scores L label vectors (for example label permutations) on one split for a
 block of features, with the arithmetic of the one-label-vector numpy path written out
 in the same order (no fused multiply-add: numba does not contract without fastmath), so
-a batch reproduces the one-at-a-time error counts exactly. ``cache=True`` stores the
-compiled kernels for later processes.
+a batch reproduces the one-at-a-time error counts exactly. The compiled kernels are cached
+for later processes (:data:`widefs.utils.KERNEL_JIT_OPTIONS`).
 """
 
 import numba
 import numpy as np
 
+from widefs.utils import KERNEL_JIT_OPTIONS
 
-@numba.njit(nogil=True, cache=True)
+
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def gnb_binary_errors(da, db, dc, x_t, y_val):
     """Errors of two-class naive Bayes: predict class 1 where ``(da x + db) x + dc > 0``.
 
@@ -38,7 +40,7 @@ def gnb_binary_errors(da, db, dc, x_t, y_val):
     return out
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
     """Errors of naive Bayes with C classes: argmax over ``(qa x + qb) x + qc`` (first max).
 
@@ -65,7 +67,7 @@ def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
     return out
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def stump_errors(order, valid, thr, y_train, total, x_val_t, y_val, n_classes):
     """Errors of the fewest-training-errors stump for L label vectors on one split.
 

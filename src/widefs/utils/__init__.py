@@ -22,6 +22,7 @@ from widefs.utils._encoding import (
     encode_transform,
     feature_names_or_default,
 )
+from widefs.utils._jit import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.utils._label_free import (
     LabelFreeCache,
     array_key,
@@ -37,6 +38,8 @@ from widefs.utils._validation import as_float_array, check_integer_array, check_
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
+    "HELPER_JIT_OPTIONS",
+    "KERNEL_JIT_OPTIONS",
     "MISSING_CODE",
     "UNSEEN_CODE",
     "FeatureEncoding",
