@@ -57,3 +57,90 @@ def test_a_helper_runs_inside_compiled_code():
     cand_op = np.zeros(3, dtype=np.int64)
     assert merge(np.array([0, 2, 0]), 2, 1, 1, 0, cand_feature, cand_op, out) == 3
     assert out.tolist() == [0, 1, 2]
+
+
+# --- Compile time: every kernel is typed in numba's minimum of two passes ---------------------
+# numba's type inference re-runs every constraint of a function until no type changes (two
+# passes at least: the second finds nothing new). A literal initial value (``count = 0``) has
+# a type of its own, widened to int64 one loop level per pass: beam_round took 7 passes, about
+# 0.5 s of a first run. The kernels start counters from non-literal values instead.
+
+
+def _runs():
+    """Public calls that run every kernel of the four compiled modules at least once."""
+    from widefs.rules import CN2Classifier
+    from widefs.scm import PACBayesSCM
+    from widefs.search import GeneticSelector, SequentialSelector
+    from widefs.univariate import gaussian_nb_split_errors, halves_masks, stump_split_errors
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 12)
+    X = rng.normal(size=(24, 6))
+    X[:, 0] += 2 * y
+    y3 = np.arange(24) % 3
+    tr, va = halves_masks(y, 2, random_state=0)
+    return {
+        "rules": lambda: CN2Classifier().fit(X, y),
+        "rules_entropy": lambda: CN2Classifier(quality="entropy").fit(X, y),
+        "knn": lambda: SequentialSelector(n_neighbors=3, n_features=2).fit(X, y),
+        "genetic": lambda: GeneticSelector(
+            n_neighbors=1, population_size=4, n_generations=2, random_state=0
+        ).fit(X, y),
+        "pac_bayes": lambda: PACBayesSCM(max_rules=1, feature_range=(-9, 9)).fit(X, y),
+        "pac_bayes_fixed": lambda: PACBayesSCM(max_rules=1, margin=0.1, feature_range=(-9, 9)).fit(
+            X, y
+        ),
+        # Label matrices: the compiled path scores several labellings in one batch.
+        "gnb": lambda: (
+            gaussian_nb_split_errors(X, np.stack([y, y[::-1]]), 2, tr[None], va[None]),
+            gaussian_nb_split_errors(X, np.stack([y3, y3[::-1]]), 3, tr[None], va[None]),
+        ),
+        "stump": lambda: stump_split_errors(X, np.stack([y3, y3[::-1]]), 3, tr[None], va[None]),
+    }
+
+
+def _compiled_functions():
+    import numba
+
+    from widefs.rules import _beam
+    from widefs.scm import _pac_bayes_kernels
+    from widefs.search import _kernels as search_kernels
+    from widefs.univariate import _kernels as univariate_kernels
+
+    for module in (_beam, _pac_bayes_kernels, search_kernels, univariate_kernels):
+        for name, obj in sorted(vars(module).items()):
+            if (
+                isinstance(obj, numba.core.registry.CPUDispatcher)
+                and obj.py_func.__module__ == module.__name__
+                and obj.targetoptions.get("inline") != "always"  # typed inside its callers
+            ):
+                yield f"{module.__name__}.{name}", obj
+
+
+def test_every_kernel_is_typed_in_two_passes(monkeypatch):
+    import numba
+    from numba.core import typeinfer
+
+    for run in _runs().values():
+        run()
+    kernels = dict(_compiled_functions())
+    assert len(kernels) >= 15
+    passes = {}
+    propagate = typeinfer.ConstraintNetwork.propagate
+
+    def counting(self, inferer):
+        key = inferer.func_id.func
+        passes[key] = passes.get(key, 0) + 1
+        return propagate(self, inferer)
+
+    monkeypatch.setattr(typeinfer.ConstraintNetwork, "propagate", counting)
+    # Helpers (called only from compiled code) last: a kernel loaded from the cache carries
+    # their code, so they get a signature only when a kernel is typed afresh below.
+    order = sorted(kernels, key=lambda k: kernels[k].targetoptions.get("no_cpython_wrapper", False))
+    for name in order:
+        kernel = kernels[name]
+        assert kernel.signatures, f"{name} was not run by _runs()"
+        fresh = numba.njit(no_cfunc_wrapper=True)(kernel.py_func)  # not cached: typed afresh
+        passes.pop(kernel.py_func, None)
+        fresh.compile(kernel.signatures[0])
+        assert passes.get(kernel.py_func) == 2, f"{name}: {passes.get(kernel.py_func)} passes"

@@ -43,7 +43,7 @@ def _pairwise_sum(a):
         return res
     # Eight scalar accumulators (no slice copy: cheaper to compile).
     r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
-    i = 8
+    i = np.int64(8)  # (not a literal: one typing pass less)
     stop = n - n % 8
     while i < stop:
         r0 += a[i]
@@ -122,8 +122,8 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
 
     A numeric condition replaces one on the same attribute and side. Returns the length.
     """
-    k = 0
-    placed = False
+    k = np.int64(0)  # (non-literal initial values: one typing pass less)
+    placed = k != 0
     for i in range(length):
         s = conds[i]
         if op != EQ and cand_feature[s] == feat and cand_op[s] == op:
@@ -190,16 +190,20 @@ def beam_round(
     n = bins.shape[0]
     C = n_classes
     L = conds.shape[1]
+    # Counters start from ``zero``, an int64, not from the literal 0: numba types a literal
+    # as a type of its own and widens it by one more pass over the whole function for each
+    # loop it flows through (7 typing passes over this kernel instead of 2).
+    zero = np.int64(0)
     picked_b = np.empty(beam_width, dtype=np.intp)
     picked_s = np.empty(beam_width, dtype=np.intp)
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
     picked_lens = np.empty(beam_width, dtype=np.intp)
-    n_picked = 0
-    pos = 0  # candidates offered so far, in rank order
-    size = _MAX_EXTRACTIONS
+    n_picked = zero
+    pos = zero  # candidates offered so far, in rank order
+    size = zero + _MAX_EXTRACTIONS
     F = walk_rows.shape[0]
     B = cov.shape[0]
-    n_bins = 0
+    n_bins = zero
     for f in range(F):
         n_bins += feature_n_bins[f]
     # A member's groups come from counting its rows into a (bins x classes) table when that
@@ -224,17 +228,17 @@ def beam_round(
         o_quality = np.empty(size, dtype=np.float64)
         o_index = np.empty(size, dtype=np.intp)
         keep = size
-        n_ok = 0
-        kept = 0
-        best_t = -1
-        best_b = 0
+        n_ok = zero
+        kept = zero
+        best_t = zero - 1
+        best_b = zero
         best_s = np.int64(0)  # (not a literal: one compiled _merge and _cover_rows)
-        best_c = 0
+        best_c = zero
         best_q = 0.0
         for b in range(B):
             if max_len > 0 and lens[b] >= max_len:
                 continue  # complete: not specialized further
-            limit = 0
+            limit = zero
             for c in range(C):
                 limit += member_counts[b, c]
             covb = cov[b]
@@ -254,10 +258,10 @@ def beam_round(
                 nb = feature_n_bins[f]
                 # Groups: the distinct bins of the covered rows, in increasing order, with the
                 # cumulative class counts after each.
-                G = 0
+                G = zero
                 if table:
                     for k in range(off, off + nb):
-                        present = 0
+                        present = zero
                         for c in range(C):  # (row G + 1 is written ahead: kept if present)
                             kc = counts[k * C + c]
                             group_counts[G + 1, c] = group_counts[G, c] + kc
@@ -290,11 +294,11 @@ def beam_round(
                         if nominal:
                             lo, hi = g, g + 1
                         elif side == 0:
-                            lo, hi = 0, g + 1
+                            lo, hi = zero, g + 1
                         else:
                             lo, hi = g + 1, G
-                        cover = 0
-                        top = 0  # the majority class's count
+                        cover = zero
+                        top = zero  # the majority class's count
                         for c in range(C):
                             v = group_counts[hi, c] - group_counts[lo, c]
                             vec[c] = v
@@ -392,7 +396,7 @@ def beam_round(
     new_counts = np.empty((n_picked, C), dtype=np.int64)
     new_conds = np.empty((n_picked, L), dtype=np.intp)
     new_lens = np.empty(n_picked, dtype=np.intp)
-    all_pure = True
+    all_pure = zero == 0  # (True, not a literal)
     for p in range(n_picked):
         _cover_rows(
             bins,
@@ -405,8 +409,8 @@ def beam_round(
             new_cov[p],
             new_counts[p],
         )
-        size = 0
-        classes = 0
+        size = zero
+        classes = zero
         for c in range(C):
             size += new_counts[p, c]
             classes += new_counts[p, c] > 0
@@ -420,7 +424,7 @@ def beam_round(
     best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)  # (2-D: one allocator less)
     best_counts = np.empty(C if found else 0, dtype=np.int64)
     best_conds = np.empty(L if found else 0, dtype=np.intp)
-    best_len = 0
+    best_len = zero
     best_quality = 0.0
     if found:
         best_len = _merge(

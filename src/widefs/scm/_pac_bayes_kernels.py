@@ -16,7 +16,7 @@ def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
 
     Sums use values shifted by the range's low end to limit cancellation in ``b W - WX``.
     """
-    G = 0
+    G = np.int64(0)  # (non-literal initial values: see soft_step)
     prev = 0.0
     cn[0] = 0.0
     cxn[0] = 0.0
@@ -51,7 +51,9 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
     F = order.shape[0]
     gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
-    bf, bd = -1, 0
+    # Non-literal initial values: numba widens a literal (-1, 0) by one more typing pass over
+    # the whole kernel for each loop it flows through.
+    bf, bd = np.int64(-1), np.int64(0)
     ba, bb, bc = np.nan, np.nan, 0.0
     rn = 1.0 / n_rem
     rp = p / p_total
@@ -122,7 +124,7 @@ def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
     F = order.shape[0]
     gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
-    bf, bd = -1, 0
+    bf, bd = np.int64(-1), np.int64(0)  # (non-literal: see soft_step)
     ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
     for f in range(F):
         span = hi[f] - lo[f]
@@ -135,8 +137,8 @@ def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tot
         log_span = math.log(span)
         tot_n = cn[G]
         tot_p = cp[G]
-        i0 = 0  # first group with value >= a
-        i1 = 0  # first group with value > b
+        i0 = np.int64(0)  # first group with value >= a (not a literal: see soft_step)
+        i1 = i0  # first group with value > b
         for g in range(G - 1):
             t = go[g] + (go[g + 1] - go[g]) / 2.0
             if t >= go[g + 1]:

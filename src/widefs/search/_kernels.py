@@ -47,7 +47,7 @@ def _winner(nearest, y, counts):
         counts[c] = 0
     for q in range(nearest.size):
         counts[y[nearest[q]]] += 1
-    top = 0
+    top = np.int64(0)  # (not a literal: see knn_candidate_neighbours)
     for c in range(counts.size):
         if counts[c] > top:
             top = counts[c]
@@ -131,6 +131,10 @@ def knn_candidate_neighbours(
     lists = not given and out.shape[0] == cands.size
     voting = votes.shape[0] == cands.size
     bound = voting and weight.size == rows.size and rows.size > 0
+    # Counters start from ``zero``, an int64, not from the literal 0: numba types a literal
+    # as a type of its own and widens it by one more typing pass over the whole kernel for
+    # each loop it flows through.
+    zero = np.int64(0)
     bestd = np.empty(kk, dtype=np.float64)
     besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
@@ -159,7 +163,7 @@ def knn_candidate_neighbours(
             else:
                 xi = xf[i]
                 Di = D[i]
-                m = 0
+                m = zero
                 for q in range(n):
                     j = order[i, q] if pruned else q
                     if j == i:

@@ -28,7 +28,7 @@ def gnb_binary_errors(da, db, dc, x_t, y_val):
             a = da[lab, j]
             b = db[lab, j]
             c = dc[lab, j]
-            wrong = 0
+            wrong = np.int64(0)  # (not a literal: one numba typing pass less)
             for i in range(V):
                 x = x_t[j, i]
                 d = (a * x + b) * x
@@ -51,10 +51,10 @@ def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
     out = np.empty((L, B), dtype=np.int64)  # every entry written below
     for j in range(B):
         for lab in range(L):
-            wrong = 0
+            wrong = np.int64(0)  # (not a literal: one numba typing pass less)
             for i in range(V):
                 x = x_t[j, i]
-                best = 0
+                best = np.int64(0)  # (not a literal: one numba typing pass less)
                 best_v = (qa[lab, 0, j] * x + qb[lab, 0, j]) * x + qc[lab, 0, j]
                 for c in range(1, C):
                     v = (qa[lab, c, j] * x + qb[lab, c, j]) * x + qc[lab, c, j]
@@ -87,21 +87,24 @@ def stump_errors(order, valid, thr, y_train, total, x_val_t, y_val, n_classes):
     counts = np.empty(C, dtype=np.int64)  # zeroed for each feature
     best_counts = np.empty(C, dtype=np.int64)
     best_counts[:] = 0
+    # Non-literal initial values (``zero``): numba widens a literal by one more typing pass
+    # over the whole kernel for each loop it flows through.
+    zero = np.int64(0)
     for lab in range(L):
-        majority = 0
+        majority = zero
         for c in range(1, C):
             if total[lab, c] > total[lab, majority]:
                 majority = c
         top = total[lab, majority]
         for j in range(B):
             counts[:] = 0
-            best_correct = -1
-            best_k = 0
+            best_correct = zero - 1
+            best_k = zero
             for k in range(nt - 1):
                 counts[y_train[lab, order[j, k]]] += 1
                 if valid[j, k]:
-                    lmax = 0
-                    rmax = 0
+                    lmax = zero
+                    rmax = zero
                     for c in range(C):
                         if counts[c] > lmax:
                             lmax = counts[c]
@@ -116,15 +119,15 @@ def stump_errors(order, valid, thr, y_train, total, x_val_t, y_val, n_classes):
             right = majority
             t = np.inf
             if best_correct > top:
-                left = 0
-                right = 0
+                left = zero
+                right = zero
                 for c in range(1, C):
                     if best_counts[c] > best_counts[left]:
                         left = c
                     if total[lab, c] - best_counts[c] > total[lab, right] - best_counts[right]:
                         right = c
                 t = thr[j, best_k]
-            wrong = 0
+            wrong = np.int64(0)  # (not a literal: one numba typing pass less)
             for i in range(V):
                 pred = left if t >= x_val_t[j, i] else right
                 if pred != y_val[lab, i]:
