@@ -46,26 +46,10 @@ def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
     return G
 
 
-@numba.njit(inline="always")
-def _prefix_buffers(n_positions):
-    """Six float vectors of ``n_positions + 1`` for :func:`group_sums`: slices of one buffer
-    (compiles faster than unpacking the rows of a 2-D array, and needs no 2-D allocator)."""
-    m = n_positions + 1
-    buf = np.empty(6 * m, dtype=np.float64)
-    return (
-        buf[:m],
-        buf[m : 2 * m],
-        buf[2 * m : 3 * m],
-        buf[3 * m : 4 * m],
-        buf[4 * m : 5 * m],
-        buf[5 * m :],
-    )
-
-
 @numba.njit(**KERNEL_JIT_OPTIONS)
 def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = _prefix_buffers(n_positions)
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
     # Non-literal initial values: numba widens a literal (-1, 0) by one more typing pass over
     # the whole kernel for each loop it flows through.
@@ -138,7 +122,7 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
 def fixed_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, gamma, unused):
     """Fixed-margin heuristic: intervals [t - h, t + h] (clipped to the range), h = gamma (B - A)."""
     F = order.shape[0]
-    gv, go, cn, cxn, cp, cxp = _prefix_buffers(n_positions)
+    gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
     best = -np.inf
     bf, bd = np.int64(-1), np.int64(0)  # (non-literal: see soft_step)
     ba, bb, bt, bc = np.nan, np.nan, np.nan, 0.0
