@@ -338,18 +338,22 @@ def test_significance_matches_scipy_g_test():
 
     # The helper has no CPython wrapper (only kernels call it): called from compiled code.
     significant = numba.njit(lambda *args: _significant(*args))
-    counts = np.array([[8, 1, 0], [3, 3, 3], [0, 0, 5], [10, 2, 1]])
-    base = np.array([20, 15, 10])
-    base_p = base / base.sum()
-    decided = set()
-    for alpha in (0.01, 0.05, 0.3):
-        threshold = stats.chi2.isf(alpha, 2)
-        for row in counts:
-            got = significant(row, float(row.sum()), base_p, threshold, np.zeros(3))
-            _, p = stats.power_divergence(row, base_p * row.sum(), lambda_="log-likelihood")
-            assert got == (p < alpha)
-            decided.add(bool(got))
-    assert decided == {True, False}
+    rng = np.random.default_rng(3)
+    problems = [  # three classes, and nine (past numpy's eight-term pairwise blocks)
+        (np.array([[8, 1, 0], [3, 3, 3], [0, 0, 5], [10, 2, 1]]), np.array([20, 15, 10])),
+        (rng.integers(0, 6, size=(40, 9)), rng.integers(5, 30, size=9)),
+    ]
+    for counts, base in problems:
+        base_p = base / base.sum()
+        decided = set()
+        for alpha in (0.01, 0.05, 0.3):
+            threshold = stats.chi2.isf(alpha, base.size - 1)
+            for row in counts[counts.sum(axis=1) > 0]:
+                got = significant(row, float(row.sum()), base_p, threshold)
+                _, p = stats.power_divergence(row, base_p * row.sum(), lambda_="log-likelihood")
+                assert got == (p < alpha)
+                decided.add(bool(got))
+        assert decided == {True, False}
 
 
 def test_input_types_give_the_same_rules():

@@ -94,14 +94,18 @@ def quality_of(vec, target, kind, m, work):
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
-def _significant(vec, cover, base_p, threshold, work):
-    """Likelihood-ratio statistic ``2 sum f ln(f / e)`` above ``threshold`` (numpy's rounding)."""
+def _significant(vec, cover, base_p, threshold):
+    """Likelihood-ratio statistic ``2 sum f ln(f / e)`` above ``threshold``.
+
+    Summed in class order, as the G-test is written (numpy's pairwise order differs only
+    from eight classes on): :func:`_pairwise_sum` here cost a first CN2 fit ~5% more work
+    to compile (cachegrind), for a rounding no reference asks for.
+    """
+    stat = 0.0
     for c in range(vec.size):
         if vec[c] > 0:
-            work[c] = vec[c] * np.log(vec[c] / (cover * base_p[c]))
-        else:
-            work[c] = 0.0
-    return 2.0 * _pairwise_sum(work) > threshold
+            stat += vec[c] * np.log(vec[c] / (cover * base_p[c]))
+    return 2.0 * stat > threshold
 
 
 # One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile
@@ -215,7 +219,6 @@ def beam_round(
     for c in range(C):
         group_counts[0, c] = 0  # (rows g + 1 are written from row g before they are read)
     vec = np.empty(C, dtype=np.int64)
-    work = np.empty(C, dtype=np.float64)  # scratch, overwritten before every use
     while True:
         # Generate every candidate specialization, in order; keep the ``size`` best (by
         # _better) in rank order in the o_* lists, and nothing else (a wide table has
@@ -322,7 +325,7 @@ def beam_round(
                                 q = (hit + m / C) / (float(cover) + m)
                         # The test (a logarithm per class) only for a would-be best.
                         if (best_t < 0 or _better(q, cover, t, best_q, best_c, best_t)) and (
-                            not test or _significant(vec, float(cover), base_p, threshold, work)
+                            not test or _significant(vec, float(cover), base_p, threshold)
                         ):
                             best_t, best_b, best_s, best_c, best_q = t, b, sid, cover, q
                         if kept == keep:
