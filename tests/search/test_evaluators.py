@@ -163,6 +163,33 @@ def test_knn_model_predicts_like_leave_one_out_on_new_rows():
         np.testing.assert_array_equal(model.predict_codes(X[[i]]), expected)
 
 
+@pytest.mark.parametrize("block_bytes", [8 * 5 * 7, 8 * 5 * 7 * 3, 2**22])
+def test_distances_add_columns_one_at_a_time_in_order(monkeypatch, block_bytes):
+    # Against a plain loop (one column's terms added at a time, in the order given), with
+    # magnitudes from 1e-8 to 1e8 so that another order of additions rounds differently,
+    # nominal columns (0/1 mismatch) and column blocks of one, three or all columns.
+    import widefs.utils
+
+    monkeypatch.setattr(widefs.utils, "DEFAULT_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(7, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
+    nominal = np.zeros(12, dtype=bool)
+    nominal[[2, 9]] = True
+    X[:, nominal] = rng.integers(0, 3, size=(7, 2))
+    Q = X[:5] + rng.normal(size=(5, 12)) * (rng.random((5, 12)) < 0.5)
+    Q[:, nominal] = rng.integers(0, 3, size=(5, 2))
+    cols = rng.permutation(12)
+    expected = np.zeros((5, 7))
+    for f in cols:
+        diff = Q[:, f][:, None] - X[:, f][None, :]
+        expected = expected + ((diff != 0.0) * 1.0 if nominal[f] else diff * diff)
+    model = KNNModel(X, np.zeros(7, int), 1, nominal, cols, 1)
+    got = model.distances_to(np.ascontiguousarray(Q.T), cols)
+    assert got.tobytes() == expected.tobytes()
+    reordered = model.distances_to(np.ascontiguousarray(Q.T), cols[::-1])
+    assert not np.array_equal(reordered, expected)  # the order matters on these values
+
+
 def test_dissertation_grid():
     assert dissertation_k_grid(235) == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 25, 58, 117, 176)
     assert dissertation_k_grid(2) == (1,)

@@ -124,7 +124,7 @@ def test_every_kernel_is_typed_in_two_passes(monkeypatch):
     for run in _runs().values():
         run()
     kernels = dict(_compiled_functions())
-    assert len(kernels) >= 15
+    assert len(kernels) >= 14
     passes = {}
     propagate = typeinfer.ConstraintNetwork.propagate
 

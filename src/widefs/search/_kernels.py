@@ -22,7 +22,6 @@ from numba import njit
 from widefs.utils import KERNEL_JIT_OPTIONS
 
 __all__ = [
-    "cross_distances",
     "knn_candidate_neighbours",
     "update_distances",
 ]
@@ -33,8 +32,9 @@ _RERANK = 32
 # Compile time matters as much as run time here (every fresh install compiles these once):
 # no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
 # to compile), no literal-argument calls that make a second specialization, no sort (a
-# large k gets its order from numpy's stable argsort), and one distance kernel (the
-# training matrix is the cross distances of the training rows with themselves).
+# large k gets its order from numpy's stable argsort), and no kernel for the distances on
+# a subset (numpy computes them, once per subset: ``_KNNData.distances_to``); only the
+# genetic algorithm's few-feature updates have one.
 # The small helpers below are inlined at numba IR level (inline="always") instead of
 # compiled as functions of their own: a first CEFS fit executes ~3% fewer instructions
 # (cachegrind). Inlining CN2's beam helpers the same way measured 6-20% more.
@@ -252,30 +252,6 @@ def _hopeless(v, r, step, weight, want, negate, fails, left, score, need):
     else:
         fails[r] += 1
     return score, score + left[step + 1] < need
-
-
-@njit(**KERNEL_JIT_OPTIONS)
-def cross_distances(QT, XT, nominal, cols, D):
-    """Distances from queries (columns of ``QT``) to training rows (columns of ``XT``)."""
-    nq = D.shape[0]
-    n = D.shape[1]
-    for a in range(nq):  # (loops: a slice assignment compiles to far more code)
-        for j in range(n):
-            D[a, j] = 0.0
-    for t in range(cols.size):
-        f = cols[t]
-        xf = XT[f]
-        qf = QT[f]
-        nom = nominal[f]
-        for a in range(nq):
-            qa = qf[a]
-            Da = D[a]
-            for j in range(n):
-                diff = qa - xf[j]
-                if nom:
-                    Da[j] += 1.0 if diff != 0.0 else 0.0
-                else:
-                    Da[j] += diff * diff
 
 
 @njit(**KERNEL_JIT_OPTIONS)
