@@ -1,11 +1,22 @@
 """parallel_calls: worker warnings obey the caller's filters and reach the caller's recorders."""
 
+import sys
 import warnings
 
 import pytest
 
 from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
 from widefs.utils import parallel_calls
+
+try:
+    import cloudpickle
+except ImportError:  # (joblib before 1.5 ships its own)
+    from joblib.externals import cloudpickle
+
+# Process workers receive this file's functions by value: by reference they would import it
+# as "tests.utils.test_parallel", and another installed "tests" package (baycomp, of the
+# bench extra, has one) shadows this tree's.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def _warn_twice(i):
