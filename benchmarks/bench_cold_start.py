@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def calibration_seconds() -> float:
-    """CPU seconds of a fixed pure-Python loop (3.1 s on a quiet 2-core VM of 2026-12)."""
+    """CPU seconds of a fixed pure-Python loop: compare it between runs of this script."""
     start = time.process_time()
     total = 0
     for i in range(20_000_000):
