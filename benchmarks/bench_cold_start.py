@@ -72,8 +72,15 @@ def baseline_source(rev: str, workdir: Path) -> Path:
     return dest
 
 
+def _environment() -> dict[str, str]:
+    """This process's environment without what would change a fresh install's first run
+    (no byte-compiled files; another numba cache)."""
+    drop = ("PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_DIR")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
 def fresh_environment(wheel: Path, venv: Path) -> Path:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = _environment()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     subprocess.run(
@@ -93,13 +100,8 @@ def fresh_environment(wheel: Path, venv: Path) -> Path:
 
 def cpu_seconds_of(cmd: list[str], cwd: Path) -> float:
     """User + system CPU seconds of one process (its children included)."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_DIR")
-    }
     proc = subprocess.Popen(
-        cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        cmd, cwd=cwd, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -504,13 +504,12 @@ class _KNNData:
         >>> data.distances_to(np.array([[1.0], [2.0]]), [0, 1])
         array([[2., 5.]])
         """
-        from widefs.utils import DEFAULT_BLOCK_BYTES
+        from widefs.utils import DEFAULT_BLOCK_BYTES, feature_blocks
 
         cols = np.asarray(cols, dtype=np.int64)
         D = np.zeros((QT.shape[1], self.n_samples))
-        step = max(1, DEFAULT_BLOCK_BYTES // (8 * max(D.size, 1)))
-        for start in range(0, cols.size, step):
-            block = cols[start : start + step]
+        for part in feature_blocks(cols.size, 8 * D.size, max_bytes=DEFAULT_BLOCK_BYTES):
+            block = cols[part]
             terms = QT[block][:, :, None] - self.XT[block][:, None, :]  # (columns, q, n)
             np.multiply(terms, terms, out=terms)
             nominal = self.nominal[block]
