@@ -371,7 +371,7 @@ def test_knn_many_k_both_ranking_paths():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
-    """Inside sharing_label_free_work the third request of a position is answered by stored
+    """Inside sharing_label_free_work the fourth request of a position is answered by stored
     neighbour lists and a vote: with relabelled y, held-out rows of one class and tie-heavy
     data, the predictions equal the direct kernel's (outside the block) and the brute
     force, for any k, whichever k the stored lists were computed for."""
@@ -400,6 +400,44 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
     np.testing.assert_array_equal(
         plain.predict_moves(plain.initial_state(current), cands, True), got
     )
+
+
+def test_shared_lists_wait_for_a_third_request_and_hold_the_grids_largest_k(monkeypatch):
+    """Neighbour lists for every row cost many bounded passes: a position reached twice
+    scores with bounded passes only; the third request computes the lists once, as long as
+    the largest k of the grid ``choose_k`` saw, so a later request with a larger k (another
+    relabelling's choice) votes on them instead of recomputing."""
+    from widefs.utils import sharing_label_free_work
+
+    X, y, nominal = grid_data(3, n=30, p=8)
+    calls = []
+    original = KNNLeaveOneOut.candidate_neighbours
+
+    def counting(self, D, candidates, add, k, **kw):
+        calls.append(k)
+        return original(self, D, candidates, add, k, **kw)
+
+    monkeypatch.setattr(KNNLeaveOneOut, "candidate_neighbours", counting)
+    rng = np.random.default_rng(0)
+    empty = np.zeros(X.shape[1], dtype=bool)
+    cands = np.arange(X.shape[1])
+    got = []
+    with sharing_label_free_work():
+        for t, k in enumerate((1, 3, 2, 14, 5)):
+            yp = rng.permutation(y)
+            ev = KNNLeaveOneOut(X, yp, 3, nominal, np.arange(30), n_neighbors=1)
+            ev.choose_k(Criterion(yp), [1, 2, 3, 5, 14, 20], empty)  # grid up to 20
+            ev.n_neighbors = k
+            got.append((yp, k, ev.predict_moves(ev.initial_state(empty), cands, add=True)))
+            assert calls == ([] if t < 2 else [20])  # once, on the third request, K = 20
+        once = KNNLeaveOneOut(X, y, 3, nominal, np.arange(30), n_neighbors=1)
+        twice = once.initial_state(np.arange(X.shape[1]) == 0)
+        for _ in range(2):  # another position, reached twice: no lists
+            once.predict_moves(twice, cands[1:], add=True)
+        assert calls == [20]
+    for yp, k, pred in got:  # the same votes as outside the block
+        plain = KNNLeaveOneOut(X, yp, 3, nominal, np.arange(30), n_neighbors=k)
+        np.testing.assert_array_equal(plain.predict_moves(plain.initial_state(empty), cands, True), pred)
 
 
 def test_early_stopping_scan_is_exercised_and_exact():

@@ -33,6 +33,15 @@ def test_stored_on_second_request_then_found():
     assert cache.lookup(other) is None
 
 
+def test_wanted_counts_the_earlier_requests_of_a_key():
+    cache = LabelFreeCache()
+    assert [cache.wanted((b"a",), after=2) for _ in range(4)] == [False, False, True, True]
+    assert [cache.wanted((b"b",)) for _ in range(2)] == [False, True]  # default: second
+    assert cache.wanted((b"c",), after=0)
+    full = LabelFreeCache(budget_bytes=0)
+    assert not any(full.wanted((b"a",), after=0) for _ in range(3))
+
+
 def test_budget_stops_storing():
     cache = LabelFreeCache(budget_bytes=100)
     big = np.zeros(20)  # 160 bytes: the first stored value exhausts the budget

@@ -585,6 +585,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         self._shared = label_free_cache()
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
         self._no_change = None  # _unchanged_pass' constant column, built on first use
+        self._shared_k = 0  # the largest k of choose_k's grid (shared list length)
         # Each feature's last score from score_moves (-inf: abandoned), to scan the likely
         # best first next time (a bounded pass then abandons the others sooner).
         self._last_scores = np.full(self.XT.shape[0], -np.inf)
@@ -807,14 +808,19 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         if self._shared is not None:
             # The neighbour lists depend on D and the candidates only (the K nearest start
             # with the k nearest, so one list serves every k <= K): found in the shared
-            # cache, or computed for every row and stored the second time this position
-            # is reached (in any relabelling, with any k); then only the vote uses y.
+            # cache, or computed for every row and stored the third time this position is
+            # reached (in any relabelling, with any k); then only the vote uses y. Lists
+            # for every row cost several bounded passes (50x at k = 10 on colon), so a
+            # position two relabellings reach, deep in a search, is not worth them; the
+            # start of a search, which every relabelling reaches, is. They hold the
+            # largest k a search's grid may choose (``_shared_k``), so that relabellings
+            # whose k differs do not recompute them for each larger k.
             key = (b"moves", self._data_id, array_key(D), array_key(cands), array_key([sign]))
             neighbours = self._shared.lookup(key)
             if neighbours is not None and neighbours.shape[2] < kk:
                 neighbours = None  # stored for a smaller k: replaced by a longer list
-            if neighbours is None and self._shared.wanted(key):
-                K = max(k, _SHARED_MIN_K)
+            if neighbours is None and self._shared.wanted(key, after=2):
+                K = self._shared_list_length(k, cands.size)
                 neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
             if neighbours is not None:
@@ -823,6 +829,14 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 return out
         # Needed once: the kernel votes as it goes, no lists written.
         return self._candidate_pass(D, cands, add, kk, self.rows, n_jobs, votes=True, bound=bound)
+
+    def _shared_list_length(self, k: int, n_candidates: int) -> int:
+        """Neighbours per shared list: k, at least ``_SHARED_MIN_K`` and the largest k of
+        the grid ``choose_k`` saw, within an eighth of the sharing budget."""
+        n = self.n_samples
+        K = min(max(k, _SHARED_MIN_K, self._shared_k), n - 1)
+        fits = self._shared.budget_bytes // 8 // max(4 * n_candidates * n, 1)
+        return max(min(K, fits), k)
 
     def candidate_neighbours(self, D, candidates, add, k, rows=None, n_jobs=None):
         """Leave-one-out neighbours after each candidate move (no labels involved).
@@ -915,6 +929,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         scores : dict {k: score}
         """
         grid = sorted({int(k) for k in grid if 1 <= int(k) <= self.n_samples - 1}) or [1]
+        self._shared_k = grid[-1]  # the longest neighbour list worth sharing (see _moves)
         scores = criterion.score(self.predict_state_ks(self.initial_state(mask), grid))
         best = int(np.argmax(scores))  # first maximum: the smallest k
         return grid[best], dict(zip(grid, scores.tolist()))

@@ -14,7 +14,8 @@ computed from (the data's bytes, the state's bytes, the candidate list, k, ...),
 labels, so a hit returns exactly what the computation would have returned: results never
 depend on whether the cache is active, on its budget, or on which thread filled it. A
 value is stored the second time its key is asked for (a result needed once, like most
-states deep in a search, is never kept), within a byte budget.
+states deep in a search, is never kept; values dear to compute for every row wait for a
+third request, see :meth:`LabelFreeCache.wanted`), within a byte budget.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class LabelFreeCache:
         self.hits = 0
         self.misses = 0
         self._values: dict = {}
-        self._seen: set = set()
+        self._requests: dict = {}  # short key -> requests of a value not stored (yet)
         self._known: list = []  # (parts, digest) of recent data, most recent first
         self._bytes = 0
         self._lock = threading.Lock()
@@ -145,26 +146,36 @@ class LabelFreeCache:
             self.misses += 1
             return None
 
-    def wanted(self, key: tuple) -> bool:
-        """Whether a value computed for ``key`` should be stored (its second request).
+    def wanted(self, key: tuple, after: int = 1) -> bool:
+        """Whether a value computed for ``key`` should be stored: it was asked for ``after``
+        times before (default: on its second request) and the budget allows.
+
+        A value that is dear to keep and cheap to recompute when only a few relabellings
+        reach it (the kNN candidate lists deep in a search) waits for more requests.
 
         Parameters
         ----------
         key : tuple of bytes
+        after : int, default=1
+            Earlier requests needed.
 
         Returns
         -------
         store : bool
-            True when ``key`` was asked for before and the budget allows.
+
+        Examples
+        --------
+        >>> cache = LabelFreeCache()
+        >>> [cache.wanted((b"k",), after=2) for _ in range(4)]
+        [False, False, True, True]
         """
         short = _digest(key)
         with self._lock:
             if self._bytes >= self.budget_bytes:
                 return False
-            if short in self._seen:
-                return True
-            self._seen.add(short)
-            return False
+            seen = self._requests.get(short, 0)
+            self._requests[short] = seen + 1
+            return seen >= after
 
     def store(self, key: tuple, value) -> None:
         """Keep ``value`` for ``key``, replacing a value stored before (callers never
