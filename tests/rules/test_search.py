@@ -49,6 +49,24 @@ def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p,
     )
 
 
+@pytest.mark.parametrize("continuous", [False, True])
+def test_counting_table_scratch_only_where_counting_can_win(continuous):
+    """The beam kernel counts a member's rows into a (bin, class) table only when
+    2 bins x classes < n x attributes; elsewhere its scratch is None, so numba compiles the
+    kernel without that path (both cases run in the test below, with equal results)."""
+    y, numeric, codes, nominal, n_cats = _problem(0, continuous=continuous)
+    X = np.where(nominal, codes, numeric)
+    table = CandidateTable.build(X, nominal, n_cats)
+    scratch = table.kernel_args(y, 3)[-1]
+    cells = int(table.feature_n_bins.sum()) * 3
+    n, F = table.bins.shape
+    assert (2 * cells >= n * F) == continuous
+    if continuous:
+        assert scratch is None
+    else:
+        assert scratch.dtype == np.int64 and scratch.shape == (cells,)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted

@@ -158,6 +158,7 @@ def beam_round(
     cand_bin,
     walk_rows,
     walk_bins,
+    table_counts,
     cov,
     conds,
     lens,
@@ -210,9 +211,10 @@ def beam_round(
     n_bins = zero
     for f in range(F):
         n_bins += feature_n_bins[f]
-    # A member's groups come from counting its rows into a (bins x classes) table when that
-    # is cheaper than walking every attribute's n values (narrow data, few covered rows).
-    counts = np.empty(n_bins * C, dtype=np.int64)  # (bin, class) flat, zeroed for each member
+    # A member's groups come from counting its rows into ``table_counts``, a (bin, class)
+    # table zeroed for each member, when that is cheaper than walking every attribute's n
+    # values (narrow data, few covered rows); None where it never is, and numba then drops
+    # that code before compiling (a first CN2 fit on colon: 1.96 -> 1.73 s of CPU).
     group_bin = np.empty(n, dtype=np.intp)
     # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead).
     group_counts = np.empty((n + 2, C), dtype=np.int64)
@@ -245,28 +247,30 @@ def beam_round(
             for c in range(C):
                 limit += member_counts[b, c]
             covb = cov[b]
-            table = 2 * n_bins * C + limit * F < n * F
-            if table:
+            table = False
+            if table_counts is not None:
+                table = 2 * n_bins * C + limit * F < n * F
+            if table_counts is not None and table:
                 for k in range(n_bins * C):
-                    counts[k] = 0
+                    table_counts[k] = 0
                 for i in range(n):
                     if covb[i]:
                         yi = y[i]
                         for f in range(F):
                             k = bins[i, f]
                             if k >= 0:
-                                counts[k * C + yi] += 1
+                                table_counts[k * C + yi] += 1
             for f in range(F):
                 off = feature_offset[f]
                 nb = feature_n_bins[f]
                 # Groups: the distinct bins of the covered rows, in increasing order, with the
                 # cumulative class counts after each.
                 G = zero
-                if table:
+                if table_counts is not None and table:
                     for k in range(off, off + nb):
                         present = zero
                         for c in range(C):  # (row G + 1 is written ahead: kept if present)
-                            kc = counts[k * C + c]
+                            kc = table_counts[k * C + c]
                             group_counts[G + 1, c] = group_counts[G, c] + kc
                             present += kc
                         if present > 0:

@@ -131,7 +131,12 @@ class CandidateTable:
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
         """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
-        class codes ``y`` and ``n_classes``, the static candidates and the walk order."""
+        class codes ``y`` and ``n_classes``, the static candidates, the walk order and the
+        counting table's scratch (None when walking is never dearer: see ``beam_round``)."""
+        n, F = self.bins.shape
+        cells = int(self.feature_n_bins.sum()) * n_classes
+        # The kernel counts into the table only when 2 cells + covered rows x F < n x F.
+        table = np.empty(cells, dtype=np.int64) if 2 * cells < n * F else None
         return (
             self.bins,
             y,
@@ -145,6 +150,7 @@ class CandidateTable:
             self.cand_bin,
             self.walk_rows,
             self.walk_bins,
+            table,
         )
 
     def coverage(self, sids: np.ndarray) -> np.ndarray:
