@@ -437,7 +437,9 @@ def test_shared_lists_wait_for_a_third_request_and_hold_the_grids_largest_k(monk
         assert calls == [20]
     for yp, k, pred in got:  # the same votes as outside the block
         plain = KNNLeaveOneOut(X, yp, 3, nominal, np.arange(30), n_neighbors=k)
-        np.testing.assert_array_equal(plain.predict_moves(plain.initial_state(empty), cands, True), pred)
+        np.testing.assert_array_equal(
+            plain.predict_moves(plain.initial_state(empty), cands, True), pred
+        )
 
 
 def test_early_stopping_scan_is_exercised_and_exact():

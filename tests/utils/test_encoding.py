@@ -137,3 +137,17 @@ def test_names_and_classes():
         check_classes(est, np.array(["a", "a"]))
     with pytest.raises(ValueError, match="Unknown label type"):
         check_classes(est, np.array([0.5, 1.5]))
+
+
+def test_check_classes_keeps_sklearns_target_check_where_labels_could_be_continuous():
+    """Integer, boolean and string labels skip scikit-learn's target check (they are always
+    class labels); anything else still goes through it."""
+    for y in (np.array([3, 1, 3]), np.array([True, False]), np.array(["b", "a"], dtype=object)):
+        classes, codes = check_classes(None, y, min_classes=1)
+        assert classes[codes].tolist() == y.tolist()
+    for y in (np.array([0.5, 1.5, 2.25]), np.array([0.5, 1.5, 2.25], dtype=object)):
+        with pytest.raises(ValueError, match="Unknown label type"):
+            check_classes(None, y)
+    mixed = np.array(["a", 1.5, "b"], dtype=object)
+    with pytest.raises((ValueError, TypeError)):
+        check_classes(None, mixed)

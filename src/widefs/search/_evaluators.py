@@ -274,9 +274,11 @@ def _map_chunks(work, chunks) -> list:
 
 
 def _threaded(work, chunks, out):
-    """Fill ``out[idx] = rows`` from ``work(idx) -> (idx, rows)`` over index chunks."""
+    """Fill ``out[idx] = rows`` from ``work(idx) -> (idx, rows)`` over index chunks (rows
+    that are already ``out``'s own, written in place, are not copied)."""
     for idx, part in _map_chunks(work, chunks):
-        out[idx] = part
+        if not np.may_share_memory(part, out):
+            out[idx] = part
     return out
 
 
@@ -887,7 +889,8 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         weight, want, negate, floor, visit = bound
 
         def work(idx):
-            part = np.empty((idx.size, *out.shape[1:]), dtype=out.dtype)
+            # Chunks are consecutive ranges: each thread writes its own rows of ``out``.
+            part = out[idx[0] : idx[-1] + 1]
             lists, preds = (no_lists, part) if votes else (part, no_votes)
             # This chunk's candidates in the order ``visit`` gives them (positions in it).
             sub = visit if idx.size == cands.size else _chunk_order(visit, idx)

@@ -105,7 +105,10 @@ def check_classes(estimator, y, *, min_classes: int = 2):
     """
     from sklearn.utils.multiclass import check_classification_targets
 
-    check_classification_targets(y)
+    # Integers, booleans and strings are always valid class labels: scikit-learn's target
+    # check (a few hundred microseconds, much of a small CN2 fit) only for other dtypes.
+    if not (_label_dtype(y) and np.ndim(y) == 1):
+        check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < min_classes:
         raise ValueError(
@@ -113,6 +116,18 @@ def check_classes(estimator, y, *, min_classes: int = 2):
             f"{classes.size} class{'es' * (classes.size != 1)} ({', '.join(map(repr, classes))})."
         )
     return classes, codes.astype(np.intp)
+
+
+def _label_dtype(y) -> bool:
+    """Whether ``y`` holds integers, booleans or strings only (never a continuous target)."""
+    kind = getattr(y, "dtype", np.dtype(object)).kind
+    if kind in "iubUS":
+        return True
+    if kind != "O":
+        return False
+    import pandas as pd
+
+    return pd.api.types.infer_dtype(y, skipna=False) == "string"
 
 
 @dataclass(frozen=True)
@@ -173,13 +188,19 @@ class FeatureEncoding:
         -------
         Xe : ndarray of float64, shape (n_samples, n_features)
         """
+        return self._encode(Xv, names)
+
+    def _encode(self, Xv: np.ndarray, names, nominal_codes=None) -> NDArray[np.float64]:
+        """:meth:`encode`, with the nominal block's codes given when ``fit`` has them."""
         out = np.empty(Xv.shape, dtype=np.float64)
         numeric = np.flatnonzero(~self.nominal)
         if numeric.size:
             out[:, numeric] = _numeric_block(Xv, numeric, names)
             _check_finite(out[:, numeric], allow_nan=self.missing == "propagate")
         nom = np.flatnonzero(self.nominal)
-        if nom.size:
+        if nom.size and nominal_codes is not None:
+            out[:, nom] = nominal_codes
+        elif nom.size:
             text, missing = _nominal_text(Xv, nom, self.missing)
             g = self.texts.get_indexer(text)  # -1 (unseen everywhere) reads the last column
             out[:, nom] = _codes(self.lookup, g, missing)
@@ -331,15 +352,17 @@ def _codes(lookup: np.ndarray, g: np.ndarray, missing: np.ndarray) -> np.ndarray
     return block
 
 
-def _fit_encoding(Xv, nominal, missing) -> FeatureEncoding:
-    """Learn the categories of the nominal columns (one hash pass over all of them)."""
+def _fit_encoding(Xv, nominal, missing) -> tuple[FeatureEncoding, np.ndarray | None]:
+    """Learn the categories of the nominal columns (one hash pass over all of them); also
+    the nominal block's codes (``None`` without nominal columns), which
+    :meth:`FeatureEncoding.encode` would compute again from the same texts."""
     import pandas as pd
 
     n_features = nominal.size
     categories = [np.array([], dtype=object) for _ in range(n_features)]
     nom = np.flatnonzero(nominal)
     if not nom.size:
-        return FeatureEncoding(nominal, tuple(categories), missing)
+        return FeatureEncoding(nominal, tuple(categories), missing), None
     text, is_missing = _nominal_text(Xv, nom, missing)
     gcodes, uniques = pd.factorize(text)
     uniques = np.asarray(uniques, dtype=object)
@@ -352,20 +375,25 @@ def _fit_encoding(Xv, nominal, missing) -> FeatureEncoding:
         order = np.argsort(uniques[g])
         categories[j] = uniques[g][order]
         lookup[a, g[order]] = np.arange(g.size)
-    return FeatureEncoding(
+    encoding = FeatureEncoding(
         nominal, tuple(categories), missing, pd.Index(uniques, dtype=object), lookup
     )
+    # factorize's codes are the texts' positions in ``uniques``: what encode's get_indexer
+    # finds for the same texts.
+    return encoding, _codes(lookup, gcodes, is_missing)
 
 
-def _plain_numeric(X, categorical_features) -> bool:
-    """True when no column can be nominal: the float fast path (sklearn's own validation)."""
+def _plain_numeric(X, categorical_features, frame_kinds=None) -> bool:
+    """True when no column can be nominal: the float fast path (sklearn's own validation).
+    ``frame_kinds``: :func:`_frame_kinds` of ``X`` when the caller has them."""
     if categorical_features is None:
         return True
     if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
         spec = np.asarray(categorical_features)
         return spec.size == 0 or (spec.dtype == bool and not spec.any())
-    if _is_frame(X):
-        return not any(k is not False for k in _frame_kinds(X))
+    if frame_kinds is not None or _is_frame(X):
+        kinds = _frame_kinds(X) if frame_kinds is None else frame_kinds
+        return not any(k is not False for k in kinds)
     dtype = getattr(X, "dtype", None)
     return dtype is not None and dtype.kind in "iuf"
 
@@ -421,7 +449,8 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
         raise ValueError(f"missing must be one of {_MISSING_POLICIES}; got {missing!r}.")
     allow_nan = missing == "propagate"
     kw = {"y": y, "ensure_min_samples": ensure_min_samples}  # y=None: X only (or "y required")
-    if _plain_numeric(X, categorical_features):
+    frame_kinds = _frame_kinds(X) if _is_frame(X) else None
+    if _plain_numeric(X, categorical_features, frame_kinds):
         out = validate_data(
             estimator,
             X,
@@ -434,7 +463,6 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
         none = np.array([], dtype=object)  # one shared empty array, not one per column
         encoding = FeatureEncoding(nominal, (none,) * nominal.size, missing)
         return np.ascontiguousarray(Xv), y, encoding
-    frame_kinds = _frame_kinds(X) if _is_frame(X) else None
     out = validate_data(estimator, X, dtype=None, ensure_all_finite=False, **kw)
     Xv, y = out if y is not None else (out, None)
     if Xv.dtype.kind not in "biufO":
@@ -452,8 +480,8 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
             ],
             dtype=bool,
         )
-    encoding = _fit_encoding(Xv, nominal, missing)
-    return encoding.encode(Xv, names), y, encoding
+    encoding, nominal_codes = _fit_encoding(Xv, nominal, missing)
+    return encoding._encode(Xv, names, nominal_codes), y, encoding
 
 
 def encode_transform(estimator, X, encoding: FeatureEncoding) -> NDArray[np.float64]:
