@@ -441,3 +441,16 @@ def test_poe_penalty_grows_with_effective_hypotheses(seed):
     poe_id = CN2Classifier("poe", poe_effective="identity").fit(X, y)
     assert all(r.length == 1 for r in poe_id.rules_)
     assert poe_id.theory_size_ < poe2.theory_size_ <= classic.theory_size_
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_search_score_is_the_training_accuracy_of_the_predictions(seed, cfg):
+    """A decision list counts its correct training rows while it learns (the rows each rule
+    takes, the default on the rest); that count must equal what predict says, with missing
+    values, unseen categories and ties (a rule set is always scored by predict)."""
+    X, y = _random_problem(seed, n=60 + 7 * seed)
+    params = {k: v for k, v in cfg.items() if k != "max_len"}
+    clf = CN2Classifier(max_rule_length=cfg["max_len"], **params).fit(X, y)
+    assert clf.search_score_ == np.mean(clf.predict(X) == y)
+    assert 0.0 < clf.search_score_ <= 1.0

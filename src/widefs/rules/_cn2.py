@@ -67,10 +67,13 @@ def _root_quality(kernels, counts, target: int, kind: int, m: float, entropy_wor
 
 @dataclass(frozen=True)
 class _RuleSet:
-    """What a learning loop returns: the rules and the class counts of the default rule."""
+    """What a learning loop returns: the rules, the class counts of the default rule and,
+    for a decision list, how many training rows it classifies correctly (each rule predicts
+    its majority class on the rows it takes, the default rule on the rest)."""
 
     rules: list
     default_counts: np.ndarray
+    n_correct: int | None = None
 
 
 class _Found:
@@ -481,10 +484,13 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.default_counts_ = result.default_counts
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
         self.theory_size_ = int(sum(r.length for r in self.rules_))
-        # The certified score: training accuracy of the rules (higher is better).
-        self.search_score_ = float(
-            np.mean(np.argmax(self._encoded_class_scores(Xe), axis=1) == y_codes)
-        )
+        # The certified score: training accuracy of the rules (higher is better). A decision
+        # list knows it from learning (the rows each rule took); a rule set is scored.
+        if result.n_correct is not None:
+            self.search_score_ = result.n_correct / y_codes.size
+        else:
+            scores = self._encoded_class_scores(Xe)
+            self.search_score_ = float(np.mean(np.argmax(scores, axis=1) == y_codes))
         return self
 
     def _prior(self, y_codes, active, totals, target=None) -> float:
@@ -501,6 +507,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         """A decision list: each rule predicts its majority class; covered rows leave."""
         C = totals.size
         rules = []
+        correct = 0
         active = np.ones(y_codes.size, dtype=bool)
         while active.any():
             if np.count_nonzero(np.bincount(y_codes[active], minlength=C)) <= 1:
@@ -511,9 +518,11 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 break
             prediction = int(np.argmax(entry.counts))
             rules.append(self._make_rule(entry, entry.counts, prediction, m_k, est))
+            correct += int(entry.counts[prediction])
             active &= ~entry.covered
         left = np.bincount(y_codes[active], minlength=C)
-        return _RuleSet(rules, left if left.sum() else totals)
+        correct += int(left.max()) if left.sum() else 0
+        return _RuleSet(rules, left if left.sum() else totals, correct)
 
     def _learn_unordered(self, y_codes, totals) -> _RuleSet:
         """Rules per class on the full set, removing only that class's covered rows."""
