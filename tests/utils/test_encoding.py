@@ -151,3 +151,50 @@ def test_check_classes_keeps_sklearns_target_check_where_labels_could_be_continu
     mixed = np.array(["a", 1.5, "b"], dtype=object)
     with pytest.raises((ValueError, TypeError)):
         check_classes(None, mixed)
+
+
+def _frames():
+    rng = np.random.default_rng(0)
+    n = 12
+    yield pd.DataFrame(
+        {
+            "colour": np.array(["red", None, "blue"] * 4, dtype=object),
+            "size": rng.normal(size=n),
+            "count": rng.integers(0, 5, n),
+            "flag": rng.random(n) > 0.5,
+            "grade": pd.Categorical(rng.choice(["a", "b", "c"], n)),
+            "codes": pd.Categorical(rng.integers(0, 3, n)),
+            "mixed": np.array([1, "x", 2.5, None] * 3, dtype=object),
+        }
+    )
+    yield pd.DataFrame({"only": pd.Categorical(["u", "v"] * 6), "f": np.arange(12.0)})
+    yield pd.DataFrame({"s": np.array(["a"] * 12, dtype=object)}, index=np.arange(12)[::-1])
+
+
+@pytest.mark.parametrize("with_y", [False, True])
+def test_plain_frames_validate_like_scikit_learn(with_y):
+    """encode_fit's shortcut for DataFrames of plain columns (their object array validated
+    after the names) gives scikit-learn's array, names and messages."""
+    from sklearn.utils.validation import validate_data
+
+    from widefs.utils._encoding import _frame_kinds, _validate_mixed
+
+    for X in _frames():
+        y = np.arange(len(X)) % 2 if with_y else None
+        kw = {"y": y, "ensure_min_samples": 2}
+        a, b = BaseEstimator(), BaseEstimator()
+        fast = _validate_mixed(a, X, _frame_kinds(X), kw)
+        full = validate_data(b, X, dtype=None, ensure_all_finite=False, **kw)
+        fast_X, full_X = (fast[0], full[0]) if with_y else (fast, full)
+        assert fast_X.dtype == full_X.dtype == object and fast_X.shape == full_X.shape
+        assert pd.DataFrame(fast_X).equals(pd.DataFrame(full_X))
+        if with_y:
+            np.testing.assert_array_equal(fast[1], full[1])
+        assert a.n_features_in_ == b.n_features_in_
+        assert a.feature_names_in_.tolist() == b.feature_names_in_.tolist()
+        kw1 = {"y": None if y is None else y[:1], "ensure_min_samples": 2}
+        with pytest.raises(ValueError, match=r"Found array with 1 sample\(s\)") as mine:
+            _validate_mixed(BaseEstimator(), X.iloc[:1], _frame_kinds(X), kw1)
+        with pytest.raises(ValueError) as theirs:
+            validate_data(BaseEstimator(), X.iloc[:1], dtype=None, ensure_all_finite=False, **kw1)
+        assert str(mine.value) == str(theirs.value)

@@ -398,6 +398,34 @@ def _plain_numeric(X, categorical_features, frame_kinds=None) -> bool:
     return dtype is not None and dtype.kind in "iuf"
 
 
+def _validate_mixed(estimator, X, frame_kinds, kw):
+    """``validate_data(estimator, X, dtype=None, ensure_all_finite=False, **kw)``.
+
+    A DataFrame of plain numpy columns (object, numbers, booleans) and categoricals is the
+    object array ``np.asarray`` makes of it either way; validated as that array, after its
+    names are recorded, it skips scikit-learn's per-column pandas checks (about 0.3 ms, a
+    tenth of a small CN2 fit). Other frames (nullable and string dtypes) take the full path.
+    """
+    import pandas as pd
+    from sklearn.utils.validation import check_array, check_X_y, validate_data
+
+    plain = frame_kinds is not None and all(
+        isinstance(dt, pd.CategoricalDtype) or (isinstance(dt, np.dtype) and dt.kind in "biufO")
+        for dt in X.dtypes
+    )
+    if not plain:
+        return validate_data(estimator, X, dtype=None, ensure_all_finite=False, **kw)
+    y = kw["y"]
+    # Names, n_features_in_ and the "requires y" error, as validate_data does them first.
+    validate_data(estimator, X, y=y, skip_check_array=True)
+    Xa = X.to_numpy(dtype=object)
+    check = {"dtype": None, "ensure_all_finite": False, "estimator": estimator}
+    check["ensure_min_samples"] = kw["ensure_min_samples"]
+    if y is None:
+        return check_array(Xa, input_name="X", **check)
+    return check_X_y(Xa, y, **check)
+
+
 def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_min_samples: int = 1):
     """Validate ``X`` (and ``y``) for ``estimator``, find the nominal columns and encode.
 
@@ -463,7 +491,7 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
         none = np.array([], dtype=object)  # one shared empty array, not one per column
         encoding = FeatureEncoding(nominal, (none,) * nominal.size, missing)
         return np.ascontiguousarray(Xv), y, encoding
-    out = validate_data(estimator, X, dtype=None, ensure_all_finite=False, **kw)
+    out = _validate_mixed(estimator, X, frame_kinds, kw)
     Xv, y = out if y is not None else (out, None)
     if Xv.dtype.kind not in "biufO":
         Xv = Xv.astype(object)
