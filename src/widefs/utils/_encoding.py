@@ -217,7 +217,10 @@ def _frame_kinds(X) -> list:
 
     kinds = []
     for dt in X.dtypes:
-        if isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dt):
+        # Plain numpy dtypes answered directly (pandas' dtype tests cost ~20 us a column).
+        if isinstance(dt, np.dtype) and dt.kind in "biufO":
+            kinds.append(True if dt.kind == "b" else None if dt.kind == "O" else False)
+        elif isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dt):
             kinds.append(True)
         elif pd.api.types.is_numeric_dtype(dt):
             kinds.append(False)
@@ -369,9 +372,10 @@ def _fit_encoding(Xv, nominal, missing) -> tuple[FeatureEncoding, np.ndarray | N
     G = uniques.size
     lookup = np.full((nom.size, G + 1), UNSEEN_CODE, dtype=np.intp)  # last: unseen text
     col_of = np.nonzero(~is_missing)[1]
-    pairs = np.unique(col_of * G + gcodes)
+    pairs = np.unique(col_of * G + gcodes)  # sorted: column by column
+    bounds = np.searchsorted(pairs, np.arange(nom.size + 1) * G)
     for a, j in enumerate(nom):
-        g = pairs[pairs // G == a] % G
+        g = pairs[bounds[a] : bounds[a + 1]] % G
         order = np.argsort(uniques[g])
         categories[j] = uniques[g][order]
         lookup[a, g[order]] = np.arange(g.size)
