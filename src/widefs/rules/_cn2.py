@@ -317,6 +317,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         # Pure versions only have pure, smaller (so worse and less significant)
         # descendants: none could replace the best rule, so classic CN2 stops there.
         all_pure = (np.count_nonzero(base) <= 1) if target is None else base[target] == base.sum()
+        static = table.kernel_args(y, C)  # the same for every round (its scratch is reused)
         while True:
             if all_pure and not poe:
                 break
@@ -334,7 +335,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 best_quality,
                 all_pure,
             ) = kernels.beam_round(
-                *table.kernel_args(y, C),
+                *static,
                 cov,
                 conds,
                 lens,
