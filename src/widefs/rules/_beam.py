@@ -250,6 +250,8 @@ def beam_round(
             table = False
             if table_counts is not None:
                 table = 2 * n_bins * C + limit * F < n * F
+            # (``table_counts is not None`` again, not ``table`` alone: numba prunes only tests
+            # of an argument against None, so this is what drops the path on wide data.)
             if table_counts is not None and table:
                 for k in range(n_bins * C):
                     table_counts[k] = 0

@@ -13,7 +13,6 @@ are in :mod:`widefs.rules._beam`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -130,17 +129,12 @@ class CandidateTable:
             max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 
-    @cached_property
-    def _n_bins(self) -> int:
-        """Bins of all attributes (kernel_args runs once per beam round: summed once)."""
-        return int(self.feature_n_bins.sum())
-
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
         """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
         class codes ``y`` and ``n_classes``, the static candidates, the walk order and the
         counting table's scratch (None when walking is never dearer: see ``beam_round``)."""
         n, F = self.bins.shape
-        cells = self._n_bins * n_classes
+        cells = int(self.feature_n_bins.sum()) * n_classes
         # The kernel counts into the table only when 2 cells + covered rows x F < n x F.
         table = np.empty(cells, dtype=np.int64) if 2 * cells < n * F else None
         return (

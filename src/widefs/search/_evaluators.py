@@ -274,11 +274,9 @@ def _map_chunks(work, chunks) -> list:
 
 
 def _threaded(work, chunks, out):
-    """Fill ``out[idx] = rows`` from ``work(idx) -> (idx, rows)`` over index chunks (rows
-    that are already ``out``'s own, written in place, are not copied)."""
+    """Fill ``out[idx] = rows`` from ``work(idx) -> (idx, rows)`` over index chunks."""
     for idx, part in _map_chunks(work, chunks):
-        if not np.may_share_memory(part, out):
-            out[idx] = part
+        out[idx] = part
     return out
 
 
@@ -898,9 +896,9 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
                 D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
                 self.n_classes, weight, want, negate, floor, sub, lists, preds,
             )  # fmt: skip
-            return idx, part
 
-        return _threaded(work, _split(cands.size, n_jobs), out)
+        _map_chunks(work, _split(cands.size, n_jobs))
+        return out
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
         masks = np.asarray(masks, dtype=bool)
