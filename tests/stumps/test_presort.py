@@ -47,6 +47,20 @@ def test_from_matrix_checks_its_input():
     assert empty.order.shape == (3, 0)
 
 
+def _assert_packed(X, P, bits, end_flags):
+    """``P`` is the stable argsort of every column of ``X`` with exact run flags."""
+    P = P.astype(np.int64)
+    rows = (P & (2**bits - 1)).astype(int)
+    np.testing.assert_array_equal(rows, np.argsort(X + 0.0, axis=0, kind="stable"))
+    v = np.take_along_axis(X, rows, axis=0)
+    new_run = v[1:] != v[:-1]
+    np.testing.assert_array_equal((P[1:] & 2**bits) != 0, new_run)
+    assert not (P[0] & 2**bits).any()
+    ends = (P & 2 ** (bits + 1)) != 0
+    np.testing.assert_array_equal(ends[:-1], new_run & end_flags)
+    assert not ends[-1].any()
+
+
 @pytest.mark.parametrize("end_flags", [False, True])
 def test_packed_presort_orders_every_column(end_flags):
     rng = np.random.default_rng(5)
@@ -55,15 +69,71 @@ def test_packed_presort_orders_every_column(end_flags):
     bits = (m - 1).bit_length()
     P = packed_presort(X, bits=bits, end_flags=end_flags)
     assert P.dtype == np.uint8  # 6 index bits and two flags
-    rows = (P & (2**bits - 1)).astype(int)
-    np.testing.assert_array_equal(rows, np.argsort(X + 0.0, axis=0, kind="stable"))
-    for j in range(X.shape[1]):
-        v = X[rows[:, j], j]
-        np.testing.assert_array_equal((P[1:, j] & 2**bits) != 0, v[1:] != v[:-1])
-        assert not P[0, j] & 2**bits
-        ends = (P[:, j] & 2 ** (bits + 1)) != 0
-        np.testing.assert_array_equal(ends[:-1], (v[1:] != v[:-1]) & end_flags)
-        assert not ends[-1]
+    _assert_packed(X, P, bits, end_flags)
+
+
+def _quantization_columns(m, rng, big=1.7e308):
+    """Columns for the 32-bit keys: exact integer offsets, scaled values, shared keys."""
+    top = 2.0 ** (32 - (m - 1).bit_length()) - 2  # the widest exact span of integers
+    return np.column_stack(
+        [
+            rng.integers(-3000, 3000, size=m).astype(float),  # exact offsets, some ties
+            rng.integers(0, 3, size=m) * top + 1e9,  # span exactly top: still exact
+            rng.integers(0, 3, size=m) * (top + 1.0),  # one more: scaled, no collision
+            # one huge outlier squeezes the rest into one key, in reverse row order
+            np.r_[1e12, np.arange(m - 1, 0, -1) * 1e-3],
+            # distinct values one step apart at most: shared keys, some out of order
+            rng.permutation(m) * 2.0**-30 + rng.integers(0, 2, size=m),
+            rng.normal(size=m),
+            rng.integers(-2, 3, size=m) + 0.5,  # fractions with many ties
+            rng.integers(-1, 2, size=m) * 5e-310,  # subnormals: the scale overflows
+            rng.integers(-1, 2, size=m) * big,  # the span overflows (in float64)
+        ]
+    )
+
+
+@pytest.mark.filterwarnings("error")  # no NaN or overflow on the way
+@pytest.mark.parametrize("end_flags", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("one_block", [False, True])
+def test_packed_presort_on_32_bit_keys_is_exact(end_flags, dtype, one_block):
+    rng = np.random.default_rng(11)
+    m = 100  # 7 index bits: 32-bit keys
+    X = _quantization_columns(m, rng, big=float(np.finfo(dtype).max)).astype(dtype)
+    bits = (m - 1).bit_length()
+    # A block shares one choice of offsets or scaled keys: also sort each column alone.
+    P = (
+        np.column_stack(
+            [packed_presort(X[:, [j]], bits=bits, end_flags=end_flags) for j in range(X.shape[1])]
+        )
+        if one_block
+        else packed_presort(X, bits=bits, end_flags=end_flags)
+    )
+    _assert_packed(X.astype(float), P, bits, end_flags)
+
+
+def test_a_late_fraction_turns_exact_offsets_into_scaled_keys():
+    # 4096 columns: a few rows per chunk, so the first chunks are all integers and the
+    # fraction in the last row is met after keys were written as offsets.
+    rng = np.random.default_rng(3)
+    m, w = 40, 4096
+    X = rng.integers(0, 50, size=(m, w)).astype(float)
+    X[-1, 7] = X[0, 7] + 0.25
+    X[-1, 9] = X[0, 9] + 2.0**-40  # differs from an integer below the offsets' precision
+    bits = (m - 1).bit_length()
+    _assert_packed(X, packed_presort(X, bits=bits, end_flags=True), bits, True)
+
+
+@pytest.mark.parametrize("integers", [False, True])
+def test_wide_rows_use_the_64_bit_keys_alike(integers):
+    rng = np.random.default_rng(4)
+    m = 300  # 9 index bits: past the 32-bit keys
+    if integers:  # exact keys (nothing is checked again), negative and positive
+        X = rng.integers(-5, 5, size=(m, 20)).astype(float)
+    else:
+        X = np.column_stack([_quantization_columns(m, rng), _hard_columns(m, rng)])
+    bits = (m - 1).bit_length()
+    _assert_packed(X, packed_presort(X, bits=bits, end_flags=True), bits, True)
 
 
 def test_packed_presort_dtype_grows_with_the_rows():

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
@@ -37,6 +37,7 @@ from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import model_from_json, model_to_json
 from widefs.utils import (
     block_width,
+    check_classes,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
@@ -238,8 +239,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
             y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.classes_, y_codes = check_classes(self, y, min_classes=1)
         if self.classes_.size != 2:
             y_type = type_of_target(y, input_name="y")
             raise ValueError(

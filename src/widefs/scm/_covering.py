@@ -166,7 +166,7 @@ class _State:
     def _cut_sums(self, P: np.ndarray, rows: slice, carry: np.ndarray) -> np.ndarray:
         """Cumulative class codes after positions ``rows``, as read by :attr:`t01`."""
         # mode="clip": indices are valid, and it spares numpy a checked, buffered gather.
-        cum = np.take(self.code, P[rows], mode="clip")
+        cum = self.code.take(P[rows], mode="clip")
         cum[0] += carry
         _cumsum_rows(cum, out=cum)
         carry[:] = cum[-1]
@@ -202,7 +202,7 @@ class _State:
         for rows in _row_chunks(n - 1, w):
             cum = self._cut_sums(P, rows, carry)
             if self.table:
-                np.maximum(best, np.take(self.t01, cum, mode="clip").max(axis=0), out=best)
+                np.maximum(best, np.maximum.reduce(self.t01.take(cum, mode="clip")), out=best)
                 continue
             u0, t0, u1, t1 = self._side_keys(cum)
             for u, t in ((u0, t0), (u1, t1)):

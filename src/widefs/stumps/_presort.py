@@ -296,6 +296,10 @@ def packed_presort(
     when the next position's value differs (a run ends). One byte per entry for up to 128
     rows (64 with ``end_flags``), two up to 32768 (16384).
 
+    Up to 256 rows the sort runs on 32-bit keys (see :func:`_quantized_keys`), half the
+    bytes of the 64-bit ones; columns where two distinct values share a key are sorted
+    again on the 64-bit keys.
+
     Parameters
     ----------
     Xb : ndarray of shape (n_rows, n_columns)
@@ -321,44 +325,110 @@ def packed_presort(
     >>> (P[:, 0] & 3).tolist(), (P[:, 0] >> 2).tolist()
     ([1, 0, 2], [0, 1, 0])
     """
-    m, w = Xb.shape
+    m = Xb.shape[0]
     bits = _index_bits(m) if bits is None else int(bits)
     if dtype is None:
         dtype = _packed_dtype(bits + 1 + bool(end_flags))
     dtype = np.dtype(dtype).type
-    k, exact = _sorted_keys(Xb, bits)
-    low = np.int64((1 << bits) - 1)
+    quantized = bits <= QUANTIZED_MAX_BITS and m > 1
+    keys = _quantized_keys if quantized else _sorted_keys
+    packed, bad = _pack(Xb, bits, dtype, end_flags, keys)
+    if quantized and bad.size:  # two distinct values shared a 32-bit key
+        packed[:, bad], still = _pack(Xb[:, bad], bits, dtype, end_flags, _sorted_keys)
+        bad = bad[still]
+    for j in bad.tolist():  # two distinct values shared a 64-bit key: sort exactly
+        o = np.argsort(Xb[:, j], kind="stable")
+        packed[:, j] = o
+        v = Xb[o, j]
+        _flag_runs(packed[:, j], v[1:] != v[:-1], slice(0, m - 1), bits, end_flags)
+    return packed
+
+
+def _flag_runs(packed, new_run, rows: slice, bits: int, end_flags: bool) -> None:
+    """Set the flags of positions ``rows`` and the next ones: ``new_run[i]`` says whether
+    the value at position ``rows.start + i + 1`` differs from the one before."""
+    nxt = slice(rows.start + 1, rows.stop + 1)
+    packed[nxt] |= np.left_shift(new_run, bits, dtype=packed.dtype)  # a run starts
+    if end_flags:
+        packed[rows] |= np.left_shift(new_run, bits + 1, dtype=packed.dtype)  # one ends
+
+
+# Largest index width of the 32-bit keys: 24 bits or more are left for the value.
+QUANTIZED_MAX_BITS = 8
+
+
+def _quantized_keys(Xb: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
+    """Sorted 32-bit keys ``(m, w)`` of the columns of ``Xb``, and whether they are exact.
+
+    A key is a monotone quantization of the value to ``32 - bits`` bits, shifted, with the
+    row index in the lowest ``bits`` bits. Integers spanning at most ``2**(32 - bits) - 2``
+    in a column (counts, intensities, genotypes) are keyed by their offset from the
+    column's minimum, which is exact; any other column is scaled onto that range, where
+    distinct values closer than one step can share a key (the caller checks equal keys).
+    """
+    m, w = Xb.shape
+    lo = Xb.min(axis=0).astype(np.float64)
+    with np.errstate(over="ignore"):
+        span = Xb.max(axis=0) - lo
+    if not np.isfinite(span).all():  # beyond +-8.9e307 the offsets overflow
+        return _sorted_keys(Xb, bits)
+    top = float((1 << (32 - bits)) - 2)
+    keys = np.empty((m, w), dtype=np.uint32)
+    with np.errstate(over="ignore"):  # spans of subnormals: any finite scale will do
+        scale = np.divide(top, span, out=np.zeros_like(span), where=span > 0)
+    np.minimum(scale, np.finfo(np.float64).max, out=scale)
+    # Offsets while every value seen is an integer (and they fit), else scaled values.
+    exact = bool(span.max(initial=0.0) <= top)
+    row = np.arange(m, dtype=np.uint32)[:, None]
+    while True:
+        for rows in _row_chunks(m, w):
+            xc = Xb[rows]
+            if exact and not np.equal(np.trunc(xc), xc).all():
+                exact = False  # a fraction: start again, scaled (usually at the first chunk)
+                break
+            t = np.subtract(xc, lo, dtype=np.float64)  # >= 0 and <= span: rounding is monotone
+            if not exact:
+                t *= scale  # <= top (1 + 2**-52): its integer part is at most top
+            kc = keys[rows]
+            kc[...] = t
+            kc <<= np.uint32(bits)
+            kc |= row[rows]
+        else:
+            break
+    keys.sort(axis=0)
+    return keys, exact
+
+
+def _pack(Xb: np.ndarray, bits: int, dtype, end_flags: bool, sorted_keys):
+    """Packed presort of ``Xb`` on the keys of ``sorted_keys``, and the columns it got wrong.
+
+    Where two positions have equal keys their values are compared: the columns where two
+    distinct values shared a key (possibly out of order) are returned for another sort.
+    """
+    m, w = Xb.shape
+    k, exact = sorted_keys(Xb, bits)
+    k = k.view(np.dtype(f"u{k.dtype.itemsize}"))  # sorted already: unsigned xors below
+    low = k.dtype.type((1 << bits) - 1)
     packed = np.empty(k.shape, dtype=dtype)
     np.bitwise_and(k, low, out=packed, casting="unsafe")
-    k >>= bits
     tie_cols = []
     for rows in _row_chunks(m - 1, w):
-        new_run = k[rows.start + 1 : rows.stop + 1] != k[rows]
-        packed[rows.start + 1 : rows.stop + 1] |= np.left_shift(new_run, bits, dtype=dtype)
+        # The low bits are row indices: the values differ where the xor exceeds them.
+        new_run = np.bitwise_xor(k[rows.start + 1 : rows.stop + 1], k[rows]) > low
+        _flag_runs(packed, new_run, rows, bits, end_flags)
         if not exact and not new_run.all():
             tie_cols.append(np.flatnonzero(~new_run.all(axis=0)))
     del k
-    if tie_cols:
-        # Two distinct values can share the kept high bits (they differ only in the lowest
-        # ``bits`` bits of the mantissa): in columns with tied keys compare the real
-        # values, and sort the columns where that happened exactly.
-        flag = dtype(1 << bits)
-        for j in np.unique(np.concatenate(tie_cols)).tolist():
-            rows = (packed[:, j] & dtype(low)).astype(np.intp)
-            v = Xb[rows, j]
-            starts = (packed[1:, j] & flag) != 0
-            if np.all(v[1:] >= v[:-1]) and np.all((v[1:] > v[:-1]) == starts):
-                continue
-            o = np.argsort(Xb[:, j], kind="stable")
-            v = Xb[o, j]
-            packed[:, j] = o
-            packed[1:, j] |= np.left_shift(v[1:] != v[:-1], bits, dtype=dtype)
-    if end_flags:  # a run ends where the next one starts
-        start = dtype(1 << bits)
-        for rows in _row_chunks(m - 1, w):
-            nxt = packed[rows.start + 1 : rows.stop + 1] & start
-            packed[rows] |= np.left_shift(nxt, 1, dtype=dtype)
-    return packed
+    if not tie_cols:
+        return packed, np.empty(0, dtype=np.intp)
+    # Tied keys are tied values, or distinct values that share the kept bits: compare
+    # the values of the columns with tied keys (all at once).
+    cols = np.unique(np.concatenate(tie_cols))
+    rows = (packed[:, cols] & dtype(low)).astype(np.intp)
+    v = np.take_along_axis(Xb[:, cols], rows, axis=0)
+    starts = (packed[1:, cols] & dtype(1 << bits)) != 0
+    ok = np.all(v[1:] >= v[:-1], axis=0) & np.all((v[1:] > v[:-1]) == starts, axis=0)
+    return packed, cols[~ok]
 
 
 def _packed_dtype(n_bits: int):
