@@ -71,7 +71,10 @@ def test_counting_table_scratch_only_where_counting_can_win(continuous):
 @pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
 @pytest.mark.parametrize("continuous", [False, True])
-def test_beam_round_matches_numpy_candidates(seed, quality, width, continuous, reference):
+@pytest.mark.parametrize("same_members", [False, True])
+def test_beam_round_matches_numpy_candidates(
+    seed, quality, width, continuous, same_members, reference
+):
     y, numeric, codes, nominal, n_cats = _problem(seed, continuous=continuous)
     table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     data = reference.NodeData.build(
@@ -79,6 +82,8 @@ def test_beam_round_matches_numpy_candidates(seed, quality, width, continuous, r
     )
     rng = np.random.default_rng(100 + seed)
     cov = rng.random((3, y.size)) < 0.6
+    if same_members:  # every conjunction three times in a row: the round passes again
+        cov[1:] = cov[0]
     L = table.max_conditions
     # Empty members: the same condition from two members is one conjunction (deduplicated).
     conds, lens = np.zeros((3, L), dtype=np.intp), np.zeros(3, dtype=np.intp)

@@ -27,10 +27,6 @@ from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 __all__ = ["beam_round", "quality_of"]
 
-# Candidates a round keeps, best first, on its first pass over them (a round that needs more,
-# with wide beams or many duplicate conjunctions, passes again keeping four times as many).
-_MAX_EXTRACTIONS = 64
-
 
 @numba.njit(**HELPER_JIT_OPTIONS)
 def _pairwise_sum(a):
@@ -205,7 +201,10 @@ def beam_round(
     picked_lens = np.empty(beam_width, dtype=np.intp)
     n_picked = zero
     pos = zero  # candidates offered so far, in rank order
-    size = zero + _MAX_EXTRACTIONS
+    # Candidates kept, best first, on the first pass over them: twice the beam leaves room
+    # for duplicate conjunctions; a round that needs more passes again keeping four times as
+    # many. (64 at first cost 10-20% of a fit on many-class data: each insertion shifts them.)
+    size = zero + 2 * beam_width
     F = walk_rows.shape[0]
     B = cov.shape[0]
     n_bins = zero
@@ -265,13 +264,16 @@ def beam_round(
             for f in range(F):
                 off = feature_offset[f]
                 nb = feature_n_bins[f]
+                nominal = feature_nominal[f]
                 # Groups: the distinct bins of the covered rows, in increasing order, with the
-                # cumulative class counts after each.
+                # cumulative class counts after each. A nominal attribute counted into the
+                # table has a group per value and reads its counts from the table (a value no
+                # covered row takes covers nothing, and min_covered >= 1 drops it).
                 G = zero
                 if table_counts is not None and table:
                     for k in range(off, off + nb):
-                        present = zero
-                        for c in range(C):  # (row G + 1 is written ahead: kept if present)
+                        present = zero + nominal
+                        for c in range(0 if nominal else C):  # (row G + 1 is written ahead)
                             kc = table_counts[k * C + c]
                             group_counts[G + 1, c] = group_counts[G, c] + kc
                             present += kc
@@ -294,7 +296,6 @@ def beam_round(
                         group_counts[G, y[i]] += 1
                 if G == 0:
                     continue
-                nominal = feature_nominal[f]
                 first = feature_first_candidate[f]
                 # Nominal: == each value. Numeric: <= then >, each by increasing threshold.
                 for side in range(1 if nominal else 2):
@@ -308,8 +309,12 @@ def beam_round(
                             lo, hi = g + 1, G
                         cover = zero
                         top = zero  # the majority class's count
+                        k = group_bin[g]
                         for c in range(C):
-                            v = group_counts[hi, c] - group_counts[lo, c]
+                            if table_counts is not None and table and nominal:
+                                v = table_counts[k * C + c]
+                            else:
+                                v = group_counts[hi, c] - group_counts[lo, c]
                             vec[c] = v
                             cover += v
                             if v > top:
@@ -318,7 +323,7 @@ def beam_round(
                             continue
                         t = n_ok
                         n_ok += 1
-                        sid = first + side * nb + group_bin[g] - off
+                        sid = first + side * nb + k - off
                         if entropy_work is not None:
                             q = quality_of(vec, target, kind, m, entropy_work)
                         else:

@@ -113,7 +113,10 @@ class CandidateTable:
         if num.size:
             walk_rows[num] = sorted_num.order  # missing values last, with bin -1
         if nom.size:
-            walk_rows[nom] = np.argsort(bins[:, nom].T, axis=1, kind="stable")
+            # numpy's stable sort of 16-bit integers is a radix sort (~5x faster here).
+            small = int(bins.max(initial=0)) < np.iinfo(np.int16).max
+            keys = bins[:, nom].T.astype(np.int16 if small else np.intp)
+            walk_rows[nom] = np.argsort(keys, axis=1, kind="stable")
         return cls(
             bins=np.ascontiguousarray(bins),
             feature_nominal=nominal,
