@@ -12,6 +12,7 @@ from widefs.univariate import (
     halves_masks,
     stump_split_errors,
 )
+from widefs.utils import iter_column_blocks
 
 
 def random_problem(seed, n=41, F=120, C=2):
@@ -29,7 +30,13 @@ def splits(y, C, seed):
 
 
 @pytest.mark.parametrize("C", [2, 3])
-def test_gnb_errors_match_sklearn_loop(C):
+@pytest.mark.parametrize("width", [None, 7])
+def test_gnb_errors_match_sklearn_loop(C, width, monkeypatch):
+    # width 7: blocks of 7 features (the last narrower) share the scratch buffers
+    if width:
+        import widefs.univariate._scores as scores
+
+        monkeypatch.setattr(scores, "feature_blocks", lambda F, b: iter_column_blocks(F, width))
     X, y = random_problem(C, C=C)
     train, val = splits(y, C, 1)
     got = gaussian_nb_split_errors(X, y, C, train, val)
