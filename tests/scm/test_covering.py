@@ -32,6 +32,8 @@ SETTINGS = {
     "probe of one": {"PROBE": 1},  # pruning decides almost every feature
     "threads": {"_parallel": {"MAX_THREADS": 3, "THREADS_MIN_ENTRIES": 0}, "block_entries": 90},
     "no rank table": {"MAX_TABLE_ENTRIES": 0},  # utilities computed directly
+    "pure cover first at every step": {"PURE_COVER_ACTIVE": 1.01},
+    "pure cover never first": {"PURE_COVER_ACTIVE": 0.0},
 }
 
 
@@ -146,6 +148,57 @@ def test_both_packed_formats_scan_alike(tie_data, monkeypatch):
             # lazy=True: read as if out of core, one-flag format (the mask pass)
             lazy = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse, lazy=True)
             assert _full(mem) == _full(lazy)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("p", "reuse"), [(0.5, False), (1.0, True), (1.0, False), (2.5, True)])
+def test_pure_cover_is_the_step_the_scan_would_take(literal_greedy, monkeypatch, seed, p, reuse):
+    # Negatives in two groups: A (the larger) lies above every positive on features 1 and 3,
+    # B below them on features 1, 5 and 8. Step 1 covers A (feature 1 before 3); at step 2
+    # several features cover all of B and no positive: feature 1 again (reuse) or 5.
+    monkeypatch.setattr(cov, "PURE_COVER_ACTIVE", 1.01)
+    found = []
+    pure_cover = cov._pure_cover
+
+    def recording(*args):
+        found.append(pure_cover(*args))
+        return found[-1]
+
+    monkeypatch.setattr(cov, "_pure_cover", recording)
+    rng = np.random.default_rng(seed)
+    m = 36
+    X = rng.integers(0, 4, size=(m, 10)).astype(float)
+    y = np.arange(m) % 4 != 0  # positives: the class a conjunction's stumps never remove
+    neg = np.flatnonzero(~y)
+    a, b = neg[:5], neg[5:]
+    X[a, 1] = X[a, 3] = 9.0
+    X[b, 1] = X[b, 5] = X[b, 8] = -5.0
+    got = cov.sc_greedy(X, y, p=p, max_rules=6, feature_reuse=reuse)
+    ref = literal_greedy(X, y, utility="sc", p=p, max_rules=6, reuse=reuse)
+    assert _key(got) == [r[:3] for r in ref]
+    assert any(f >= 0 for f in found)  # the shortcut was taken
+
+
+def test_no_pure_cover_without_active_positives(literal_greedy, monkeypatch):
+    # p = 0.1: the first stump removes both positives with seven negatives, and the
+    # pure-cover check then meets an active negative without any active positive.
+    seen = []
+    pure_cover = cov._pure_cover
+
+    def recording(X, active, y_pos, *rest):
+        seen.append(int(np.sum(active & y_pos)))
+        return pure_cover(X, active, y_pos, *rest)
+
+    monkeypatch.setattr(cov, "_pure_cover", recording)
+    monkeypatch.setattr(cov, "PURE_COVER_ACTIVE", 1.01)
+    X = np.array(
+        [[4, 0], [0, 1], [0, 4], [4, 2], [0, 0], [1, 2], [3, 2], [1, 0], [3, 3], [0, 0]], float
+    )
+    y = np.isin(np.arange(10), [6, 9])  # (found by a search over random 10 x 2 problems)
+    got = cov.sc_greedy(X, y, p=0.1, max_rules=5, feature_reuse=True)
+    ref = literal_greedy(X, y, utility="sc", p=0.1, max_rules=5, reuse=True)
+    assert _key(got) == [r[:3] for r in ref]
+    assert 0 in seen
 
 
 def test_stops_when_the_best_utility_is_not_positive():

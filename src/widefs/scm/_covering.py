@@ -23,6 +23,10 @@ The hard greedy of Section VI of Shah, Marchand & Corbeil (2010) with the utilit
   candidate's utility by at most ``p`` times the number of positives removed, and creates no
   new split, so a feature whose last exact best plus that allowance is below the best
   utility found in the current step cannot win (not even a tie) and is not rescanned.
+- **Pure covers.** No cut can beat one that covers every active negative and no active
+  positive (utility and tie-break both ``|N|``). Once most rows are inactive, the active
+  rows' values show which features have such a cut (the negatives strictly above or below
+  every positive); the first one wins the step without a scan.
 - **Lazy compaction.** Once three quarters of the rows are inactive they are dropped (run flags
   merged), so later steps scan only the remaining examples.
 
@@ -65,6 +69,12 @@ MAX_TABLE_ENTRIES = 1 << 22
 COMPACT_BELOW = 0.25
 # Features evaluated first at each step (highest upper bounds) to set a good bar early.
 PROBE = 64
+# Look for a stump covering every active negative and no active positive before scanning,
+# once at most this fraction of the stored rows is active (reading the active rows' values
+# then costs a fraction of a scan).
+PURE_COVER_ACTIVE = 0.5
+# Rows of each class read at a time by that search.
+_PURE_COVER_ROWS = 8
 
 
 def _row_chunks(n: int, w: int, entries: int = 1 << 15):
@@ -393,6 +403,40 @@ def _scan_and_record(
     return bar
 
 
+def _pure_cover(X, active, y_pos, candidates) -> int:
+    """The lowest of ``candidates`` (sorted feature indices) with a stump covering every
+    active negative and no active positive (-1: none).
+
+    Such a stump has utility ``|N|`` and tie-break ``|N|``, the largest pair any cut can
+    have, so the first feature that has one wins the step, as the exhaustive scan would find.
+    It exists where the active negatives lie strictly above (or below) every active positive.
+    Rows are read a few of each class at a time, and features are dropped as soon as the
+    rows read so far interleave, which leaves almost none after the first rows.
+    """
+    neg = np.flatnonzero(active & ~y_pos)
+    pos = np.flatnonzero(active & y_pos)
+    if neg.size == 0 or pos.size == 0:  # (a cut needs active examples on both sides)
+        return -1
+    cols = np.asarray(candidates, dtype=np.intp)
+    lo_n, hi_n, lo_p, hi_p = (np.full(cols.size, v) for v in (np.inf, -np.inf, np.inf, -np.inf))
+    step = _PURE_COVER_ROWS
+    for start in range(0, max(neg.size, pos.size), step):
+        for rows, lo, hi in (
+            (neg[start : start + step], lo_n, hi_n),
+            (pos[start : start + step], lo_p, hi_p),
+        ):
+            if rows.size:
+                x = X[np.ix_(rows, cols)]
+                np.minimum(lo, x.min(axis=0), out=lo)
+                np.maximum(hi, x.max(axis=0), out=hi)
+        keep = (lo_n > hi_p) | (hi_n < lo_p)
+        if not keep.all():
+            cols, lo_n, hi_n, lo_p, hi_p = (a[keep] for a in (cols, lo_n, hi_n, lo_p, hi_p))
+        if cols.size == 0:
+            return -1
+    return int(cols[0])
+
+
 class _Step:
     """Best ``(utility, tie-break)`` of every feature scanned at this step."""
 
@@ -446,17 +490,24 @@ def _greedy_steps(X, y_pos, blocks, starts, pool, state, *, max_rules, feature_r
         n_eligible = int(eligible.sum())
         if n_eligible == 0:
             break
-        if not stumps or n_eligible <= PROBE:
-            scan(eligible, -np.inf)
+        f = -1
+        if not lazy and n_active <= PURE_COVER_ACTIVE * n_rows:
+            # (no feature whose bound is below |N| can have such a cut)
+            f = _pure_cover(X, active, y_pos, np.flatnonzero(bound >= state.n_neg))
+        if f >= 0:
+            top_u = top_t = float(state.n_neg)  # the best key there is (see _pure_cover)
         else:
-            # The features with the highest bounds first: they set the bar for the rest.
-            probe = bound >= np.partition(bound, F - PROBE)[F - PROBE]
-            bar = scan(probe & eligible, -np.inf)
-            scan(eligible & ~step.scanned, bar)
-        f = step.winner()
-        if f < 0 or not step.utility[f] > 0.0:
-            break  # no cut, or the best one does not remove more than p negatives per positive
-        top_u, top_t = step.utility[f], step.tie[f]
+            if not stumps or n_eligible <= PROBE:
+                scan(eligible, -np.inf)
+            else:
+                # The features with the highest bounds first: they set the bar for the rest.
+                probe = bound >= np.partition(bound, F - PROBE)[F - PROBE]
+                bar = scan(probe & eligible, -np.inf)
+                scan(eligible & ~step.scanned, bar)
+            f = step.winner()
+            if f < 0 or not step.utility[f] > 0.0:
+                break  # no cut, or the best one removes no more than p negatives per positive
+            top_u, top_t = step.utility[f], step.tie[f]
         i = int(np.searchsorted(starts, f, side="right")) - 1
         P = blocks[i][:, f - starts[i] : f - starts[i] + 1]
         u0, t0, u1, t1 = (v[:, 0] for v in state.cut_keys(P))
