@@ -374,29 +374,37 @@ def _quantized_keys(Xb: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
         return _sorted_keys(Xb, bits)
     top = float((1 << (32 - bits)) - 2)
     keys = np.empty((m, w), dtype=np.uint32)
-    with np.errstate(over="ignore"):  # spans of subnormals: any finite scale will do
-        scale = np.divide(top, span, out=np.zeros_like(span), where=span > 0)
-    np.minimum(scale, np.finfo(np.float64).max, out=scale)
-    # Offsets while every value seen is an integer (and they fit), else scaled values.
-    exact = bool(span.max(initial=0.0) <= top)
-    row = np.arange(m, dtype=np.uint32)[:, None]
-    while True:
-        for rows in _row_chunks(m, w):
-            xc = Xb[rows]
-            if exact and not np.equal(np.trunc(xc), xc).all():
-                exact = False  # a fraction: start again, scaled (usually at the first chunk)
-                break
-            t = np.subtract(xc, lo, dtype=np.float64)  # >= 0 and <= span: rounding is monotone
-            if not exact:
-                t *= scale  # <= top (1 + 2**-52): its integer part is at most top
-            kc = keys[rows]
-            kc[...] = t
-            kc <<= np.uint32(bits)
-            kc |= row[rows]
-        else:
-            break
+    # Offsets while every value is an integer (and they fit); at the first fraction (usually
+    # in the first chunk) the keys are written again, scaled.
+    exact = bool(span.max(initial=0.0) <= top) and _write_keys(keys, Xb, lo, None, bits)
+    if not exact:
+        with np.errstate(over="ignore"):  # spans of subnormals: any finite scale will do
+            scale = np.divide(top, span, out=np.zeros_like(span), where=span > 0)
+        np.minimum(scale, np.finfo(np.float64).max, out=scale)
+        _write_keys(keys, Xb, lo, scale, bits)
     keys.sort(axis=0)
     return keys, exact
+
+
+def _write_keys(keys, Xb, lo, scale, bits: int) -> bool:
+    """Write the unsorted keys of ``Xb`` into ``keys``, chunk by chunk: the offsets from
+    ``lo`` (``scale`` None; stops and returns False at the first fraction) or the offsets
+    times ``scale``. Offsets are >= 0 and <= the span (rounding is monotone); scaled, at most
+    top (1 + 2**-52), so their integer part is at most top."""
+    m, w = Xb.shape
+    row = np.arange(m, dtype=np.uint32)[:, None]
+    for rows in _row_chunks(m, w):
+        xc = Xb[rows]
+        if scale is None and not np.equal(np.trunc(xc), xc).all():
+            return False
+        t = np.subtract(xc, lo, dtype=np.float64)
+        if scale is not None:
+            t *= scale
+        kc = keys[rows]
+        kc[...] = t
+        kc <<= np.uint32(bits)
+        kc |= row[rows]
+    return True
 
 
 def _pack(Xb: np.ndarray, bits: int, dtype, end_flags: bool, sorted_keys):

@@ -281,15 +281,17 @@ def gaussian_nb_split_errors(
     # The two (R, V, B) arrays live in buffers every block reuses: megabyte-sized arrays
     # made anew per block are mapped and unmapped by malloc each time (page faults: 20% of
     # the scores on colon).
-    size = R * rows.shape[1] * max(b.stop - b.start for b in blocks)
-    x_buf, d_buf = np.empty(size), np.empty(size)
+    size = rows.size * max(b.stop - b.start for b in blocks)
+    x_buf = np.empty(size)
+    d_buf = np.empty(size) if n_classes == 2 else None  # (only binary decisions use it)
     for block in blocks:
         Xb = Xc[:, block]
         mom = _moments(Xb, onehot, train, var_smoothing)
         shape = (*rows.shape, block.stop - block.start)
         n_buf = rows.size * shape[2]
         x = np.take(Xb, rows, axis=0, out=x_buf[:n_buf].reshape(shape), mode="clip")
-        wrong = _gnb_decisions(mom, x, y_rows, d_buf[:n_buf].reshape(shape))
+        d = None if d_buf is None else d_buf[:n_buf].reshape(shape)
+        wrong = _gnb_decisions(mom, x, y_rows, d)
         errors[:, block] = (wrong & valid[:, :, None]).sum(axis=1)
     return errors
 
