@@ -1092,10 +1092,14 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     rows = np.arange(6)
     votes = np.full((2, 6), 9, dtype=np.int64)
     weight, want, negate = Criterion(y).row_weights()
+    D = np.zeros((6, 6))
+    D.setflags(write=False)  # as the evaluators pass it (and the lists given)
+    no_given = np.empty((0, 0, 0), np.int32)
+    no_given.setflags(write=False)
     knn_candidate_neighbours(
-        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        D, np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, weight, want, negate,
-        np.int64(-1), np.empty(0, np.int64), np.empty((0, 6, 1), np.int32), votes,
+        np.int64(-1), np.empty(0, np.int64), no_given, np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[0].tolist() == y.tolist()
     # 0 of 1 so far + 5 rows left < 6: abandoned after row 0, nothing more written.
@@ -1103,9 +1107,9 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     # Without a bound every row is voted.
     empty = np.empty(0, np.int64)
     knn_candidate_neighbours(
-        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        D, np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, empty, empty,
-        np.empty(0, bool), np.int64(-1), empty, np.empty((0, 6, 1), np.int32), votes,
+        np.empty(0, bool), np.int64(-1), empty, no_given, np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[1, 0] == 1 and np.all(votes[1] >= 0)
 

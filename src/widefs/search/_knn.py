@@ -43,8 +43,20 @@ _NO_BOUND = (
     np.int64(-1),
     np.empty(0, np.int64),
 )
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view: the kernels take their possibly shared inputs read-only, always
+    (one compiled specialization whether or not the label-free cache supplied them)."""
+    view = a.view()
+    view.setflags(write=False)
+    return view
+
+
 _EMPTY_ORDER = np.empty((0, 0), dtype=np.int64)  # no scan order: every example in index order
-_LISTS_GIVEN = np.empty((0, 0), dtype=np.float64)  # no distances: the kernel votes given lists
+# No distances: the kernel votes given lists; no given lists: it finds the neighbours.
+_LISTS_GIVEN = _readonly(np.empty((0, 0), dtype=np.float64))
+_NO_GIVEN = _readonly(np.empty((0, 0, 0), dtype=np.int32))
 
 
 class KNNLeaveOneOut(_KNNData, _Evaluator):
@@ -152,7 +164,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
 
         def update():
             D = np.empty_like(D_ref)
-            _kernels().update_distances(D_ref, self.XT, self.nominal, add, remove, D)
+            _kernels().update_distances(_readonly(D_ref), self.XT, self.nominal, add, remove, D)
             return D
 
         if self._shared is None:
@@ -249,8 +261,8 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             )
         order = np.argsort(D, axis=1, kind="stable") if K > _INSERTION_MAX_K else _EMPTY_ORDER
         _kernels().knn_candidate_neighbours(
-            D, order, *self._no_change, 0.0, self.rows, K, self.y, self.n_classes, *_NO_BOUND,
-            lists, votes,
+            _readonly(D), order, *self._no_change, 0.0, self.rows, K, self.y, self.n_classes,
+            *_NO_BOUND, _NO_GIVEN, lists, votes,
         )  # fmt: skip
 
     def _loo_votes(self, D, ks) -> NDArray[np.int64]:
@@ -277,9 +289,10 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         """The kernel on given neighbour lists (``D`` empty): ``out[t, r]``, the vote of the
         kk nearest of ``lists[t, positions[r]]``, with ``bound``. ``features``: the
         ``(XT, nominal, cands)`` the lists were made for (only their count is used)."""
+        no_lists = np.empty((0, positions.size, kk), dtype=np.int32)
         _kernels().knn_candidate_neighbours(
             _LISTS_GIVEN, _EMPTY_ORDER, *features, 1.0, positions, kk, self.y, self.n_classes,
-            *bound, lists, out,
+            *bound, _readonly(lists), no_lists, out,
         )  # fmt: skip
 
     def predict_moves(self, state, candidates, add: bool, n_jobs=None) -> NDArray[np.int64]:
@@ -396,6 +409,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         no_lists = np.empty((0, rows.size, kk), dtype=np.int32)
         no_votes = np.empty((0, rows.size), dtype=np.int64)
         weight, want, negate, floor, visit = bound
+        D = _readonly(D)
 
         def work(idx):
             # Chunks are consecutive ranges: each thread writes its own rows of ``out``.
@@ -405,7 +419,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             sub = visit if idx.size == cands.size else _chunk_order(visit, idx)
             kernel(
                 D, order, self.XT, self.nominal, cands[idx], sign, rows, kk, self.y,
-                self.n_classes, weight, want, negate, floor, sub, lists, preds,
+                self.n_classes, weight, want, negate, floor, sub, _NO_GIVEN, lists, preds,
             )  # fmt: skip
 
         _map_chunks(work, _split(cands.size, n_jobs))
