@@ -233,3 +233,43 @@ def test_every_step_takes_the_best_candidate_by_refitting(direction):
         current = (
             current | {step["feature"]} if direction == "forward" else current - {step["feature"]}
         )
+
+
+@pytest.mark.parametrize("make", ["sfs", "cefs"])
+def test_threads_share_the_label_free_work_of_their_block(make, monkeypatch):
+    """permutation_search_scores over 2 threads, and CEFS's per-class searches in 2 threads
+    inside a sharing block: evaluators built in the worker threads reach the block's cache
+    (the threads run in copies of its context), lookups are answered, and the scores
+    equal plain refits."""
+    import threading
+
+    from sklearn.base import clone
+
+    from widefs.ensemble import ClassSpecificEnsemble
+    from widefs.search import KNNLeaveOneOut
+    from widefs.utils import sharing_label_free_work
+
+    built = []  # (in a worker thread, saw a cache) of every kNN evaluator
+    init = KNNLeaveOneOut.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        worker = threading.current_thread() is not threading.main_thread()
+        built.append((worker, self._shared is not None))
+
+    monkeypatch.setattr(KNNLeaveOneOut, "__init__", spy)
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(24, 8)).astype(float)
+    y = np.arange(24) % 3
+    perms = np.array([rng.permutation(24) for _ in range(4)])
+    with sharing_label_free_work() as cache:
+        if make == "sfs":
+            est = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))
+            scores = est.permutation_search_scores(X, y, perms, n_jobs=2)
+        else:
+            est = ClassSpecificEnsemble(SequentialSelector(n_features=1), n_jobs=2)
+            scores = [clone(est).fit(X, y[p]).search_score_ for p in perms]
+    workers = [shared for worker, shared in built if worker]
+    assert workers and all(workers) and cache.hits > 0
+    monkeypatch.undo()
+    assert list(scores) == [clone(est).fit(X, y[p]).search_score_ for p in perms]
