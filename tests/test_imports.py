@@ -190,5 +190,5 @@ def test_graph_sees_function_level_and_lazy_imports():
 
     assert "widefs.scm._pac_bayes_kernels" in targets("widefs.scm._pac_bayes")  # import_module
     assert "widefs.experiments.shah2010" in targets("widefs.cli._main")  # via REPRODUCTIONS
-    assert "widefs.rules._beam" in targets("widefs.rules._cn2")  # in a function
+    assert "widefs.rules._beam" in targets("widefs.rules._rule_search")  # in a function
     assert "widefs.univariate._kernels" in targets("widefs.univariate._scores")  # in a function

@@ -280,7 +280,7 @@ def _rank_candidates(
     return state
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(inline="always")
 def _count_table(bins, y, C, covb, cells, F, table_counts):
     """Zero the (bin, class) table and count the covered rows into it."""
     for k in range(cells):
@@ -294,7 +294,7 @@ def _count_table(bins, y, C, covb, cells, F, table_counts):
                     table_counts[k * C + yi] += 1
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(inline="always")
 def _table_groups(table_counts, off, nb, nominal, C, group_bin, group_counts):
     """The groups of one attribute from the counted table: its bins with a covered row.
 

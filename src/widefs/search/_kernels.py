@@ -60,25 +60,9 @@ def _winner(nearest, y, counts):
 
 @njit(**KERNEL_JIT_OPTIONS)
 def knn_candidate_neighbours(
-    D,
-    order,
-    XT,
-    nominal,
-    cands,
-    sign,
-    rows,
-    kk,
-    y,
-    n_classes,
-    weight,
-    want,
-    negate,
-    floor,
-    visit,
-    given,
-    out,
-    votes,
-):
+    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes,
+    weight, want, negate, floor, visit, given, out, votes,
+):  # fmt: skip
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
     Or, with ``D`` empty, the votes of lists ``given`` (an earlier call's, for another
@@ -99,7 +83,7 @@ def knn_candidate_neighbours(
     y : (n,) int64 class codes in ``[0, n_classes)`` (read only for ``votes``).
     n_classes : int
     weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound
-        that abandons hopeless candidates (see :func:`_rows_of_candidate`): the first
+        that abandons hopeless candidates (see :func:`_hopeless`): the first
         maximum of the scores, and its score, stay exact.
     floor : int64, with the bound: the score to reach before any candidate is complete
         (-1: none). A candidate that cannot reach it is abandoned too.
@@ -113,18 +97,14 @@ def knn_candidate_neighbours(
     votes : (m, r) int64 or (0, r): when given, the kNN votes (the majority class, a tie to
         the tied class met first); an abandoned candidate's row starts with -1.
     """
-    n = D.shape[0]
-    listed = n == 0  # the lists are ``given``: only voted
-    voting = votes.shape[0] == cands.size
-    bound = voting and weight.size == rows.size and rows.size > 0
-    pruned = not listed and order.shape[0] == n
-    flags = (listed, pruned, not listed and out.shape[0] == cands.size, voting, bound)
-    # Scratch: the kk best so far (distances, rows: the lists' type, one compiled _winner)
-    # and _winner's class counts (it zeroes them).
-    scratch = (np.empty(kk, np.float64), np.empty(kk, np.int32), np.empty(n_classes, np.int64))
-    seq, fails, left = _bound_state(rows.size)
-    bnd = (weight, want, negate, seq, fails, left)
-    ordered = bound and visit.size == cands.size
+    listed, pruned, lists, voting, bound, ordered = _modes(
+        D, order, cands, rows, weight, visit, out, votes
+    )
+    bestd = np.empty(kk, dtype=np.float64)  # the kk best so far: distances, ...
+    besti = np.empty(kk, dtype=np.int32)  # ... rows (the lists' type: one compiled _winner)
+    counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
+    R = rows.size
+    seq, fails, left = _bound_state(R)  # see _hopeless
     best = floor  # the best complete score
     best_t = cands.size  # the position of the best complete candidate (none yet)
     for s in range(cands.size):
@@ -132,55 +112,46 @@ def knn_candidate_neighbours(
             _rerank(seq, fails, left, weight)
         t = visit[s] if ordered else s
         need = best if t < best_t else best + 1  # ties go to the lower position
-        score = _rows_of_candidate(
-            t, D, order, XT, nominal, cands, sign, rows, kk, y, flags, scratch, bnd, need,
-            given, out, votes,
-        )  # fmt: skip
+        f = cands[t]
+        nom = nominal[f]
+        xf = XT[f]
+        score = np.int64(0)  # (not a literal: one compiled _hopeless)
+        for step in range(R):
+            r = seq[step]
+            i = rows[r]
+            if listed:
+                nearest = given[t, i, :kk]
+            else:
+                _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti)
+                nearest = besti
+                if lists:
+                    for q in range(kk):
+                        out[t, r, q] = besti[q]
+            if voting:
+                votes[t, r] = v = _winner(nearest, y, counts)
+                if bound:
+                    score, stop = _hopeless(
+                        v, r, step, weight, want, negate, fails, left, score, need
+                    )
+                    if stop:
+                        votes[t, 0] = -1  # abandoned
+                        break
         if bound and votes[t, 0] >= 0:  # complete: it reached ``need``
             best = score
             best_t = t
 
 
 @njit(inline="always")
-def _rows_of_candidate(
-    t, D, order, XT, nominal, cands, sign, rows, kk, y, flags, scratch, bnd, need, given, out, votes
-):
-    """Candidate ``t``'s neighbour lists (``out``) and votes (``votes``) of every row; its
-    score with the bound.
-
-    The bound: row r *succeeds* when its vote equals ``want[r]`` (differs, when
-    ``negate[r]``); a candidate's score is the sum of ``weight`` over its successes. Rows
-    are voted one by one in the order ``seq`` (those the candidates so far failed most
-    often first, see :func:`_rerank`), and the candidate is abandoned (its ``votes`` row
-    starts with -1) once even success on every remaining row could not lift its score to
-    ``need``: the best complete score when it comes before the best complete candidate in
-    ``cands``, one more otherwise (ties go to the lower position).
-    """
-    listed, pruned, lists, voting, bound = flags
-    bestd, besti, counts = scratch
-    weight, want, negate, seq, fails, left = bnd
-    xf = XT[cands[t]]
-    nom = nominal[cands[t]]
-    score = np.int64(0)  # (not a literal: one compiled _hopeless)
-    for step in range(rows.size):
-        r = seq[step]
-        i = rows[r]
-        if listed:
-            nearest = given[t, i, :kk]
-        else:
-            _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti)
-            nearest = besti
-            if lists:
-                for q in range(kk):
-                    out[t, r, q] = besti[q]
-        if voting:
-            votes[t, r] = v = _winner(nearest, y, counts)
-            if bound:
-                score, stop = _hopeless(v, r, step, weight, want, negate, fails, left, score, need)
-                if stop:
-                    votes[t, 0] = -1  # abandoned
-                    return score
-    return score
+def _modes(D, order, cands, rows, weight, visit, out, votes):
+    """What a call of the candidate kernel does, from the shapes of its arguments:
+    ``(listed, pruned, lists, voting, bound, ordered)``."""
+    n = D.shape[0]
+    listed = n == 0  # the lists are ``given``: only voted
+    voting = votes.shape[0] == cands.size
+    bound = voting and weight.size == rows.size and rows.size > 0
+    pruned = not listed and order.shape[0] == n
+    lists = not listed and out.shape[0] == cands.size
+    return listed, pruned, lists, voting, bound, bound and visit.size == cands.size
 
 
 @njit(inline="always")
