@@ -41,7 +41,7 @@ from _report import machine_note, write_section  # noqa: E402
 
 from widefs.datasets import load_dataset  # noqa: E402
 from widefs.model_selection import search_certificate  # noqa: E402
-from widefs.search import SequentialSelector  # noqa: E402
+from widefs.search import KNNEvaluator, SequentialSelector  # noqa: E402
 
 
 def colon():
@@ -64,7 +64,7 @@ def cpu_timed(fn):
 
 def sfs10(X, y, n_permutations):
     """The 199-permutation certificate of SFS 10 of 2000, timed in CPU and wall seconds."""
-    sfs = SequentialSelector(n_features=10, n_neighbors=3)
+    sfs = SequentialSelector(n_features=10, evaluator=KNNEvaluator(3))
     load = os.getloadavg()[0]
     cpu, wall, cert = cpu_timed(
         lambda: search_certificate(sfs, X, y, n_permutations=n_permutations, n_jobs=1)
@@ -94,13 +94,13 @@ def main(argv=None):
 
     # Warm the compiled kernels (numba caches them on disk; the first call loads them).
     search_certificate(
-        SequentialSelector(n_features=2, n_neighbors=3), Xs[:, :10], y, n_permutations=3
+        SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)), Xs[:, :10], y, n_permutations=3
     )
     if args.sfs10_only:
         sfs10(X, y, n_perm_full)
         return 0
 
-    sfs5 = SequentialSelector(n_features=5, n_neighbors=3)
+    sfs5 = SequentialSelector(n_features=5, evaluator=KNNEvaluator(3))
     t_cert, cert = timed(lambda: search_certificate(sfs5, Xs, y, n_permutations=n_perm_small))
     sk = SequentialFeatureSelector(
         KNeighborsClassifier(3), n_features_to_select=5, cv=LeaveOneOut()

@@ -42,12 +42,16 @@ from _report import machine_note, write_section  # noqa: E402
 
 from widefs.model_selection import search_certificate  # noqa: E402
 from widefs.scm import SampleCompressionSCM  # noqa: E402
-from widefs.search import GeneticSelector, SequentialSelector  # noqa: E402
+from widefs.search import GeneticSelector, KNNEvaluator, SequentialSelector  # noqa: E402
 
 ESTIMATORS = {
-    "SFS (1 feature, 1-NN)": SequentialSelector(n_features=1, n_neighbors=1),
+    "SFS (1 feature, 1-NN)": SequentialSelector(n_features=1, evaluator=KNNEvaluator(1)),
     "GA (population 4, 2 generations, 1-NN)": GeneticSelector(
-        population_size=4, n_generations=2, n_neighbors=1, initial_fractions=(0.3,), random_state=0
+        population_size=4,
+        n_generations=2,
+        initial_fractions=(0.3,),
+        random_state=0,
+        evaluator=KNNEvaluator(1),
     ),
     "sample-compression SCM (2 stumps)": SampleCompressionSCM(max_rules=2, select="none"),
 }
@@ -77,7 +81,7 @@ def power(n_permutations=199):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 20))
     y = (X[:, 4] + X[:, 11] + X[:, 15] > 0).astype(int)
-    sfs = SequentialSelector(n_features=3, n_neighbors=3)
+    sfs = SequentialSelector(n_features=3, evaluator=KNNEvaluator(3))
     cert = search_certificate(sfs, X, y, n_permutations=n_permutations, random_state=0)
     noise = search_certificate(
         sfs, X, rng.permutation(y), n_permutations=n_permutations, random_state=0

@@ -51,8 +51,8 @@ from _report import machine_note, median_time, write_section  # noqa: E402
 from widefs.datasets import load_dataset  # noqa: E402
 from widefs.search import (  # noqa: E402
     Criterion,
-    EvaluatorFactory,
     GeneticSelector,
+    KNNEvaluator,
     SequentialSelector,
 )
 
@@ -79,7 +79,7 @@ def n_candidates(p, steps):
 
 
 def ours_sequential(X, y, n_features, direction="forward"):
-    sel = SequentialSelector(direction, n_features=n_features, n_neighbors=K)
+    sel = SequentialSelector(direction, n_features=n_features, evaluator=KNNEvaluator(K))
     return sel.fit(X, y)
 
 
@@ -198,7 +198,7 @@ def genetic_generation(X, y, repeat, n_generations):
     codes = np.unique(y, return_inverse=True)[1]
     pop = initial_population(np.random.RandomState(0), 40, X.shape[1], (0.1, 0.2, 0.4, 0.6, 0.8))
     crit = Criterion(codes)
-    ev = EvaluatorFactory("knn", n_neighbors=K).leave_one_out(X, codes, n_classes=2)
+    ev = KNNEvaluator(K).leave_one_out(X, codes, n_classes=2)
     t_ours, ours = median_time(lambda: crit.score(ev.predict_masks(pop)), repeat)
 
     def peer():
@@ -214,9 +214,12 @@ def genetic_generation(X, y, repeat, n_generations):
 
     def run_ga():
         return GeneticSelector(
-            population_size=40, n_generations=n_generations, elitism=0.9, n_neighbors=K,
+            population_size=40,
+            n_generations=n_generations,
+            elitism=0.9,
+            evaluator=KNNEvaluator(K),
             random_state=0,
-        ).fit(X, y)  # fmt: skip
+        ).fit(X, y)
 
     t_ga, ga = median_time(run_ga, repeat)
     per_gen = t_ga / (n_generations + 1)
@@ -254,7 +257,9 @@ def main(argv=None):
     small = synthetic(20, 30)
     ours_sequential(*small, 2)
     ours_sequential(*small, 28, "backward")
-    GeneticSelector(population_size=6, n_generations=1, n_neighbors=K, random_state=0).fit(*small)
+    GeneticSelector(
+        population_size=6, n_generations=1, random_state=0, evaluator=KNNEvaluator(K)
+    ).fit(*small)
     fwd = [forward_rows(n, X, y, p_small, repeat, True) for n, (X, y) in datasets.items()]
     if args.quick:
         backward_rows(*datasets["colon"], 14, 10, repeat)

@@ -26,7 +26,7 @@ from sklearn.preprocessing import MaxAbsScaler
 from widefs.datasets import load_dataset
 from widefs.ensemble import ClassSpecificEnsemble, subset_inclusiveness
 from widefs.model_selection import nested_evaluate
-from widefs.search import SequentialSelector
+from widefs.search import KNNEvaluator, SequentialSelector
 
 X, y = load_dataset("wine", as_frame=True, return_X_y=True)
 X_scaled = X / X.abs().max()
@@ -81,7 +81,7 @@ plt.show()
 models = {
     "kNN, all features": make_pipeline(MaxAbsScaler(), KNeighborsClassifier(5)),
     "one search (SFS + kNN)": make_pipeline(
-        MaxAbsScaler(), SequentialSelector(n_neighbors=5), KNeighborsClassifier(5)
+        MaxAbsScaler(), SequentialSelector(evaluator=KNNEvaluator(5)), KNeighborsClassifier(5)
     ),
     "CEFS": make_pipeline(MaxAbsScaler(), ClassSpecificEnsemble(random_state=0)),
 }

@@ -24,11 +24,11 @@ import numpy as np
 from widefs.datasets import load_dataset
 from widefs.model_selection import search_certificate
 from widefs.plotting import plot_search_certificate
-from widefs.search import SequentialSelector
+from widefs.search import KNNEvaluator, SequentialSelector
 
 X, y = load_dataset("colon", return_X_y=True)
 X = X[:, :200]
-sfs = SequentialSelector(n_features=5, n_neighbors=3)
+sfs = SequentialSelector(n_features=5, evaluator=KNNEvaluator(3))
 cert = search_certificate(sfs, X, y, n_permutations=49, random_state=0)
 low, high = np.quantile(cert.null_scores, [0.05, 0.95])
 print(f"leave-one-out accuracy of the chosen genes: {cert.observed:.3f}")

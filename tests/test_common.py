@@ -11,7 +11,13 @@ from widefs.exceptions import HeuristicBoundWarning
 from widefs.model_selection import PriorFallbackClassifier
 from widefs.rules import CN2Classifier
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
-from widefs.search import GeneticSelector, SequentialSelector
+from widefs.search import (
+    ClassifierEvaluator,
+    GeneticSelector,
+    KNNEvaluator,
+    NaiveBayesEvaluator,
+    SequentialSelector,
+)
 from widefs.univariate import DiscriminativeSelector
 
 ESTIMATORS = [
@@ -33,15 +39,17 @@ ESTIMATORS = [
     CN2Classifier(quality="m_estimate", poe_m="laplace", alpha=None, max_rule_length=2),
     # search
     SequentialSelector(),
-    SequentialSelector("backward", n_features=1, estimator="naive_bayes"),
-    SequentialSelector(n_features=1, estimator=KNeighborsClassifier(3), cv=3),
-    SequentialSelector(n_features=0.5, n_neighbors=2, tol=0.01),
+    SequentialSelector("backward", n_features=1, evaluator=NaiveBayesEvaluator()),
+    SequentialSelector(n_features=1, evaluator=ClassifierEvaluator(KNeighborsClassifier(3), cv=3)),
+    SequentialSelector(n_features=0.5, tol=0.01, evaluator=KNNEvaluator(2)),
     GeneticSelector(population_size=4, n_generations=2, random_state=0),
-    GeneticSelector(population_size=4, n_generations=2, estimator="naive_bayes", random_state=0),
+    GeneticSelector(
+        population_size=4, n_generations=2, random_state=0, evaluator=NaiveBayesEvaluator()
+    ),
     # ensemble
     ClassSpecificEnsemble(),
     ClassSpecificEnsemble(
-        SequentialSelector(estimator="naive_bayes"),
+        SequentialSelector(evaluator=NaiveBayesEvaluator()),
         member_criterion="balanced",
         combiner="specialist",
     ),

@@ -12,7 +12,7 @@ distributed = pytest.importorskip(
 
 from widefs.ensemble import ClassSpecificEnsemble  # noqa: E402
 from widefs.model_selection import nested_evaluate  # noqa: E402
-from widefs.search import GeneticSelector  # noqa: E402
+from widefs.search import GeneticSelector, KNNEvaluator  # noqa: E402
 from widefs.univariate import DiscriminativeSelector  # noqa: E402
 
 
@@ -65,7 +65,9 @@ def test_class_specific_ensemble_and_ga_on_dask_match_serial(client):
     serial = ClassSpecificEnsemble(n_jobs=1, **kw).fit(X, y)
     with parallel_config(backend="dask"):
         remote = ClassSpecificEnsemble(n_jobs=3, **kw).fit(X, y)
-        ga = GeneticSelector(population_size=6, n_generations=3, random_state=2, n_jobs=2).fit(X, y)
+        ga = GeneticSelector(
+            population_size=6, n_generations=3, random_state=2, evaluator=KNNEvaluator(n_jobs=2)
+        ).fit(X, y)
     for c in serial.class_supports_:
         np.testing.assert_array_equal(serial.class_supports_[c], remote.class_supports_[c])
     np.testing.assert_array_equal(serial.overall_support_, remote.overall_support_)

@@ -44,11 +44,11 @@ def test_kernels_load_on_first_use():
     # The flip side: fitting does load the compiled kernels (so the test above is not
     # vacuous because the kernels moved elsewhere).
     code = (
-        "import sys\nimport numpy as np\nfrom widefs.search import SequentialSelector\n"
+        "import sys\nimport numpy as np\nfrom widefs.search import KNNEvaluator, SequentialSelector\n"
         "from widefs.rules import CN2Classifier\n"
         "print('widefs.search._kernels' in sys.modules, 'widefs.rules._beam' in sys.modules)\n"
         "X = np.arange(24.0).reshape(8, 3) % 5; y = [0, 1] * 4\n"
-        "SequentialSelector(n_features=1, n_neighbors=1).fit(X, y)\n"
+        "SequentialSelector(n_features=1, evaluator=KNNEvaluator(1)).fit(X, y)\n"
         "CN2Classifier().fit(X, y)\n"
         "print('widefs.search._kernels' in sys.modules, 'widefs.rules._beam' in sys.modules)"
     )
@@ -190,5 +190,5 @@ def test_graph_sees_function_level_and_lazy_imports():
 
     assert "widefs.scm._pac_bayes_kernels" in targets("widefs.scm._pac_bayes")  # import_module
     assert "widefs.experiments.shah2010" in targets("widefs.cli._main")  # via REPRODUCTIONS
-    assert "widefs.rules._beam" in targets("widefs.rules._cn2")  # in a function
+    assert "widefs.rules._beam" in targets("widefs.rules._rule_search")  # in a function
     assert "widefs.univariate._kernels" in targets("widefs.univariate._scores")  # in a function

@@ -9,7 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
 from widefs.ensemble import ClassSpecificEnsemble, subset_inclusiveness
-from widefs.search import GeneticSelector, SequentialSelector
+from widefs.search import ClassifierEvaluator, GeneticSelector, KNNEvaluator, SequentialSelector
 
 
 def knn_predict(Xtr, ytr, Xte, cols, k):
@@ -50,7 +50,7 @@ def test_prediction_rule_by_hand(combiner):
     X, y = three_class()
     Xte, _ = three_class(seed=1)
     cefs = ClassSpecificEnsemble(
-        SequentialSelector(n_features=2, n_neighbors=3), combiner=combiner
+        SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)), combiner=combiner
     ).fit(X, y)
     members = np.column_stack(
         [knn_predict(X, y, Xte, np.flatnonzero(cefs.class_supports_[c]), 3) for c in "abc"]
@@ -75,7 +75,9 @@ def test_subsets_are_those_of_independent_searches():
     X, y = three_class(2)
     cefs = ClassSpecificEnsemble(SequentialSelector("backward")).fit(X, y)
     for c in "abc":
-        sel = SequentialSelector("backward", target_class=c, k_grid=range(1, 11)).fit(X, y)
+        sel = SequentialSelector(
+            "backward", evaluator=KNNEvaluator(k_grid=range(1, 11), target_class=c)
+        ).fit(X, y)
         np.testing.assert_array_equal(cefs.class_supports_[c], sel.support_)
         assert cefs.class_selectors_[c].n_neighbors_ <= 10
         assert cefs.member_scores_[c] == sel.score_
@@ -88,7 +90,9 @@ def test_subsets_are_those_of_independent_searches():
 
 def test_agreement_rate_from_leave_one_out_members():
     X, y = three_class(3)
-    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=2, n_neighbors=5)).fit(X, y)
+    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=2, evaluator=KNNEvaluator(5))).fit(
+        X, y
+    )
     loo = np.column_stack(
         [knn_loo(X, y, np.flatnonzero(cefs.class_supports_[c]), 5) for c in "abc"]
     )
@@ -108,7 +112,7 @@ def recaller_data():
 
 def test_balanced_criterion_avoids_recallers():
     X, y = recaller_data()
-    sel = SequentialSelector(n_features=1, n_neighbors=3)
+    sel = SequentialSelector(n_features=1, evaluator=KNNEvaluator(3))
     paper = ClassSpecificEnsemble(sel).fit(X, y)
     assert paper.class_supports_["a"].tolist() == [True, False]
     assert paper.member_scores_["a"] == 1.0
@@ -117,7 +121,9 @@ def test_balanced_criterion_avoids_recallers():
     assert balanced.class_supports_["a"].tolist() == [False, True]
     assert balanced.member_scores_["a"] > 0.75
     # Balanced score of the recaller column is exactly 1/2 (recall 1, specificity 0).
-    recaller = SequentialSelector(n_neighbors=3, target_class="a", class_criterion="balanced")
+    recaller = SequentialSelector(
+        evaluator=KNNEvaluator(3, target_class="a", class_criterion="balanced")
+    )
     recaller.fit(X[:, [0]], y)
     assert recaller.score_ == 0.5
 
@@ -125,7 +131,7 @@ def test_balanced_criterion_avoids_recallers():
 def test_specialist_combiner_ignores_a_recaller_alone():
     X, y = recaller_data()
     cefs = ClassSpecificEnsemble(
-        SequentialSelector(n_features=1, n_neighbors=3), combiner="specialist"
+        SequentialSelector(n_features=1, evaluator=KNNEvaluator(3)), combiner="specialist"
     ).fit(X, y)
     members = cefs.predict_members(X)
     # Member "a" claims everything; wherever member "b" also claims, the overall model decides.
@@ -169,7 +175,9 @@ def test_pandas_names_nominal_and_inclusiveness():
             "noise": rng.normal(size=n),
         }
     )
-    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=2, n_neighbors=3)).fit(df, y)
+    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))).fit(
+        df, y
+    )
     assert set(cefs.class_subsets_) == {"x", "y"}
     assert all(set(s) <= {"vote", "age", "noise"} for s in cefs.class_subsets_.values())
     assert cefs.overall_selector_.categorical_features_.tolist() == [True, False, False]
@@ -195,7 +203,9 @@ def test_genetic_members_seeded_and_n_jobs_invariant():
 def test_sklearn_estimator_members():
     X, y = three_class(7, n=30)
     cefs = ClassSpecificEnsemble(
-        SequentialSelector(n_features=1, estimator=KNeighborsClassifier(3), cv=3)
+        SequentialSelector(
+            n_features=1, evaluator=ClassifierEvaluator(KNeighborsClassifier(3), cv=3)
+        )
     ).fit(X, y)
     for c in "abc":
         cols = np.flatnonzero(cefs.class_supports_[c])

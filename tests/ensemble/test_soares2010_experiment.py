@@ -10,7 +10,7 @@ from widefs.ensemble import ClassSpecificEnsemble
 from widefs.experiments import soares2010 as run
 from widefs.experiments._paired import corrected_resampled_ttest, paired_tests, wilcoxon_signed_rank
 from widefs.experiments._soares_variants import cefs_variant, tie_aware_knn
-from widefs.search import SequentialSelector
+from widefs.search import KNNEvaluator, SequentialSelector
 from widefs.utils import spawn_seeds
 
 
@@ -57,7 +57,7 @@ def test_split_matches_a_direct_fit(small):
     # Recompute one split outside the experiment with the public estimators.
     _, raw = small
     Xtr, Xte, ytr, yte, nominal, seed = _split("wine", 1)
-    sel = SequentialSelector("forward", categorical_features=nominal)
+    sel = SequentialSelector("forward", evaluator=KNNEvaluator(categorical_features=nominal))
     ens = ClassSpecificEnsemble(sel, categorical_features=nominal, random_state=seed).fit(Xtr, ytr)
     row = raw[(raw["dataset"] == "wine") & (raw["method"] == "kNN/SFS") & (raw["split"] == 1)]
     row = row[row["variant"] == "protocol"].iloc[0]
@@ -86,7 +86,7 @@ def test_library_protocol_is_reproduced_by_the_variant_code():
     for name, direction in (("breast cancer", "forward"), ("wine", "backward")):
         Xtr, Xte, ytr, _, nominal, seed = _split(name, 0)
         classes, codes = np.unique(ytr, return_inverse=True)
-        sel = SequentialSelector(direction, categorical_features=nominal)
+        sel = SequentialSelector(direction, evaluator=KNNEvaluator(categorical_features=nominal))
         ens = ClassSpecificEnsemble(sel, categorical_features=nominal, random_state=seed).fit(
             Xtr, ytr
         )

@@ -13,7 +13,7 @@ from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import SearchCertificate, search_certificate
 from widefs.rules import CN2Classifier
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
-from widefs.search import GeneticSelector, SequentialSelector
+from widefs.search import GeneticSelector, KNNEvaluator, NaiveBayesEvaluator, SequentialSelector
 from widefs.univariate import DiscriminativeSelector
 
 
@@ -28,10 +28,14 @@ def _data(n=24, p=8, seed=0, classes=2):
 
 ESTIMATORS = {
     "sfs-knn-auto": SequentialSelector(n_features=2),
-    "sfs-nb": SequentialSelector(n_features=2, estimator="naive_bayes"),
-    "sbs-knn": SequentialSelector("backward", n_features=3, n_neighbors=3),
-    "ga": GeneticSelector(population_size=6, n_generations=3, n_neighbors=3, random_state=1),
-    "cefs": ClassSpecificEnsemble(SequentialSelector(n_features=1, n_neighbors=3), random_state=0),
+    "sfs-nb": SequentialSelector(n_features=2, evaluator=NaiveBayesEvaluator()),
+    "sbs-knn": SequentialSelector("backward", n_features=3, evaluator=KNNEvaluator(3)),
+    "ga": GeneticSelector(
+        population_size=6, n_generations=3, random_state=1, evaluator=KNNEvaluator(3)
+    ),
+    "cefs": ClassSpecificEnsemble(
+        SequentialSelector(n_features=1, evaluator=KNNEvaluator(3)), random_state=0
+    ),
     "scm-sample-compression": SampleCompressionSCM(max_rules=3),
     "scm-occam": OccamSCM(max_rules=3),
     "scm-pac-bayes": PACBayesSCM(max_rules=3),
@@ -67,7 +71,10 @@ def test_certificate_does_not_depend_on_n_jobs():
     from joblib import parallel_config
 
     X, y = _data(n=20)
-    for est in (SequentialSelector(n_features=2, n_neighbors=1), SampleCompressionSCM()):
+    for est in (
+        SequentialSelector(n_features=2, evaluator=KNNEvaluator(1)),
+        SampleCompressionSCM(),
+    ):
         one = search_certificate(est, X, y, n_permutations=8, random_state=2, n_jobs=1)
         with parallel_config(backend="threading"):  # the same chunking, no process start-up
             two = search_certificate(est, X, y, n_permutations=8, random_state=2, n_jobs=3)
@@ -101,7 +108,7 @@ def test_pvalue_excess_and_quantiles_by_hand():
 def test_search_scores_are_the_documented_criteria():
     """Independent computations of each estimator's search_score_."""
     X, y = _data(n=30, seed=4)
-    sfs = SequentialSelector(n_features=2, n_neighbors=3).fit(X, y)
+    sfs = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)).fit(X, y)
     loo = cross_val_predict(
         KNeighborsClassifier(3), X[:, sfs.support_], y, cv=LeaveOneOut()
     )  # continuous data: no distance ties; k = 3 on two classes: no vote ties
@@ -113,7 +120,9 @@ def test_search_scores_are_the_documented_criteria():
     assert cn2.search_score_ == np.mean(cn2.predict(X) == y)
     ds = DiscriminativeSelector(null="analytic", random_state=0).fit(X, y)
     assert ds.search_score_ == 1 - ds.n_errors_.min() / ds.n_validation_
-    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=1, n_neighbors=3)).fit(X, y)
+    cefs = ClassSpecificEnsemble(SequentialSelector(n_features=1, evaluator=KNNEvaluator(3))).fit(
+        X, y
+    )
     # Leave-one-out of the combined rule with the chosen subsets, by refitting per row.
     subsets = [cefs.class_supports_[c] for c in cefs.classes_] + [cefs.overall_support_]
     preds = [
@@ -148,9 +157,13 @@ def test_randomized_pvalue_breaks_ties_uniformly():
 
 
 CALIBRATED = {
-    "sfs": SequentialSelector(n_features=1, n_neighbors=1),
+    "sfs": SequentialSelector(n_features=1, evaluator=KNNEvaluator(1)),
     "ga": GeneticSelector(
-        population_size=4, n_generations=2, n_neighbors=1, initial_fractions=(0.3,), random_state=0
+        population_size=4,
+        n_generations=2,
+        initial_fractions=(0.3,),
+        random_state=0,
+        evaluator=KNNEvaluator(1),
     ),
     "scm-sample-compression": SampleCompressionSCM(max_rules=2, select="none"),
 }
@@ -196,12 +209,16 @@ def test_power_planted_signal():
     X = rng.normal(size=(60, 20))
     y = (X[:, 4] + X[:, 11] + X[:, 15] > 0).astype(int)
     cert = search_certificate(
-        SequentialSelector(n_features=3, n_neighbors=3), X, y, n_permutations=199, random_state=0
+        SequentialSelector(n_features=3, evaluator=KNNEvaluator(3)),
+        X,
+        y,
+        n_permutations=199,
+        random_state=0,
     )
     assert cert.pvalue <= 0.01
     assert cert.excess > 0.1
     noise = search_certificate(
-        SequentialSelector(n_features=3, n_neighbors=3),
+        SequentialSelector(n_features=3, evaluator=KNNEvaluator(3)),
         X,
         rng.permutation(y),
         n_permutations=199,
@@ -214,9 +231,13 @@ def test_power_planted_signal():
     "est",
     [
         SequentialSelector(n_features=3),
-        SequentialSelector(n_features=2, target_class=1, class_criterion="balanced"),
-        GeneticSelector(population_size=6, n_generations=2, n_neighbors=2, random_state=3),
-        ClassSpecificEnsemble(SequentialSelector(n_neighbors=3), random_state=0),
+        SequentialSelector(
+            n_features=2, evaluator=KNNEvaluator(target_class=1, class_criterion="balanced")
+        ),
+        GeneticSelector(
+            population_size=6, n_generations=2, random_state=3, evaluator=KNNEvaluator(2)
+        ),
+        ClassSpecificEnsemble(SequentialSelector(evaluator=KNNEvaluator(3)), random_state=0),
         SampleCompressionSCM(max_rules=4, p=0.5),
         PACBayesSCM(max_rules=4),
     ],

@@ -222,7 +222,7 @@ def test_root_quality_is_the_kernels_quality_bitwise(quality):
     # Laplace and m-estimate of the empty rule are computed in Python (so that a run never
     # compiles quality_of for them); they must round exactly like the kernel.
     from widefs.rules import _beam
-    from widefs.rules._cn2 import _root_quality
+    from widefs.rules._rule_search import _root_quality
 
     kind = QUALITY_CODES[quality]
     rng = np.random.default_rng(1)

@@ -12,13 +12,14 @@ from sklearn.neighbors import KNeighborsClassifier
 from widefs.search import (
     Criterion,
     CrossValidationEvaluator,
+    KNNEvaluator,
     KNNLeaveOneOut,
     KNNModel,
     NaiveBayesLeaveOneOut,
     NaiveBayesModel,
     dissertation_k_grid,
 )
-from widefs.search._evaluators import _argmax_ties as argmax_ties
+from widefs.search._naive_bayes import _argmax_ties as argmax_ties
 
 
 def brute_knn_loo(X, y, nominal, cols, k, rows):
@@ -471,7 +472,7 @@ def test_interface_docstrings_fill_only_missing_ones():
     """A subclass method without a docstring gets the interface's; one with its own keeps
     it; a method or attribute the interface lacks is left alone (subclasses created here,
     so ``__init_subclass__`` runs inside the test)."""
-    from widefs.search._evaluators import _Evaluator, _SubsetModel
+    from widefs.search._interface import _Evaluator, _SubsetModel
 
     class Probe(_Evaluator):
         limit = 3  # not callable: untouched
@@ -536,14 +537,14 @@ def test_choose_k_keeps_exactly_the_valid_k():
 def test_naive_bayes_moves_in_small_blocks_equal_one_block(monkeypatch):
     """The candidate loop in blocks of ``_BLOCK_ELEMENTS`` floats: with one candidate per
     block the predictions are those of a single block."""
-    from widefs.search import _evaluators
+    from widefs.search import _naive_bayes
 
     X, y, nominal, n_cat = mixed_data(4)
     ev = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, np.arange(30), 1e-9, 1.0)
     state = ev.initial_state(np.array([True, False, False, True, False, False]))
     for add, cands in ((True, np.array([1, 2, 4, 5])), (False, np.array([0, 3]))):
         whole = ev.predict_moves(state, cands, add)
-        monkeypatch.setattr(_evaluators, "_BLOCK_ELEMENTS", 1)
+        monkeypatch.setattr(_naive_bayes, "_BLOCK_ELEMENTS", 1)
         blocked = ev.predict_moves(state, cands, add)
         monkeypatch.undo()
         np.testing.assert_array_equal(blocked, whole)
@@ -582,66 +583,6 @@ def test_naive_bayes_model_defaults_are_sklearns():
     np.testing.assert_array_equal(model.predict_codes(Qc), sk)
     other = NaiveBayesModel(Xc, yc, 2, nominal, n_cat, [0, 1, 2], alpha=20.0)
     assert np.any(other.predict_codes(Qc) != sk)
-
-
-@pytest.mark.parametrize("with_encoding", [False, True])
-def test_factory_passes_every_setting_through(with_encoding):
-    """fit_model / leave_one_out of each kind equal the classes built by hand with the
-    factory's settings (k, var_smoothing, alpha, cv), with and without an encoding."""
-    from types import SimpleNamespace
-
-    from widefs.search import EvaluatorFactory
-
-    X, y, Q = _gaussian_queries(2)
-    support = np.array([True, False, True, True])
-    cols = np.flatnonzero(support)
-    if with_encoding:
-        X = X.copy()
-        Q = Q.copy()
-        X[:, 1] = np.arange(36) % 3
-        Q[:, 1] = np.arange(Q.shape[0]) % 3
-        nominal = np.array([False, True, False, False])
-        enc = SimpleNamespace(nominal=nominal, n_categories=np.array([0, 3, 0, 0]))
-        support = np.array([True, True, False, True])
-        cols = np.flatnonzero(support)
-    else:
-        nominal, enc = np.zeros(4, dtype=bool), None
-    n_cat = np.zeros(4, np.int64) if enc is None else enc.n_categories
-    rows = np.array([0, 5, 13, 20, 35])
-
-    f = EvaluatorFactory("knn", n_neighbors=5)
-    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc).predict_codes(Q)
-    np.testing.assert_array_equal(got, KNNModel(X, y, 3, nominal, cols, 5).predict_codes(Q))
-    assert np.any(got != KNNModel(X, y, 3, nominal, cols, 1).predict_codes(Q))
-    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
-    np.testing.assert_array_equal(ev.rows, rows)
-    np.testing.assert_array_equal(
-        ev.predict_subset(support), brute_knn_loo(X, y, nominal, cols, 5, rows)
-    )
-    np.testing.assert_array_equal(f.leave_one_out(X, y, n_classes=3, encoding=enc).rows, range(36))
-
-    f = EvaluatorFactory("naive_bayes", var_smoothing=0.4, alpha=3.0)
-    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc).predict_codes(Q)
-    ref = NaiveBayesModel(X, y, 3, nominal, n_cat, cols, 0.4, 3.0)
-    np.testing.assert_array_equal(got, ref.predict_codes(Q))
-    model = f.fit_model(X, y, n_classes=3, support=support, encoding=enc)
-    assert model.stats.alpha == 3.0 and model.stats.epsilon == ref.stats.epsilon
-    assert np.any(got != NaiveBayesModel(X, y, 3, nominal, n_cat, cols).predict_codes(Q))
-    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
-    ref = NaiveBayesLeaveOneOut(X, y, 3, nominal, n_cat, rows, 0.4, 3.0)
-    np.testing.assert_array_equal(ev.predict_subset(support), ref.predict_subset(support))
-    assert ev.stats.epsilon == ref.stats.epsilon and ev.stats.alpha == 3.0
-
-    knn = KNeighborsClassifier(3)
-    f = EvaluatorFactory(knn, cv=3)
-    got = f.fit_model(X, y, n_classes=3, support=support, encoding=enc)
-    assert got.estimator is not knn  # a clone
-    np.testing.assert_array_equal(
-        got.predict_codes(Q), KNeighborsClassifier(3).fit(X[:, cols], y).predict(Q[:, cols])
-    )
-    ev = f.leave_one_out(X, y, n_classes=3, encoding=enc, rows=rows)
-    expected = cross_val_predict(KNeighborsClassifier(3), X[:, cols], y, cv=3)[rows]
-    np.testing.assert_array_equal(ev.predict_subset(support), expected)
 
 
 def test_evaluators_accept_lists_and_return_int64_codes():
@@ -1151,10 +1092,14 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     rows = np.arange(6)
     votes = np.full((2, 6), 9, dtype=np.int64)
     weight, want, negate = Criterion(y).row_weights()
+    D = np.zeros((6, 6))
+    D.setflags(write=False)  # as the evaluators pass it (and the lists given)
+    no_given = np.empty((0, 0, 0), np.int32)
+    no_given.setflags(write=False)
     knn_candidate_neighbours(
-        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        D, np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, weight, want, negate,
-        np.int64(-1), np.empty(0, np.int64), np.empty((0, 6, 1), np.int32), votes,
+        np.int64(-1), np.empty(0, np.int64), no_given, np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[0].tolist() == y.tolist()
     # 0 of 1 so far + 5 rows left < 6: abandoned after row 0, nothing more written.
@@ -1162,9 +1107,9 @@ def test_bound_abandons_a_candidate_at_the_first_row_it_cannot_recover():
     # Without a bound every row is voted.
     empty = np.empty(0, np.int64)
     knn_candidate_neighbours(
-        np.zeros((6, 6)), np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
+        D, np.empty((0, 0), np.int64), np.ascontiguousarray(X.T),
         np.zeros(2, bool), np.array([0, 1]), 1.0, rows, 1, y, 2, empty, empty,
-        np.empty(0, bool), np.int64(-1), empty, np.empty((0, 6, 1), np.int32), votes,
+        np.empty(0, bool), np.int64(-1), empty, no_given, np.empty((0, 6, 1), np.int32), votes,
     )  # fmt: skip
     assert votes[1, 0] == 1 and np.all(votes[1] >= 0)
 
@@ -1218,7 +1163,7 @@ def test_forward_auto_passes_the_current_subsets_predictions_as_baseline(monkeyp
         return original(self, state, cands, add, crit, n_jobs=n_jobs, baseline=baseline)
 
     monkeypatch.setattr(KNNLeaveOneOut, "score_moves", spy)
-    sel = SequentialSelector(n_neighbors=1).fit(X, y)
+    sel = SequentialSelector(evaluator=KNNEvaluator(1)).fit(X, y)
     history = [h["score"] for h in sel.history_]
     assert len(seen) == len(history) >= 2  # every step after the first had a baseline
     assert seen == history  # each baseline scores as the subset it came from
@@ -1227,5 +1172,5 @@ def test_forward_auto_passes_the_current_subsets_predictions_as_baseline(monkeyp
         return original(self, state, cands, add, crit, n_jobs=n_jobs)
 
     monkeypatch.setattr(KNNLeaveOneOut, "score_moves", plain)
-    ref = SequentialSelector(n_neighbors=1).fit(X, y)
+    ref = SequentialSelector(evaluator=KNNEvaluator(1)).fit(X, y)
     np.testing.assert_array_equal(sel.get_support(), ref.get_support())

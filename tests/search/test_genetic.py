@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from widefs.search import GeneticSelector
+from widefs.search import GeneticSelector, KNNEvaluator, NaiveBayesEvaluator
 from widefs.search._genetic import _initial_population as initial_population
 from widefs.search._genetic import _rank_fitness as rank_fitness
 from widefs.search._genetic import _tournament_winners
@@ -22,18 +22,20 @@ def data(seed=0, n=30, p=25):
 def test_identical_for_any_n_jobs():
     X, y = data()
     kw = dict(population_size=10, n_generations=8, mutation_rate=0.02, random_state=3)
-    a = GeneticSelector(n_jobs=1, **kw).fit(X, y)
-    b = GeneticSelector(n_jobs=2, **kw).fit(X, y)
+    a = GeneticSelector(evaluator=KNNEvaluator(n_jobs=1), **kw).fit(X, y)
+    b = GeneticSelector(evaluator=KNNEvaluator(n_jobs=2), **kw).fit(X, y)
     np.testing.assert_array_equal(a.support_, b.support_)
     np.testing.assert_array_equal(a.population_, b.population_)
     assert a.history_ == b.history_
-    c = GeneticSelector(n_jobs=1, **{**kw, "random_state": 4}).fit(X, y)
+    c = GeneticSelector(evaluator=KNNEvaluator(n_jobs=1), **{**kw, "random_state": 4}).fit(X, y)
     assert c.history_ != a.history_
 
 
 def test_best_is_scored_like_brute_force_and_is_the_best_seen(brute):
     X, y = data(1)
-    sel = GeneticSelector(population_size=8, n_generations=6, n_neighbors=3, random_state=0)
+    sel = GeneticSelector(
+        population_size=8, n_generations=6, random_state=0, evaluator=KNNEvaluator(3)
+    )
     sel.fit(X, y)
     nominal = np.zeros(X.shape[1], bool)
     assert sel.score_ == brute.score(X, y, nominal, np.flatnonzero(sel.support_), 3)
@@ -57,7 +59,7 @@ def test_full_elitism_never_loses_the_best():
 
 def test_finds_the_planted_feature():
     X, y = data(3, p=40)
-    sel = GeneticSelector(random_state=0, n_neighbors=3).fit(X, y)
+    sel = GeneticSelector(random_state=0, evaluator=KNNEvaluator(3)).fit(X, y)
     assert sel.support_[4]
     assert sel.score_ >= 0.9
     assert len(sel.history_) == 41
@@ -85,11 +87,17 @@ def test_rank_fitness_ties():
 def test_naive_bayes_and_target_class(brute):
     X, y = data(4)
     sel = GeneticSelector(
-        population_size=6, n_generations=3, estimator="naive_bayes", target_class=1, random_state=0
+        population_size=6,
+        n_generations=3,
+        random_state=0,
+        evaluator=NaiveBayesEvaluator(target_class=1),
     ).fit(X, y)
     assert sel.n_neighbors_ is None and 0.0 <= sel.score_ <= 1.0
     knn = GeneticSelector(
-        population_size=6, n_generations=3, n_neighbors=1, target_class=0, random_state=0
+        population_size=6,
+        n_generations=3,
+        random_state=0,
+        evaluator=KNNEvaluator(1, target_class=0),
     ).fit(X, y)
     nominal = np.zeros(X.shape[1], bool)
     assert knn.score_ == brute.score(X, y, nominal, np.flatnonzero(knn.support_), 1, target=0)
@@ -161,7 +169,7 @@ def test_equals_the_reference_algorithm(brute, seed, settings):
     X, y = ties_data(seed)
     nominal = np.zeros(X.shape[1], bool)
     ref = brute.genetic(X, lambda cols: brute.score(X, y, nominal, cols, 3), seed=seed, **settings)
-    sel = GeneticSelector(n_neighbors=3, random_state=seed, **settings).fit(X, y)
+    sel = GeneticSelector(evaluator=KNNEvaluator(3), random_state=seed, **settings).fit(X, y)
     np.testing.assert_array_equal(sel.population_, ref["population"])
     np.testing.assert_array_equal(sel.fitness_, ref["fitness"])
     assert sel.history_ == ref["history"]
@@ -207,8 +215,8 @@ def test_selection_pressure_raises_mean_fitness():
         crossover_rate=0.0,
         mutation_rate=0.0,
         elitism=0.0,
-        n_neighbors=3,
         random_state=0,
+        evaluator=KNNEvaluator(3),
     ).fit(X, y)
     means = [h["mean_score"] for h in sel.history_]
     assert means[-1] > means[0]
@@ -252,15 +260,15 @@ def test_all_features_matrix_built_once_only_when_an_individual_holds_most(
     X, y = ties_data(0, n=12, p=20)
     calls = _spy_distance_builds(monkeypatch)
     kw = dict(population_size=8, n_generations=0, initial_fractions=fractions, random_state=0)
-    GeneticSelector(n_neighbors=3, **kw).fit(X, y)
+    GeneticSelector(evaluator=KNNEvaluator(3), **kw).fit(X, y)
     assert calls.count(("scratch", 20)) == (1 if full_built else 0)
     assert any(kind == "update" for kind, _ in calls) == full_built
     # The 16-feature individuals come from the full matrix minus 4 features, never from
     # scratch; and the matrices give the fitness of the path without kept matrices.
     assert ("scratch", 16) not in calls
-    fast = GeneticSelector(n_neighbors=3, **kw).fit(X, y)
+    fast = GeneticSelector(evaluator=KNNEvaluator(3), **kw).fit(X, y)
     monkeypatch.setattr(GeneticSelector, "_delta_bytes", 0)
-    slow = GeneticSelector(n_neighbors=3, **kw).fit(X, y)
+    slow = GeneticSelector(evaluator=KNNEvaluator(3), **kw).fit(X, y)
     np.testing.assert_array_equal(fast.fitness_, slow.fitness_)
     nominal = np.zeros(X.shape[1], bool)
     for ind, fit in zip(fast.population_, fast.fitness_):
@@ -277,7 +285,7 @@ def test_parent_distance_updates_used_up_to_the_memory_cap(monkeypatch):
     for cap, used in [(needed, True), (needed - 1, False)]:
         monkeypatch.setattr(GeneticSelector, "_delta_bytes", cap)
         calls = _spy_distance_builds(monkeypatch)
-        histories.append(GeneticSelector(n_neighbors=3, **kw).fit(X, y).history_)
+        histories.append(GeneticSelector(evaluator=KNNEvaluator(3), **kw).fit(X, y).history_)
         assert any(kind == "update" for kind, _ in calls) == used, cap
         monkeypatch.undo()
     assert histories[0] == histories[1]
@@ -294,22 +302,24 @@ def test_init_stores_every_parameter_as_given():
         mutation_rate=0.01,
         elitism=0.7,
         initial_fractions=(0.3,),
+        evaluator=NaiveBayesEvaluator(
+            var_smoothing=1e-6,
+            alpha=0.5,
+            target_class=1,
+            class_criterion="balanced",
+            categorical_features=[0],
+            n_jobs=2,
+        ),
         random_state=5,
-        estimator="naive_bayes",
-        n_neighbors=4,
-        k_grid=(1, 3),
-        target_class=1,
-        class_criterion="balanced",
-        categorical_features=[0],
-        var_smoothing=1e-6,
-        alpha=0.5,
-        cv=3,
-        n_jobs=2,
         verbose=1,
     )
     sel = GeneticSelector(**params)
-    assert sel.get_params() == params
-    assert clone(sel).get_params() == params
+    assert sel.get_params(deep=False) == params
+    # clone copies the evaluator (a new object with the same settings).
+    copied = clone(sel).get_params(deep=False)
+    assert copied["evaluator"] is not params["evaluator"]
+    assert copied.pop("evaluator").get_params() == params.pop("evaluator").get_params()
+    assert copied == params
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -324,7 +334,7 @@ def test_one_and_two_features_equal_the_reference(brute, p):
         population_size=6, n_generations=3, crossover_rate=1.0, mutation_rate=0.2, elitism=0.8
     )
     ref = brute.genetic(X, lambda cols: brute.score(X, y, nominal, cols, 3), seed=0, **settings)
-    sel = GeneticSelector(n_neighbors=3, random_state=0, **settings).fit(X, y)
+    sel = GeneticSelector(evaluator=KNNEvaluator(3), random_state=0, **settings).fit(X, y)
     np.testing.assert_array_equal(sel.population_, ref["population"])
     assert sel.history_ == ref["history"]
 
@@ -340,7 +350,7 @@ def test_best_so_far_tie_rule_equals_the_reference(brute):
         population_size=6, n_generations=6, crossover_rate=0.6, mutation_rate=0.1, elitism=0.0
     )
     ref = brute.genetic(X, lambda cols: brute.score(X, y, nominal, cols, 3), seed=1, **settings)
-    sel = GeneticSelector(n_neighbors=3, random_state=1, **settings).fit(X, y)
+    sel = GeneticSelector(evaluator=KNNEvaluator(3), random_state=1, **settings).fit(X, y)
     assert ref["ties"]["best_ties"] > 0
     np.testing.assert_array_equal(sel.support_, ref["support"])
     assert sel.score_ == ref["score"] and sel.history_ == ref["history"]
@@ -363,7 +373,7 @@ def test_defaults_are_the_documented_ones():
 
 def test_verbose_logs_each_generation(caplog):
     X, y = ties_data(0)
-    kw = dict(population_size=6, n_generations=3, n_neighbors=3, random_state=0)
+    kw = dict(population_size=6, n_generations=3, evaluator=KNNEvaluator(3), random_state=0)
     with caplog.at_level(logging.INFO, logger="widefs.search"):
         sel = GeneticSelector(verbose=1, **kw).fit(X, y)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generation")]
@@ -394,8 +404,8 @@ def test_generation_of_empty_subsets_is_recorded_silently():
             crossover_rate=0.0,
             mutation_rate=1.0,
             elitism=0.0,
-            n_neighbors=3,
             random_state=0,
+            evaluator=KNNEvaluator(3),
         ).fit(X, y)
     last = sel.history_[1]
     assert last["best_score"] == -np.inf and last["best_n_features"] == 0

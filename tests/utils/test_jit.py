@@ -70,7 +70,7 @@ def _runs():
     """Public calls that run every kernel of the four compiled modules at least once."""
     from widefs.rules import CN2Classifier
     from widefs.scm import PACBayesSCM
-    from widefs.search import GeneticSelector, SequentialSelector
+    from widefs.search import GeneticSelector, KNNEvaluator, SequentialSelector
     from widefs.univariate import gaussian_nb_split_errors, halves_masks, stump_split_errors
 
     rng = np.random.default_rng(0)
@@ -82,9 +82,9 @@ def _runs():
     return {
         "rules": lambda: CN2Classifier().fit(X, y),
         "rules_entropy": lambda: CN2Classifier(quality="entropy").fit(X, y),
-        "knn": lambda: SequentialSelector(n_neighbors=3, n_features=2).fit(X, y),
+        "knn": lambda: SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)).fit(X, y),
         "genetic": lambda: GeneticSelector(
-            n_neighbors=1, population_size=4, n_generations=2, random_state=0
+            population_size=4, n_generations=2, random_state=0, evaluator=KNNEvaluator(1)
         ).fit(X, y),
         "pac_bayes": lambda: PACBayesSCM(max_rules=1, feature_range=(-9, 9)).fit(X, y),
         "pac_bayes_fixed": lambda: PACBayesSCM(max_rules=1, margin=0.1, feature_range=(-9, 9)).fit(

@@ -1,13 +1,17 @@
 """The label-free cache: what it stores, when, and that it never changes a result."""
 
+import contextlib
+import contextvars
 import threading
 
 import numpy as np
+import pytest
 
 from widefs.utils import (
     LabelFreeCache,
     array_key,
     data_digest,
+    label_free,
     label_free_cache,
     sharing_label_free_work,
 )
@@ -62,18 +66,105 @@ def test_digest_depends_on_bytes_dtype_and_shape():
     assert data_digest(a) != data_digest(b)
 
 
-def test_sharing_block_is_seen_by_threads_and_nests():
+def test_sharing_block_nests_and_reaches_threads_given_its_context():
+    """Nested blocks use the outer cache; a thread running in a copy of the block's
+    context sees it (how widefs hands a block's work to threads), a plain thread does not."""
     assert label_free_cache() is None
-    seen = []
+    seen = {}
     with sharing_label_free_work() as outer:
-        thread = threading.Thread(target=lambda: seen.append(label_free_cache()))
-        thread.start()
-        thread.join()
+        ctx = contextvars.copy_context()
+        given = threading.Thread(
+            target=ctx.run, args=(lambda: seen.update(given=label_free_cache()),)
+        )
+        plain = threading.Thread(target=lambda: seen.update(plain=label_free_cache()))
+        for thread in (given, plain):
+            thread.start()
+            thread.join()
         with sharing_label_free_work() as inner:
             assert inner is outer
         assert label_free_cache() is outer
-    assert seen == [outer]
+    assert seen == {"given": outer, "plain": None}
     assert label_free_cache() is None
+
+
+def _in_threads(*steps):
+    """Run ``steps[t]`` in thread t, each step in lockstep: every thread finishes step s
+    before any starts step s + 1 (a barrier between steps). Returns what each step saw."""
+    n_steps = len(steps[0])
+    barrier = threading.Barrier(len(steps))
+    seen = [[None] * n_steps for _ in steps]
+    errors = []
+
+    def run(t):
+        try:
+            with contextlib.ExitStack() as stack:
+                for s, step in enumerate(steps[t]):
+                    seen[t][s] = step(stack)
+                    barrier.wait(timeout=10)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+            barrier.abort()
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(len(steps))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    return seen
+
+
+def _enter(stack):
+    return stack.enter_context(sharing_label_free_work())
+
+
+def _look(stack):
+    return label_free_cache()
+
+
+def _leave(stack):
+    stack.close()
+    return label_free_cache()
+
+
+def test_threads_do_not_see_each_others_cache():
+    """Two threads in blocks at the same time each see their own cache; a thread outside
+    any block sees none, even while others are inside theirs."""
+    seen = _in_threads([_enter, _look], [_enter, _look], [_look, _look])
+    first, second, outside = seen
+    assert first[0] is first[1] and second[0] is second[1]
+    assert first[0] is not second[0]
+    assert outside == [None, None]
+
+
+def test_one_thread_leaving_does_not_end_sharing_for_another():
+    """Thread 0 enters first and leaves first: thread 1, still inside, keeps its cache."""
+    seen = _in_threads([_enter, _look, _leave, _look], [_look, _enter, _look, _look])
+    assert seen[0][2] is None and seen[0][3] is None  # thread 0 left
+    assert seen[1][0] is None  # not inside yet: thread 0's block is not its
+    assert seen[1][1] is not None and seen[1][2] is seen[1][1] and seen[1][3] is seen[1][1]
+    assert seen[1][1] is not seen[0][0]
+
+
+def test_stored_arrays_are_read_only():
+    """What the cache keeps is shared between fits: its arrays (also inside a tuple) are
+    read-only; the first computation's caller and copies requested by label_free stay
+    writable."""
+    cache = LabelFreeCache()
+    first = cache.get_or_compute((b"k",), lambda: np.arange(3.0))
+    assert first.flags.writeable  # computed once, not stored
+    second = cache.get_or_compute((b"k",), lambda: np.arange(3.0))
+    third = cache.get_or_compute((b"k",), lambda: np.arange(3.0))
+    assert third is second and not second.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        second[0] = 7.0
+    cache.store((b"t",), (np.zeros(2), np.ones(2, dtype=np.int64)))
+    assert not any(a.flags.writeable for a in cache.lookup((b"t",)))
+    with sharing_label_free_work():
+        values = [label_free((b"c",), lambda: (np.zeros(2),), copy=True) for _ in range(3)]
+        shared = [label_free((b"s",), lambda: np.zeros(2)) for _ in range(3)]
+    assert all(v[0].flags.writeable for v in values)
+    assert shared[1] is shared[2] and not shared[2].flags.writeable
 
 
 def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):

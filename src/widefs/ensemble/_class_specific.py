@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import numbers
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.validation import check_is_fitted
 
 from widefs._compat import HasMethods, StrOptions, fit_context
-from widefs.search import CLASS_K_GRID, GeneticSelector, SequentialSelector
+from widefs.search import CLASS_K_GRID, GeneticSelector, KNNEvaluator, SequentialSelector
 from widefs.utils import (
     SupportMixin,
     check_classes,
@@ -101,22 +102,23 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
     dissertation's conclusion asks for: recall alone rewards "recallers" that predict
     their class for every instance (Soares 2010, Chapter 6), which then score 1.
 
-    With a kNN selector and ``n_neighbors="auto"``, each member picks k from
+    With a ``KNNEvaluator(n_neighbors="auto")`` (the default), each member picks k from
     ``member_k_grid`` by its class criterion (the dissertation limited members to
     ``k <= 10`` because larger k produced recallers), the overall search from the
-    selector's own grid.
+    evaluator's own grid.
 
     Parameters
     ----------
     selector : SequentialSelector or GeneticSelector, default=None
-        Template search (estimator, direction, GA settings, ...); ``None`` means
-        ``SequentialSelector()`` (forward, kNN, automatic stop). Its ``target_class``,
-        ``class_criterion`` and ``categorical_features`` are set per search.
+        Template search (direction, GA settings, evaluator, ...); ``None`` means
+        ``SequentialSelector()`` (forward, kNN, automatic stop). Its evaluator's
+        ``target_class``, ``class_criterion`` and ``categorical_features`` are set per
+        search.
     member_criterion : {"recall", "balanced"}, default="recall"
     combiner : {"unanimous", "specialist"}, default="unanimous"
     member_k_grid : array-like of int, default=(1, ..., 10)
     categorical_features : "from_dtype", None or array-like, default="from_dtype"
-        Nominal columns (see :class:`~widefs.search.SequentialSelector`).
+        Nominal columns (see :class:`~widefs.search.KNNEvaluator`).
     n_jobs : int, default=None
         Searches run in parallel threads; results do not depend on it.
     random_state : int, RandomState instance or None, default=None
@@ -140,7 +142,7 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         The overall search.
     members_ : dict {class label: fitted member}
         Each has ``predict_codes(X_encoded)`` on all columns (it uses its subset); built
-        by the selector's ``evaluator_factory_``.
+        by the selector's ``evaluator_``.
     overall_model_ : fitted classifier
         The classifier on the overall subset.
     member_scores_ : dict {class label: float}
@@ -250,19 +252,19 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         self.overall_score_ = float(overall.score_)
         data = {"n_classes": self.classes_.size, "encoding": encoding}
         self.members_ = {
-            c: s.evaluator_factory_.fit_model(Xe, y_codes, support=s.support_, **data)
+            c: s.evaluator_.fit_model(Xe, y_codes, support=s.support_, **data)
             for c, s in self.class_selectors_.items()
         }
-        self.overall_model_ = overall.evaluator_factory_.fit_model(
+        self.overall_model_ = overall.evaluator_.fit_model(
             Xe, y_codes, support=overall.support_, **data
         )
         loo_members = np.column_stack(
             [
-                s.evaluator_factory_.leave_one_out(Xe, y_codes, **data).predict_subset(s.support_)
+                s.evaluator_.leave_one_out(Xe, y_codes, **data).predict_subset(s.support_)
                 for s in class_sel
             ]
         )
-        loo_overall = overall.evaluator_factory_.leave_one_out(Xe, y_codes, **data).predict_subset(
+        loo_overall = overall.evaluator_.leave_one_out(Xe, y_codes, **data).predict_subset(
             overall.support_
         )
         combined, decided = _combine(loo_members, loo_overall, self.combiner)
@@ -274,22 +276,23 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         """Fit one copy of ``template`` per class (its criterion) and one overall, in threads."""
         labels = [*self.classes_, None]
         seeds = spawn_seeds(self.random_state, len(labels))
+        evaluator = KNNEvaluator() if template.evaluator is None else template.evaluator
+        auto_k = isinstance(evaluator, KNNEvaluator) and evaluator.n_neighbors == "auto"
         searches = []
         for label, seed in zip(labels, seeds):
-            params = {"target_class": label, "categorical_features": nominal.copy()}
+            settings = {"target_class": label, "categorical_features": nominal.copy()}
             if label is not None:
-                params["class_criterion"] = self.member_criterion
-                if (
-                    isinstance(template.estimator, str)
-                    and template.estimator == "knn"
-                    and template.n_neighbors == "auto"
-                ):
-                    params["k_grid"] = list(self.member_k_grid)
+                settings["class_criterion"] = self.member_criterion
+                if auto_k:
+                    settings["k_grid"] = list(self.member_k_grid)
+            params = {"evaluator": clone(evaluator).set_params(**settings)}
             if "random_state" in template.get_params(deep=False):
                 params["random_state"] = int(seed)
             searches.append(clone(template).set_params(**params))
+        # Each thread in a copy of this context: it shares a label-free cache, if any.
+        runs = [contextvars.copy_context().run for _ in searches]
         return Parallel(n_jobs=self.n_jobs, backend="threading")(
-            delayed(s.fit)(Xe, y) for s in searches
+            delayed(run)(s.fit, Xe, y) for run, s in zip(runs, searches)
         )
 
     def _get_support_mask(self):

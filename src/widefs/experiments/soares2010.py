@@ -47,7 +47,9 @@ from widefs.experiments._soares_variants import cefs_variant, predict_knn, retun
 from widefs.search import (
     CLASS_K_GRID,
     GeneticSelector,
+    KNNEvaluator,
     KNNModel,
+    NaiveBayesEvaluator,
     NaiveBayesModel,
     SequentialSelector,
     dissertation_k_grid,
@@ -267,8 +269,8 @@ def preprocess(columns, nominal, train, test, spec: Spec, scaling: str | None = 
 
 
 def make_selector(method, spec: Spec, nominal, quick):
-    estimator = "naive_bayes" if method.startswith("NB") else "knn"
-    common = {"estimator": estimator, "categorical_features": nominal}
+    evaluator = NaiveBayesEvaluator if method.startswith("NB") else KNNEvaluator
+    common = {"evaluator": evaluator(categorical_features=nominal)}
     if method.endswith("SBS"):
         return SequentialSelector("backward", **common)
     if method.endswith("SFS"):

@@ -238,11 +238,11 @@ def search_certificate(
     Examples
     --------
     >>> import numpy as np
-    >>> from widefs.search import SequentialSelector
+    >>> from widefs.search import KNNEvaluator, SequentialSelector
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(30, 20))
     >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    >>> sfs = SequentialSelector(n_features=2, n_neighbors=3)
+    >>> sfs = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))
     >>> cert = search_certificate(sfs, X, y, n_permutations=19, random_state=0)
     >>> cert.null_scores.shape, cert.permutations.shape, cert.pvalue
     ((19,), (19, 30), 0.05)

@@ -7,9 +7,10 @@ generated, the more the best rule's observed error is pulled towards the prior e
 
 Each beam round (count every one-condition specialization of every beam member, rank them,
 keep the best distinct conjunctions) is one compiled call,
-:func:`widefs.rules._beam.beam_round`; this module keeps the stopping rules and the
-rule lists. The first fit on a machine compiles it (a few seconds, cached on disk); importing
-this module does not.
+:func:`widefs.rules._beam.beam_round`; the search for one rule (:mod:`widefs.rules._rule_search`)
+applies the stopping rules between rounds, and this module keeps the rule lists. The first
+fit on a machine compiles the rounds (a few seconds, cached on disk); importing this module
+does not.
 
 ``fit`` reads top-down: validate and encode the input (:func:`widefs.utils.encode_fit`,
 missing values kept missing), build the candidate table, learn the rules
@@ -22,7 +23,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
@@ -30,7 +30,8 @@ from sklearn.utils.validation import check_is_fitted
 from widefs._compat import Interval, StrOptions, fit_context
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
 from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
-from widefs.rules._table import QUALITY_CODES, CandidateTable
+from widefs.rules._rule_search import find_rule
+from widefs.rules._table import CandidateTable
 from widefs.utils import (
     SupportMixin,
     check_classes,
@@ -42,29 +43,6 @@ from widefs.utils import (
 __all__ = ["CN2Classifier"]
 
 
-def _beam():
-    """The compiled beam rounds, imported (and compiled) on first use."""
-    from widefs.rules import _beam
-
-    return _beam
-
-
-def _root_quality(kernels, counts, target: int, kind: int, m: float, entropy_work) -> float:
-    """Quality of the empty rule, by :func:`widefs.rules._beam.quality_of`'s operations.
-
-    Laplace and m-estimate are computed here, so a run that ranks by them never compiles
-    ``quality_of`` (the beam round drops it too; see its ``entropy_work``).
-    """
-    if entropy_work is not None:
-        return float(kernels.quality_of(counts, target, kind, m, entropy_work))
-    n = float(counts.sum())  # integer-valued: the kernel's float sum is exact too
-    hit = counts[target] if target >= 0 else counts.max()
-    C = counts.size
-    if kind == QUALITY_CODES["laplace"]:
-        return float((hit + 1.0) / (n + C))
-    return float((hit + m / C) / (n + m))
-
-
 @dataclass(frozen=True)
 class _RuleSet:
     """What a learning loop returns: the rules, the class counts of the default rule and,
@@ -74,18 +52,6 @@ class _RuleSet:
     rules: list
     default_counts: np.ndarray
     n_correct: int | None = None
-
-
-class _Found:
-    """A rule version: sorted static condition ids, covered rows (full training set), counts."""
-
-    __slots__ = ("counts", "covered", "quality", "sids")
-
-    def __init__(self, sids: np.ndarray, covered: np.ndarray, counts: np.ndarray, quality: float):
-        self.sids = sids
-        self.covered = covered
-        self.counts = counts
-        self.quality = quality
 
 
 class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
@@ -285,91 +251,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         eps_hat = self._error_estimate(counts, target, C)
         return float(poe_combine(eps_hat, m_k, prior, effective=self.poe_effective))
 
-    # ------------------------------------------------------------------ rule search
-    def _find_rule(self, table: CandidateTable, y, C: int, active, target, prior: float):
-        """Beam search for one rule on the ``active`` rows; returns (found or None, m, E).
-
-        Each round is one compiled call (:func:`widefs.rules._beam.beam_round`) that
-        counts, ranks and keeps the specializations; this loop applies the stopping rules.
-        """
-        alpha = self._alpha()
-        base = np.bincount(y[active], minlength=C)
-        kind = QUALITY_CODES[self.quality]
-        tgt = -1 if target is None else int(target)
-        m = float(self.m)
-        kernels = _beam()
-        entropy_work = np.empty(C) if kind == QUALITY_CODES["entropy"] else None
-        root_quality = _root_quality(kernels, base, tgt, kind, m, entropy_work)
-        base_p = base / base.sum()
-        test = alpha is not None
-        df = int((base_p > 0).sum()) - 1
-        threshold = float(stats.chi2.isf(alpha, df)) if test and df >= 1 else np.inf
-        cov = active[None, :].copy()
-        conds = np.zeros((1, table.max_conditions), dtype=np.intp)
-        lens = np.zeros(1, dtype=np.intp)
-        counts = base[None, :]
-        poe = self.stopping in ("poe", "poe1")
-        empty = np.zeros(0, dtype=np.intp)
-        best = _Found(empty, active.copy(), base, root_quality) if poe else None
-        m_k = 1
-        estimate = self._round_estimate(base, 1, prior, target, C) if poe else None
-        max_len = 0 if self.max_rule_length is None else int(self.max_rule_length)
-        # Pure versions only have pure, smaller (so worse and less significant)
-        # descendants: none could replace the best rule, so classic CN2 stops there.
-        all_pure = (np.count_nonzero(base) <= 1) if target is None else base[target] == base.sum()
-        static = table.kernel_args(y, C)  # the same for every round (its scratch is reused)
-        while True:
-            if all_pure and not poe:
-                break
-            (
-                n_ok,
-                cov,
-                conds,
-                lens,
-                new_counts,
-                found,
-                best_cov,
-                best_conds,
-                best_len,
-                best_counts,
-                best_quality,
-                all_pure,
-            ) = kernels.beam_round(
-                *static,
-                cov,
-                conds,
-                lens,
-                counts,
-                max_len,
-                kind,
-                entropy_work,
-                m,
-                tgt,
-                int(self.min_covered),
-                test,
-                base_p,
-                threshold,
-                int(self.beam_width),
-            )
-            if n_ok == 0:
-                break
-            counts = new_counts
-            m_new = m_k + n_ok
-            round_best = None
-            if found and (best is None or best_quality > best.quality):
-                round_best = _Found(best_conds[:best_len], best_cov[0], best_counts, best_quality)
-            if poe:
-                candidate = round_best if round_best is not None else best
-                new_estimate = self._round_estimate(candidate.counts, m_new, prior, target, C)
-                if new_estimate >= estimate:
-                    break
-                best, estimate = candidate, new_estimate
-            elif round_best is not None:
-                best = round_best
-            m_k = m_new
-        return best, m_k, estimate
-
-    def _make_rule(self, entry: _Found, counts, prediction_code, m_k, estimate) -> Rule:
+    def _make_rule(self, entry, counts, prediction_code, m_k, estimate) -> Rule:
         conditions = []
         table = self._table
         for s in entry.sids.tolist():
@@ -514,7 +396,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
             if np.count_nonzero(np.bincount(y_codes[active], minlength=C)) <= 1:
                 break  # the default rule already classifies the rest without error
             prior = self._prior(y_codes, active, totals)
-            entry, m_k, est = self._find_rule(self._table, y_codes, C, active, None, prior)
+            entry, m_k, est = find_rule(self, self._table, y_codes, C, active, None, prior)
             if entry is None or not entry.sids.size:
                 break
             prediction = int(np.argmax(entry.counts))
@@ -533,7 +415,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
             active = np.ones(y_codes.size, dtype=bool)
             while (active & (y_codes == t)).any():
                 prior = self._prior(y_codes, active, totals, t)
-                entry, m_k, est = self._find_rule(self._table, y_codes, C, active, t, prior)
+                entry, m_k, est = find_rule(self, self._table, y_codes, C, active, t, prior)
                 if entry is None or not entry.sids.size or entry.counts[t] == 0:
                     break
                 # Unordered rules report their counts on the whole training set.

@@ -5,39 +5,43 @@ Selectors (scikit-learn ``SelectorMixin``):
 - :class:`SequentialSelector`: forward (SFS) or backward (SBS) selection.
 - :class:`GeneticSelector`: the genetic algorithm of Soares (2010).
 
-Both score subsets by exact leave-one-out of a kNN (incremental pairwise distances) or
-naive Bayes (closed form) classifier, or by cross-validation of any scikit-learn
-classifier, optionally on one class's instances only (``target_class``, for CEFS in
-:mod:`widefs.ensemble`). :class:`EvaluatorFactory` builds those evaluators
-(:class:`KNNLeaveOneOut`, :class:`NaiveBayesLeaveOneOut`, :class:`CrossValidationEvaluator`)
-and the matching classifiers fitted on a subset (:class:`KNNModel`,
-:class:`NaiveBayesModel`, :class:`SubsetClassifier`); a :class:`Criterion` turns
-predictions into a score. The compiled kernels load on first use.
+Both take one evaluator object, the way a scikit-learn meta-estimator takes
+``estimator=``: :class:`KNNEvaluator` (exact leave-one-out kNN with incremental pairwise
+distances, the default), :class:`NaiveBayesEvaluator` (closed-form leave-one-out naive
+Bayes) or :class:`ClassifierEvaluator` (cross-validation of any scikit-learn classifier,
+much slower), optionally scoring one class's instances only (``target_class``, for CEFS in
+:mod:`widefs.ensemble`). An evaluator builds the engine that predicts held-out rows of any
+subset (:class:`KNNLeaveOneOut`, :class:`NaiveBayesLeaveOneOut`,
+:class:`CrossValidationEvaluator`) and the classifier fitted on one subset
+(:class:`KNNModel`, :class:`NaiveBayesModel`, :class:`SubsetClassifier`); a
+:class:`Criterion` turns predictions into a score. The compiled kernels load on first use.
 """
 
+from widefs.search._criterion import Criterion
+from widefs.search._cross_validation import CrossValidationEvaluator, SubsetClassifier
 from widefs.search._evaluators import (
     CLASS_K_GRID,
-    Criterion,
-    CrossValidationEvaluator,
-    EvaluatorFactory,
-    KNNLeaveOneOut,
-    KNNModel,
-    NaiveBayesLeaveOneOut,
-    NaiveBayesModel,
-    SubsetClassifier,
+    ClassifierEvaluator,
+    KNNEvaluator,
+    NaiveBayesEvaluator,
     dissertation_k_grid,
 )
 from widefs.search._genetic import GeneticSelector
+from widefs.search._knn import KNNLeaveOneOut
+from widefs.search._knn_model import KNNModel
+from widefs.search._naive_bayes import NaiveBayesLeaveOneOut, NaiveBayesModel
 from widefs.search._sequential import SequentialSelector
 
 __all__ = [
     "CLASS_K_GRID",
+    "ClassifierEvaluator",
     "Criterion",
     "CrossValidationEvaluator",
-    "EvaluatorFactory",
     "GeneticSelector",
+    "KNNEvaluator",
     "KNNLeaveOneOut",
     "KNNModel",
+    "NaiveBayesEvaluator",
     "NaiveBayesLeaveOneOut",
     "NaiveBayesModel",
     "SequentialSelector",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-import numbers
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from widefs._compat import HasMethods, Interval, StrOptions, fit_context
-from widefs.search._evaluators import Criterion, EvaluatorFactory, dissertation_k_grid
+from widefs._compat import HasMethods, fit_context
+from widefs.search._chunks import _map_chunks, _split
+from widefs.search._criterion import Criterion
+from widefs.search._evaluators import KNNEvaluator
 from widefs.utils import (
     SupervisedSelectorMixin,
     check_classes,
@@ -37,11 +38,14 @@ class SearchProblem:
         Predicts the criterion's rows for any subset.
     criterion : Criterion
         Turns predictions into the score the search maximizes.
+    n_jobs : int or None
+        Threads for scoring candidates (the evaluator object's ``n_jobs``).
     """
 
     X: np.ndarray
     evaluator: object
     criterion: Criterion
+    n_jobs: int | None = None
 
     @property
     def n_features(self) -> int:
@@ -79,22 +83,13 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     """Base of the wrapper selectors (not public).
 
     ``fit`` is a template: validate and encode the input, check the search's own parameters
-    (``_check_search_params``), build the criterion and the evaluator through
-    :class:`EvaluatorFactory` (choosing k), run the subclass's ``_search`` and store the
-    fields of the :class:`SearchResult` it returns.
+    (``_check_search_params``), build the criterion and the engine through the
+    ``evaluator`` object (choosing k), run the subclass's ``_search`` and store the fields
+    of the :class:`SearchResult` it returns.
     """
 
     _parameter_constraints: dict = {
-        "estimator": [StrOptions({"knn", "naive_bayes"}), HasMethods(["fit", "predict"])],
-        "n_neighbors": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
-        "k_grid": ["array-like", None],
-        "target_class": "no_validation",
-        "class_criterion": [StrOptions({"recall", "balanced"})],
-        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
-        "var_smoothing": [Interval(numbers.Real, 0, None, closed="left")],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "cv": ["cv_object"],
-        "n_jobs": [numbers.Integral, None],
+        "evaluator": [HasMethods(["leave_one_out", "fit_model"]), None],
         "verbose": ["verbose"],
     }
 
@@ -105,7 +100,7 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric and nominal columns (see ``categorical_features``).
+            Numeric and nominal columns (see the evaluator's ``categorical_features``).
         y : array_like of shape (n_samples,)
             Class labels.
 
@@ -159,20 +154,20 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         """
         from sklearn.base import clone
 
-        from widefs.search._evaluators import _map_chunks, _split
-
         base = clone(self)
+        spec = base._evaluator()
         Xe, y, encoding = encode_fit(
-            base, X, y, base.categorical_features, missing="category", ensure_min_samples=2
+            base, X, y, spec.categorical_features, missing="category", ensure_min_samples=2
         )
         base._check_search_params(Xe.shape[1])
         classes, y_codes = check_classes(base, y)
         permutations = np.asarray(permutations)
+        serial = spec.set_params(n_jobs=None)  # each search serial: threads over permutations
 
         def work(idx):
             out = np.empty(idx.size)
             for t, i in enumerate(idx):
-                est = clone(self).set_params(n_jobs=None)
+                est = clone(self).set_params(evaluator=clone(serial))
                 est.classes_ = classes
                 est.categorical_features_ = encoding.nominal.copy()
                 problem = est._problem(Xe, y_codes[permutations[i]], encoding)
@@ -185,10 +180,23 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
                 scores[idx] = part
         return scores
 
+    def _evaluator(self):
+        """A validated copy of the ``evaluator`` object (``None``: :class:`KNNEvaluator`)."""
+        from sklearn.base import clone
+
+        spec = KNNEvaluator() if self.evaluator is None else clone(self.evaluator)
+        spec._validate_params()
+        return spec
+
     def _prepare(self, X, y) -> SearchProblem:
         """Validate and encode, check parameters, then the label-dependent part."""
         Xe, y, encoding = encode_fit(
-            self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
+            self,
+            X,
+            y,
+            self._evaluator().categorical_features,
+            missing="category",
+            ensure_min_samples=2,
         )
         self._check_search_params(Xe.shape[1])
         self.classes_, y_codes = check_classes(self, y)
@@ -196,48 +204,24 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         return self._problem(Xe, y_codes, encoding)
 
     def _problem(self, Xe, y_codes, encoding) -> SearchProblem:
-        """Build criterion and evaluator for these class codes and choose k."""
-        target = None
-        if self.target_class is not None:
-            hits = np.flatnonzero(self.classes_ == self.target_class)
-            if hits.size != 1:
-                raise ValueError(
-                    f"target_class={self.target_class!r} is not one of the classes "
-                    f"{self.classes_.tolist()}."
-                )
-            target = int(hits[0])
-        criterion = Criterion(y_codes, target, self.class_criterion)
-        factory = EvaluatorFactory(
-            self.estimator,
-            n_neighbors=1 if self.n_neighbors == "auto" else int(self.n_neighbors),
-            var_smoothing=self.var_smoothing,
-            alpha=self.alpha,
-            cv=self.cv,
-        )
-        evaluator = factory.leave_one_out(
+        """Build criterion and engine for these class codes and choose k."""
+        spec = self._evaluator()
+        criterion = spec._criterion(self.classes_, y_codes)
+        engine = spec.leave_one_out(
             Xe, y_codes, n_classes=self.classes_.size, encoding=encoding, rows=criterion.rows
         )
-        self.n_neighbors_ = None
-        self.k_scores_ = None
-        if factory.kind == "knn":
-            k = factory.n_neighbors
-            if self.n_neighbors == "auto":
-                grid = dissertation_k_grid(Xe.shape[0]) if self.k_grid is None else self.k_grid
-                k, self.k_scores_ = evaluator.choose_k(
-                    criterion, list(grid), np.ones(Xe.shape[1], dtype=bool)
-                )
-                evaluator.n_neighbors = k
-                factory = replace(factory, n_neighbors=k)
-            self.n_neighbors_ = k
-        self.evaluator_factory_ = factory
+        all_features = np.ones(Xe.shape[1], dtype=bool)
+        self.evaluator_, self.k_scores_ = spec._tune(engine, criterion, all_features)
+        knn = isinstance(self.evaluator_, KNNEvaluator)
+        self.n_neighbors_ = int(self.evaluator_.n_neighbors) if knn else None
         logger.info(
             "%s: %d x %d, evaluator %s, k=%s",
             type(self).__name__,
             *Xe.shape,
-            type(evaluator).__name__,
+            type(engine).__name__,
             self.n_neighbors_,
         )
-        return SearchProblem(Xe, evaluator, criterion)
+        return SearchProblem(Xe, engine, criterion, n_jobs=spec.n_jobs)
 
     def transform(self, X):
         """Reduce X to the selected features (nominal columns may hold missing values).

@@ -10,7 +10,8 @@ from sklearn.utils import check_random_state
 
 from widefs._compat import Interval
 from widefs.search._base import SearchProblem, SearchResult, WrapperSelector, logger
-from widefs.search._evaluators import KNNLeaveOneOut, _map_chunks, _split
+from widefs.search._chunks import _map_chunks, _split
+from widefs.search._knn import KNNLeaveOneOut
 from widefs.search._sequential import _COMMON_ATTRS, _COMMON_PARAMS, _SEE_ALSO
 
 __all__ = ["GeneticSelector"]
@@ -81,8 +82,8 @@ class GeneticSelector(WrapperSelector):
     Defaults are the dissertation's final settings (population 20, 40 generations,
     crossover 0.6, mutation 0.001, elitism 0.8; it used population 40 and elitism 0.9 on
     colon and lymphoma). All random draws happen in the parent process and fitness is
-    deterministic, so results are identical for any ``n_jobs``. Subsets met before are
-    not re-evaluated.
+    deterministic, so results are identical for any ``n_jobs`` of the evaluator. Subsets
+    met before are not re-evaluated.
 
     Parameters
     ----------
@@ -92,8 +93,8 @@ class GeneticSelector(WrapperSelector):
     mutation_rate : float, default=0.001
     elitism : float, default=0.8
     initial_fractions : array-like of float, default=(0.1, 0.2, 0.4, 0.6, 0.8)
-    random_state : int, RandomState instance or None, default=None
     {_COMMON_PARAMS}
+    random_state : int, RandomState instance or None, default=None
 
     Attributes
     ----------
@@ -117,10 +118,12 @@ class GeneticSelector(WrapperSelector):
     Examples
     --------
     >>> import numpy as np
+    >>> from widefs.search import KNNEvaluator
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 12))
     >>> y = (X[:, 2] > 0).astype(int)
-    >>> sel = GeneticSelector(n_generations=10, n_neighbors=3, random_state=0).fit(X, y)
+    >>> ga = GeneticSelector(n_generations=10, evaluator=KNNEvaluator(3), random_state=0)
+    >>> sel = ga.fit(X, y)
     >>> bool(sel.support_[2]), sel.score_ >= 0.85, len(sel.history_)
     (True, True, 11)
     """
@@ -147,17 +150,8 @@ class GeneticSelector(WrapperSelector):
         mutation_rate=0.001,
         elitism=0.8,
         initial_fractions=(0.1, 0.2, 0.4, 0.6, 0.8),
+        evaluator=None,
         random_state=None,
-        estimator="knn",
-        n_neighbors="auto",
-        k_grid=None,
-        target_class=None,
-        class_criterion="recall",
-        categorical_features="from_dtype",
-        var_smoothing=1e-9,
-        alpha=1.0,
-        cv=5,
-        n_jobs=None,
         verbose=0,
     ):
         self.population_size = population_size
@@ -166,17 +160,8 @@ class GeneticSelector(WrapperSelector):
         self.mutation_rate = mutation_rate
         self.elitism = elitism
         self.initial_fractions = initial_fractions
+        self.evaluator = evaluator
         self.random_state = random_state
-        self.estimator = estimator
-        self.n_neighbors = n_neighbors
-        self.k_grid = k_grid
-        self.target_class = target_class
-        self.class_criterion = class_criterion
-        self.categorical_features = categorical_features
-        self.var_smoothing = var_smoothing
-        self.alpha = alpha
-        self.cv = cv
-        self.n_jobs = n_jobs
         self.verbose = verbose
 
     def _check_search_params(self, n_features: int) -> None:
@@ -187,21 +172,22 @@ class GeneticSelector(WrapperSelector):
                 f"got {self.initial_fractions!r}."
             )
 
-    def _evaluate(self, pop, ev, crit, cache):
+    def _evaluate(self, pop, problem: SearchProblem, cache):
         """Scores of the rows of ``pop``; new subsets scored in one batch, then cached."""
         keys, first = _new_subsets(pop, cache)
         todo = list(first.values())
         if todo:
-            scores = crit.score(ev.predict_masks(pop[todo], n_jobs=self.n_jobs))
-            for i, s in zip(todo, np.atleast_1d(scores)):
+            preds = problem.evaluator.predict_masks(pop[todo], n_jobs=problem.n_jobs)
+            for i, s in zip(todo, np.atleast_1d(problem.criterion.score(preds))):
                 cache[keys[i]] = float(s)
         return _fitness(pop, keys, cache), len(todo)
 
-    def _evaluate_knn(self, pop, make_state, ev, crit, cache):
+    def _evaluate_knn(self, pop, make_state, problem: SearchProblem, cache):
         """Scores and distance matrices of ``pop``; ``make_state(t)`` builds row t's matrix
         (from a parent's when cheaper). New subsets are scored once, in parallel threads."""
         keys, first = _new_subsets(pop, cache)
         new = list(first.values())
+        ev, crit = problem.evaluator, problem.criterion
 
         def work(idx):
             # Distance matrices of rows idx, then one compiled pass over the new subsets.
@@ -214,85 +200,99 @@ class GeneticSelector(WrapperSelector):
             return states, scores
 
         states, scores = {}, {}
-        for st, sc in _map_chunks(work, _split(len(pop), self.n_jobs)):
+        for st, sc in _map_chunks(work, _split(len(pop), problem.n_jobs)):
             states.update(st)
             scores.update(sc)
         for key, i in first.items():
             cache[key] = scores[i]
         return _fitness(pop, keys, cache), [states[t] for t in range(len(pop))], len(first)
 
+    def _score_initial(self, problem: SearchProblem, pop, cache, delta: bool):
+        """``(fitness, distance matrices or None, new subsets)`` of the initial population."""
+        if not delta:
+            fit, n_new = self._evaluate(pop, problem, cache)
+            return fit, None, n_new
+        ev, p = problem.evaluator, problem.n_features
+        # Individuals holding most features are cheaper as "all minus the rest".
+        full = np.ones(p, dtype=bool)
+        D_all = ev.initial_state(full) if np.any(pop.sum(axis=1) > p / 2) else None
+
+        def make_initial(t):
+            if D_all is None:
+                return ev.initial_state(pop[t])
+            return ev.state_from(D_all, full, pop[t])
+
+        return self._evaluate_knn(pop, make_initial, problem, cache)
+
+    def _breed(self, rng, pop, fit, sizes):
+        """Parents by binary tournament, then one-point crossover and bit-flip mutation."""
+        mu, p = pop.shape
+        # Binary tournaments between two distinct individuals.
+        a = rng.randint(mu, size=mu)
+        b = rng.randint(mu - 1, size=mu)
+        b += b >= a
+        parents = _tournament_winners(a, b, fit, sizes)
+        children = pop[parents].copy()
+        for t in range(0, mu - 1, 2):
+            if p > 1 and rng.random_sample() < self.crossover_rate:
+                cut = rng.randint(1, p)
+                tail = children[t, cut:].copy()
+                children[t, cut:] = children[t + 1, cut:]
+                children[t + 1, cut:] = tail
+        children ^= rng.random_sample(children.shape) < self.mutation_rate
+        return parents, children
+
+    def _score_children(self, problem: SearchProblem, pop, states, parents, children, cache):
+        """``(fitness, distance matrices or None, new subsets)`` of the offspring."""
+        if states is None:
+            fit, n_new = self._evaluate(children, problem, cache)
+            return fit, None, n_new
+        # Child t starts as a copy of parent t and may take a tail from its partner; its
+        # distances come from whichever of the two differs in fewer features.
+        mu = len(pop)
+        partner = np.arange(mu) ^ 1
+        partner[partner >= mu] = mu - 1
+        r1, r2 = parents, parents[partner]
+        d1 = np.count_nonzero(pop[r1] != children, axis=1)
+        d2 = np.count_nonzero(pop[r2] != children, axis=1)
+        ref = np.where((d2 < d1) | ((d2 == d1) & (r2 < r1)), r2, r1)
+
+        def make_state(t):
+            return problem.evaluator.state_from(states[ref[t]], pop[ref[t]], children[t])
+
+        return self._evaluate_knn(children, make_state, problem, cache)
+
     def _search(self, problem: SearchProblem) -> GeneticResult:
         """Generations of tournament selection, crossover, mutation and elitism."""
-        ev, crit = problem.evaluator, problem.criterion
         fractions = np.asarray(self.initial_fractions, dtype=float).ravel()
         rng = check_random_state(self.random_state)
-        mu, p = int(self.population_size), problem.n_features
-        n_samples = problem.X.shape[0]
+        mu, n_samples = int(self.population_size), problem.X.shape[0]
         cache: dict = {}
-        pop = _initial_population(rng, mu, p, fractions)
+        pop = _initial_population(rng, mu, problem.n_features, fractions)
         # kNN: keep each individual's distance matrix, so that an offspring's comes from
         # its closer parent by adding/subtracting the differing features only.
-        delta = isinstance(ev, KNNLeaveOneOut) and mu * n_samples**2 * 8 <= self._delta_bytes
-        states = None
-        if delta:
-            # Individuals holding most features are cheaper as "all minus the rest".
-            full = np.ones(p, dtype=bool)
-            D_all = ev.initial_state(full) if np.any(pop.sum(axis=1) > p / 2) else None
-
-            def make_initial(t):
-                if D_all is None:
-                    return ev.initial_state(pop[t])
-                return ev.state_from(D_all, full, pop[t])
-
-            fit, states, n_new = self._evaluate_knn(pop, make_initial, ev, crit, cache)
-        else:
-            fit, n_new = self._evaluate(pop, ev, crit, cache)
+        delta = (
+            isinstance(problem.evaluator, KNNLeaveOneOut)
+            and mu * n_samples**2 * 8 <= self._delta_bytes
+        )
+        fit, states, n_new = self._score_initial(problem, pop, cache, delta)
         sizes = pop.sum(axis=1)
         order = _rank_fitness(fit, sizes)
         best_mask, best_score = pop[order[0]].copy(), float(fit[order[0]])
         history = [self._record(0, fit, sizes, order, best_score, n_new)]
         for gen in range(1, int(self.n_generations) + 1):
-            # Binary tournaments between two distinct individuals.
-            a = rng.randint(mu, size=mu)
-            b = rng.randint(mu - 1, size=mu)
-            b += b >= a
-            parents = _tournament_winners(a, b, fit, sizes)
-            children = pop[parents].copy()
-            for t in range(0, mu - 1, 2):
-                if p > 1 and rng.random_sample() < self.crossover_rate:
-                    cut = rng.randint(1, p)
-                    tail = children[t, cut:].copy()
-                    children[t, cut:] = children[t + 1, cut:]
-                    children[t + 1, cut:] = tail
-            children ^= rng.random_sample(children.shape) < self.mutation_rate
-            if delta:
-                # Child t starts as a copy of parent t and may take a tail from its partner;
-                # its distances come from whichever of the two differs in fewer features.
-                partner = np.arange(mu) ^ 1
-                partner[partner >= mu] = mu - 1
-                r1, r2 = parents, parents[partner]
-                d1 = np.count_nonzero(pop[r1] != children, axis=1)
-                d2 = np.count_nonzero(pop[r2] != children, axis=1)
-                ref = np.where((d2 < d1) | ((d2 == d1) & (r2 < r1)), r2, r1)
-
-                def make_state(t, ref=ref, old=pop, old_states=states, kids=children):
-                    return ev.state_from(old_states[ref[t]], old[ref[t]], kids[t])
-
-                child_fit, child_states, n_new = self._evaluate_knn(
-                    children, make_state, ev, crit, cache
-                )
-            else:
-                child_fit, n_new = self._evaluate(children, ev, crit, cache)
+            parents, children = self._breed(rng, pop, fit, sizes)
+            child_fit, child_states, n_new = self._score_children(
+                problem, pop, states, parents, children, cache
+            )
             child_sizes = children.sum(axis=1)
-            if rng.random_sample() < self.elitism:
+            if rng.random_sample() < self.elitism:  # the best parent replaces the worst child
                 worst = _rank_fitness(child_fit, child_sizes)[-1]
                 children[worst] = pop[order[0]]
                 child_fit[worst], child_sizes[worst] = fit[order[0]], sizes[order[0]]
-                if delta:
+                if states is not None:
                     child_states[worst] = states[order[0]]
-            if delta:
-                states = child_states
-            pop, fit, sizes = children, child_fit, child_sizes
+            pop, fit, sizes, states = children, child_fit, child_sizes, child_states
             order = _rank_fitness(fit, sizes)
             top = order[0]
             if fit[top] > best_score or (fit[top] == best_score and sizes[top] < best_mask.sum()):

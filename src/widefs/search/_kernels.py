@@ -60,91 +60,52 @@ def _winner(nearest, y, counts):
 
 @njit(**KERNEL_JIT_OPTIONS)
 def knn_candidate_neighbours(
-    D,
-    order,
-    XT,
-    nominal,
-    cands,
-    sign,
-    rows,
-    kk,
-    y,
-    n_classes,
-    weight,
-    want,
-    negate,
-    floor,
-    visit,
-    out,
-    votes,
-):
+    D, order, XT, nominal, cands, sign, rows, kk, y, n_classes,
+    weight, want, negate, floor, visit, given, out, votes,
+):  # fmt: skip
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
-    Or, with ``D`` empty, the votes of neighbour lists given in ``out`` (the lists of an
-    earlier call, for another labelling or a smaller k): one kernel for both, so that a
-    fresh install compiles one.
+    Or, with ``D`` empty, the votes of lists ``given`` (an earlier call's, for another
+    labelling or a smaller k): one kernel for both, so a fresh install compiles one. Callers
+    pass ``D`` and ``given`` read-only (they may be shared), always: one specialization.
 
     Parameters
     ----------
-    D : (n, n) float64, current squared distances; (0, 0): the lists are given in ``out``.
-    order : (n, n) int64 or (0, 0) int64. Given (only when adding features), each row of
-        ``D`` in increasing order, ties by index: a row's scan then stops at the first
-        example whose *current* distance already exceeds the k-th best candidate distance
-        (adding a feature never shortens a distance, and ``fl(a + c) >= a`` for
-        ``c >= 0``). Empty: every example is scanned in index order.
+    D : (n, n) float64, current squared distances; (0, 0): the lists are ``given``.
+    order : (n, n) int64, each row of ``D`` in increasing order, ties by index (only when
+        adding features; see :func:`_nearest`), or (0, 0): every example in index order.
     XT : (p, n) float64, the data transposed (one contiguous row per feature).
     nominal : (p,) bool.
     cands : (m,) int64 feature indices.
-    sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 (change nothing: the neighbours
-        on ``D`` itself, one list per candidate).
+    sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 (change nothing: ``D`` itself).
     rows : (r,) int64 held-out rows.
     kk : int, 1 <= kk <= n - 1: neighbours per row.
     y : (n,) int64 class codes in ``[0, n_classes)`` (read only for ``votes``).
     n_classes : int
-    out : (m, r, kk) int32 or (0, r, kk): when given, filled with the kk nearest other rows,
-        nearest first, equal distances to the lower index (the kk smallest by (distance,
-        index)). The lists need no labels: voted later (``D`` empty), one list serves every
-        relabelling of the same position. With ``D`` empty: the given lists, (m, n, K)
-        with K >= kk, all rows; row ``rows[r]`` of list t is voted by its kk nearest (a
-        list of the K nearest starts with the kk nearest).
-    weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound.
-        Row r *succeeds* when its vote equals ``want[r]`` (differs, when ``negate[r]``);
-        a candidate's score is the sum of ``weight`` over its successes. Rows are voted
-        one by one (those the candidates of this call failed most often first) and a
-        candidate is abandoned once even success on every remaining row could not make
-        it the *first* best (ties go to the lower position in ``cands``): it must reach
-        the best complete candidate so far when it comes before that one in ``cands``,
-        and beat it otherwise. Its ``votes`` row then starts with -1 (the rest is
-        unspecified). So the first maximum of the scores, and its score, are exact.
+    weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound
+        that abandons hopeless candidates (see :func:`_hopeless`): the first
+        maximum of the scores, and its score, stay exact.
     floor : int64, with the bound: the score to reach before any candidate is complete
-        (-1: none). A candidate that cannot reach it is abandoned too, even when no
-        candidate can (its score then only matters if it reaches the floor).
-    visit : (m,) int64 or (0,), with the bound: the order in which the candidates are
-        scanned (positions in ``cands``; empty: in order). Results do not depend on it;
-        the likely best first make the others hopeless sooner.
-    votes : (m, r) int64 or (0, r): when given, the kNN vote of each list (the majority
-        class of ``y``, a vote tie to the tied class met first), without writing lists.
+        (-1: none). A candidate that cannot reach it is abandoned too.
+    visit : (m,) int64 or (0,), with the bound: the order in which to scan the candidates
+        (positions in ``cands``; empty: in order); the likely best first abandon the others
+        sooner. Results do not depend on it.
+    given : (m, n, K) int32 lists of all rows with K >= kk, when ``D`` is empty (else any
+        empty array): row ``rows[r]`` of list t is voted by its kk nearest (the first kk).
+    out : (m, r, kk) int32 or (0, r, kk): when given, filled with the kk nearest other rows
+        (:func:`_nearest`); lists need no labels: one serves every relabelling.
+    votes : (m, r) int64 or (0, r): when given, the kNN votes (the majority class, a tie to
+        the tied class met first); an abandoned candidate's row starts with -1.
     """
-    n = D.shape[0]
-    given = n == 0  # the lists are in ``out``: only voted
-    pruned = not given and order.shape[0] == n
-    lists = not given and out.shape[0] == cands.size
-    voting = votes.shape[0] == cands.size
-    bound = voting and weight.size == rows.size and rows.size > 0
-    # Counters start from ``zero``, an int64, not from the literal 0: numba types a literal
-    # as a type of its own and widens it by one more typing pass over the whole kernel for
-    # each loop it flows through.
-    zero = np.int64(0)
-    bestd = np.empty(kk, dtype=np.float64)
-    besti = np.empty(kk, dtype=np.int32)  # the lists' type: one compiled _winner
+    listed, pruned, lists, voting, bound, ordered = _modes(
+        D, order, cands, rows, weight, visit, out, votes
+    )
+    bestd = np.empty(kk, dtype=np.float64)  # the kk best so far: distances, ...
+    besti = np.empty(kk, dtype=np.int32)  # ... rows (the lists' type: one compiled _winner)
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
-    # Bounded: rows in the order ``seq``, the rows most candidates so far failed first (so
-    # that a hopeless candidate is abandoned early), re-ranked every _RERANK candidates;
-    # left[s]: the most the rows from position s on can add; best: the best complete score.
     R = rows.size
-    seq, fails, left = _bound_state(R)
-    ordered = bound and visit.size == cands.size
-    best = floor
+    seq, fails, left = _bound_state(R)  # see _hopeless
+    best = floor  # the best complete score
     best_t = cands.size  # the position of the best complete candidate (none yet)
     for s in range(cands.size):
         if bound and s % _RERANK == 0:
@@ -158,42 +119,10 @@ def knn_candidate_neighbours(
         for step in range(R):
             r = seq[step]
             i = rows[r]
-            if given:
-                nearest = out[t, i, :kk]
+            if listed:
+                nearest = given[t, i, :kk]
             else:
-                xi = xf[i]
-                Di = D[i]
-                m = zero
-                for q in range(n):
-                    j = order[i, q] if pruned else q
-                    if j == i:
-                        continue
-                    dj = Di[j]
-                    # Adding a feature never shortens a distance: once the k-th best is nearer
-                    # than this example's current distance, the rest of the order cannot enter.
-                    if pruned and m == kk and dj > bestd[kk - 1]:
-                        break
-                    if sign == 0.0:  # the move that changes nothing: D's own neighbours
-                        d = dj
-                    else:
-                        diff = xi - xf[j]
-                        d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
-                    if m < kk:
-                        pos = m
-                        m += 1
-                    elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
-                        pos = kk - 1
-                    else:
-                        continue
-                    # Lexicographic (distance, index): the pruned scan is not in index order.
-                    while pos > 0 and (
-                        bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)
-                    ):
-                        bestd[pos] = bestd[pos - 1]
-                        besti[pos] = besti[pos - 1]
-                        pos -= 1
-                    bestd[pos] = d
-                    besti[pos] = j
+                _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti)
                 nearest = besti
                 if lists:
                     for q in range(kk):
@@ -210,6 +139,60 @@ def knn_candidate_neighbours(
         if bound and votes[t, 0] >= 0:  # complete: it reached ``need``
             best = score
             best_t = t
+
+
+@njit(inline="always")
+def _modes(D, order, cands, rows, weight, visit, out, votes):
+    """What a call of the candidate kernel does, from the shapes of its arguments:
+    ``(listed, pruned, lists, voting, bound, ordered)``."""
+    n = D.shape[0]
+    listed = n == 0  # the lists are ``given``: only voted
+    voting = votes.shape[0] == cands.size
+    bound = voting and weight.size == rows.size and rows.size > 0
+    pruned = not listed and order.shape[0] == n
+    lists = not listed and out.shape[0] == cands.size
+    return listed, pruned, lists, voting, bound, bound and visit.size == cands.size
+
+
+@njit(inline="always")
+def _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti):
+    """The kk nearest other rows of row ``i`` on ``D[i] + sign * c_f(i, .)``, into ``besti``
+    (distances in ``bestd``): the kk smallest by (distance, index), nearest first.
+
+    With ``pruned`` the examples are scanned in the order of ``D[i]`` (``order[i]``), and
+    the scan stops at the first whose *current* distance already exceeds the kk-th best
+    candidate distance: adding a feature never shortens a distance (``fl(a + c) >= a`` for
+    ``c >= 0``). Otherwise every example is scanned in index order.
+    """
+    xi = xf[i]
+    Di = D[i]
+    m = np.int64(0)  # (not a literal: see knn_candidate_neighbours)
+    for q in range(D.shape[0]):
+        j = order[i, q] if pruned else q
+        if j == i:
+            continue
+        dj = Di[j]
+        if pruned and m == kk and dj > bestd[kk - 1]:
+            break
+        if sign == 0.0:  # the move that changes nothing: D's own neighbours
+            d = dj
+        else:
+            diff = xi - xf[j]
+            d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+        if m < kk:
+            pos = m
+            m += 1
+        elif d < bestd[kk - 1] or (d == bestd[kk - 1] and j < besti[kk - 1]):
+            pos = kk - 1
+        else:
+            continue
+        # Lexicographic (distance, index): the pruned scan is not in index order.
+        while pos > 0 and (bestd[pos - 1] > d or (bestd[pos - 1] == d and besti[pos - 1] > j)):
+            bestd[pos] = bestd[pos - 1]
+            besti[pos] = besti[pos - 1]
+            pos -= 1
+        bestd[pos] = d
+        besti[pos] = j
 
 
 @njit(inline="always")

@@ -341,49 +341,60 @@ def binomial_tail_inversion(
     k_arr, m_arr, d_arr = np.broadcast_arrays(k_arr, m_arr, d_arr)
     if np.any(k_arr > m_arr):
         raise ValueError("k must not exceed m in Binbar(k, m, delta).")
-    full = k_arr == m_arr
-    a = k_arr + 1.0
-    b = np.where(full, 1.0, m_arr - k_arr).astype(float)  # placeholder where k = m
-    d = d_arr.astype(float)
-    big_delta = d >= 0.5  # 1 - delta is exact there (Sterbenz), and better conditioned
+    tail = _TailAtLeast(k_arr, m_arr, d_arr.astype(float))
+    d, full = tail.d, tail.full
+    half = np.full(d.shape, 0.5)
+    no = np.zeros(d.shape, dtype=bool)
+    upper = tail(half, no, no)  # the answer is at least 1/2
+    with np.errstate(all="ignore"):  # scipy's inverses start the search (NaN where they fail)
+        r_guess = np.where(upper, np.nan, special.betainccinv(tail.a, tail.b, d))
+        s_guess = np.where(upper, special.betaincinv(tail.b, tail.a, d), np.nan)
+    _, r_hi = _bisect_half(lambda r: tail(r, no, upper), r_guess, ~upper)
+    s_lo, _ = _bisect_half(lambda s: ~tail(s, ~no, ~upper), s_guess, upper)
+    out = np.where(upper, 1.0 - s_lo, r_hi)
+    out = np.where(d == 1.0, 0.0, out)
+    out = np.where(full, 1.0, out)
+    return _scalar_or_array(np.asarray(out, dtype=float))
 
-    log_d = np.log(d)
-    log_coef = np.asarray(log_binomial_coefficient(m_arr, k_arr))
 
-    def at_least_delta(x, s_side, skip):
-        # Bin(k, m, r) >= delta at r = 1 - x (s_side) or r = x, for x <= 1/2; elements in
-        # `skip` get an arbitrary answer without the cost of the log-space sum.
+class _TailAtLeast:
+    """``Bin(k, m, r) >= delta`` for the bisections of :func:`binomial_tail_inversion`."""
+
+    def __init__(
+        self, k_arr: NDArray[np.int64], m_arr: NDArray[np.int64], d: NDArray[np.float64]
+    ) -> None:
+        self.k_arr, self.m_arr, self.d = k_arr, m_arr, d
+        self.full = k_arr == m_arr
+        self.a = k_arr + 1.0
+        self.b = np.where(self.full, 1.0, m_arr - k_arr).astype(float)  # placeholder at k = m
+        self.big_delta = d >= 0.5  # 1 - delta is exact there (Sterbenz), and better conditioned
+        self.log_d = np.log(d)
+        self.log_coef = np.asarray(log_binomial_coefficient(m_arr, k_arr))
+
+    def __call__(
+        self, x: NDArray[np.float64], s_side: NDArray[np.bool_], skip: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        """At ``r = 1 - x`` (``s_side``) or ``r = x``, for ``x <= 1/2``; elements in ``skip``
+        get an arbitrary answer without the cost of the log-space sum."""
+        a, b, k_arr, big_delta = self.a, self.b, self.k_arr, self.big_delta
         with np.errstate(all="ignore"):
             log_x, log_1mx = np.log(x), np.log1p(-x)
             bin_r = np.where(s_side, special.betainc(b, a, x), special.betaincc(a, b, x))
             one_minus = np.where(s_side, special.betaincc(b, a, x), special.betainc(a, b, x))
             plain = big_delta | skip  # 1 - Bin is accurate where delta >= 1/2
-            k_sum = np.where(plain | full, 0, k_arr)
+            k_sum = np.where(plain | self.full, 0, k_arr)
             log_tail, exact = _log_binomial_cdf(
                 k_sum,
-                m_arr,
-                np.where(k_sum == k_arr, log_coef, 0.0),
+                self.m_arr,
+                np.where(k_sum == k_arr, self.log_coef, 0.0),
                 np.where(s_side, log_1mx, log_x),
                 np.where(s_side, log_x, log_1mx),
             )
         return np.where(
             big_delta,
-            one_minus <= 1.0 - d,
-            np.where(exact & ~plain, log_tail >= log_d, bin_r >= d),
+            one_minus <= 1.0 - self.d,
+            np.where(exact & ~plain, log_tail >= self.log_d, bin_r >= self.d),
         )
-
-    half = np.full(d.shape, 0.5)
-    no = np.zeros(d.shape, dtype=bool)
-    upper = at_least_delta(half, no, no)  # the answer is at least 1/2
-    with np.errstate(all="ignore"):  # scipy's inverses start the search (NaN where they fail)
-        r_guess = np.where(upper, np.nan, special.betainccinv(a, b, d))
-        s_guess = np.where(upper, special.betaincinv(b, a, d), np.nan)
-    _, r_hi = _bisect_half(lambda r: at_least_delta(r, no, upper), r_guess, ~upper)
-    s_lo, _ = _bisect_half(lambda s: ~at_least_delta(s, ~no, ~upper), s_guess, upper)
-    out = np.where(upper, 1.0 - s_lo, r_hi)
-    out = np.where(d == 1.0, 0.0, out)
-    out = np.where(full, 1.0, out)
-    return _scalar_or_array(np.asarray(out, dtype=float))
 
 
 def kl_divergence(q: ArrayLike, p: ArrayLike) -> float | NDArray[np.float64]:

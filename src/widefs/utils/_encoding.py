@@ -500,20 +500,24 @@ def encode_fit(estimator, X, y, categorical_features, *, missing: str, ensure_mi
     if Xv.dtype.kind not in "biufO":
         Xv = Xv.astype(object)
     names = feature_names_or_default(estimator)
-    if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
-        nominal = _nominal_from_spec(categorical_features, Xv.shape[1], names)
-    else:
-        # A DataFrame's dtypes decide first (validation may have turned a categorical
-        # column into plain integers); object columns are judged by their values.
-        nominal = np.array(
-            [
-                k if k is not None else _array_column_is_nominal(Xv, j, names[j])
-                for j, k in enumerate(frame_kinds or [None] * Xv.shape[1])
-            ],
-            dtype=bool,
-        )
+    nominal = _nominal_columns(Xv, categorical_features, frame_kinds, names)
     encoding, nominal_codes = _fit_encoding(Xv, nominal, missing)
     return encoding._encode(Xv, names, nominal_codes), y, encoding
+
+
+def _nominal_columns(Xv, categorical_features, frame_kinds, names) -> NDArray[np.bool_]:
+    """The nominal columns of validated data: as specified, or ``"from_dtype"``."""
+    if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
+        return _nominal_from_spec(categorical_features, Xv.shape[1], names)
+    # A DataFrame's dtypes decide first (validation may have turned a categorical column
+    # into plain integers); object columns are judged by their values.
+    return np.array(
+        [
+            k if k is not None else _array_column_is_nominal(Xv, j, names[j])
+            for j, k in enumerate(frame_kinds or [None] * Xv.shape[1])
+        ],
+        dtype=bool,
+    )
 
 
 def encode_transform(estimator, X, encoding: FeatureEncoding) -> NDArray[np.float64]:

@@ -9,7 +9,12 @@ algorithm from the same initial population, k chosen on all features), so those 
 recur across relabellings while the labels differ.
 
 Inside :func:`sharing_label_free_work` the evaluators store such results in one
-:class:`LabelFreeCache` and look them up there. A key holds *everything* the value is
+:class:`LabelFreeCache` and look them up there. The active cache is scoped to the task that
+opened the block (a :class:`contextvars.ContextVar`, not a process global): another thread
+does not see it, and one thread leaving its block does not end another's. Threads that do a
+block's work see its cache when they run in a copy of the opening task's context
+(``contextvars.copy_context().run``). Stored arrays are read-only: a value shared between
+fits must not be changed in place by one of them. A key holds *everything* the value is
 computed from (the data's bytes, the state's bytes, the candidate list, k, ...), never the
 labels, so a hit returns exactly what the computation would have returned: results never
 depend on whether the cache is active, on its budget, or on which thread filled it. A
@@ -20,6 +25,7 @@ third request, see :meth:`LabelFreeCache.wanted`), within a byte budget.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import threading
 from collections.abc import Callable, Iterator
@@ -40,8 +46,10 @@ DEFAULT_BUDGET_BYTES = 512 * 2**20
 #: Distinct data whose digest a cache remembers (most recent first).
 _KNOWN_DATA = 4
 
-_active: LabelFreeCache | None = None
-_active_lock = threading.Lock()
+# The cache of the innermost sharing block of this task (None outside any).
+_ACTIVE: contextvars.ContextVar[LabelFreeCache | None] = contextvars.ContextVar(
+    "widefs_label_free_cache", default=None
+)
 
 
 def _digest(parts) -> bytes:
@@ -80,7 +88,7 @@ def data_digest(*arrays) -> bytes:
     (True, 20)
     """
     parts = [array_key(a) for a in arrays]
-    cache = _active
+    cache = _ACTIVE.get()
     return _digest(parts) if cache is None else cache.digest(parts)
 
 
@@ -178,14 +186,16 @@ class LabelFreeCache:
             return seen >= after
 
     def store(self, key: tuple, value) -> None:
-        """Keep ``value`` for ``key``, replacing a value stored before (callers never
-        modify a value they get back).
+        """Keep ``value`` for ``key``, replacing a value stored before; its arrays become
+        read-only (callers share them).
 
         Parameters
         ----------
         key : tuple of bytes
         value : ndarray or tuple of ndarray
         """
+        for part in value if isinstance(value, tuple) else (value,):
+            part.setflags(write=False)
         full = b"\0".join(bytes(part) for part in key)
         with self._lock:
             old = self._values.get(full)
@@ -244,7 +254,7 @@ class LabelFreeCache:
         Returns
         -------
         value : ndarray
-            Possibly shared with other callers: never modify it.
+            Possibly shared with other callers (then read-only): never modify it.
         """
         value = self.lookup(key)
         if value is not None:
@@ -285,7 +295,7 @@ def label_free(key: tuple, compute: Callable[[], object], *, copy: bool = False)
     >>> a[1] is a[2], a[0] is a[1]
     (True, False)
     """
-    cache = _active
+    cache = _ACTIVE.get()
     if cache is None:
         return compute()
     value = cache.get_or_compute(key() if callable(key) else key, compute)
@@ -310,15 +320,18 @@ def label_free_cache() -> LabelFreeCache | None:
     >>> label_free_cache() is None
     True
     """
-    return _active
+    return _ACTIVE.get()
 
 
 @contextmanager
 def sharing_label_free_work(budget_bytes: int = DEFAULT_BUDGET_BYTES) -> Iterator[LabelFreeCache]:
     """Share label-independent work between the fits run inside this block.
 
-    Every thread of the process sees the cache while the block runs. Nested blocks use
-    the outer one. Results are the same with or without it; only their cost changes.
+    The cache belongs to the task (thread, or copied context) that opens the block: work
+    it hands to threads sees the cache when each runs in a copy of its context
+    (``contextvars.copy_context().run``), other threads never do, and leaving the block
+    ends sharing for this task only. Nested blocks use the outer one. Results are the same
+    with or without it; only their cost changes.
 
     Parameters
     ----------
@@ -342,18 +355,16 @@ def sharing_label_free_work(budget_bytes: int = DEFAULT_BUDGET_BYTES) -> Iterato
     >>> label_free_cache() is None
     True
     """
-    global _active
-    with _active_lock:
-        outer = _active
-        if outer is None:
-            _active = LabelFreeCache(budget_bytes)
-        cache = _active
+    outer = _ACTIVE.get()
+    if outer is not None:
+        yield outer
+        return
+    cache = LabelFreeCache(budget_bytes)
+    token = _ACTIVE.set(cache)
     try:
         yield cache
     finally:
-        if outer is None:
-            with _active_lock:
-                _active = None
+        _ACTIVE.reset(token)
 
 
 def array_key(a) -> bytes:
