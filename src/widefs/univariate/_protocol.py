@@ -19,13 +19,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from widefs.stats import chance_error_rate, expected_min_errors
+from widefs.univariate._error_counts import merge_null as _merge_null
+from widefs.univariate._error_counts import score_block as _score_block
 from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._scores import (
     gaussian_nb_log_likelihoods,
     gaussian_nb_split_errors,
     halves_masks,
 )
-from widefs.univariate._selector import _merge_null, _score_block, threshold_in_errors
+from widefs.univariate._thresholds import threshold_in_errors
 from widefs.utils import spawn_seeds
 
 __all__ = ["LeaveOneOutCurve", "ThresholdOutcome", "leave_one_out_threshold_curve"]
