@@ -15,8 +15,8 @@ from scipy import stats
 from widefs.exceptions import NothingSelectedWarning
 from widefs.univariate import DiscriminativeSelector, class_difference_scores
 from widefs.univariate._distribution import LOCATION_WEIGHT
-from widefs.univariate._pooled_null import second_stage_draws
 from widefs.univariate._distribution_kernels import centred_values_and_deviations
+from widefs.univariate._pooled_null import second_stage_draws
 
 
 def oracle(X, y, weight=LOCATION_WEIGHT):

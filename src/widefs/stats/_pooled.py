@@ -108,7 +108,9 @@ def null_heterogeneity(null: ArrayLike, level: float = 0.1) -> float:
     """
     ref = as_float_array(null, "null")
     if ref.ndim != 2 or ref.shape[0] < 2:
-        raise ValueError(f"null must have shape (n_permutations >= 2, n_features), got {ref.shape}.")
+        raise ValueError(
+            f"null must have shape (n_permutations >= 2, n_features), got {ref.shape}."
+        )
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}.")
     if ref.shape[1] == 0:
