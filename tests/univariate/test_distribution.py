@@ -281,3 +281,9 @@ def test_auto_statistic():
 def test_needs_more_examples_than_classes():
     with pytest.raises(ValueError, match="more examples"):
         class_difference_scores(np.eye(3), [0, 1, 2])
+
+
+def test_one_example_per_class_tests_nothing():
+    with pytest.warns(UserWarning, match="no feature can be tested"):
+        sel = DiscriminativeSelector("fdr").fit([[0.0, 1.0], [1.0, 3.0]], [0, 1])
+    assert sel.pvalues_.tolist() == [1.0, 1.0] and not sel.get_support().any()

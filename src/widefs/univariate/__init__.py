@@ -12,7 +12,7 @@
 """
 
 from widefs.univariate._distribution import class_difference_scores
-from widefs.univariate._error_counts import ChanceNull
+from widefs.univariate._error_counts import ChanceNull, default_permutations
 from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._protocol import (
     LeaveOneOutCurve,
@@ -34,6 +34,7 @@ __all__ = [
     "LeaveOneOutCurve",
     "ThresholdOutcome",
     "class_difference_scores",
+    "default_permutations",
     "gaussian_nb_log_likelihoods",
     "gaussian_nb_split_errors",
     "halves_masks",

@@ -362,6 +362,8 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
             self.null_min_errors_ = result.null_min_errors
 
     def _fit_distribution(self, X, y_codes, rng):
+        if X.shape[0] <= self.classes_.size:
+            return self._fit_untestable(X.shape[1])
         null = pooled_null(
             X,
             y_codes,
@@ -393,6 +395,21 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
                 UserWarning,
                 stacklevel=3,
             )
+
+    def _fit_untestable(self, n_features: int):
+        """One example per class: no within-class variation, so no feature can be tested."""
+        warnings.warn(
+            f"With {self.classes_.size} examples for {self.classes_.size} classes no feature "
+            "can be tested (the F statistic needs more examples than classes): every p-value "
+            "is 1.",
+            UserWarning,
+            stacklevel=3,
+        )
+        zeros = np.zeros(n_features)
+        self.scores_, self.location_statistics_, self.spread_statistics_ = zeros, zeros, zeros
+        self.pvalues_ = np.ones(n_features)
+        self.constant_features_ = np.zeros(n_features, bool)
+        self.n_null_draws_, self.min_pvalue_, self.null_heterogeneity_ = (0, 0), 1.0, np.nan
 
     def _select(self):
         """``(threshold_, support_)`` from the fitted scores and p-values."""
