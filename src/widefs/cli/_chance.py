@@ -94,13 +94,6 @@ def _fit(data: LoadedData, *, seed, p_error, null, n_permutations, n_jobs) -> Ch
 
 def _headline(fit: ChanceFit, seed: int) -> Markup:
     sel, perm, analytic = fit.errors, fit.nulls["permutation"], fit.nulls["analytic"]
-    bound = (
-        " On these imbalanced classes that rate is the majority-class error, a lower bound on "
-        "a classifier's chance errors, so the analytic value is only a **bound**: the best "
-        "chance accuracy is at most {acc_a}, and the permutation value is the estimate."
-        if analytic.is_bound
-        else ""
-    )
     return Markup(
         "With M = {M} features scored on N = {N} validation examples (stratified random "
         "halves, seed {seed}), the best of M features that carry **no information at all** "
@@ -108,8 +101,8 @@ def _headline(fit: ChanceFit, seed: int) -> Markup:
         "{B} relabellings of the data (labels permuted within each half; the permutation "
         "null). Theorem 4.1 of Palatucci & Carlson (2008), with the chance error rate "
         "p_err = {p:.3f} and M independent features, gives {e_a:.2f} errors ({acc_a}): the "
-        "analytic null." + bound + " A feature's validation accuracy means something only "
-        "beyond that. **The multiplicity-gap thresholds below use the {used} null.**",
+        "analytic null. A feature's validation accuracy means something only beyond that. "
+        "**The multiplicity-gap thresholds below use the {used} null.**",
         M=sel.n_scored_,
         N=sel.n_validation_,
         seed=seed,
@@ -120,6 +113,17 @@ def _headline(fit: ChanceFit, seed: int) -> Markup:
         e_a=analytic.expected_min_errors,
         acc_a=fit.accuracy(analytic.expected_min_errors),
         used=fit.used,
+    )
+
+
+def _bound_note(fit: ChanceFit) -> Markup:
+    return Markup(
+        "**The analytic value is only a bound here.** On these imbalanced classes its chance "
+        "rate is the majority-class error, a lower bound on a classifier's chance errors: the "
+        "best chance accuracy is at most {acc_a}, and the permutation value ({acc_p}) is the "
+        "estimate.",
+        acc_a=fit.accuracy(fit.nulls["analytic"].expected_min_errors),
+        acc_p=fit.accuracy(fit.nulls["permutation"].expected_min_errors),
     )
 
 
@@ -166,6 +170,8 @@ def _chance_section(fit: ChanceFit, seed: int) -> Section:
     sel = fit.errors
     chance = Section("Chance analysis")
     chance.add(Text(_headline(fit, seed)))
+    if fit.nulls["analytic"].is_bound:
+        chance.add(Text(_bound_note(fit)))
     gap = abs(
         fit.nulls["analytic"].expected_min_errors - fit.nulls["permutation"].expected_min_errors
     )
@@ -378,7 +384,8 @@ def _loo_section(fit: ChanceFit, data: LoadedData, *, seed, p_error, quick) -> S
     from widefs.plotting import plot_errors_allowed
     from widefs.univariate import leave_one_out_threshold_curve
 
-    n_loo = min(fit.n_permutations, 100) if quick else fit.n_permutations
+    # Each round's null needs E[X] and E[X(1)]: a few hundred permutations estimate them well.
+    n_loo = min(fit.n_permutations, 100 if quick else 200)
     curve = leave_one_out_threshold_curve(
         data.X,
         data.y,
