@@ -25,6 +25,11 @@ def noise_csv(path, classes, n_features, seed=0):
 RULES = ["MGM", "E[X(1)]", "FDR 5%", "Bonferroni 5%"]
 
 
+def noise_xy(classes, n_features, seed):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(sum(classes), n_features)), np.repeat([0, 1], classes)
+
+
 def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
     """Acceptance: 48/12 pure noise, 60 x 2000, every threshold keeps <= 10% of the genes."""
     noise_csv(tmp_path / "noise.csv", (48, 12), 2000)
@@ -44,6 +49,15 @@ def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
     )
     assert "thresholds use | the permutation null" in md
     assert "The analytic value is only a bound here." in md
+    # The headline's expected best chance errors are within 0.5 of fresh noise data sets'.
+    shown = float(re.search(r"is expected to make (\d+\.\d+) errors", md).group(1))
+    fresh = [
+        DiscriminativeSelector("all", null="analytic", random_state=k)
+        .fit(*noise_xy((48, 12), 2000, seed=1000 + k))
+        .n_errors_.min()
+        for k in range(30)
+    ]
+    assert abs(shown - np.mean(fresh)) <= 0.5
 
 
 def test_permutation_null_and_p_error_options(tmp_path):

@@ -357,3 +357,22 @@ def test_permutation_null_needs_room_to_permute():
     with pytest.warns(UserWarning, match="no room for label permutations"):
         sel = DiscriminativeSelector("all", cv=LeaveOneOut()).fit(X, y)
     assert sel.null_ == "analytic"
+
+
+@pytest.mark.parametrize("classes", [(48, 12), (40, 15, 5)])
+def test_shown_best_chance_errors_match_fresh_noise(classes):
+    # Acceptance: on imbalanced pure noise the expected best chance errors the selector (and
+    # the report) show are within 0.5 errors of the mean best errors of fresh noise data sets;
+    # the analytic value is flagged as a bound, and is far below.
+    X, y = noise(list(classes), 2000, seed=0)
+    sel = DiscriminativeSelector(random_state=0).fit(X, y)
+    assert sel.null_ == "permutation"
+    analytic = sel.chance_nulls_["analytic"]
+    assert analytic.is_bound and analytic.expected_min_errors < sel.expected_min_errors_ - 1.5
+    fresh = [
+        DiscriminativeSelector("all", null="analytic", random_state=k)
+        .fit(*noise(list(classes), 2000, seed=1000 + k))
+        .n_errors_.min()
+        for k in range(30)
+    ]
+    assert abs(sel.expected_min_errors_ - np.mean(fresh)) <= 0.5
