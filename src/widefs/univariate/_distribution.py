@@ -110,11 +110,11 @@ def _weights(location_weight: float) -> NDArray[np.float64]:
         return np.log(np.array([location_weight, 1.0 - location_weight]))
 
 
-def _label_columns(labels: NDArray[np.intp], n_classes: int) -> NDArray[np.float64]:
-    """(n, L (C - 1)) indicators of classes 0..C-2 for each of the L labellings."""
+def _label_rows(labels: NDArray[np.intp], n_classes: int) -> NDArray[np.float64]:
+    """(L (C - 1), n) indicators of classes 0..C-2 for each of the L labellings."""
     n_lab, n = labels.shape
     rows = labels[:, None, :] == np.arange(n_classes - 1)[None, :, None]
-    return np.ascontiguousarray(rows.reshape(n_lab * (n_classes - 1), n).T, dtype=np.float64)
+    return rows.reshape(n_lab * (n_classes - 1), n).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,8 @@ class _Block:
     constant: NDArray[np.bool_]  # (m,)
 
 
-def _score_block(X, columns, lazy, rows_t, counts, log_w) -> _Block:
-    """Scores of one block of columns under every labelling (``rows_t``: (n, L (C - 1)))."""
+def _score_block(X, columns, lazy, rows, counts, log_w) -> _Block:
+    """Scores of one block of columns under every labelling (``rows``: (L (C - 1), n))."""
     from widefs.univariate._distribution_kernels import (
         centred_values_and_deviations,
         class_sums,
@@ -143,9 +143,9 @@ def _score_block(X, columns, lazy, rows_t, counts, log_w) -> _Block:
     n, m = Xb.shape
     Zt = np.empty((2 * m, n))
     ss, constant = centred_values_and_deviations(Xb, Zt)
-    sums = class_sums(Zt, rows_t)
+    sums = class_sums(Zt, rows)
     d1, d2 = counts.size - 1, n - counts.size
-    out = np.empty((rows_t.shape[1] // d1, m))
+    out = np.empty((rows.shape[0] // d1, m))
     r_loc, r_dev = combined_statistics(
         sums, ss, 1.0 / counts, counts.size, _tail_tables(d1, d2), log_w, out
     )
@@ -153,10 +153,10 @@ def _score_block(X, columns, lazy, rows_t, counts, log_w) -> _Block:
     return _Block(out, _f_from_share(r_loc, d1, d2), _f_from_share(r_dev, d1, d2), constant)
 
 
-def _reduced_block(X, columns, lazy, rows_t, counts, log_w, reduce):
+def _reduced_block(X, columns, lazy, rows, counts, log_w, reduce):
     """One block's scores reduced over its non-constant columns: ``("best",)`` the best
     score per labelling (-inf if none); ``("above", t)`` the scores at least ``t``."""
-    block = _score_block(X, columns, lazy, rows_t, counts, log_w)
+    block = _score_block(X, columns, lazy, rows, counts, log_w)
     scores = block.scores[:, ~block.constant]
     if reduce[0] == "above":
         return scores[scores >= reduce[1]]
@@ -169,12 +169,12 @@ def score_blocks(X, labels, n_classes, location_weight, n_jobs, reduce=None):
     Returns one :class:`_Block` per block, or with ``reduce`` (see :func:`_reduced_block`)
     one reduced array per block, so memory does not grow with features x labellings."""
     counts = np.bincount(labels[0], minlength=n_classes).astype(np.float64)
-    rows_t = _label_columns(labels, n_classes)
+    rows = _label_rows(labels, n_classes)
     log_w = _weights(location_weight)
     n, n_features = X.shape
-    per_column = 8 * (3 * n + 2 * rows_t.shape[1] + labels.shape[0])
+    per_column = 8 * (3 * n + 2 * rows.shape[0] + labels.shape[0])
     lazy = is_lazy_matrix(X)
-    fixed = (rows_t, counts, log_w) + ((reduce,) if reduce else ())
+    fixed = (rows, counts, log_w) + ((reduce,) if reduce else ())
     return parallel_calls(
         _reduced_block if reduce else _score_block,
         [

@@ -11,8 +11,13 @@ import numpy as np
 
 from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
+#: Sums over examples may be reassociated so they vectorize. The order then depends only on
+#: the loop over examples, never on how many columns or labellings one call holds, so a fit,
+#: its refits and a certificate's batch still give the same bits.
+_SUMS_OPTIONS = {**KERNEL_JIT_OPTIONS, "fastmath": {"reassoc"}}
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
+
+@numba.njit(**_SUMS_OPTIONS)
 def centred_values_and_deviations(X, Zt):
     """Rows j and m + j of ``Zt`` (2 m, n): column j of ``X`` (n, m) and its absolute
     deviations from its mean, each minus its own mean. Returns their sums of squares
@@ -51,22 +56,22 @@ def centred_values_and_deviations(X, Zt):
     return ss, constant
 
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
-def class_sums(Zt, indicators):
-    """``Zt @ indicators`` (2 m, n) x (n, K), summed over examples in index order.
+@numba.njit(**_SUMS_OPTIONS)
+def class_sums(Zt, indicators_t):
+    """``Zt @ indicators_t.T``: (2 m, n) x (K, n) -> (2 m, K), one dot product per entry.
 
-    Written out rather than left to BLAS so that an entry's sum does not depend on how many
-    labellings are scored together: a fit, its refits and a certificate's batch give the
-    same bits. The inner loop runs over the labellings and vectorizes.
+    Written out rather than left to BLAS so that an entry does not depend on how many
+    labellings are scored together (BLAS picks its kernel by shape).
     """
     rows, n = Zt.shape
-    k = indicators.shape[1]
-    out = np.zeros((rows, k))
+    k = indicators_t.shape[0]
+    out = np.empty((rows, k))
     for f in range(rows):
-        for i in range(n):
-            z = np.float64(Zt[f, i])
-            for c in range(k):
-                out[f, c] += z * indicators[i, c]
+        for c in range(k):
+            acc = 0.0
+            for i in range(n):
+                acc += Zt[f, i] * indicators_t[c, i]
+            out[f, c] = acc
     return out
 
 
