@@ -127,11 +127,7 @@ class _Block:
 
 def _score_block(X, columns, lazy, rows, counts, log_w) -> _Block:
     """Scores of one block of columns under every labelling (``rows``: (L (C - 1), n))."""
-    from widefs.univariate._distribution_kernels import (
-        centred_values_and_deviations,
-        class_sums,
-        combined_statistics,
-    )
+    from widefs.univariate._distribution_kernels import block_sums, combined_statistics
 
     if lazy:
         Xb = load_columns(X, columns, np.float32 if X.dtype == np.float32 else np.float64)
@@ -141,9 +137,7 @@ def _score_block(X, columns, lazy, rows, counts, log_w) -> _Block:
         bad = columns.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
         raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}...).")
     n, m = Xb.shape
-    Zt = np.empty((2 * m, n))
-    ss, constant = centred_values_and_deviations(Xb, Zt)
-    sums = class_sums(Zt, rows)
+    sums, ss, constant = block_sums(Xb, rows)
     d1, d2 = counts.size - 1, n - counts.size
     out = np.empty((rows.shape[0] // d1, m))
     r_loc, r_dev = combined_statistics(

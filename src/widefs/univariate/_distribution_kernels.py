@@ -1,9 +1,9 @@
 """numba kernels of the class-distribution statistic, imported lazily by ``_distribution``.
 
-Three passes over a block of columns: centring every column and its absolute deviations
-(one read of the column), the class sums of every labelling (in a fixed order of addition,
-so a sum does not depend on how many labellings are scored together), and the step from
-class sums to the combined score (two F statistics, a table lookup each, a maximum).
+Two passes over a block of columns: the class sums of every labelling, of every column
+centred and of its absolute deviations (one read of the column; the order of addition is
+fixed, so a sum does not depend on how many labellings are scored together), and the step
+from class sums to the combined score (two F statistics, a table lookup each, a maximum).
 """
 
 import numba
@@ -18,21 +18,29 @@ _SUMS_OPTIONS = {**KERNEL_JIT_OPTIONS, "fastmath": {"reassoc"}}
 
 
 @numba.njit(**_SUMS_OPTIONS)
-def centred_values_and_deviations(X, Zt):
-    """Rows j and m + j of ``Zt`` (2 m, n): column j of ``X`` (n, m) and its absolute
-    deviations from its mean, each minus its own mean. Returns their sums of squares
-    (2, m) and the constant columns."""
+def block_sums(X, indicators):
+    """Class sums of every column of ``X`` (n, m) and of its absolute deviations.
+
+    Each column is centred, and so are its absolute deviations from its mean; ``sums``
+    (2 m, K) holds their dot products with the K indicator rows of ``indicators`` (K, n)
+    (row j: the column's, row m + j: its deviations'), ``ss`` (2, m) their sums of squares,
+    ``constant`` (m,) the constant columns. One read of each column; the centred values
+    live only in two buffers of n.
+    """
     n, m = X.shape
+    k = indicators.shape[0]
+    sums = np.empty((2 * m, k))
     ss = np.empty((2, m))
     constant = np.empty(m, dtype=np.bool_)
-    x = np.empty(n)
+    a = np.empty(n)
+    b = np.empty(n)
     for j in range(m):
         total = 0.0
         low = np.float64(X[0, j])
         high = low
         for i in range(n):
             v = np.float64(X[i, j])
-            x[i] = v
+            a[i] = v
             total += v
             low = min(low, v)
             high = max(high, v)
@@ -40,39 +48,27 @@ def centred_values_and_deviations(X, Zt):
         mean = total / n
         dev_total = 0.0
         for i in range(n):
-            dev_total += abs(x[i] - mean)
+            a[i] -= mean
+            b[i] = abs(a[i])
+            dev_total += b[i]
         dev_mean = dev_total / n
         s0 = 0.0
         s1 = 0.0
         for i in range(n):
-            a = x[i] - mean
-            b = abs(a) - dev_mean
-            Zt[j, i] = a
-            Zt[m + j, i] = b
-            s0 += a * a
-            s1 += b * b
+            b[i] -= dev_mean
+            s0 += a[i] * a[i]
+            s1 += b[i] * b[i]
         ss[0, j] = s0
         ss[1, j] = s1
-    return ss, constant
-
-
-@numba.njit(**_SUMS_OPTIONS)
-def class_sums(Zt, indicators_t):
-    """``Zt @ indicators_t.T``: (2 m, n) x (K, n) -> (2 m, K), one dot product per entry.
-
-    Written out rather than left to BLAS so that an entry does not depend on how many
-    labellings are scored together (BLAS picks its kernel by shape).
-    """
-    rows, n = Zt.shape
-    k = indicators_t.shape[0]
-    out = np.empty((rows, k))
-    for f in range(rows):
         for c in range(k):
-            acc = 0.0
+            acc_a = 0.0
+            acc_b = 0.0
             for i in range(n):
-                acc += Zt[f, i] * indicators_t[c, i]
-            out[f, c] = acc
-    return out
+                acc_a += a[i] * indicators[c, i]
+                acc_b += b[i] * indicators[c, i]
+            sums[j, c] = acc_a
+            sums[m + j, c] = acc_b
+    return sums, ss, constant
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
