@@ -25,6 +25,11 @@ def noise_csv(path, classes, n_features, seed=0):
 RULES = ["MGM", "E[X(1)]", "FDR 5%", "Bonferroni 5%"]
 
 
+def noise_xy(classes, n_features, seed):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(sum(classes), n_features)), np.repeat([0, 1], classes)
+
+
 def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
     """Acceptance: 48/12 pure noise, 60 x 2000, every threshold keeps <= 10% of the genes."""
     noise_csv(tmp_path / "noise.csv", (48, 12), 2000)
@@ -35,11 +40,24 @@ def test_imbalanced_noise_keeps_at_most_ten_percent_through_the_cli(tmp_path):
         assert features[rule].sum() <= 200, rule
     # report.md escapes markdown syntax (E\[X(1)\]); read it without the escapes.
     md = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", (out / "report.md").read_text())
-    # Both E[X(1)] are shown, and which one the thresholds use.
+    # Both E[X(1)] are shown; the analytic one labelled a bound (imbalanced classes), and the
+    # thresholds use the permutation null, the estimate.
     e_min = expected_min_errors(2000, 30, 0.2)
-    assert re.search(rf"E\[X\(1\)\][^|]*analytic / permutation \| {e_min:.2f} / \d+\.\d\d", md)
-    assert "thresholds use | the analytic null" in md
-    assert "imbalanced on the validation half" in md
+    assert re.search(
+        rf"E\[X\(1\)\][^|]*permutation / analytic bound \| \d+\.\d\d / {e_min:.2f} \(at least\)",
+        md,
+    )
+    assert "thresholds use | the permutation null" in md
+    assert "The analytic value is only a bound here." in md
+    # The headline's expected best chance errors are within 0.5 of fresh noise data sets'.
+    shown = float(re.search(r"is expected to make (\d+\.\d+) errors", md).group(1))
+    fresh = [
+        DiscriminativeSelector("all", null="analytic", random_state=k)
+        .fit(*noise_xy((48, 12), 2000, seed=1000 + k))
+        .n_errors_.min()
+        for k in range(30)
+    ]
+    assert abs(shown - np.mean(fresh)) <= 0.5
 
 
 def test_permutation_null_and_p_error_options(tmp_path):
@@ -59,11 +77,18 @@ def test_permutation_null_and_p_error_options(tmp_path):
     # features.csv is ranked like the report (fewest errors first); back to column order.
     features = pd.read_csv(out / "features.csv").set_index("feature").loc[frame.columns[:-1]]
     assert (np.diff(pd.read_csv(out / "features.csv")["errors"]) >= 0).all()
-    np.testing.assert_allclose(features["p-value"], sel.pvalues_, rtol=1e-6)
+    np.testing.assert_allclose(
+        features["p-value (errors, permutation null)"], sel.pvalues_, rtol=1e-6
+    )
+    fdr = DiscriminativeSelector("fdr", random_state=0).fit(X, frame["class"])
+    np.testing.assert_allclose(
+        features["p-value (class difference, pooled permutation)"], fdr.pvalues_, rtol=1e-6
+    )
+    np.testing.assert_array_equal(features["FDR 5%"].to_numpy() == 1, fdr.get_support())
     np.testing.assert_array_equal(features["MGM"].to_numpy() == 1, sel.get_support())
     # The paper's literal chance rate on request.
     out = tmp_path / "uniform"
-    assert main([*args, "--p-error", "uniform", "--out", str(out)]) == 0
+    assert main([*args, "--p-error", "uniform", "--null", "analytic", "--out", str(out)]) == 0
     md = (out / "report.md").read_text()
     assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(150, 18, 0.5):.2f}", md)
 

@@ -15,7 +15,8 @@ import pytest
 from widefs.cli import main
 from widefs.datasets import load_dataset
 from widefs.scm import PACBayesSCM
-from widefs.stats import highest_chance_accuracy, mgm_threshold
+from widefs.stats import highest_chance_accuracy
+from widefs.univariate import DiscriminativeSelector
 
 
 @pytest.fixture(scope="module")
@@ -52,18 +53,21 @@ def test_colon_report_files_and_numbers(colon_report):
     row = f"| PAC-Bayes SCM | {len(pb.rules_)} | {pb.gibbs_risk_:.3f} | {pb.risk_bound_:.3f} |"
     assert row in md
     # M = 2000 genes, N = 31 validation examples (20 tumour / 11 normal): the analytic
-    # numbers are Theorem 4.1's at the majority-class error rate 11/31.
+    # numbers are Theorem 4.1's at the majority-class error rate 11/31, shown as a bound
+    # (imbalanced classes); the thresholds use the permutation null, as the selector does.
     p = 11 / 31
-    assert f"{100 * highest_chance_accuracy(2000, 31, p):.1f}%" in md
-    assert re.search(rf"MGM threshold \(errors\) \| {mgm_threshold(2000, 31, p):.2f}", md)
+    assert f"{100 * highest_chance_accuracy(2000, 31, p):.1f}% (at most)" in md
+    Xc, yc = load_dataset("colon", return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = DiscriminativeSelector(statistic="errors", n_permutations=1000, random_state=0)
+        sel.fit(Xc, yc)
+    assert sel.null_ == "permutation"
+    assert re.search(rf"MGM threshold \(errors\) \| {sel.threshold_:.2f}", md)
     features = pd.read_csv(colon_report / "features.csv")
     assert len(features) == 2000
     selected = features.loc[features["MGM"] == 1, "errors"]
-    assert (
-        selected.max()
-        < mgm_threshold(2000, 31, p)
-        <= features.loc[features["MGM"] == 0, "errors"].min()
-    )
+    assert selected.max() < sel.threshold_ <= features.loc[features["MGM"] == 0, "errors"].min()
     for png in ("chance_curve.png", "errors_allowed.png"):
         assert (colon_report / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -233,7 +233,9 @@ def test_permutation_thresholds_use_the_permutation_null():
     # p-value 1/401), at least 5 strong features: ten planted here.
     Xs = X[:, :100].copy()
     Xs[:, 5:10] += 1.8 * y[:, None]
-    fdr = DiscriminativeSelector("fdr", null="permutation", n_permutations=400, random_state=0)
+    fdr = DiscriminativeSelector(
+        "fdr", statistic="errors", null="permutation", n_permutations=400, random_state=0
+    )
     fdr.fit(Xs, y)
     np.testing.assert_array_equal(fdr.get_support(), benjamini_hochberg(fdr.pvalues_) <= 0.05)
     assert fdr.get_support()[:10].sum() >= 5 and fdr.get_support()[10:].sum() <= 2
@@ -241,9 +243,9 @@ def test_permutation_thresholds_use_the_permutation_null():
 
 def test_bonferroni_warning_names_the_permutation_floor():
     X, y = noise([20, 20], 100)
-    with pytest.warns(NothingSelectedWarning, match="smallest p-value is 0.02"):
+    with pytest.warns(NothingSelectedWarning, match="smallest p-value this null can give is 0.02"):
         DiscriminativeSelector(
-            "bonferroni", null="permutation", n_permutations=49, random_state=0
+            "bonferroni", statistic="errors", null="permutation", n_permutations=49, random_state=0
         ).fit(X, y)
 
 
@@ -257,11 +259,16 @@ def test_imbalanced_noise_48_12_keeps_at_most_ten_percent(seed, scorer):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingSelectedWarning)
         for threshold in ["mgm", "max_chance", "fdr", "bonferroni"]:
-            sel = DiscriminativeSelector(threshold, scorer=scorer, random_state=seed).fit(X, y)
-            assert sel.get_support().sum() <= 200, threshold
+            for statistic in ["auto", "errors"]:
+                sel = DiscriminativeSelector(
+                    threshold, statistic=statistic, scorer=scorer, random_state=seed
+                ).fit(X, y)
+                assert sel.get_support().sum() <= 200, threshold
             # The paper's literal chance rate is what kept 1980 of them.
             assert sel.p_error_ == pytest.approx(6 / 30)
-    paper = DiscriminativeSelector(scorer=scorer, p_error="uniform", random_state=seed).fit(X, y)
+    paper = DiscriminativeSelector(
+        scorer=scorer, p_error="uniform", null="analytic", random_state=seed
+    ).fit(X, y)
     assert paper.get_support().sum() > 1000
 
 
@@ -278,10 +285,13 @@ def test_imbalanced_noise_permutation_null_keeps_at_most_ten_percent():
 
 def test_extreme_imbalance_398_2_bonferroni_keeps_none():
     X, y = noise([398, 2], 2000, seed=3)
-    with pytest.warns(NothingSelectedWarning):
-        sel = DiscriminativeSelector("bonferroni", random_state=0).fit(X, y)
+    with pytest.warns(NothingSelectedWarning, match="the floor, not the data, decided"):
+        sel = DiscriminativeSelector(
+            "bonferroni", statistic="errors", null="analytic", random_state=0
+        ).fit(X, y)
     assert sel.get_support().sum() == 0
     assert sel.p_error_ == pytest.approx(1 / 200)
+    assert sel.min_pvalue_ == pytest.approx(binomial_tail(0, 200, 1 / 200))
     # Not even a perfect feature could pass: P(Binomial(200, 1/200) <= 0) = 0.367.
     assert binomial_tail(0, 200, 1 / 200) > 0.05 / 2000
 
@@ -347,3 +357,22 @@ def test_permutation_null_needs_room_to_permute():
     with pytest.warns(UserWarning, match="no room for label permutations"):
         sel = DiscriminativeSelector("all", cv=LeaveOneOut()).fit(X, y)
     assert sel.null_ == "analytic"
+
+
+@pytest.mark.parametrize("classes", [(48, 12), (40, 15, 5)])
+def test_shown_best_chance_errors_match_fresh_noise(classes):
+    # Acceptance: on imbalanced pure noise the expected best chance errors the selector (and
+    # the report) show are within 0.5 errors of the mean best errors of fresh noise data sets;
+    # the analytic value is flagged as a bound, and is far below.
+    X, y = noise(list(classes), 2000, seed=0)
+    sel = DiscriminativeSelector(random_state=0).fit(X, y)
+    assert sel.null_ == "permutation"
+    analytic = sel.chance_nulls_["analytic"]
+    assert analytic.is_bound and analytic.expected_min_errors < sel.expected_min_errors_ - 1.5
+    fresh = [
+        DiscriminativeSelector("all", null="analytic", random_state=k)
+        .fit(*noise(list(classes), 2000, seed=1000 + k))
+        .n_errors_.min()
+        for k in range(30)
+    ]
+    assert abs(sel.expected_min_errors_ - np.mean(fresh)) <= 0.5

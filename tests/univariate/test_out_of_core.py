@@ -53,7 +53,7 @@ def test_memmap_in_small_blocks(tmp_path, wide, reference, monkeypatch):
     mm.flush()
     ro = np.memmap(path, dtype=np.float32, mode="r", shape=X.shape)
     # Force many blocks: 40 rows x 8 bytes x 128 columns per block.
-    monkeypatch.setattr("widefs.univariate._selector.block_width", lambda n: 128)
+    monkeypatch.setattr("widefs.univariate._error_counts.block_width", lambda n: 128)
     sel = fitted(ro, y)
     assert_same(sel, reference)
     np.testing.assert_array_equal(sel.transform(ro), X[:, reference.get_support()].astype(float))
@@ -129,12 +129,12 @@ def test_permutation_null_memmap_dask_zarr(tmp_path, wide, null_reference, monke
     mm = np.memmap(path, dtype=np.float32, mode="w+", shape=X.shape)
     mm[:] = X
     mm.flush()
-    monkeypatch.setattr("widefs.univariate._selector.block_width", lambda n: 128)
+    monkeypatch.setattr("widefs.univariate._error_counts.block_width", lambda n: 128)
     assert_same_null(
         fitted_null(np.memmap(path, np.float32, "r", shape=X.shape), y), null_reference
     )
     # Sub-blocks of the null reduction smaller than a block: the same answer again.
-    monkeypatch.setattr("widefs.univariate._selector.DEFAULT_BLOCK_BYTES", 8 * 60 * 7)
+    monkeypatch.setattr("widefs.univariate._error_counts.DEFAULT_BLOCK_BYTES", 8 * 60 * 7)
     da = pytest.importorskip("dask.array")
     assert_same_null(fitted_null(da.from_array(X, chunks=(40, 500)), y), null_reference)
     zarr = pytest.importorskip("zarr")

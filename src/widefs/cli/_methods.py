@@ -128,7 +128,9 @@ def candidates(groups, *, quick: bool, n_features: int = 0) -> list[Candidate]:
                 "E[X(1)] + naive Bayes", _selector_nb("max_chance"), "Palatucci & Carlson 2008"
             ),
             Candidate(
-                "FDR 5% + naive Bayes", _selector_nb("fdr"), "binomial test + Benjamini-Hochberg"
+                "FDR 5% + naive Bayes",
+                _selector_nb("fdr"),
+                "class means and spreads, pooled permutation p-values, Benjamini-Hochberg",
             ),
         ]
     wrappers = []

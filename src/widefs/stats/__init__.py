@@ -5,6 +5,9 @@
   :func:`multiplicity_gap`, :func:`mgm_threshold`, :func:`expected_errors`,
   the label-blind chance error rate :func:`chance_error_rate` and the permutation
   p-values :func:`permutation_pvalues` of the calibrated null;
+- pooled permutation p-values, one null sample for all features
+  (:func:`pooled_permutation_pvalues`), and the check of the exchangeability they assume
+  (:func:`null_heterogeneity`);
 - binomial tails and Langford's inversion, Bernoulli KL and its inverse:
   :func:`binomial_tail`, :func:`binomial_tail_inversion`, :func:`kl_divergence`,
   :func:`kl_inverse_upper`, :func:`log_binomial_coefficient`;
@@ -29,6 +32,7 @@ from widefs.stats._chance import (
     permutation_pvalues,
 )
 from widefs.stats._multitest import benjamini_hochberg, bonferroni, reject_at
+from widefs.stats._pooled import null_heterogeneity, pooled_permutation_pvalues
 
 __all__ = [
     "benjamini_hochberg",
@@ -44,6 +48,8 @@ __all__ = [
     "log_binomial_coefficient",
     "mgm_threshold",
     "multiplicity_gap",
+    "null_heterogeneity",
     "permutation_pvalues",
+    "pooled_permutation_pvalues",
     "reject_at",
 ]

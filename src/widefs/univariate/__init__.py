@@ -1,13 +1,18 @@
 """Univariate, chance-aware discriminative feature selection (Palatucci & Carlson 2008).
 
 - :class:`DiscriminativeSelector`: one-feature classifiers scored on validation data,
-  thresholds from an analytic or a label-permutation null;
+  thresholds from an analytic or a label-permutation null (the paper's protocol), or a
+  continuous class-difference statistic on all examples with pooled permutation p-values
+  (the default for the FDR and Bonferroni rules);
+- :func:`class_difference_scores`: that statistic, usable like ``f_classif``;
 - :func:`leave_one_out_threshold_curve`: the paper's leave-one-out protocol;
 - scorers vectorized over features, splits and label vectors
   (:func:`gaussian_nb_split_errors`, :func:`stump_split_errors`);
 - the permutation machinery (:func:`split_cells`, :func:`label_permutations`).
 """
 
+from widefs.univariate._distribution import class_difference_scores
+from widefs.univariate._error_counts import ChanceNull, default_permutations
 from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._protocol import (
     LeaveOneOutCurve,
@@ -20,12 +25,16 @@ from widefs.univariate._scores import (
     halves_masks,
     stump_split_errors,
 )
-from widefs.univariate._selector import DiscriminativeSelector, threshold_in_errors
+from widefs.univariate._selector import DiscriminativeSelector
+from widefs.univariate._thresholds import threshold_in_errors
 
 __all__ = [
+    "ChanceNull",
     "DiscriminativeSelector",
     "LeaveOneOutCurve",
     "ThresholdOutcome",
+    "class_difference_scores",
+    "default_permutations",
     "gaussian_nb_log_likelihoods",
     "gaussian_nb_split_errors",
     "halves_masks",

@@ -19,13 +19,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from widefs.stats import chance_error_rate, expected_min_errors
+from widefs.univariate._error_counts import merge_null as _merge_null
+from widefs.univariate._error_counts import score_block as _score_block
 from widefs.univariate._null import label_permutations, split_cells
 from widefs.univariate._scores import (
     gaussian_nb_log_likelihoods,
     gaussian_nb_split_errors,
     halves_masks,
 )
-from widefs.univariate._selector import _merge_null, _score_block, threshold_in_errors
+from widefs.univariate._thresholds import threshold_in_errors
 from widefs.utils import spawn_seeds
 
 __all__ = ["LeaveOneOutCurve", "ThresholdOutcome", "leave_one_out_threshold_curve"]
@@ -210,109 +212,180 @@ def leave_one_out_threshold_curve(
     """
     if null not in ("analytic", "permutation"):
         raise ValueError(f"null must be 'analytic' or 'permutation', got {null!r}.")
-    X = np.asarray(X, dtype=float)
-    classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
-    n = X.shape[0]
-    C = classes.size
-    eligible = np.ptp(X, axis=0) > 0
-    Xe = X[:, eligible]
-    available = ~np.eye(n, dtype=bool)  # round r holds out example r
-    seeds = spawn_seeds(random_state, 2 * n)
-    train, val = zip(
-        *(halves_masks(y_codes, C, seeds[r], available=available[r]) for r in range(n)),
-        strict=True,
-    )
-    train, val = np.array(train), np.array(val)
-    errors = gaussian_nb_split_errors(Xe, y_codes, C, train, val, var_smoothing=var_smoothing)
-    n_val = int(val.sum(axis=1).max())
-    log_prior, terms = gaussian_nb_log_likelihoods(
-        Xe, y_codes, C, available, np.arange(n), var_smoothing=var_smoothing
-    )
-    # Scores of every round, class and errors-allowed value e = 0..N, and selection sizes.
-    jll = log_prior[:, :, None] + _bucket_cumsum(terms, errors, n_val + 1)
-    correct_by_e = np.argmax(jll, axis=1) == y_codes[:, None]  # (R, N + 1)
-    counts = _bucket_cumsum(np.ones((n, errors.shape[1])), errors, n_val + 1)
-    prior_correct = np.argmax(log_prior, axis=1) == y_codes
-
-    m = max(int(eligible.sum()), 1)
-    p_round = _round_p_error(p_error, y_codes, C, val)
+    rounds = _Rounds.build(X, y, random_state, var_smoothing)
+    n, n_val, m = rounds.n, rounds.n_val, rounds.m
+    p_round = _round_p_error(p_error, rounds.y_codes, rounds.n_classes, rounds.val)
     analytic_min = np.asarray(expected_min_errors(m, n_val, p_round), dtype=float)
-    chance = {  # per round: E[X], E[X_(1)] and p-values of the null in use
-        "expected_errors": n_val * p_round,
-        "expected_min_errors": analytic_min,
-        "pvalues": [None] * n,
+    chance = (  # per round: E[X], E[X_(1)] and p-values of the null in use
+        rounds.permutation_nulls(n_permutations, var_smoothing)
+        if null == "permutation"
+        else {
+            "expected_errors": n_val * p_round,
+            "expected_min_errors": analytic_min,
+            "pvalues": [None] * n,
+        }
+    )
+    outcomes = {
+        str(rule): rounds.outcome(rule, chance, p_round, alpha, null) for rule in thresholds
     }
-    if null == "permutation":
+    outcomes["oracle"] = rounds.oracle(rounds.correct_by_e.mean(axis=0))
+    return _curve(rounds, outcomes, chance, p_round, analytic_min, null)
+
+
+def _curve(rounds, outcomes, chance, p_round, analytic_min, null) -> LeaveOneOutCurve:
+    e_one, e_min = np.mean(chance["expected_errors"]), np.mean(chance["expected_min_errors"])
+    return LeaveOneOutCurve(
+        errors_allowed=np.arange(rounds.n_val + 1),
+        accuracy=rounds.correct_by_e.mean(axis=0),
+        mean_selected=rounds.counts.mean(axis=0),
+        outcomes=outcomes,
+        n_validation=rounds.n_val,
+        n_features_scored=rounds.m,
+        p_error=float(p_round.mean()),
+        expected_errors=float(e_one),
+        expected_min_errors=float(e_min),
+        mgm=float(e_one + e_min) / 2,
+        null=null,
+        analytic_expected_min_errors=float(analytic_min.mean()),
+    )
+
+
+@dataclass
+class _Rounds:
+    """What every round of the protocol shares: splits, error counts and the curve's buckets."""
+
+    Xe: np.ndarray  # the non-constant features
+    y_codes: np.ndarray
+    n_classes: int
+    seeds: list
+    train: np.ndarray  # (R, n) training halves
+    val: np.ndarray  # (R, n) validation halves
+    errors: np.ndarray  # (R, F) validation errors
+    log_prior: np.ndarray
+    terms: np.ndarray
+    correct_by_e: np.ndarray  # (R, N + 1): held-out example right with e errors allowed
+    counts: np.ndarray  # (R, N + 1): features kept with e errors allowed
+    prior_correct: np.ndarray  # (R,): right when nothing is kept
+
+    @property
+    def n(self) -> int:
+        return self.y_codes.size
+
+    @property
+    def n_val(self) -> int:
+        return int(self.val.sum(axis=1).max())
+
+    @property
+    def m(self) -> int:
+        return max(self.Xe.shape[1], 1)
+
+    @classmethod
+    def build(cls, X, y, random_state, var_smoothing) -> _Rounds:
+        X = np.asarray(X, dtype=float)
+        classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
+        n, C = X.shape[0], classes.size
+        Xe = X[:, np.ptp(X, axis=0) > 0]
+        available = ~np.eye(n, dtype=bool)  # round r holds out example r
+        seeds = spawn_seeds(random_state, 2 * n)
+        train, val = zip(
+            *(halves_masks(y_codes, C, seeds[r], available=available[r]) for r in range(n)),
+            strict=True,
+        )
+        train, val = np.array(train), np.array(val)
+        errors = gaussian_nb_split_errors(Xe, y_codes, C, train, val, var_smoothing=var_smoothing)
+        n_buckets = int(val.sum(axis=1).max()) + 1
+        log_prior, terms = gaussian_nb_log_likelihoods(
+            Xe, y_codes, C, available, np.arange(n), var_smoothing=var_smoothing
+        )
+        # Scores of every round, class and errors-allowed value e = 0..N, and selection sizes.
+        jll = log_prior[:, :, None] + _bucket_cumsum(terms, errors, n_buckets)
+        return cls(
+            Xe,
+            y_codes,
+            C,
+            seeds,
+            train,
+            val,
+            errors,
+            log_prior,
+            terms,
+            correct_by_e=np.argmax(jll, axis=1) == y_codes[:, None],
+            counts=_bucket_cumsum(np.ones((n, errors.shape[1])), errors, n_buckets),
+            prior_correct=np.argmax(log_prior, axis=1) == y_codes,
+        )
+
+    def permutation_nulls(self, n_permutations, var_smoothing) -> dict:
+        """Each round's own label-permutation null (within its halves)."""
         nulls = []
-        for r in range(n):
-            perms = label_permutations(split_cells(train[r], val[r]), n_permutations, seeds[n + r])
+        for r in range(self.n):
+            cells = split_cells(self.train[r], self.val[r])
+            perms = label_permutations(cells, n_permutations, self.seeds[self.n + r])
             block = _score_block(
-                Xe,
-                slice(0, Xe.shape[1]),
+                self.Xe,
+                slice(0, self.Xe.shape[1]),
                 False,
-                y_codes,
-                C,
-                train[r : r + 1],
-                val[r : r + 1],
+                self.y_codes,
+                self.n_classes,
+                self.train[r : r + 1],
+                self.val[r : r + 1],
                 "gaussian_nb",
                 var_smoothing,
-                y_codes[perms],
+                self.y_codes[perms],
             )
-            nulls.append(_merge_null([block], n_permutations, Xe.shape[1], n_val))
-        chance = {
+            nulls.append(_merge_null([block], n_permutations, self.Xe.shape[1], self.n_val))
+        return {
             "expected_errors": np.array([z.expected_errors for z in nulls]),
             "expected_min_errors": np.array([z.expected_min_errors for z in nulls]),
             "pvalues": [z.pvalues for z in nulls],
         }
-    outcomes: dict[str, ThresholdOutcome] = {}
-    for rule in thresholds:
+
+    def oracle(self, accuracy) -> ThresholdOutcome:
+        """The errors-allowed value of best accuracy, chosen with the test labels."""
+        best = int(np.argmax(accuracy))  # the smallest errors-allowed value reaching the best
+        return ThresholdOutcome(
+            name="oracle",
+            accuracy=float(accuracy[best]),
+            correct=self.correct_by_e[:, best],
+            n_selected=self.counts[:, best].astype(np.int64),
+            cut=np.full(self.n, best + 1.0),
+        )
+
+    def outcome(self, rule, chance, p_round, alpha, null) -> ThresholdOutcome:
+        """Leave-one-out result of one threshold rule, each round under its own null."""
+        n, n_val, m = self.n, self.n_val, self.m
         cuts = np.array(
             [
-                _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha)[0]
+                _round_threshold(rule, r, self.errors, chance, n_val, p_round, m, alpha)[0]
                 for r in range(n)
             ]
         )
         # Fewer errors than the cut means at most ceil(cut) - 1 errors allowed.
         allowed = np.clip(np.ceil(cuts) - 1, -1, n_val).astype(int)
-        rows = np.arange(n)
-        chosen = np.where(allowed >= 0, correct_by_e[rows, np.maximum(allowed, 0)], prior_correct)
-        n_sel = np.where(allowed >= 0, counts[rows, np.maximum(allowed, 0)], 0).astype(np.int64)
+        rows, at = np.arange(n), np.maximum(allowed, 0)
+        chosen = np.where(allowed >= 0, self.correct_by_e[rows, at], self.prior_correct)
+        n_sel = np.where(allowed >= 0, self.counts[rows, at], 0).astype(np.int64)
         if null == "permutation" and rule in ("fdr", "bonferroni"):
             # Permutation p-values are per feature: the rejected set is not a prefix in
             # errors, so the curve's buckets do not describe it; score it directly.
             chosen, n_sel = _score_selection(
-                rule, errors, chance, n_val, p_round, m, alpha, log_prior, terms, y_codes
+                rule,
+                self.errors,
+                chance,
+                n_val,
+                p_round,
+                m,
+                alpha,
+                self.log_prior,
+                self.terms,
+                self.y_codes,
             )
-        outcomes[str(rule)] = ThresholdOutcome(
+        return ThresholdOutcome(
             name=str(rule),
             accuracy=float(chosen.mean()),
             correct=chosen,
             n_selected=n_sel,
             cut=cuts,
         )
-    accuracy = correct_by_e.mean(axis=0)
-    best = int(np.argmax(accuracy))  # the smallest errors-allowed value reaching the best
-    outcomes["oracle"] = ThresholdOutcome(
-        name="oracle",
-        accuracy=float(accuracy[best]),
-        correct=correct_by_e[:, best],
-        n_selected=counts[:, best].astype(np.int64),
-        cut=np.full(n, best + 1.0),
-    )
-    return LeaveOneOutCurve(
-        errors_allowed=np.arange(n_val + 1),
-        accuracy=accuracy,
-        mean_selected=counts.mean(axis=0),
-        outcomes=outcomes,
-        n_validation=n_val,
-        n_features_scored=m,
-        p_error=float(p_round.mean()),
-        expected_errors=float(np.mean(chance["expected_errors"])),
-        expected_min_errors=float(np.mean(chance["expected_min_errors"])),
-        mgm=float(np.mean(chance["expected_errors"]) + np.mean(chance["expected_min_errors"])) / 2,
-        null=null,
-        analytic_expected_min_errors=float(analytic_min.mean()),
-    )
 
 
 def _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha):

@@ -262,12 +262,18 @@ def gaussian_nb_split_errors(
     (2, 1, 3)
     """
     Xc = _centred(X)
-    n, F = Xc.shape
+    n = Xc.shape[0]
     y = _label_matrix(y_codes, n, n_classes)
     train = _as_masks(train_masks, n, "train_masks")
     val = _as_masks(val_masks, n, "val_masks").astype(bool)
     if y.ndim == 2:
         return _gnb_label_batch_errors(Xc, y, n_classes, train, val, var_smoothing)
+    return _gnb_errors(Xc, y, n_classes, train, val, var_smoothing)
+
+
+def _gnb_errors(Xc, y, n_classes, train, val, var_smoothing) -> NDArray[np.int64]:
+    """:func:`gaussian_nb_split_errors` for one label vector, a block of features at a time."""
+    F = Xc.shape[1]
     onehot = np.eye(n_classes)[y]
     R = train.shape[0]
     rows, valid = _padded_rows(val)
