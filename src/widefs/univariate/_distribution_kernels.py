@@ -11,13 +11,11 @@ import numpy as np
 
 from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
-#: Sums over examples may be reassociated so they vectorize. The order then depends only on
-#: the loop over examples, never on how many columns or labellings one call holds, so a fit,
-#: its refits and a certificate's batch still give the same bits.
-_SUMS_OPTIONS = {**KERNEL_JIT_OPTIONS, "fastmath": {"reassoc"}}
 
-
-@numba.njit(**_SUMS_OPTIONS)
+# Sums over examples may be reassociated so they vectorize; the order depends only on the
+# loop over examples, never on how many columns one call holds, so a fit, its refits and a
+# certificate's batch give the same bits.
+@numba.njit(**KERNEL_JIT_OPTIONS, fastmath={"reassoc"})
 def block_sums(X, indicators):
     """Class sums of every column of ``X`` (n, m) and of its absolute deviations.
 

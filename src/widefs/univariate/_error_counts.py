@@ -162,6 +162,22 @@ def default_permutations(n_features: int, needs_pvalues: bool = True) -> int:
     E[X] and E[X_(1)] do (their standard errors are then a small fraction of an error);
     fewer, at least 100, when features x permutations would exceed 2e7.
 
+    Parameters
+    ----------
+    n_features : int
+        Features the null is drawn for.
+    needs_pvalues : bool, default=True
+        Whether per-feature p-values (not only E[X] and E[X_(1)]) are needed.
+
+    Returns
+    -------
+    int
+        The number of label permutations.
+
+    See Also
+    --------
+    DiscriminativeSelector : its ``n_permutations="auto"``.
+
     Examples
     --------
     >>> default_permutations(2000), default_permutations(2000, False), default_permutations(10**6)
@@ -175,7 +191,7 @@ def default_permutations(n_features: int, needs_pvalues: bool = True) -> int:
 class ChanceNull:
     """One null of the validation error counts.
 
-    Attributes
+    Parameters
     ----------
     kind : str
         ``"analytic"`` or ``"permutation"``.
@@ -191,6 +207,16 @@ class ChanceNull:
         The analytic null on imbalanced classes: its chance rate is the majority-class
         error, a lower bound on a classifier's chance errors, so E[X_(1)] is a lower bound
         on the best chance errors (the expected best chance accuracy an upper bound).
+
+    See Also
+    --------
+    DiscriminativeSelector : its ``chance_nulls_`` holds one per null.
+
+    Examples
+    --------
+    >>> null = ChanceNull("analytic", 15.5, 8.0, np.array([0.5, 1.0]), 1e-9)
+    >>> null.kind, null.is_bound
+    ('analytic', False)
     """
 
     kind: str

@@ -93,9 +93,34 @@ def threshold_in_errors(
     ``M = n_scored`` features, default the eligible count) unless ``expected_errors`` and
     ``expected_min_errors`` come from a permutation null.
 
-    Returns ``(cut, selected)``: a feature is selected when eligible and below ``cut`` (for
-    ``"fdr"`` / ``"bonferroni"``, one more than the largest rejected count; for k, the k-th
-    count plus one).
+    Parameters
+    ----------
+    threshold : str, int or float
+        ``"mgm"``, ``"max_chance"``, ``"fdr"``, ``"bonferroni"``, ``"all"``, k or a rate.
+    n_errors : ndarray of shape (n_features,)
+        Validation errors of each feature.
+    n_validation : int
+        Validation examples N.
+    p_error : float
+        Chance error rate of one feature unrelated to the classes.
+    n_scored : int, optional
+        Features M searched (default: the eligible count).
+    alpha : float, default=0.05
+        Level of ``"fdr"`` and ``"bonferroni"``.
+    eligible : ndarray of bool, optional
+        Features that may be selected (default: all).
+    pvalues : ndarray, optional
+        Per-feature p-values for ``"fdr"`` / ``"bonferroni"`` (default: the binomial test).
+    expected_errors, expected_min_errors : float, optional
+        E[X] and E[X_(1)] of a permutation null (default: analytic).
+
+    Returns
+    -------
+    cut : float
+        A feature is selected when eligible and below it (for ``"fdr"`` / ``"bonferroni"``,
+        one more than the largest rejected count; for k, the k-th count plus one).
+    selected : ndarray of bool
+        The selection mask.
 
     See Also
     --------
