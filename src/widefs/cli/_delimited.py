@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from widefs.cli._memory import Budget, check_fits, numbers_need
+from widefs.cli._memory import Budget, check_fits, numbers_need, row_need
 from widefs.cli._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
 from widefs.cli._tables import (
     RawTable,
@@ -66,7 +66,7 @@ def _read(head: TextHead, layout: Layout, budget: Budget) -> Rows | Misfit:
     names_need = numbers_need(0, len(layout.names))
     check_fits(names_need, budget, f"{head.path} ({len(layout.names):,} columns)")
     rest = Budget(budget.limit - names_need, budget.source, budget.hint)
-    n_lines = count_lines(head, numbers_need(1, n), rest)
+    n_lines = count_lines(head, row_need(n), rest)
     return read_rows(head, layout, n_lines, _line_cap(head))
 
 
@@ -115,7 +115,7 @@ def _features_in_rows(head: TextHead, label_row: str | None, budget: Budget) -> 
 def _check_pandas_fits(head: TextHead, misfit: Misfit | None, budget: Budget) -> None:
     """Refuse before pandas reads a file too large for it: with the fast reader's reason, if
     it had one (that is the clearer message), else with the memory it would need."""
-    per_line = numbers_need(1, len(head.header)) * _PANDAS_FACTOR
+    per_line = row_need(len(head.header)) * _PANDAS_FACTOR
     try:
         count_lines(head, per_line, budget)
     except DataError:

@@ -22,7 +22,15 @@ try:
 except ImportError:  # Windows: no address-space limit to read
     resource = None
 
-__all__ = ["Budget", "check_fits", "format_bytes", "memory_budget", "numbers_need", "parse_size"]
+__all__ = [
+    "Budget",
+    "check_fits",
+    "format_bytes",
+    "memory_budget",
+    "numbers_need",
+    "parse_size",
+    "row_need",
+]
 
 # Copies of the numbers alive at the peak of a run: the matrix read, the checks' masks and
 # imputed copy, and the analysis' sorted and standardised copies.
@@ -150,7 +158,12 @@ def memory_budget(max_memory: int | None = None) -> Budget:
 
 def numbers_need(rows: int, columns: int) -> int:
     """Bytes a run needs for a ``rows`` x ``columns`` table of numbers (see MEMORY_FACTOR)."""
-    return rows * columns * 8 * MEMORY_FACTOR + columns * NAME_BYTES + rows * NAME_BYTES
+    return rows * row_need(columns) + columns * NAME_BYTES
+
+
+def row_need(columns: int) -> int:
+    """Bytes each row of ``columns`` numbers adds: the numbers' copies, its id and label."""
+    return columns * 8 * MEMORY_FACTOR + NAME_BYTES
 
 
 def check_fits(need: int, budget: Budget, what: str) -> None:

@@ -109,21 +109,31 @@ class Note:
 
 @dataclass
 class Code:
-    """Preformatted literal text (a rule list, a model description), shown as is."""
+    """Preformatted literal text (a rule list, a model description), shown as is.
 
-    text: str
+    ``text`` is one ``str`` whose line breaks are kept, or a sequence of logical lines: each
+    is shown on one line, a line break inside it (from a name or a label) escaped as ``\\n``
+    like everywhere else, so that data cannot break a rule box or fake a line of it.
+    """
+
+    text: str | Sequence[str]
+
+    def _literal(self) -> str:
+        if isinstance(self.text, str):
+            return visible(self.text.rstrip(), keep_newlines=True)
+        return "\n".join(visible(line) for line in self.text).rstrip()
 
     def markdown(self) -> str:
-        return markdown_code_block(self.text)
+        return markdown_code_block(self._literal())
 
     def html(self) -> str:
-        return f"<pre>{html.escape(visible(self.text.rstrip(), keep_newlines=True))}</pre>"
+        return f"<pre>{html.escape(self._literal())}</pre>"
 
     def rich(self):
         from rich.panel import Panel
         from rich.text import Text as RichText
 
-        return Panel(RichText(visible(self.text.rstrip(), keep_newlines=True)), expand=False)
+        return Panel(RichText(self._literal()), expand=False)
 
 
 @dataclass
@@ -203,7 +213,9 @@ class Table:
         cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
         table = RichTable(title=rich_spans(spans_of(self.title)) if self.title else None)
         for c in cols:
-            table.add_column(rich_spans(spans_of(self.headers[c])))
+            # A narrow terminal wraps a long name onto more lines rather than cutting it:
+            # "Hsa.692.1" and "Hsa.692.2" must not both show as "Hsa.692…".
+            table.add_column(rich_spans(spans_of(self.headers[c])), overflow="fold")
         rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
         for row in rows:
             table.add_row(*(rich_spans(spans_of(row[c])) for c in cols))

@@ -242,7 +242,8 @@ def count_lines(head: TextHead, need_per_line: int, budget: Budget) -> int:
             while chunk := fh.read(_CHUNK):
                 lines += max(chunk.count(b"\n"), chunk.count(b"\r"))  # old Macs end lines in CR
                 if lines * need_per_line > budget.limit:
-                    check_fits(lines * need_per_line, budget, f"{head.path} (over {lines:,} lines)")
+                    what = f"{head.path} ({len(head.header):,} columns, over {lines:,} lines)"
+                    check_fits(lines * need_per_line, budget, what)
     except _ERRORS as exc:
         raise DataError(f"cannot read {head.path}: {_first_line(exc)}") from exc
     return lines + 1
