@@ -102,9 +102,9 @@ def _index_columns(X: np.ndarray) -> list[int]:
     """Columns that number the rows (0..n-1 or 1..n in file order): never a measurement."""
     if X.shape[0] < 3:
         return []
-    steps = np.diff(X, axis=0)
-    candidates = np.flatnonzero((steps == 1).all(axis=0))
-    return [int(j) for j in candidates if X[0, j] in (0.0, 1.0)]
+    start = np.flatnonzero(((X[0] == 0) | (X[0] == 1)) & (X[1] - X[0] == 1))
+    steps = np.diff(X[:, start], axis=0)  # only the columns that start like an index
+    return [int(j) for j in start[(steps == 1).all(axis=0)]]
 
 
 def _set_aside_index(table: RawTable, notes: list[str]) -> None:

@@ -57,7 +57,8 @@ def _is_text(cell: str) -> bool:
 
 
 def _first_is_text(head: TextHead) -> bool:
-    return bool(head.rows) and bool(head.rows[0]) and _is_text(head.rows[0][0])
+    first = head.first_cell()
+    return first is not None and _is_text(first)
 
 
 def _read(head: TextHead, layout: Layout, budget: Budget) -> Rows | Misfit:
@@ -65,8 +66,7 @@ def _read(head: TextHead, layout: Layout, budget: Budget) -> Rows | Misfit:
     n = len(layout.numeric)
     names_need = numbers_need(0, len(layout.names))
     check_fits(names_need, budget, f"{head.path} ({len(layout.names):,} columns)")
-    rest = Budget(budget.limit - names_need, budget.source, budget.hint)
-    n_lines = count_lines(head, row_need(n), rest)
+    n_lines = count_lines(head, row_need(n), budget, names_need)
     return read_rows(head, layout, n_lines, _line_cap(head))
 
 

@@ -31,7 +31,7 @@ from widefs.exceptions import DataError
 __all__ = ["FORMATS_HINT", "read_arrow", "read_xlsx"]
 
 FORMATS_HINT = "pip install 'widefs[formats]'"
-_BLOCK = 1024  # columns converted at a time
+_BLOCK = 1024  # parquet columns converted at a time
 # An xlsx cell expands to about this many bytes as pandas objects (the XML is ~30 bytes a cell).
 _XLSX_FACTOR = 20
 _INDEX_PREFIX = "__index_level_"  # the row index pandas stores in a parquet file
@@ -42,98 +42,122 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _open_arrow(path: Path, kind: str):
-    """(schema, number of rows, read(columns) -> pyarrow.Table) of a parquet or feather file."""
-    try:
+class _Arrow:
+    """A parquet or feather file: its schema, row count, and the numbers of chosen columns."""
+
+    def __init__(self, path: Path, kind: str):
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
-        raise DataError(f"reading {kind} files needs pyarrow: {FORMATS_HINT}") from None
-    if kind == "parquet":
-        source = pq.ParquetFile(path)
-        return source.schema_arrow, source.metadata.num_rows, lambda cols: source.read(cols)
-    import pyarrow.feather as feather
 
-    schema = pa.ipc.open_file(pa.memory_map(str(path))).schema
+        self.kind = kind
+        if kind == "parquet":
+            self.source = pq.ParquetFile(path)
+            self.schema, self.n_rows = self.source.schema_arrow, self.source.metadata.num_rows
+            return
+        self.mapped = pa.memory_map(str(path))
+        self.source = pa.ipc.open_file(self.mapped)
+        self.schema = self.source.schema
+        first = pa.ipc.open_file(self.mapped, options=pa.ipc.IpcReadOptions(included_fields=[0]))
+        self.n_rows = first.read_all().num_rows  # one column decoded to count the rows
 
-    def read(cols):  # only these columns' buffers are mapped and decompressed
-        return feather.read_table(str(path), columns=cols, memory_map=True)
+    def column(self, name: str) -> np.ndarray:
+        """One column as an object array of strings, None where missing."""
+        import pyarrow as pa
 
-    return schema, read(schema.names[:1]).num_rows, read
+        if self.kind == "parquet":
+            values = self.source.read([name]).column(0)
+        else:
+            i = self.schema.get_field_index(name)
+            options = pa.ipc.IpcReadOptions(included_fields=[i])
+            values = pa.ipc.open_file(self.mapped, options=options).read_all().column(0)
+        return np.array([None if v is None else str(v) for v in values.to_pylist()], dtype=object)
+
+    def fill(self, X: np.ndarray, names: list[str]) -> None:
+        """X (rows x len(names)) from the columns ``names``: record batches become one float
+        matrix each in arrow (``to_tensor``), a block of columns or of rows at a time."""
+        if self.kind == "parquet":
+            for start in range(0, len(names), _BLOCK):
+                table = self.source.read(names[start : start + _BLOCK])
+                _rows_into(X[:, start : start + table.num_columns], table.to_batches())
+            return
+        index = [self.schema.get_field_index(n) for n in names]
+        batches = (self.source.get_record_batch(i) for i in range(self.source.num_record_batches))
+        _rows_into(X, (batch.select(index) for batch in batches))
+
+
+def _rows_into(X: np.ndarray, batches) -> None:
+    import pyarrow as pa
+
+    row = 0
+    for batch in batches:
+        if not all(_is_int_or_float(f.type) for f in batch.schema):
+            batch = batch.cast(pa.schema([(f.name, pa.float64()) for f in batch.schema]))
+        X[row : row + batch.num_rows] = np.asarray(
+            batch.to_tensor(null_to_nan=True, row_major=True)
+        )
+        row += batch.num_rows
+
+
+def _is_int_or_float(arrow_type) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type)
 
 
 def _is_number(arrow_type) -> bool:
     import pyarrow as pa
 
     return (
-        pa.types.is_integer(arrow_type)
-        or pa.types.is_floating(arrow_type)
+        _is_int_or_float(arrow_type)
         or pa.types.is_boolean(arrow_type)
         or pa.types.is_decimal(arrow_type)
     )
 
 
-def _texts(column) -> np.ndarray:
-    """An arrow column as an object array of strings, None where missing."""
-    return np.array([None if v is None else str(v) for v in column.to_pylist()], dtype=object)
-
-
-def _fill(X: np.ndarray, read, names: list[str]) -> None:
-    """X's columns from the file's ``names``, a block at a time."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    for start in range(0, len(names), _BLOCK):
-        block = read(names[start : start + _BLOCK])
-        for j, column in enumerate(block.columns):
-            values = pc.fill_null(pc.cast(column, pa.float64()), float("nan"))
-            X[:, start + j] = values.to_numpy()
-        del block
-
-
 def read_arrow(path: Path, kind: str, target: str, budget: Budget) -> RawTable:
     """A parquet or feather file, read into one float matrix without a pandas copy."""
     try:
-        schema, n_rows, read = _open_arrow(path, kind)
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise DataError(f"reading {kind} files needs pyarrow: {FORMATS_HINT}") from None
+    try:
+        source = _Arrow(path, kind)
+        names = [str(n) for n in source.schema.names]
+        if target not in names:
+            raise DataError(
+                f"target column {target!r} not found in {path}; columns are: "
+                f"{show_names(names)} (choose one with --target)"
+            )
+        shape = f"{path} ({source.n_rows} x {len(names)})"
+        check_fits(numbers_need(source.n_rows, len(names)), budget, shape)
+        return _arrow_table(source, names, target)
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises many types for a damaged file
         raise DataError(f"cannot read {path} as {kind}: {_first_line(exc)}") from exc
-    names = [str(n) for n in schema.names]
-    if target not in names:
-        raise DataError(
-            f"target column {target!r} not found in {path}; columns are: {show_names(names)} "
-            "(choose one with --target)"
-        )
-    check_fits(numbers_need(n_rows, len(names)), budget, f"{path} ({n_rows} x {len(names)})")
-    try:
-        return _arrow_table(schema, names, n_rows, read, target)
-    except DataError:
-        raise
-    except Exception as exc:
-        raise DataError(f"cannot read {path} as {kind}: {_first_line(exc)}") from exc
 
 
-def _arrow_table(schema, names, n_rows, read, target) -> RawTable:
+def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
     unique, renamed = unique_names(names)
     notes = [renamed_note(renamed)] if renamed else []
-    labels = _texts(read([target]).column(0))
+    labels = source.column(target)
     features = [j for j, n in enumerate(names) if n != target and not n.startswith(_INDEX_PREFIX)]
     ids = None
     index = [n for n in names if n.startswith(_INDEX_PREFIX)]
     if index:
-        ids = _texts(read(index[:1]).column(0))
-    elif features and not _is_number(schema.field(features[0]).type):
-        first = _texts(read([names[features[0]]]).column(0))
+        ids = source.column(index[0])
+    elif features and not _is_number(source.schema.field(features[0]).type):
+        first = source.column(names[features[0]])
         if is_row_names(pd.Series(first)):
             notes.append(row_names_note(unique[features[0]]))
             ids, features = first, features[1:]
-    non_numeric = [unique[j] for j in features if not _is_number(schema.field(j).type)]
+    kept = [unique[j] for j in features]
+    non_numeric = [unique[j] for j in features if not _is_number(source.schema.field(j).type)]
     if non_numeric:
-        return RawTable([unique[j] for j in features], None, labels, non_numeric, notes, ids)
-    X = np.empty((n_rows, len(features)))
-    _fill(X, read, [names[j] for j in features])
-    return RawTable([unique[j] for j in features], X, labels, [], notes, ids)
+        return RawTable(kept, None, labels, non_numeric, notes, ids)
+    X = np.empty((source.n_rows, len(features)))
+    source.fill(X, [names[j] for j in features])
+    return RawTable(kept, X, labels, [], notes, ids)
 
 
 def _check_xlsx_size(path: Path, budget: Budget) -> None:

@@ -10,6 +10,7 @@ pandas when that fits in memory, or reports the misfit.
 from __future__ import annotations
 
 import csv
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ class Layout:
     first_is_id: bool  # cell 0 names the row (a sample or a feature), it is not a number
     label_row: str | None = None  # with features in rows: the first cell of the labels' row
 
-    @property
+    @functools.cached_property
     def numeric(self) -> list[int]:
         """Indices of the cells that hold numbers."""
         skip = {self.label} | ({0} if self.first_is_id else set())
@@ -68,9 +69,6 @@ class _Splitter:
         self.head = ({0} if layout.first_is_id else set()) | ({t} if t is not None else set())
         self.head -= {t} if self.tail else set()
         self.last = max(self.head, default=-1)
-        self.keep = [
-            j for j in range(self.width) if j not in self.head and not (self.tail and j == t)
-        ]
 
     def cells(self, line: str) -> list[str] | None:
         parsed = next(csv.reader([line], delimiter=self.delim), [])

@@ -64,10 +64,11 @@ def unique_names(raw: list[str]) -> tuple[list[str], list[str]]:
     (['a', 'Unnamed: 1', 'a.2', 'a.1', 'a.3'], ['a', 'a'])
     """
     names = [f"Unnamed: {j}" if name == "" else name for j, name in enumerate(raw)]
-    duplicated = pd.Index(names).duplicated()
-    if not duplicated.any():
+    seen = set(names)
+    if len(seen) == len(names):
         return names, []
-    seen, renamed, counts = set(names), [], {}
+    duplicated = pd.Index(names, dtype=object).duplicated()
+    renamed, counts = [], {}
     for j in np.flatnonzero(duplicated):
         name = names[j]
         k = counts.get(name, 1)

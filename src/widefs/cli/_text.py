@@ -38,9 +38,7 @@ DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "bar"}
 HEAD_ROWS = 20  # data rows read ahead to sniff the delimiter, the decimal mark, the first column
 _CHUNK = 1 << 20
 # A header line's text may take this fraction of the memory budget (its names take ~20x more).
-_HEADER_SHARE = 32
-_DECIMAL_COMMA = re.compile(r"[-+]?\d*,\d+(?:[eE][-+]?\d+)?\Z")
-_DECIMAL_POINT = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?\Z")
+_HEADER_SHARE = 24
 _ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
 
 
@@ -53,11 +51,20 @@ class TextHead:
     encoding: str
     delim: str
     header: list[str]
-    rows: list[list[str]]  # the first data rows, split into cells
+    lines: list[str]  # the first data lines, as written (without their line ends)
     preamble: int = 0  # lines before the header (a GEO series matrix's "!" lines)
     skip: int = 1  # lines before the data: the preamble and the header
     decimal_comma: bool = False
     notes: list[str] = field(default_factory=list)
+
+    def first_cell(self) -> str | None:
+        """The first cell of the first data line (None without data lines)."""
+        if not self.lines:
+            return None
+        line = self.lines[0]
+        if '"' not in line:
+            return line.split(self.delim, 1)[0]
+        return next(csv.reader([line], delimiter=self.delim), [""])[0]
 
     @property
     def kind(self) -> str:
@@ -93,8 +100,9 @@ def open_text(path: Path, compressed: bool, encoding: str):
     return open(path, encoding=encoding, newline="", errors="strict")
 
 
-def _read_line(fh, cap: int, path: Path) -> str:
-    """One line, however long, refused beyond ``cap`` characters."""
+def _read_line(fh, budget: Budget, path: Path) -> str:
+    """One line, however long, refused once its text would not fit in the budget."""
+    cap = max(budget.limit // _HEADER_SHARE, 1 << 20)
     parts, size = [], 0
     while True:
         part = fh.readline(_CHUNK)
@@ -103,10 +111,8 @@ def _read_line(fh, cap: int, path: Path) -> str:
         if not part or part.endswith("\n"):
             return "".join(parts)
         if size > cap:
-            raise DataError(
-                f"{path}: a line is longer than {format_bytes(cap)} of text, more than the "
-                "memory for its names allows (see --max-memory)"
-            )
+            what = f"{path} (a line of more than {format_bytes(size)} of text)"
+            check_fits(size * _HEADER_SHARE, budget, what)
 
 
 def _split(line: str, delim: str) -> list[str]:
@@ -125,18 +131,18 @@ def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
         encoding, note = _detect_encoding(raw)
         cap = max(budget.limit // _HEADER_SHARE, 1 << 20)
         with open_text(path, compressed, encoding) as fh:
-            preamble, line = 0, _read_line(fh, cap, path)
+            preamble, line = 0, _read_line(fh, budget, path)
             while line.startswith("!"):  # a GEO series matrix: metadata lines, then the table
                 preamble += 1
-                line = _read_line(fh, cap, path)
+                line = _read_line(fh, budget, path)
             header_line, skip = line, preamble + 1
             while header_line.count('"') % 2 and len(header_line) < cap:
-                if not (more := _read_line(fh, cap, path)):
+                if not (more := _read_line(fh, budget, path)):
                     break
                 header_line += more  # a quoted name holds a line break: the header goes on
                 skip += 1
             lines = []
-            while len(lines) < HEAD_ROWS and (line := _read_line(fh, cap, path)):
+            while len(lines) < HEAD_ROWS and (line := _read_line(fh, budget, path)):
                 if line.strip("\r\n") and not line.startswith("!"):
                     lines.append(line)
     except DataError as exc:
@@ -149,7 +155,7 @@ def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
     delim = sniff_delimiter(header_line + "".join(lines), suffix)
     head = TextHead(path, compressed, encoding, delim, [], [], preamble, skip)
     head.header = _parse_header(header_line, head)
-    head.rows = [_split(line, delim) for line in lines]
+    head.lines = [line.rstrip("\r\n") for line in lines]
     head.notes += [note] if note else []
     _note_reading(head, suffix)
     return head
@@ -160,7 +166,9 @@ def _parse_header(line: str, head: TextHead) -> list[str]:
         header = _split(line, head.delim)
     except csv.Error as exc:
         raise DataError(f"cannot parse the header of {head.path} as {head.kind}: {exc}") from exc
-    return [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(header)]
+    if header:
+        header[0] = header[0].lstrip("\ufeff")
+    return header
 
 
 def _note_reading(head: TextHead, suffix: str) -> None:
@@ -172,11 +180,18 @@ def _note_reading(head: TextHead, suffix: str) -> None:
             f"skipped {head.preamble} lines starting with '!' before the table (a GEO series "
             "matrix's description of the series and samples)"
         )
-    cells = [c.strip() for row in head.rows for c in row]
-    commas = any(_DECIMAL_COMMA.match(c) for c in cells)
-    if head.delim != "," and commas and not any(_DECIMAL_POINT.match(c) for c in cells):
+    if head.delim != "," and _decimal_commas(head.lines, head.delim):
         head.decimal_comma = True
         head.notes.append("read with decimal commas (e.g. '1,5' is 1.5)")
+
+
+def _decimal_commas(lines: list[str], delim: str) -> bool:
+    """Whether cells are written like ``1,5`` and none like ``1.5`` (one regex per line)."""
+    d = re.escape(delim)
+    cell = r"(?:^|{d})\s*[-+]?\d*{mark}\d+(?:[eE][-+]?\d+)?\s*(?={d}|$)"
+    comma, point = (re.compile(cell.format(d=d, mark=m)) for m in (",", r"\."))
+    found = any(comma.search(line) for line in lines if "," in line)
+    return found and not any(point.search(line) for line in lines)
 
 
 def _suffix(path: Path) -> str:
@@ -229,11 +244,11 @@ def sniff_delimiter(text: str, suffix: str = "") -> str:
     return best
 
 
-def count_lines(head: TextHead, need_per_line: int, budget: Budget) -> int:
+def count_lines(head: TextHead, need_per_line: int, budget: Budget, need_before: int = 0) -> int:
     """Lines in the file (an upper bound on its rows), refused once they would not fit.
 
     Reads the (decompressed) bytes in chunks, so memory stays flat whatever the file holds,
-    and stops as soon as ``lines * need_per_line`` exceeds the budget.
+    and stops as soon as ``need_before + lines * need_per_line`` exceeds the budget.
     """
     opener = gzip.open if head.compressed else open
     lines = 0
@@ -241,9 +256,10 @@ def count_lines(head: TextHead, need_per_line: int, budget: Budget) -> int:
         with opener(head.path, "rb") as fh:
             while chunk := fh.read(_CHUNK):
                 lines += max(chunk.count(b"\n"), chunk.count(b"\r"))  # old Macs end lines in CR
-                if lines * need_per_line > budget.limit:
-                    what = f"{head.path} ({len(head.header):,} columns, over {lines:,} lines)"
-                    check_fits(lines * need_per_line, budget, what)
+                need = need_before + lines * need_per_line
+                if need > budget.limit:
+                    what = f"{head.path} ({len(head.header):,} columns, at least {lines:,} lines)"
+                    check_fits(need, budget, what)
     except _ERRORS as exc:
         raise DataError(f"cannot read {head.path}: {_first_line(exc)}") from exc
     return lines + 1
