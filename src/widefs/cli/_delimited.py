@@ -173,7 +173,7 @@ def _read_pandas(head: TextHead, target: str, names: list[str]) -> RawTable:
     frame.columns = names
     keep = ~frame.iloc[:, 0].astype(str).str.startswith("!").to_numpy() if head.preamble else None
     frame[target] = labels.replace("", np.nan).to_numpy()
-    return from_frame(frame if keep is None else frame[keep], target)
+    return from_frame(frame if keep is None else frame[keep], target, head.decimal_comma)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -230,6 +230,12 @@ def _target_missing(head: TextHead, target: str, names: list[str]) -> str:
                 )
     except (DataError, OSError, EOFError, UnicodeDecodeError):
         return message
+    if _first_is_text(head):
+        message += (
+            "; if the samples are the columns (features in rows, as in a GEO series matrix), "
+            "give their labels with --labels FILE (a sample id and its class per line), or add "
+            f"a row named {target!r} and rerun with --transpose"
+        )
     return message
 
 

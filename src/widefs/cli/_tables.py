@@ -103,18 +103,22 @@ def row_names_note(name: str) -> str:
     )
 
 
-def _first_text(column: pd.Series) -> str:
+def _first_text(column: pd.Series, decimal_comma: bool) -> str:
     """Where a column's first cell that is not a number is, for a message."""
     present = column.notna()
-    bad = present & pd.to_numeric(column.where(present), errors="coerce").isna()
+    text = column.where(present)
+    if decimal_comma:
+        text = text.astype(str).str.replace(",", ".", regex=False)
+    bad = present & pd.to_numeric(text, errors="coerce").isna()
     if not bad.any():
         return ""
     i = int(np.flatnonzero(bad.to_numpy())[0])
     return f"{str(column.iloc[i])!r} in column {str(column.name)!r}, data row {i + 1}"
 
 
-def from_frame(frame: pd.DataFrame, target: str) -> RawTable:
-    """A table from a DataFrame whose column ``target`` holds the labels."""
+def from_frame(frame: pd.DataFrame, target: str, decimal_comma: bool = False) -> RawTable:
+    """A table from a DataFrame whose column ``target`` holds the labels (``decimal_comma``:
+    text cells were written with decimal commas, for the message on a non-numeric one)."""
     names = [str(c) for c in frame.columns]
     cols = [j for j, n in enumerate(names) if n != target]
     features = frame.iloc[:, cols]
@@ -128,6 +132,6 @@ def from_frame(frame: pd.DataFrame, target: str) -> RawTable:
     non_numeric = [names[j] for j, ok in zip(cols, numeric, strict=True) if not ok]
     example = ""
     if non_numeric:
-        example = _first_text(features.iloc[:, int(np.flatnonzero(~numeric)[0])])
+        example = _first_text(features.iloc[:, int(np.flatnonzero(~numeric)[0])], decimal_comma)
     X = None if non_numeric else features.to_numpy(dtype=float)
     return RawTable([names[j] for j in cols], X, labels, non_numeric, notes, ids, example)
