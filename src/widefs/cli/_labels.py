@@ -95,7 +95,8 @@ def join_labels(table: RawTable, labels: LabelFile, data: Path) -> None:
             "sample ids) to match to the labels"
         )
     ids = np.array([str(i).strip() for i in table.ids], dtype=object)
-    if labels.header[0] in set(ids) and len(labels.header) == 2:  # no header: a sample
+    headerless = labels.header[0] in set(ids) and len(labels.header) == 2
+    if headerless:  # the first line is a sample, not names
         labels.ids.insert(0, labels.header[0])
         labels.labels.insert(0, labels.header[1])
         labels.notes.append(
@@ -124,7 +125,7 @@ def join_labels(table: RawTable, labels: LabelFile, data: Path) -> None:
     values[values == ""] = None
     table.labels = values
     table.notes += labels.notes
+    column = "its second column" if headerless else f"column {labels.header[labels.column]!r}"
     table.notes.append(
-        f"labels from {labels.path.name}: column {labels.header[labels.column]!r}, joined to "
-        f"the {ids.size} samples by their ids"
+        f"labels from {labels.path.name}: {column}, joined to the {ids.size} samples by their ids"
     )

@@ -52,7 +52,7 @@ class TextHead:
     delim: str
     header: list[str]
     lines: list[str]  # the first data lines, as written (without their line ends)
-    preamble: int = 0  # lines before the header (a GEO series matrix's "!" lines)
+    preamble: int = 0  # lines before the header (a GEO series matrix's "!" and blank lines)
     skip: int = 1  # lines before the data: the preamble and the header
     decimal_comma: bool = False
     notes: list[str] = field(default_factory=list)
@@ -132,7 +132,8 @@ def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
         cap = max(budget.limit // _HEADER_SHARE, 1 << 20)
         with open_text(path, compressed, encoding) as fh:
             preamble, line = 0, _read_line(fh, budget, path)
-            while line.startswith("!"):  # a GEO series matrix: metadata lines, then the table
+            # A GEO series matrix: lines of metadata (and blank ones between), then the table.
+            while line.startswith("!") or (preamble and line and not line.strip()):
                 preamble += 1
                 line = _read_line(fh, budget, path)
             header_line, skip = line, preamble + 1
@@ -177,8 +178,8 @@ def _note_reading(head: TextHead, suffix: str) -> None:
         head.notes.append(f"read as {head.kind} (the delimiter was detected from the first lines)")
     if head.preamble:
         head.notes.append(
-            f"skipped {head.preamble} lines starting with '!' before the table (a GEO series "
-            "matrix's description of the series and samples)"
+            f"skipped the {head.preamble} lines before the table (starting with '!': a GEO "
+            "series matrix's description of the series and its samples)"
         )
     if head.delim != "," and _decimal_commas(head.lines, head.delim):
         head.decimal_comma = True
