@@ -117,7 +117,7 @@ def test_repeated_ids_in_the_data_and_misuse(tmp_path):
         load_cli_data(str(tmp_path / "expr.csv"), labels=str(path), transpose=True)
     with pytest.raises(DataError, match="--labels applies to a data file"):
         load_cli_data("colon", labels=str(path))
-    with pytest.raises(DataError, match="--labels .*nope.tsv: file not found"):
+    with pytest.raises(DataError, match=r"--labels .*nope\.tsv: file not found"):
         load_cli_data(str(tmp_path / "expr.csv"), labels=str(tmp_path / "nope.tsv"))
 
 
