@@ -145,10 +145,12 @@ def _count(n: int, what: str) -> str:
 
 def _missing(X: np.ndarray, names: np.ndarray, impute: bool, notes: list[str]) -> list[str]:
     """Impute or refuse NaN and infinite cells; return the imputed columns' names."""
-    nan, inf = np.isnan(X), np.isinf(X)
-    bad = nan | inf
+    bad = np.isfinite(X)
+    np.logical_not(bad, out=bad)  # one boolean matrix at a time: X may be gigabytes
     if not bad.any():
         return []
+    nan = np.isnan(X)
+    inf = bad & ~nan
     columns = names[bad.any(axis=0)]
     row, col = (int(a[0]) for a in np.nonzero(bad))
     kinds = [_count(int(nan.sum()), "missing value")] if nan.any() else []
@@ -176,7 +178,7 @@ def _missing(X: np.ndarray, names: np.ndarray, impute: bool, notes: list[str]) -
 
 
 def _constants(X: np.ndarray, notes: list[str]) -> None:
-    constant = ~(X[:1] != X).any(axis=0)
+    constant = X.max(axis=0) == X.min(axis=0)  # no temporary the size of X
     if constant.all():
         raise DataError(
             f"all {X.shape[1]} feature columns are constant (every row has the same values): "
@@ -203,10 +205,11 @@ def check_values(table: RawTable, impute: bool, transpose: bool, notes: list[str
     X = np.array(table.X, dtype=float, order="C", copy=None)
     names = np.asarray(table.names, dtype=object)
     imputed = _missing(X, names, impute, notes)
-    big = np.abs(X) > MAX_ABS_VALUE
+    largest = np.maximum(X.max(axis=0), -X.min(axis=0))  # per column, no copy of X
+    big = largest > MAX_ABS_VALUE
     if big.any():
         raise DataError(
-            f"values up to {np.abs(X).max():.3g} in columns: {show_names(names[big.any(axis=0)])}; "
+            f"values up to {largest.max():.3g} in columns: {show_names(names[big])}; "
             f"magnitudes above {MAX_ABS_VALUE:.0e} overflow variances and distances: rescale "
             "those columns (e.g. divide by a power of ten, or take logarithms)"
         )
