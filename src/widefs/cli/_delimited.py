@@ -23,6 +23,7 @@ from widefs.cli._memory import Budget, check_fits, numbers_need, row_need
 from widefs.cli._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
 from widefs.cli._tables import (
     RawTable,
+    first_line,
     from_frame,
     is_row_names,
     renamed_note,
@@ -167,18 +168,13 @@ def _read_pandas(head: TextHead, target: str, names: list[str]) -> RawTable:
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{head.path} is empty (no header line)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError, EOFError, OSError) as exc:
-        raise DataError(f"cannot parse {head.path} as {head.kind}: {_first_line(exc)}") from exc
+        raise DataError(f"cannot parse {head.path} as {head.kind}: {first_line(exc)}") from exc
     if len(labels) != len(frame) or frame.shape[1] != len(names):
         raise DataError(f"cannot parse {head.path} as {head.kind}: rows of unequal length")
     frame.columns = names
     keep = ~frame.iloc[:, 0].astype(str).str.startswith("!").to_numpy() if head.preamble else None
     frame[target] = labels.replace("", np.nan).to_numpy()
     return from_frame(frame if keep is None else frame[keep], target, head.decimal_comma)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _transposed_pandas(head: TextHead, label_row: str | None, misfit: Misfit) -> RawTable:

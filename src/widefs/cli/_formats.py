@@ -19,6 +19,7 @@ from widefs.cli._memory import Budget, check_fits, numbers_need
 from widefs.cli._numeric import FEATURE_NA_VALUES
 from widefs.cli._tables import (
     RawTable,
+    first_line,
     from_frame,
     is_row_names,
     renamed_note,
@@ -35,11 +36,6 @@ _BLOCK = 1024  # parquet columns converted at a time
 # An xlsx cell expands to about this many bytes as pandas objects (the XML is ~30 bytes a cell).
 _XLSX_FACTOR = 20
 _INDEX_PREFIX = "__index_level_"  # the row index pandas stores in a parquet file
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class _Arrow:
@@ -134,7 +130,7 @@ def read_arrow(path: Path, kind: str, target: str, budget: Budget) -> RawTable:
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises many types for a damaged file
-        raise DataError(f"cannot read {path} as {kind}: {_first_line(exc)}") from exc
+        raise DataError(f"cannot read {path} as {kind}: {first_line(exc)}") from exc
 
 
 def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
@@ -165,7 +161,7 @@ def _check_xlsx_size(path: Path, budget: Budget) -> None:
         with zipfile.ZipFile(path) as archive:
             expanded = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError) as exc:
-        raise DataError(f"cannot read {path} as xlsx: {_first_line(exc)}") from exc
+        raise DataError(f"cannot read {path} as xlsx: {first_line(exc)}") from exc
     check_fits(expanded * _XLSX_FACTOR, budget, f"{path} ({expanded:,} bytes unpacked)")
 
 
@@ -189,7 +185,7 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
                 )[target]
                 frame[target] = labels.replace("", np.nan).to_numpy()
     except Exception as exc:  # openpyxl raises many types for a damaged file
-        raise DataError(f"cannot read {path} as xlsx: {_first_line(exc)}") from exc
+        raise DataError(f"cannot read {path} as xlsx: {first_line(exc)}") from exc
     if target not in frame.columns:
         raise DataError(
             f"target column {target!r} not found in {path}; columns are: "

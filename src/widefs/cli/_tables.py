@@ -13,6 +13,7 @@ import pandas as pd
 
 __all__ = [
     "RawTable",
+    "first_line",
     "from_frame",
     "is_row_names",
     "renamed_note",
@@ -44,6 +45,12 @@ def show_names(cols) -> str:
     shown = [repr(str(c)) if not str(c).strip() else str(c) for c in cols[:_SHOW]]
     more = f", ... ({len(cols)} in all)" if len(cols) > _SHOW else ""
     return ", ".join(shown) + more
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message for a one-line error: its first line, or its type's name."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def show_rows(index) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from widefs.cli._memory import Budget, check_fits, format_bytes
+from widefs.cli._tables import first_line
 from widefs.exceptions import DataError
 
 __all__ = [
@@ -149,7 +150,7 @@ def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
     except DataError as exc:
         raise DataError(f"{path} {exc}" if str(exc).startswith("holds") else str(exc)) from None
     except _ERRORS as exc:
-        raise DataError(f"cannot read {path}: {_first_line(exc)}") from exc
+        raise DataError(f"cannot read {path}: {first_line(exc)}") from exc
     if not header_line.strip():
         raise DataError(f"{path} is empty (no header line)")
     suffix = _suffix(path)
@@ -198,11 +199,6 @@ def _decimal_commas(lines: list[str], delim: str) -> bool:
 def _suffix(path: Path) -> str:
     name = path.name.lower().removesuffix(".gz")
     return name[name.rfind(".") :] if "." in name else ""
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _widths(text: str, delim: str) -> list[int] | None:
@@ -262,7 +258,7 @@ def count_lines(head: TextHead, need_per_line: int, budget: Budget, need_before:
                     what = f"{head.path} ({len(head.header):,} columns, at least {lines:,} lines)"
                     check_fits(need, budget, what)
     except _ERRORS as exc:
-        raise DataError(f"cannot read {head.path}: {_first_line(exc)}") from exc
+        raise DataError(f"cannot read {head.path}: {first_line(exc)}") from exc
     return lines + 1
 
 
