@@ -123,30 +123,40 @@ def _split(line: str, delim: str) -> list[str]:
     return next(csv.reader([line], delimiter=delim), [])
 
 
+def _header_line(fh, budget: Budget, path: Path) -> tuple[int, str, int]:
+    """(lines before the header, the header, lines before the data) of an open text file."""
+    preamble, line = 0, _read_line(fh, budget, path)
+    # A GEO series matrix: lines of metadata (and blank ones between), then the table.
+    while line.startswith("!") or (preamble and line and not line.strip()):
+        preamble += 1
+        line = _read_line(fh, budget, path)
+    skip = preamble + 1
+    while line.count('"') % 2 and (more := _read_line(fh, budget, path)):
+        line += more  # a quoted name holds a line break: the header goes on
+        skip += 1
+        if len(line) > max(budget.limit // _HEADER_SHARE, 1 << 20):  # an unclosed quote
+            what = f"{path} (a header of more than {format_bytes(len(line))} of text)"
+            check_fits(len(line) * _HEADER_SHARE, budget, what)
+    return preamble, line, skip
+
+
+def _head_lines(fh, budget: Budget, path: Path) -> list[str]:
+    """The first :data:`HEAD_ROWS` data lines (no blank or "!" lines), line ends removed."""
+    lines = []
+    while len(lines) < HEAD_ROWS and (line := _read_line(fh, budget, path)):
+        if line.strip("\r\n") and not line.startswith("!"):
+            lines.append(line.rstrip("\r\n"))
+    return lines
+
+
 def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
     """Read the header and the first data rows; raise :class:`DataError` naming a problem."""
     try:
-        opener = gzip.open if compressed else open
-        with opener(path, "rb") as fh:
-            raw = fh.read(4096)
-        encoding, note = _detect_encoding(raw)
-        cap = max(budget.limit // _HEADER_SHARE, 1 << 20)
+        with (gzip.open if compressed else open)(path, "rb") as fh:
+            encoding, note = _detect_encoding(fh.read(4096))
         with open_text(path, compressed, encoding) as fh:
-            preamble, line = 0, _read_line(fh, budget, path)
-            # A GEO series matrix: lines of metadata (and blank ones between), then the table.
-            while line.startswith("!") or (preamble and line and not line.strip()):
-                preamble += 1
-                line = _read_line(fh, budget, path)
-            header_line, skip = line, preamble + 1
-            while header_line.count('"') % 2 and len(header_line) < cap:
-                if not (more := _read_line(fh, budget, path)):
-                    break
-                header_line += more  # a quoted name holds a line break: the header goes on
-                skip += 1
-            lines = []
-            while len(lines) < HEAD_ROWS and (line := _read_line(fh, budget, path)):
-                if line.strip("\r\n") and not line.startswith("!"):
-                    lines.append(line)
+            preamble, header_line, skip = _header_line(fh, budget, path)
+            lines = _head_lines(fh, budget, path)
     except DataError as exc:
         raise DataError(f"{path} {exc}" if str(exc).startswith("holds") else str(exc)) from None
     except _ERRORS as exc:
@@ -154,10 +164,9 @@ def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
     if not header_line.strip():
         raise DataError(f"{path} is empty (no header line)")
     suffix = _suffix(path)
-    delim = sniff_delimiter(header_line + "".join(lines), suffix)
-    head = TextHead(path, compressed, encoding, delim, [], [], preamble, skip)
+    delim = sniff_delimiter("\n".join([header_line.rstrip("\r\n"), *lines, ""]), suffix)
+    head = TextHead(path, compressed, encoding, delim, [], lines, preamble, skip)
     head.header = _parse_header(header_line, head)
-    head.lines = [line.rstrip("\r\n") for line in lines]
     head.notes += [note] if note else []
     _note_reading(head, suffix)
     return head
