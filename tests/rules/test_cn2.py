@@ -296,7 +296,8 @@ def test_missing_value_satisfies_no_condition():
             else:
                 assert not np.isnan(num[covered, c.feature]).any()
     empty = pd.DataFrame({"a": pd.Categorical([np.nan]), "b": [None], "u": [np.nan], "v": [np.nan]})
-    assert model.predict(empty)[0] == model.default_class_
+    # No rule fires and no value is known: the training prior's class (not the default rule's).
+    assert model.predict(empty)[0] == model.classes_[np.argmax(model.class_counts_)]
 
 
 def test_ordered_prediction_is_first_firing_rule():
