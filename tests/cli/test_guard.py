@@ -140,7 +140,7 @@ def test_a_bind_mount_of_the_inputs_folder_is_refused(tmp_path):
 def test_a_full_disk_is_one_line_and_the_old_report_survives(tmp_path, monkeypatch, capsys):
     data = toy(tmp_path / "d.csv")
     out = tmp_path / "out"
-    assert run(data, "--out", out) == 0
+    write_files(out, _report(**{"old.png": b"png"}))  # an earlier report
     old = {p.name: sha(p) for p in out.iterdir()}
 
     def full(self, *args, **kwargs):

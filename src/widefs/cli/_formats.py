@@ -56,41 +56,49 @@ class _Arrow:
         first = pa.ipc.open_file(self.mapped, options=pa.ipc.IpcReadOptions(included_fields=[0]))
         self.n_rows = first.read_all().num_rows  # one column decoded to count the rows
 
-    def column(self, name: str) -> np.ndarray:
-        """One column as an object array of strings, None where missing."""
+    def column(self, j: int) -> np.ndarray:
+        """Column ``j`` as an object array of strings, None where missing."""
         import pyarrow as pa
 
         if self.kind == "parquet":
-            values = self.source.read([name]).column(0)
+            values = self.source.read([self.schema.field(j).name]).column(0)
         else:
-            i = self.schema.get_field_index(name)
-            options = pa.ipc.IpcReadOptions(included_fields=[i])
+            options = pa.ipc.IpcReadOptions(included_fields=[j])
             values = pa.ipc.open_file(self.mapped, options=options).read_all().column(0)
         return np.array([None if v is None else str(v) for v in values.to_pylist()], dtype=object)
 
-    def fill(self, X: np.ndarray, names: list[str]) -> None:
-        """X (rows x len(names)) from the columns ``names``: record batches become one float
-        matrix each in arrow (``to_tensor``), a block of columns or of rows at a time."""
+    def matrix(self, columns: list[int]) -> np.ndarray:
+        """The ``columns`` as one float matrix: each record batch becomes a matrix in arrow
+        (``to_tensor``); a feather file of one batch is that matrix, with no copy."""
         if self.kind == "parquet":
+            X = np.empty((self.n_rows, len(columns)))
+            every = self.schema.names  # a new list at each access: taken once
+            names = [every[j] for j in columns]
             for start in range(0, len(names), _BLOCK):
                 table = self.source.read(names[start : start + _BLOCK])
                 _rows_into(X[:, start : start + table.num_columns], table.to_batches())
-            return
-        index = [self.schema.get_field_index(n) for n in names]
-        batches = (self.source.get_record_batch(i) for i in range(self.source.num_record_batches))
-        _rows_into(X, (batch.select(index) for batch in batches))
+            return X
+        n = self.source.num_record_batches
+        if n == 1:
+            return np.asarray(_tensor(self.source.get_record_batch(0).select(columns)), dtype=float)
+        X = np.empty((self.n_rows, len(columns)))
+        _rows_into(X, (self.source.get_record_batch(i).select(columns) for i in range(n)))
+        return X
+
+
+def _tensor(batch):
+    """A record batch of numbers as one row-major float matrix (missing values NaN)."""
+    import pyarrow as pa
+
+    if not all(_is_int_or_float(f.type) for f in batch.schema):
+        batch = batch.cast(pa.schema([(f.name, pa.float64()) for f in batch.schema]))
+    return batch.to_tensor(null_to_nan=True, row_major=True)
 
 
 def _rows_into(X: np.ndarray, batches) -> None:
-    import pyarrow as pa
-
     row = 0
     for batch in batches:
-        if not all(_is_int_or_float(f.type) for f in batch.schema):
-            batch = batch.cast(pa.schema([(f.name, pa.float64()) for f in batch.schema]))
-        X[row : row + batch.num_rows] = np.asarray(
-            batch.to_tensor(null_to_nan=True, row_major=True)
-        )
+        X[row : row + batch.num_rows] = np.asarray(_tensor(batch))
         row += batch.num_rows
 
 
@@ -136,14 +144,14 @@ def read_arrow(path: Path, kind: str, target: str, budget: Budget) -> RawTable:
 def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
     unique, renamed = unique_names(names)
     notes = [renamed_note(renamed)] if renamed else []
-    labels = source.column(target)
+    labels = source.column(names.index(target))
     features = [j for j, n in enumerate(names) if n != target and not n.startswith(_INDEX_PREFIX)]
     ids = None
-    index = [n for n in names if n.startswith(_INDEX_PREFIX)]
+    index = [j for j, n in enumerate(names) if n.startswith(_INDEX_PREFIX)]
     if index:
         ids = source.column(index[0])
     elif features and not _is_number(source.schema.field(features[0]).type):
-        first = source.column(names[features[0]])
+        first = source.column(features[0])
         if is_row_names(pd.Series(first)):
             notes.append(row_names_note(unique[features[0]]))
             ids, features = first, features[1:]
@@ -151,9 +159,7 @@ def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
     non_numeric = [unique[j] for j in features if not _is_number(source.schema.field(j).type)]
     if non_numeric:
         return RawTable(kept, None, labels, non_numeric, notes, ids)
-    X = np.empty((source.n_rows, len(features)))
-    source.fill(X, [names[j] for j in features])
-    return RawTable(kept, X, labels, [], notes, ids)
+    return RawTable(kept, source.matrix(features), labels, [], notes, ids)
 
 
 def _check_xlsx_size(path: Path, budget: Budget) -> None:

@@ -159,12 +159,6 @@ def _earlier_report(out_dir: Path) -> set[str]:
     return {n for n in names if _SAFE_NAME.match(n) and is_output_name(n)}
 
 
-def _write_manifest(out_dir: Path, names: Iterable[str]) -> None:
-    tmp = out_dir / f"{MANIFEST}.tmp"
-    tmp.write_text("".join(f"{n}\n" for n in sorted(names)), encoding="utf-8")
-    tmp.replace(out_dir / MANIFEST)
-
-
 def _remove_stale(out_dir: Path, stale: Iterable[str]) -> None:
     for name in stale:
         path = out_dir / name
@@ -172,7 +166,14 @@ def _remove_stale(out_dir: Path, stale: Iterable[str]) -> None:
             path.unlink()
 
 
-def _move_in(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Path]:
+def _manifest(names: Iterable[str]) -> str:
+    return "".join(f"{n}\n" for n in sorted(names))
+
+
+def _replace_report(out_dir: Path, files: Mapping[str, bytes | str], earlier: set[str]) -> list:
+    """Everything is written in a temporary folder first (where a full disk fails, touching
+    nothing), then renamed into place: the manifest listing old and new files, the files, the
+    stale files removed, the manifest of the new report."""
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".widefs-report-") as tmp:
         tmp_path = Path(tmp)
         for name, content in files.items():
@@ -181,10 +182,15 @@ def _move_in(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Path]:
                 target.write_bytes(content)
             else:
                 target.write_text(content, encoding="utf-8")
+        (tmp_path / ".both").write_text(_manifest(earlier | set(files)), encoding="utf-8")
+        (tmp_path / ".new").write_text(_manifest(files), encoding="utf-8")
+        (tmp_path / ".both").replace(out_dir / MANIFEST)
         written = []
         for name in sorted(files):
             (tmp_path / name).replace(out_dir / name)
             written.append(out_dir / name)
+        _remove_stale(out_dir, earlier - set(files))
+        (tmp_path / ".new").replace(out_dir / MANIFEST)
     return written
 
 
@@ -201,16 +207,10 @@ def write_files(
     created = not out_dir.exists()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        earlier = _earlier_report(out_dir)
-        _write_manifest(out_dir, earlier | set(files))
-        written = _move_in(out_dir, files)
-        _remove_stale(out_dir, earlier - set(files))
-        _write_manifest(out_dir, files)
+        written = _replace_report(out_dir, files, _earlier_report(out_dir))
     except OSError as exc:
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
-        else:
-            (out_dir / f"{MANIFEST}.tmp").unlink(missing_ok=True)
         kept = "nothing was written" if created else "the report already there is unchanged"
         raise DataError(
             f"cannot write the report to {visible(str(out_dir))}: {exc.strerror or exc}; {kept}"
