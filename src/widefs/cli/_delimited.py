@@ -90,7 +90,9 @@ def _samples_in_rows(head: TextHead, target: str, names: list[str], budget: Budg
     return table
 
 
-def _features_in_rows(head: TextHead, label_row: str | None, budget: Budget) -> RawTable:
+def _features_in_rows(
+    head: TextHead, label_row: str | None, budget: Budget, how: str = "read transposed"
+) -> RawTable:
     """Features in rows, samples in columns (the first column names the features)."""
     layout = Layout(head.header, None, first_is_id=True, label_row=label_row)
     rows = _read(head, layout, budget)
@@ -109,7 +111,7 @@ def _features_in_rows(head: TextHead, label_row: str | None, budget: Budget) -> 
     labels[labels == ""] = None
     names, renamed = unique_names(rows.ids)
     notes = [renamed_note(renamed, "row")] if renamed else []
-    notes.append(f"read transposed: {len(names)} features in rows, {len(ids)} samples in columns")
+    notes.append(f"{how}: {len(names)} features in rows, {len(ids)} samples in columns")
     return RawTable(names, rows.X.T, labels, [], notes, np.array(ids, dtype=object))
 
 
@@ -262,8 +264,7 @@ def read_unlabelled(path: Path, *, compressed: bool, sample_ids, budget: Budget)
     head = read_head(path, compressed, budget)
     wanted = set(sample_ids)
     if sum(name.strip() in wanted for name in head.header[1:]) > 0:
-        table = _features_in_rows(head, None, budget)
-        table.notes[-1] = table.notes[-1].replace("read transposed", "samples in columns")
+        table = _features_in_rows(head, None, budget, how="samples in columns")
     else:
         names, renamed = unique_names(head.header)
         layout = Layout(head.header, None, first_is_id=True)
