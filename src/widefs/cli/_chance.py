@@ -103,7 +103,7 @@ def chance_sections(
         (
             "label permutations",
             f"{n_permutations}"
-            + (" (fewer on wide data; --null-permutations)" if n_permutations < 1000 else ""),
+            + (" (fewer on wide data; --permutations sets it)" if n_permutations < 1000 else ""),
         ),
         (
             "E[X]: errors of one random feature, analytic / permutation",
