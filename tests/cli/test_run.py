@@ -117,7 +117,8 @@ def same_rows(frame):
         (
             lambda f: f.assign(g5=[np.nan] + [1.0] * 29),
             [],
-            "NaN or infinite values in columns: g5 (use --impute",
+            "1 missing value in 1 column: g5 (the first in data row 1, column 'g5'); rerun "
+            "with --impute",
         ),
         (
             lambda f: f.assign(**{f"g{i}": 1.0 for i in range(20)}),
@@ -241,7 +242,7 @@ def test_out_problems_are_one_line(tmp_path, capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("widefs.cli._report.tempfile.TemporaryDirectory", refuse)
+    monkeypatch.setattr("widefs.cli._guard.tempfile.TemporaryDirectory", refuse)
     assert main(["run", data, "--target", "label", "--out", str(tmp_path / "new")]) == 2
     assert capsys.readouterr().err == (
         f"widefs: error: --out {tmp_path / 'new'} is not writable (Permission denied); "

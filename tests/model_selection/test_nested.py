@@ -200,3 +200,13 @@ def test_selected_feature_mask_of_set_covering_machines():
         scm.fit(X, y)
         used = {int(r.feature) for r in scm.rules_}
         assert used and set(np.flatnonzero(selected_feature_mask(scm, 10))) == used
+
+
+@pytest.mark.parametrize(
+    ("y", "shown"),
+    [(["a"] * 20, "'a'"), (np.ones(20, int), "1"), (np.array(["x"] * 20, dtype=object), "'x'")],
+)
+def test_a_single_class_is_refused_not_scored_100_percent(y, shown):
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    with pytest.raises(ValueError, match=rf"y has a single class \({shown} for all 20 examples\)"):
+        nested_evaluate(GaussianNB(), X, y, cv=2, random_state=0)

@@ -296,7 +296,8 @@ def test_missing_value_satisfies_no_condition():
             else:
                 assert not np.isnan(num[covered, c.feature]).any()
     empty = pd.DataFrame({"a": pd.Categorical([np.nan]), "b": [None], "u": [np.nan], "v": [np.nan]})
-    assert model.predict(empty)[0] == model.default_class_
+    # No rule fires and no value is known: the training prior's class (not the default rule's).
+    assert model.predict(empty)[0] == model.classes_[np.argmax(model.class_counts_)]
 
 
 def test_ordered_prediction_is_first_firing_rule():
@@ -454,3 +455,27 @@ def test_search_score_is_the_training_accuracy_of_the_predictions(seed, cfg):
     clf = CN2Classifier(max_rule_length=cfg["max_len"], **params).fit(X, y)
     assert clf.search_score_ == np.mean(clf.predict(X) == y)
     assert 0.0 < clf.search_score_ <= 1.0
+
+
+@pytest.mark.parametrize("mode", ["ordered", "unordered"])
+def test_a_row_with_every_value_missing_gets_the_training_prior(mode):
+    """No rule can use such a row: the class frequencies of all training examples, not the
+    default rule's (in a decision list, the few examples no rule took: often one class)."""
+    X, y = _random_problem(4, n=80)
+    model = CN2Classifier(mode=mode, alpha=None).fit(X, y)
+    prior = np.array([np.sum(y == c) for c in model.classes_], dtype=float)
+    assert model.class_counts_.tolist() == prior.tolist()
+    blank = X.iloc[:3].copy()
+    blank[:] = np.nan
+    np.testing.assert_allclose(model.predict_proba(blank), np.tile(prior / prior.sum(), (3, 1)))
+    assert (model.predict(blank) == model.classes_[np.argmax(prior)]).all()
+    if mode == "ordered":
+        assert not np.allclose(model.default_counts_ / model.default_counts_.sum(), prior / 80)
+    # One observed value is a row the rules may use: predicted as before.
+    partial = blank.copy()
+    partial.iloc[0, 0] = X.iloc[0, 0]
+    Xe = _matrix(model, partial.iloc[:1])
+    fired = [r for r in model.rules_ if r.mask(Xe)[0]]
+    if fired and mode == "ordered":
+        expected = fired[0].class_counts / fired[0].class_counts.sum()
+        np.testing.assert_allclose(model.predict_proba(partial.iloc[:1])[0], expected)

@@ -255,3 +255,42 @@ def test_a_corrupted_file_predicts_identically_or_raises_value_error(case):
         return
     for a, b in zip(_outputs(model), _outputs(MODELS[i]), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "U5,(",  # numpy hands this to Python's parser: a SyntaxError escaped
+        "(,)i4",
+        "(2,)U3",
+        "i4,f8",
+        "V8",
+        "M8",
+        "S5",
+        "<U",
+        "",
+        5,
+    ],
+)
+def test_classes_dtype_comes_from_a_whitelist(dtype):
+    doc = _doc(0)
+    doc["classes_dtype"] = dtype
+    with pytest.raises(
+        ValueError, match="classes_dtype must be a bool, integer, float, string"
+    ) as info:
+        _load(doc)
+    assert type(info.value) is ValueError
+
+
+def test_classes_dtype_width_is_bounded():
+    doc = _doc(0)
+    for wide in ("<U5000", "<U500000000"):  # the second would allocate 2 GB per label
+        doc["classes_dtype"] = wide
+        with pytest.raises(ValueError, match=f"classes_dtype holds labels of {wide[2:]} char"):
+            _load(doc)
+    for ok in ("<U4096", "|b1", "<i8", "<u2", "<f4", "|O", "<U6"):
+        doc["classes_dtype"] = ok
+        try:
+            _load(doc)
+        except ValueError as exc:  # the labels may not fit that dtype: said about classes
+            assert str(exc).startswith("Invalid widefs.scm model file: classes "), exc

@@ -11,8 +11,9 @@ with one line and status 130.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import importlib
+import itertools
 import os
 import re
 import sys
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import widefs
 from widefs.cli import _cite
 from widefs.cli._markup import visible
-from widefs.cli._methods import METHOD_GROUPS
+from widefs.cli._options import UsageError, check_options, null_permutations, parser
 from widefs.exceptions import DataError
 from widefs.experiments import REPRODUCTIONS
 
@@ -36,132 +37,17 @@ if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
 
 __all__ = ["main"]
 
-DEFAULT_DATA = "colon"
-MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
-# Label permutations of the search certificates: p-values down to 1/30 while every method's
-# whole search is re-run that often.
-DEFAULT_PERMUTATIONS = 29
-QUICK_PERMUTATIONS = 9
-# At most this many label permutations for the chance screen's permutation null with --quick
-# (the default, widefs.cli._chance.default_permutations, shrinks with the number of features).
-QUICK_NULL_PERMUTATIONS = 100
-
-
-class _UsageError(Exception):
-    """A bad command line, reported in one line like a data error."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise _UsageError(f"{message} (see: {self.prog} --help)")
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SEED}, got {value}")
-    return value
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="widefs",
-        description="Feature selection for wide data that accounts for how much searching was done.",
-    )
-    parser.add_argument("--version", action="version", version=f"widefs {widefs.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="analyse a dataset and write a report")
-    run.add_argument(
-        "data",
-        nargs="?",
-        default=DEFAULT_DATA,
-        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx; "
-        "features in columns, one target column) or a bundled dataset name "
-        f"(default: {DEFAULT_DATA})",
-    )
-    run.add_argument(
-        "--target",
-        default=None,
-        help="name of the target column (the label row with --transpose; default: class)",
-    )
-    run.add_argument(
-        "--transpose",
-        action="store_true",
-        help="features are in rows (e.g. genes x samples): the first column names them and "
-        "the row named by --target holds the labels",
-    )
-    run.add_argument(
-        "--out",
-        type=Path,
-        default=Path("widefs-report"),
-        help="output directory (default: ./widefs-report); a report never replaces its input",
-    )
-    run.add_argument(
-        "--impute", action="store_true", help="replace NaN/inf values by each column's median"
-    )
-    run.add_argument(
-        "--seed", type=_seed, default=0, help="random seed of every split (default: 0)"
-    )
-    run.add_argument(
-        "--methods",
-        default=",".join(METHOD_GROUPS),
-        help=f"comma-separated report parts among {', '.join(METHOD_GROUPS)} (default: all)",
-    )
-    run.add_argument("--quick", action="store_true", help="a fast pass: fewer folds and repeats")
-    run.add_argument(
-        "--p-error",
-        default="auto",
-        metavar="auto|uniform|RATE",
-        help="chance error rate of the analytic null: auto (majority-class error of the validation "
-        "half, default), uniform (the paper's 1 - 1/classes) or a number in (0, 1)",
-    )
-    run.add_argument(
-        "--null",
-        default="auto",
-        choices=["auto", "analytic", "permutation"],
-        help="which null the chance thresholds use (both are reported; auto: analytic)",
-    )
-    run.add_argument(
-        "--permutations",
-        type=int,
-        default=None,
-        help="label permutations of each method's search certificate, drawn once from --seed "
-        f"(default: {DEFAULT_PERMUTATIONS}; {QUICK_PERMUTATIONS} with --quick)",
-    )
-    run.add_argument(
-        "--null-permutations",
-        type=int,
-        default=None,
-        help="label permutations of the chance screen's permutation null (--null), drawn from "
-        "--seed (default: 1000, fewer above 20,000 features so that features x permutations "
-        f"stays near 2e7, at least 100; at most {QUICK_NULL_PERMUTATIONS} with --quick)",
-    )
-    run.add_argument(
-        "--jobs",
-        type=_jobs,
-        default=1,
-        help="worker processes for the method comparison's folds, the certificates' "
-        "permutations and the chance screen's feature blocks (default: 1; -1: every core); "
-        "the report is identical for any value",
-    )
-    rep = sub.add_parser(
-        "reproduce",
-        help="run a paper's reproduction; writes PAPER.md and its data to --out DIR",
-        description="Run one of the papers' experiments; options after PAPER go to it: --quick "
-        "(a fast pass), --out DIR (default: a new folder ./widefs-PAPER; the repository's "
-        "docs/results pages are made with --out docs/results), and the paper's own options "
-        "(widefs reproduce PAPER --help).",
-    )
-    rep.add_argument("paper", choices=sorted(REPRODUCTIONS), help="which paper")
-    rep.add_argument(
-        "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
-    )
-    sub.add_parser("datasets", help="list the bundled datasets")
-    _cite.add_parser(sub)
-    return parser
+# Read by libraries when they are first imported, so set for a command's run (and restored).
+_RUN_ENVIRONMENT = {
+    # With colorama installed, numba colours the message of every overload its type inference
+    # tries and rejects; the command line never shows them (a first run compiles ~1% fewer
+    # instructions).
+    "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING": "1",
+    # pyarrow's default allocator (mimalloc) reserves 1 GiB of address space at its first
+    # allocation, which pandas' arrow-backed strings trigger: under an address-space limit
+    # (ulimit -v 2 GB) that alone would leave too little for the analysis.
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+}
 
 
 # The report step after which each group's search certificates are shown.
@@ -171,40 +57,6 @@ STEP_GROUPS = {
     "CN2-POE rules": "rules",
     "class-specific ensemble feature selection": "cefs",
 }
-
-
-def _jobs(text: str) -> int:
-    """``--jobs``: a positive integer, or -1 for every core (joblib's convention)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1 and value != -1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or -1, got {text!r}")
-    return value
-
-
-def _method_groups(text: str) -> list[str]:
-    groups = [g.strip() for g in text.split(",") if g.strip()]
-    unknown = sorted(set(groups) - set(METHOD_GROUPS))
-    if unknown or not groups:
-        raise DataError(
-            f"unknown --methods {', '.join(unknown) or '(none)'}; choose among {', '.join(METHOD_GROUPS)}"
-        )
-    return groups
-
-
-def _p_error_option(value: str):
-    """``--p-error``: "auto", "uniform" or a rate in (0, 1)."""
-    if value in ("auto", "uniform"):
-        return value
-    try:
-        rate = float(value)
-    except ValueError:
-        rate = float("nan")
-    if not 0 < rate < 1:
-        raise DataError(f"--p-error must be auto, uniform or a number in (0, 1), got {value!r}")
-    return rate
 
 
 def _summary(data: LoadedData) -> Section:
@@ -241,27 +93,22 @@ def _run(args, console: Console) -> int:
     from rich.text import Text
 
     from widefs.cli._data import load_cli_data
-    from widefs.cli._report import check_output_dir
+    from widefs.cli._guard import check_output_dir
 
     t0 = time.perf_counter()
-    groups = _method_groups(args.methods)
-    p_error = _p_error_option(args.p_error)
-    if args.permutations is None:
-        args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
-    for option, value in (
-        ("--permutations", args.permutations),
-        ("--null-permutations", args.null_permutations),
-    ):
-        if value is not None and value < 1:
-            raise DataError(f"{option} must be a positive integer, got {value}")
-    data_path = Path(args.data)
-    inputs = [data_path] if data_path.is_file() else []
+    groups, p_error, max_memory = check_options(args)
+    inputs = [Path(p) for p in (args.data, args.labels) if p is not None and Path(p).is_file()]
     # Checks that can fail run before any work: the options, the output place, then the data.
     check_output_dir(args.out, inputs)
     with warnings.catch_warnings(record=True) as caught:
         with console.status(f"reading {visible(args.data)}", spinner="dots"):
             data = load_cli_data(
-                args.data, target=args.target, impute=args.impute, transpose=args.transpose
+                args.data,
+                target=args.target,
+                impute=args.impute,
+                transpose=args.transpose,
+                labels=args.labels,
+                max_memory=max_memory,
             )
         report = _analyse(args, data, groups, p_error, console)
     section = _warnings_section(caught)
@@ -276,16 +123,6 @@ def _run(args, console: Console) -> int:
         )
     )
     return 0
-
-
-def _null_permutations(args, n_features: int) -> int:
-    """The chance screen's permutation count: the option, else the size-aware default."""
-    from widefs.cli._chance import default_permutations
-
-    if args.null_permutations is not None:
-        return args.null_permutations
-    n = default_permutations(n_features)
-    return min(n, QUICK_NULL_PERMUTATIONS) if args.quick else n
 
 
 def _how_to_read(groups) -> Section:
@@ -307,6 +144,13 @@ def _how_to_read(groups) -> Section:
                 "- **95% intervals** show how much an accuracy could move with other samples. "
                 "Wide intervals (few samples, few folds) are flagged; methods whose intervals "
                 "overlap cannot be told apart on these data.\n"
+                "- **MGM** is the multiplicity-gap midpoint (Palatucci & Carlson 2008): a "
+                "feature is kept when it makes fewer validation errors than halfway between "
+                "what a useless feature makes on average and what the best of that many useless "
+                "features makes by luck.\n"
+                "- **pooled %** (method comparison): the share of all held-out predictions "
+                "that were right, every example counted once per repeat; the accuracy column "
+                "beside it is the mean of the folds' accuracies.\n"
                 "- **Fallback** rows: when a threshold keeps no feature, the classifier predicts "
                 "the class proportions of its training data; such rows are marked, with the "
                 "reason.\n"
@@ -352,16 +196,54 @@ def _warnings_section(caught) -> Section | None:
     return section
 
 
+def _steps(args, groups, p_error, certificates) -> list:
+    """(description, build(data, seed, progress) -> sections) of each chosen report part."""
+    from widefs.cli._chance import chance_sections
+    from widefs.cli._compare import comparison_section
+    from widefs.cli._methods import candidates
+    from widefs.cli._models import cefs_sections, rules_sections, scm_sections
+
+    def chance(data, seed, progress):
+        return chance_sections(
+            data,
+            seed=seed,
+            progress=progress,
+            p_error=p_error,
+            null=args.null,
+            n_permutations=null_permutations(args, data.X.shape[1]),
+            quick=args.quick,
+            n_jobs=args.jobs,
+        )
+
+    def compare(data, seed, progress):
+        folds, repeats = (3, 1) if args.quick else (5, 2)
+        return comparison_section(
+            data,
+            candidates(groups, quick=args.quick, n_features=data.X.shape[1]),
+            seed=seed,
+            folds=folds,
+            repeats=repeats,
+            progress=progress,
+            search_pvalues=certificates.pvalue_column(groups, progress),
+            n_jobs=args.jobs,
+        )
+
+    parts = {
+        "chance": ("chance analysis and discriminative selection", chance),
+        "scm": ("Set Covering Machines", scm_sections),
+        "rules": ("CN2-POE rules", rules_sections),
+        "cefs": ("class-specific ensemble feature selection", cefs_sections),
+        "compare": ("method comparison", compare),
+    }
+    return [parts[group] for group in parts if group in groups]
+
+
 def _analyse(args, data: LoadedData, groups, p_error, console: Console):
     """Run every chosen part on ``data`` and return the report (not yet written)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from widefs.cli._certificates import CertificateRun
-    from widefs.cli._chance import chance_sections
-    from widefs.cli._compare import comparison_section
     from widefs.cli._markup import Markup
-    from widefs.cli._methods import candidates
-    from widefs.cli._models import cefs_sections, rules_sections, scm_sections
     from widefs.cli._report import Report
     from widefs.plotting import literal_text
 
@@ -379,63 +261,20 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
     certificates = CertificateRun(
         data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
     )
-    steps = []
-    if "chance" in groups:
-
-        def chance(data, seed, progress):
-            return chance_sections(
-                data,
-                seed=seed,
-                progress=progress,
-                p_error=p_error,
-                null=args.null,
-                n_permutations=_null_permutations(args, data.X.shape[1]),
-                quick=args.quick,
-                n_jobs=args.jobs,
-            )
-
-        steps.append(("chance analysis and discriminative selection", chance))
-    if "scm" in groups:
-        steps.append(("Set Covering Machines", scm_sections))
-    if "rules" in groups:
-        steps.append(("CN2-POE rules", rules_sections))
-    if "cefs" in groups:
-        steps.append(("class-specific ensemble feature selection", cefs_sections))
-    if "compare" in groups:
-        folds, repeats = (3, 1) if args.quick else (5, 2)
-
-        def compare(data, seed, progress):
-            return comparison_section(
-                data,
-                candidates(groups, quick=args.quick, n_features=data.X.shape[1]),
-                seed=seed,
-                folds=folds,
-                repeats=repeats,
-                progress=progress,
-                search_pvalues=certificates.pvalue_column(groups, progress),
-                n_jobs=args.jobs,
-            )
-
-        steps.append(("method comparison", compare))
+    steps = _steps(args, groups, p_error, certificates)
+    columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
     with (
         literal_text(),
-        Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}", markup=False),
-            BarColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as progress,
+        Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress,
     ):
         task = progress.add_task("analysing", total=len(steps))
         for description, build in steps:
             progress.update(task, description=description)
-            for section in build(data, seed=args.seed, progress=progress):
-                report.add(section)
-                _show(progress.console, section)
             group = STEP_GROUPS.get(description)
-            for section in certificates.sections(group, progress) if group else ():
+            for section in itertools.chain(
+                build(data, seed=args.seed, progress=progress),
+                certificates.sections(group, progress) if group else (),
+            ):  # each section is shown as soon as it is built
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)
@@ -515,26 +354,52 @@ def main(argv=None) -> int:
     2
     """
     try:
-        args = _parser().parse_args(argv)
-        # With colorama installed, numba colours the message of every overload its type
-        # inference tries and rejects; the command line never shows them (a first run
-        # compiles ~1% fewer instructions). Only before numba is first imported; kept if set.
-        os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
-        from rich.console import Console
-
-        console = Console()
-        if args.command == "run":
-            return _run(args, console)
-        if args.command == "reproduce":
-            module = importlib.import_module(REPRODUCTIONS[args.paper])
-            return module.main(args.args)
-        if args.command == "cite":
-            return _cite.run(args)
-        return _datasets(console)
-    except (DataError, _UsageError) as exc:
+        args = parser().parse_args(argv)
+        with _environment(_RUN_ENVIRONMENT):
+            return _command(args)
+    except (DataError, UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.
         print(f"widefs: error: {visible(str(exc))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            "widefs: error: out of memory: the data and the analysis need more than this "
+            "process may use (the machine's free memory, ulimit -v, the container's limit); "
+            "nothing was written",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("widefs: interrupted", file=sys.stderr)
         return 130
+
+
+def _command(args) -> int:
+    from rich.console import Console
+
+    console = Console()
+    if args.command == "run":
+        return _run(args, console)
+    if args.command == "reproduce":
+        module = importlib.import_module(REPRODUCTIONS[args.paper])
+        return module.main(args.args)
+    if args.command == "cite":
+        return _cite.run(args)
+    return _datasets(console)
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]):
+    """``values`` set in ``os.environ`` (where not set already) and restored afterwards, so
+    that ``main()`` called from Python leaves the caller's environment as it was."""
+    saved = {name: os.environ.get(name) for name in values}
+    for name, value in values.items():
+        os.environ.setdefault(name, value)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old

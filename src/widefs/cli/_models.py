@@ -78,7 +78,7 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
                 bound_name,
             )
         )
-        texts.append(describe_model(model))
+        texts += [*_description_lines(model), ""]
         paths[name] = model.bound_path_
         chosen[name] = len(model.rules_)
     section.add(
@@ -116,7 +116,7 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
             terminal_columns=[0, 1, 2, 3, 4],
         )
     )
-    section.add(Code("\n\n".join(texts)))
+    section.add(Code(texts[:-1]))
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.ticker import MaxNLocator
 
@@ -212,8 +212,27 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
             )
         )
     )
-    section.add(Code(str(summary.model)))
+    section.add(Code(_rule_lines(summary.model)))
     return [section]
+
+
+def _description_lines(model) -> list[str]:
+    """An SCM's description as its three logical lines: the learner, the rule (which holds
+    the names and labels, perhaps with line breaks of their own), the risks."""
+    first, rest = describe_model(model).split("\n", 1)
+    rule, risks = rest.rsplit("\n", 1)
+    return [first, rule, risks]
+
+
+def _rule_lines(model) -> list[str]:
+    """A rule list's logical lines: the header, one per rule, the default rule."""
+    text = str(model)
+    head = text.split("\n", 1)[0]
+    lines = [head, *(f"  {i}. {rule}" for i, rule in enumerate(model.rules_, 1))]
+    prefix = "\n".join(lines)
+    if not text.startswith(prefix + "\n"):
+        return [text]  # another layout: one block, every line break escaped
+    return [*lines, text[len(prefix) + 1 :]]
 
 
 def _top_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -10,17 +10,21 @@ never build markup by concatenating strings, they hand spans to the one renderer
 from __future__ import annotations
 
 import base64
-import fnmatch
 import html
 import io
 import re
-import shutil
-import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from widefs.cli._guard import (
+    OUTPUT_FILES,
+    OUTPUT_PATTERNS,
+    check_output_dir,
+    is_output_name,
+    write_files,
+)
 from widefs.cli._markup import (
     Inline,
     Markup,
@@ -33,11 +37,11 @@ from widefs.cli._markup import (
     spans_of,
     visible,
 )
-from widefs.exceptions import DataError
 
 __all__ = [
     "FULL_LIST_MAX",
     "OUTPUT_FILES",
+    "OUTPUT_PATTERNS",
     "Code",
     "Figure",
     "Note",
@@ -48,16 +52,8 @@ __all__ = [
     "check_output_dir",
 ]
 
-# Every file a report may write: these names, or a figure name matching a pattern. The output
-# directory is checked against the inputs for all of them before any work starts.
-OUTPUT_FILES = ("report.html", "report.md", "features.csv", "CITATION.bib")
-OUTPUT_PATTERNS = ("*.png",)
 FULL_LIST_MAX = 2000  # rows of a long table listed in the HTML report's collapsed full list
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-
-
-def _is_output_name(name: str) -> bool:
-    return name in OUTPUT_FILES or any(fnmatch.fnmatchcase(name, p) for p in OUTPUT_PATTERNS)
 
 
 @dataclass
@@ -113,21 +109,31 @@ class Note:
 
 @dataclass
 class Code:
-    """Preformatted literal text (a rule list, a model description), shown as is."""
+    """Preformatted literal text (a rule list, a model description), shown as is.
 
-    text: str
+    ``text`` is one ``str`` whose line breaks are kept, or a sequence of logical lines: each
+    is shown on one line, a line break inside it (from a name or a label) escaped as ``\\n``
+    like everywhere else, so that data cannot break a rule box or fake a line of it.
+    """
+
+    text: str | Sequence[str]
+
+    def _literal(self) -> str:
+        if isinstance(self.text, str):
+            return visible(self.text.rstrip(), keep_newlines=True)
+        return "\n".join(visible(line) for line in self.text).rstrip()
 
     def markdown(self) -> str:
-        return markdown_code_block(self.text)
+        return markdown_code_block(self._literal())
 
     def html(self) -> str:
-        return f"<pre>{html.escape(visible(self.text.rstrip(), keep_newlines=True))}</pre>"
+        return f"<pre>{html.escape(self._literal())}</pre>"
 
     def rich(self):
         from rich.panel import Panel
         from rich.text import Text as RichText
 
-        return Panel(RichText(visible(self.text.rstrip(), keep_newlines=True)), expand=False)
+        return Panel(RichText(self._literal()), expand=False)
 
 
 @dataclass
@@ -207,7 +213,9 @@ class Table:
         cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
         table = RichTable(title=rich_spans(spans_of(self.title)) if self.title else None)
         for c in cols:
-            table.add_column(rich_spans(spans_of(self.headers[c])))
+            # A narrow terminal wraps a long name onto more lines rather than cutting it:
+            # "Hsa.692.1" and "Hsa.692.2" must not both show as "Hsa.692…".
+            table.add_column(rich_spans(spans_of(self.headers[c])), overflow="fold")
         rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
         for row in rows:
             table.add_row(*(rich_spans(spans_of(row[c])) for c in cols))
@@ -286,51 +294,6 @@ code{background:#f3f3f3;padding:0 .2em}details{margin:.2em 0 1em}summary{cursor:
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
-    """Raise :class:`DataError` (one line, naming the fix) if the report cannot go to ``out_dir``.
-
-    Checked before any work: ``out_dir`` is a directory or can be created; it is writable;
-    no file the report may write (:data:`OUTPUT_FILES`, ``*.png``) is one of ``inputs`` or an
-    existing directory.
-    """
-    out_dir = Path(out_dir)
-    shown = visible(str(out_dir))
-    if out_dir.exists() and not out_dir.is_dir():
-        raise DataError(
-            f"--out {shown} exists and is not a directory; give a directory for the report "
-            "(it is created if missing)"
-        )
-    existing = out_dir
-    while not existing.exists():
-        existing = existing.parent if existing.parent != existing else Path(".")
-    if not existing.is_dir():
-        raise DataError(f"--out {shown}: {visible(str(existing))} is not a directory")
-    try:
-        tempfile.TemporaryDirectory(dir=existing, prefix=".widefs-probe-").cleanup()
-    except OSError as exc:
-        raise DataError(
-            f"--out {shown} is not writable ({exc.strerror or exc}); choose another directory"
-        ) from exc
-    out_resolved = out_dir.resolve()
-    for path in inputs:
-        real = Path(path).resolve()
-        hits = [n for n in OUTPUT_FILES if (out_dir / n).resolve() == real]
-        if real.parent == out_resolved and _is_output_name(real.name):
-            hits.append(real.name)
-        if hits:
-            raise DataError(
-                f"--out {shown} would overwrite the input file {visible(str(path))} (the report "
-                f"writes {hits[0]} there); choose another --out directory"
-            )
-    if out_dir.is_dir():
-        for name in OUTPUT_FILES:
-            if (out_dir / name).is_dir():
-                raise DataError(
-                    f"--out {shown} contains a directory named {name}, which the report writes "
-                    "as a file; move it or choose another --out directory"
-                )
-
-
 @dataclass
 class Report:
     title: Inline
@@ -385,7 +348,7 @@ class Report:
         files["report.md"] = self.markdown()
         files["report.html"] = self.html(pngs)
         for name in files:
-            if not (_SAFE_NAME.match(name) and _is_output_name(name)):
+            if not (_SAFE_NAME.match(name) and is_output_name(name)):
                 raise ValueError(
                     f"report file {name!r} is not declared in OUTPUT_FILES/OUTPUT_PATTERNS"
                 )
@@ -396,29 +359,9 @@ class Report:
 
         Nothing is written to ``out_dir`` unless every file rendered, so a failure never
         leaves a half-written report behind. ``report.html`` embeds its figures and opens
-        offline; ``report.md`` links the PNG files beside it. Only the report's own file
-        names are replaced in ``out_dir``; :func:`check_output_dir` runs again first.
+        offline; ``report.md`` links the PNG files beside it. The files of an earlier report
+        in ``out_dir`` are replaced or removed, nothing else there is touched (see
+        :func:`widefs.cli._guard.write_files`); :func:`check_output_dir` runs again first.
         """
-        out_dir = Path(out_dir)
-        check_output_dir(out_dir, inputs)
-        files = self._files()
-        created = not out_dir.exists()
-        out_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            with tempfile.TemporaryDirectory(dir=out_dir, prefix=".widefs-report-") as tmp:
-                tmp_path = Path(tmp)
-                for name, content in files.items():
-                    target = tmp_path / name
-                    if isinstance(content, bytes):
-                        target.write_bytes(content)
-                    else:
-                        target.write_text(content, encoding="utf-8")
-                written = []
-                for name in sorted(files):
-                    (tmp_path / name).replace(out_dir / name)
-                    written.append(out_dir / name)
-        except BaseException:
-            if created:
-                shutil.rmtree(out_dir, ignore_errors=True)
-            raise
-        return written
+        check_output_dir(Path(out_dir), inputs)
+        return write_files(Path(out_dir), self._files(), inputs)

@@ -143,6 +143,18 @@ def _take(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
+def _require_two_classes(y: np.ndarray) -> None:
+    """One class makes every prediction right: a 100% that measures nothing."""
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"y has a single class ({classes.tolist()[0]!r} for all {y.size} examples): an accuracy "
+            "on one class measures nothing; nested_evaluate needs at least 2 classes."
+            if classes.size
+            else "y is empty: nested_evaluate needs examples of at least 2 classes."
+        )
+
+
 def nested_evaluate(
     estimator,
     X,
@@ -216,6 +228,7 @@ def nested_evaluate(
     """
     X, y = indexable(X, y)
     y = np.asarray(y)
+    _require_two_classes(y)
     if not is_classifier(estimator) and not hasattr(estimator, "predict"):
         raise TypeError("estimator must be a classifier with fit and predict.")
     if isinstance(cv, numbers.Integral):

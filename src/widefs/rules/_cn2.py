@@ -141,6 +141,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         Prediction when no rule fires.
     default_counts_ : ndarray of int
         Class counts behind the default rule.
+    class_counts_ : ndarray of int
+        Training examples of each class: the prediction for a row whose every value is
+        missing (no rule can use it, and the default rule of a decision list only speaks
+        for the examples no rule took).
     theory_size_ : int
         Total number of conditions over all rules (Table 1 of Domingos 1999).
     search_score_ : float
@@ -363,6 +367,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         totals = np.bincount(y_codes, minlength=self.classes_.size)
         learn = self._learn_ordered if self.mode == "ordered" else self._learn_unordered
         result = learn(y_codes, totals)
+        self.class_counts_ = totals
         self.rules_ = result.rules
         self.default_counts_ = result.default_counts
         self.default_class_ = self.classes_[int(np.argmax(self.default_counts_))]
@@ -439,6 +444,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
     def _encoded_class_scores(self, Xe) -> np.ndarray:
         n, C = Xe.shape[0], self.classes_.size
         scores = np.zeros((n, C))
+        # A row with every value missing (NaN; a negative category code: missing or unseen)
+        # tells nothing: it gets the training class distribution, not the default rule's (in a
+        # decision list, that rule speaks only for the few examples no rule took).
+        unobserved = (np.isnan(Xe) | (self._encoding.nominal & (Xe < 0))).all(axis=1)
         if self.mode == "ordered":
             undecided = np.ones(n, dtype=bool)
             for rule in self.rules_:
@@ -446,11 +455,13 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 scores[fire] = rule.class_counts
                 undecided &= ~fire
             scores[undecided] = self.default_counts_
+            scores[unobserved] = self.class_counts_
         else:
             for rule in self.rules_:
                 scores[rule.mask(Xe)] += rule.class_counts
             none = scores.sum(axis=1) == 0
             scores[none] = self.default_counts_
+            scores[unobserved] = self.class_counts_
         return scores
 
     def predict_proba(self, X):
@@ -464,7 +475,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Training class frequencies behind the prediction, in ``classes_`` order.
+            Training class frequencies behind the prediction, in ``classes_`` order; a row
+            whose every value is missing gets the class frequencies of all training examples.
         """
         scores = self._class_scores(X)
         return scores / scores.sum(axis=1, keepdims=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -24,7 +25,10 @@ FORMAT = "widefs.scm"
 FORMAT_VERSION = 1
 # Largest feature count a file may declare (feature indices are stored as 32-bit ints).
 MAX_FEATURES = 2**31 - 1
-_CLASS_KINDS = frozenset("biufUO")
+# The dtypes a model's classes may have (byte order, then kind and size); a string dtype's
+# width is bounded, since numpy allocates it for every label.
+_CLASS_DTYPE = re.compile(r"[<>|=]?(?:b1|[iu][1248]|f[248]|U(\d{1,9})|O)")
+MAX_LABEL_CHARS = 4096
 _RULE_KEYS = frozenset({"feature", "feature_name", "direction", "threshold", "interval", "bits"})
 
 _MODEL_CLASSES: dict[str, type] = {}
@@ -156,6 +160,23 @@ def _choice(value, field: str, choices: tuple[str, ...]) -> str:
     if value not in choices or not isinstance(value, str):
         _fail(field, f"must be one of {list(choices)}, got {_show(value)}")
     return value
+
+
+def _class_dtype(text, n_classes: int) -> np.dtype:
+    """``classes_dtype`` from a whitelist: numpy parses other dtype strings with Python's
+    own parser (a ``SyntaxError`` escapes) and sizes strings as asked (``<U500000000``
+    allocates 2 GB per label)."""
+    match = _CLASS_DTYPE.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        _fail(
+            "classes_dtype",
+            f"must be a bool, integer, float, string or object dtype string such as '<i8', "
+            f"'<U5' or '|O', got {_show(text)}",
+        )
+    width = int(match.group(1) or 0)
+    if width > MAX_LABEL_CHARS or width * n_classes > MAX_LABEL_CHARS * 64:
+        _fail("classes_dtype", f"holds labels of {width} characters, more than {MAX_LABEL_CHARS}")
+    return np.dtype(text)
 
 
 def _margin_interval(a: float, b: float, t: float, lo: float, hi: float, margin):
@@ -310,14 +331,7 @@ class _Reader:
     @staticmethod
     def _classes(classes, dtype_text) -> np.ndarray:
         _list(classes, "classes", 2)
-        if not isinstance(dtype_text, str):
-            _fail("classes_dtype", f"must be a numpy dtype string, got {_show(dtype_text)}")
-        try:
-            dtype = np.dtype(dtype_text)
-        except (TypeError, ValueError):
-            _fail("classes_dtype", f"is not a numpy dtype, got {_show(dtype_text)}")
-        if dtype.kind not in _CLASS_KINDS:
-            _fail("classes_dtype", f"must be a bool, number or string dtype, got {dtype_text!r}")
+        dtype = _class_dtype(dtype_text, len(classes))
         for i, c in enumerate(classes):
             ok = isinstance(c, str | int | float) and not (
                 isinstance(c, float) and not math.isfinite(c)

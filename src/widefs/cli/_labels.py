@@ -1,0 +1,131 @@
+"""Labels from a file of their own: ``widefs run expr.tsv --labels samples.tsv``.
+
+The labels file is delimited text (any delimiter, gzip, any encoding the data may have) with
+a header line: its **first column holds the sample ids**, and the labels are in the column
+named by ``--target`` (default ``class``) or, in a file of exactly two columns, in the second
+column whatever its name. This is the layout of a GEO series matrix's companion table (sample
+accession -> group) and of most sample sheets.
+
+The data file may have its samples in rows (ids in the first column) or in columns (ids in
+the header, features in rows, as GEO series matrices do); the orientation is the one whose
+ids the labels file names. Every data sample needs exactly one label and every labelled id
+must be a sample of the data: either mismatch is one line listing the ids.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from widefs.cli._memory import Budget
+from widefs.cli._tables import RawTable, show_names
+from widefs.cli._text import count_lines, data_lines, read_head
+from widefs.exceptions import DataError
+
+__all__ = ["LabelFile", "join_labels", "read_labels"]
+
+_BYTES_PER_LABEL = 400  # an id and a label as Python strings, in lists and an index
+
+
+@dataclass
+class LabelFile:
+    """Sample ids and their labels, in the file's order."""
+
+    path: Path
+    ids: list[str]
+    labels: list[str]
+    header: list[str]
+    column: int  # the labels' column
+    notes: list[str] = field(default_factory=list)
+
+
+def _label_column(header: list[str], target: str, path: Path) -> int:
+    if target in header[1:]:
+        return header.index(target, 1)
+    if len(header) == 2:
+        return 1
+    raise DataError(
+        f"--labels {path}: no column named {target!r} among {show_names(header)}; the first "
+        "column holds the sample ids and --target names the labels' column (a file of two "
+        "columns needs no --target)"
+    )
+
+
+def read_labels(path: Path, target: str, budget: Budget) -> LabelFile:
+    """Read a labels file (see the module's docstring); raise :class:`DataError` on a problem."""
+    if not path.is_file():
+        problem = "file not found" if not path.exists() else "not a file"
+        raise DataError(f"--labels {path}: {problem}")
+    with open(path, "rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    head = read_head(path, compressed, budget)
+    header = [h.strip() for h in head.header]
+    if len(header) < 2:
+        raise DataError(
+            f"--labels {path}: one column only; give two: the sample id, then its label"
+        )
+    t = _label_column(header, target, path)
+    count_lines(head, _BYTES_PER_LABEL, budget)
+    ids, labels = [], []
+    for number, line in data_lines(head, 1 << 20):
+        cells = next(csv.reader([line], delimiter=head.delim), [])
+        if len(cells) != len(header):
+            raise DataError(
+                f"--labels {path}: line {number} does not have the header's {len(header)} cells"
+            )
+        ids.append(cells[0].strip())
+        labels.append(cells[t])
+    return LabelFile(path, ids, labels, header, t, head.notes)
+
+
+def _duplicates(ids) -> list[str]:
+    index = pd.Index(ids)
+    return sorted({str(v) for v in index[index.duplicated()]})
+
+
+def join_labels(table: RawTable, labels: LabelFile, data: Path) -> None:
+    """Give ``table`` (whose ``ids`` are its samples) the labels of ``labels``, by sample id."""
+    if table.ids is None:
+        raise DataError(
+            f"--labels: {data} names no samples (no first column of sample names, no header of "
+            "sample ids) to match to the labels"
+        )
+    ids = np.array([str(i).strip() for i in table.ids], dtype=object)
+    headerless = labels.header[0] in set(ids) and len(labels.header) == 2
+    if headerless:  # the first line is a sample, not names
+        labels.ids.insert(0, labels.header[0])
+        labels.labels.insert(0, labels.header[1])
+        labels.notes.append(
+            f"{labels.path.name} has no header line: its first line is read as a sample"
+        )
+    for what, dup in ((str(data), _duplicates(ids)), (str(labels.path), _duplicates(labels.ids))):
+        if dup:
+            raise DataError(
+                f"--labels: sample ids appear more than once in {what}: {show_names(dup)}; "
+                "each sample needs one id"
+            )
+    position = pd.Index(labels.ids).get_indexer(ids)
+    unlabelled = ids[position < 0]
+    if unlabelled.size:
+        raise DataError(
+            f"--labels: {unlabelled.size} of the {ids.size} samples of {data} have no label in "
+            f"{labels.path}: {show_names(unlabelled)}; add them (or remove those samples)"
+        )
+    extra = sorted(set(labels.ids) - set(ids))
+    if extra:
+        raise DataError(
+            f"--labels: {len(extra)} ids of {labels.path} are not samples of {data}: "
+            f"{show_names(extra)}; check that both files describe the same samples"
+        )
+    values = np.array(labels.labels, dtype=object)[position]
+    values[values == ""] = None
+    table.labels = values
+    table.notes += labels.notes
+    column = "its second column" if headerless else f"column {labels.header[labels.column]!r}"
+    table.notes.append(
+        f"labels from {labels.path.name}: {column}, joined to the {ids.size} samples by their ids"
+    )
