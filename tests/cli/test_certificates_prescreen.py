@@ -44,7 +44,7 @@ def test_only_wrappers_are_prescreened_and_only_on_wide_data(monkeypatch):
     assert isinstance(run.certify(by_group["rules"]).estimator, _certificates._Prescreened)
     assert isinstance(run.certify(by_group["scm"]).estimator, _certificates._Prescreened)
     # The SCM certificate says that its own section searched every feature.
-    section = _certificates._section(by_group["scm"], run.results[by_group["scm"].name], 2)
+    section = _certificates._section(by_group["scm"], run.results[by_group["scm"].name], run)
     text = "".join(b.markdown() for b in section.blocks if hasattr(b, "markdown"))
     assert "As in the method comparison" in text
     assert not isinstance(run.certify(by_group["chance"]).estimator, _certificates._Prescreened)
