@@ -314,7 +314,7 @@ def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations) -> np.n
         )
     y = column_or_1d(y, warn=False)
     check_consistent_length(X, y)
-    if score != "search":
+    if score == "cv" or (score == "auto" and hasattr(estimator, "predict")):
         check_cv_arguments(y, cv, scoring)
     return y
 

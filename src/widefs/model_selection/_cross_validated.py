@@ -8,10 +8,10 @@ way: rules learned on meaningless labels predict held-out examples at chance.
 
 For the permutation test to stay exact, the score must be one fixed function of ``(X, y)``,
 computed the same way on the real labels and on every relabelling. Here the folds are
-``StratifiedKFold(n_splits, shuffle=True, random_state=seed)`` split on the labels being
-scored, with ``seed`` fixed by the certificate before any score is computed: a deterministic
-function of the labels (relabellings keep the class counts, so every training fold holds
-every class in the same proportions), and the same function for every labelling.
+:func:`stratified_folds` of the labels being scored, with a ``seed`` the certificate fixes
+before any score is computed: a deterministic function of the labels (relabellings keep the
+class counts, so every training fold holds every class in the same proportions), the same
+function for every labelling.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from widefs.model_selection._metrics import balanced_accuracy, recall_counts
 from widefs.model_selection._nested import _fit_score_fold
 
-__all__ = ["SCORINGS", "CrossValidatedScore", "cross_validated_score"]
+__all__ = ["SCORINGS", "CrossValidatedScore", "cross_validated_score", "stratified_folds"]
 
 #: The scores a cross-validated certificate can certify.
 SCORINGS = ("accuracy", "balanced_accuracy")
@@ -35,7 +35,8 @@ class CrossValidatedScore:
 
     ``predictions[i]`` comes from the estimator fitted on the folds that do not hold example
     i; ``n_selected[f]`` is the number of features the estimator of fold f used (None when
-    it does not say, through ``get_support``).
+    it does not say, through ``get_support``). The folds are
+    ``stratified_folds(y, n_splits, seed)``.
     """
 
     y: np.ndarray
@@ -43,6 +44,7 @@ class CrossValidatedScore:
     classes: np.ndarray
     n_selected: np.ndarray | None
     n_splits: int
+    seed: int
 
     @property
     def accuracy(self) -> float:
@@ -76,20 +78,35 @@ def check_cv_arguments(y, n_splits, scoring) -> None:
         )
 
 
+def stratified_folds(y, n_splits: int, seed: int) -> np.ndarray:
+    """The fold (0 to ``n_splits - 1``) of each example: stratified, shuffled by ``seed``.
+
+    The examples are put in the order of ``RandomState(seed).permutation(n)``, sorted by class
+    keeping that order, and dealt to the folds in turn: every class is spread evenly over the
+    folds (sizes differ by at most one) and the fold sizes differ by at most one. The order
+    depends on ``seed`` only, so the folds are a fixed function of ``(y, seed)``.
+    """
+    _, codes = np.unique(y, return_inverse=True)
+    order = np.random.RandomState(int(seed)).permutation(codes.size)
+    ranked = order[np.argsort(codes[order], kind="stable")]
+    folds = np.empty(codes.size, dtype=np.intp)
+    folds[ranked] = np.arange(codes.size) % int(n_splits)
+    return folds
+
+
 def cross_validated_score(estimator, X, y, *, n_splits: int, seed: int) -> CrossValidatedScore:
-    """Out-of-fold predictions of clones of ``estimator`` on stratified folds seeded by ``seed``.
+    """Out-of-fold predictions of clones of ``estimator`` on :func:`stratified_folds`.
 
     The same ``(y, n_splits, seed)`` always gives the same folds, so the score is a fixed
     function of ``(X, y)``: what makes a permutation test of it exact.
     """
-    from sklearn.model_selection import StratifiedKFold
-
     y = np.asarray(y)
-    splitter = StratifiedKFold(int(n_splits), shuffle=True, random_state=int(seed))
+    folds = stratified_folds(y, n_splits, seed)
     predictions = np.empty_like(y)
     masks = []
-    for train, test in splitter.split(np.zeros((y.size, 1)), y):
+    for f in range(int(n_splits)):
+        train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
         _, predictions[test], mask = _fit_score_fold(estimator, X, y, train, test, None)
         masks.append(mask)
     n_selected = None if any(m is None for m in masks) else np.array([m.sum() for m in masks])
-    return CrossValidatedScore(y, predictions, np.unique(y), n_selected, int(n_splits))
+    return CrossValidatedScore(y, predictions, np.unique(y), n_selected, int(n_splits), int(seed))
