@@ -277,3 +277,25 @@ def test_cv_argument_errors_name_the_problem():
         search_certificate(Centroid(), X, y, n_permutations=3)
     # The cv checks apply to "search" only through score: cv=5 is fine there.
     search_certificate(DiscriminativeSelector(null="analytic"), X, y, n_permutations=2)
+
+
+class BlindSearch(Blind):
+    """A classifier whose search kept no feature (its score is the default class's)."""
+
+    def fit(self, X, y):
+        self.search_score_ = float(np.mean(y == np.bincount(y).argmax()))
+        return super().fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+def test_nothing_selected_counts_for_classifiers_not_for_a_selectors_threshold():
+    rng = np.random.default_rng(8)
+    X, y = rng.normal(size=(20, 30)), np.repeat([0, 1], 10)
+    blind = search_certificate(BlindSearch(), X, y, n_permutations=4, random_state=0)
+    np.testing.assert_array_equal(blind.n_selected, [0])
+    assert blind.uninformative == "nothing selected"
+    # A selector certifies its best find whatever its threshold keeps (here nothing).
+    sel = DiscriminativeSelector("max_chance", null="analytic", random_state=0)
+    assert not sel.fit(X, y).get_support().any()
+    cert = search_certificate(sel, X, y, n_permutations=4, random_state=0)
+    assert cert.n_selected is None and not cert.selected_nothing

@@ -395,7 +395,7 @@ def _score_rows(label: str, cert, n_permutations: int) -> list[tuple[str, str]]:
         ("excess (observed - mean)", f"{cert.excess:+.3f}"),
         ("null 5% / 50% / 95%", f"{q[0.05]:.3f} / {q[0.5]:.3f} / {q[0.95]:.3f}"),
         ("search p-value", pvalue),
-        ("smallest p-value this null allows", f"{cert.pvalue_floor:.3f}"),
+        ("smallest p-value any score could get here", f"{cert.pvalue_floor:.3f}"),
         ("label permutations", str(n_permutations)),
     ]
 

@@ -61,8 +61,8 @@ class SearchCertificate:
     scoring : {"accuracy", "balanced_accuracy"} or None, default=None
         The cross-validated score (None for ``score="search"``).
     n_selected : ndarray of int or None, default=None
-        Features the method used: on the real labels (``score="search"``), in each fold
-        (``"cv"``); None when the estimator does not say (``get_support``).
+        Features the method used: on the real labels (``score="search"``, classifiers only),
+        in each fold (``"cv"``); None when the estimator does not say (``get_support``).
     cross_validation : CrossValidatedScore or None, default=None
         The real labels' out-of-fold predictions (``score="cv"``): ``accuracy``,
         ``balanced_accuracy``, ``class_recall``, ``classes``, ``n_splits``.
@@ -331,7 +331,10 @@ def _search_certificate(estimator, X, y, permutations, n_jobs) -> SearchCertific
             "learner exposes it), or score='cv' for any classifier."
         )
     null = null_scores(estimator, X, y, permutations, n_jobs=n_jobs)
-    mask = _support(fitted, X)
+    # A classifier's search score is that of the model it kept (an empty conjunction or rule
+    # list scores the default class); a selector's is its search's best find, whatever its
+    # threshold then keeps, so only a classifier's selection can make the score empty.
+    mask = _support(fitted, X) if hasattr(fitted, "predict") else None
     n_selected = None if mask is None else np.array([mask.sum()])
     return SearchCertificate(
         float(fitted.search_score_), null, permutations, fitted, n_selected=n_selected
