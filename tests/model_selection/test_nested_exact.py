@@ -162,12 +162,17 @@ def test_argument_errors():
         nested_evaluate(Constant(0), X, Y12, cv=SPLITS, n_repeats=2)
 
 
+def _shifted(seed, n, p, shifts):
+    """Standard normal features, two equal classes, ``{feature: shift}`` in the second."""
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(n, p)), np.repeat([0, 1], n // 2)
+    for feature, shift in shifts.items():
+        X[:, feature] += shift * y
+    return X, y
+
+
 def test_selection_summary_and_stability_by_hand():
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(40, 6))
-    y = np.repeat([0, 1], 20)
-    X[:, 1] += 2.5 * y
-    X[:, 4] += 0.6 * y
+    X, y = _shifted(3, 40, 6, {1: 2.5, 4: 0.6})
     pipe = Pipeline([("kbest", SelectKBest(f_classif, k=2)), ("nb", GaussianNB())])
     res = nested_evaluate(pipe, X, y, cv=4, n_repeats=2, random_state=1)
     masks = [SelectKBest(f_classif, k=2).fit(X[tr], y[tr]).get_support() for tr, _ in res["splits"]]
@@ -191,10 +196,7 @@ def test_selection_stability_against_the_definition():
 
 
 def test_selected_feature_mask_skips_passthrough_and_reads_searches():
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(30, 5))
-    y = np.repeat([0, 1], 15)
-    X[:, 3] += 3 * y
+    X, y = _shifted(4, 30, 5, {3: 3.0})
     pipe = Pipeline(
         [
             ("skip", "passthrough"),
