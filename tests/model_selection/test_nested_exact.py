@@ -20,6 +20,7 @@ from sklearn.model_selection import GridSearchCV, RepeatedStratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 
 from widefs.model_selection import nested_evaluate, selected_feature_mask, selection_stability
 from widefs.model_selection._nested import _inject_inner_cv
@@ -233,3 +234,101 @@ def test_inner_cv_is_given_to_the_cv_parameter_only():
         Recording(GaussianNB(), {"var_smoothing": [1e-9]}), X, y, cv=3, inner_cv=2
     )
     assert len(res["test_score"]) == 3
+
+
+class IntSupport(BaseEstimator):
+    """A selector whose get_support answers with 0/1 integers."""
+
+    def fit(self, X, y):
+        return self
+
+    def get_support(self):
+        return [0, 1, 1]
+
+
+def test_masks_are_boolean_and_nested_pipelines_compose():
+    mask = selected_feature_mask(IntSupport(), 3)
+    assert mask.dtype == bool and mask.tolist() == [False, True, True]
+    X, y = _shifted(5, 30, 6, {2: 3.0, 5: 2.0})
+    pipe = Pipeline(
+        [
+            ("scale", StandardScaler()),  # no get_support: passes every feature on
+            ("inner", Pipeline([("k4", SelectKBest(f_classif, k=4))])),
+            ("k1", SelectKBest(f_classif, k=1)),
+            ("nb", GaussianNB()),
+        ]
+    ).fit(X, y)
+    mask = selected_feature_mask(pipe, 6)
+    kept4 = SelectKBest(f_classif, k=4).fit(X, y).get_support(indices=True)
+    best = kept4[SelectKBest(f_classif, k=1).fit(X[:, kept4], y).get_support()]
+    assert mask.dtype == bool and np.flatnonzero(mask).tolist() == best.tolist() == [2]
+
+
+def test_degenerate_stability_is_nan_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0 on the way
+        assert np.isnan(selection_stability(np.ones((3, 4), bool)))
+        assert np.isnan(selection_stability(np.zeros((3, 4), bool)))
+
+
+def test_scoring_receives_the_fold_model_and_its_test_data():
+    X, y = _shifted(6, 24, 3, {0: 2.0})
+    seen = []
+
+    def scorer(est, X_test, y_test):
+        seen.append(len(y_test))
+        return float(np.mean(est.predict(X_test) == y_test)) / 2 + len(y_test) / 100
+
+    res = nested_evaluate(GaussianNB(), X, y, cv=3, random_state=0, scoring=scorer)
+    plain = nested_evaluate(GaussianNB(), X, y, cv=3, random_state=0)
+    np.testing.assert_allclose(res["test_score"], plain["test_score"] / 2 + 0.08, rtol=1e-12)
+    assert seen == [8, 8, 8]
+
+
+def test_default_and_none_cv_are_stratified_five_fold():
+    X, y = np.zeros((20, 2)), np.array([0] * 15 + [1] * 5)
+    assert len(nested_evaluate(Constant(0), X, y, random_state=0)["test_score"]) == 5
+    res = nested_evaluate(Constant(0), X, y, cv=None)
+    # Unshuffled StratifiedKFold(5): every test fold holds 3 + 1 (KFold would not).
+    assert [np.bincount(y[te], minlength=2).tolist() for _, te in res["splits"]] == [[3, 1]] * 5
+
+
+def test_a_predictor_without_classifier_mixin_is_accepted():
+    class Predictor(BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X), int)
+
+    res = nested_evaluate(Predictor(), np.zeros((12, 2)), Y12, cv=SPLITS)
+    np.testing.assert_allclose(res["test_score"], [2 / 3, 3 / 4, 3 / 5], rtol=1e-12)
+    assert res["class_support"].dtype.kind == "i"
+
+
+def test_error_messages_are_exact():
+    class NoPredict(BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+    with pytest.raises(TypeError, match=r"^estimator must be a classifier with fit and predict\.$"):
+        nested_evaluate(NoPredict(), np.zeros((12, 2)), Y12)
+    with pytest.raises(ValueError, match=r"^n_repeats applies to an int cv only; repeat inside"):
+        nested_evaluate(Constant(0), np.zeros((12, 2)), Y12, cv=SPLITS, n_repeats=2)
+
+
+def test_n_jobs_reaches_the_workers(monkeypatch):
+    from widefs.model_selection import _nested
+
+    calls = []
+    original = _nested.parallel_calls
+
+    def recording(fn, args, *, n_jobs=None):
+        calls.append(n_jobs)
+        return original(fn, args, n_jobs=1)
+
+    monkeypatch.setattr(_nested, "parallel_calls", recording)
+    nested_evaluate(Constant(0), np.zeros((12, 2)), Y12, cv=SPLITS, n_jobs=3)
+    assert calls == [3]

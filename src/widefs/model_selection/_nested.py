@@ -66,9 +66,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
     if isinstance(estimator, Pipeline):
         mask = np.ones(n_features, bool)
         known = False
-        for _, step in estimator.steps:
-            if step is None or step == "passthrough":
-                continue
+        for _, step in estimator.steps:  # None and "passthrough" have no get_support
             inner = selected_feature_mask(step, int(mask.sum()))
             if inner is None:
                 continue
@@ -112,13 +110,13 @@ def selection_stability(masks: np.ndarray) -> float:
     Z = np.asarray(masks, dtype=float)
     M, d = Z.shape
     if M < 2:
-        return float("nan")
+        return np.nan
     p = Z.mean(axis=0)
     s2 = M / (M - 1) * p * (1 - p)
     kbar = Z.sum(axis=1).mean()
     denom = (kbar / d) * (1 - kbar / d)
     if denom == 0:
-        return float("nan")
+        return np.nan
     return float(1 - s2.mean() / denom)
 
 
@@ -126,8 +124,7 @@ def _inject_inner_cv(estimator, inner_cv):
     """Give a search estimator (``GridSearchCV`` and friends) the inner splitter."""
     if inner_cv is None:
         return estimator
-    params = estimator.get_params(deep=True)
-    if "cv" in params:
+    if "cv" in estimator.get_params():
         return estimator.set_params(cv=inner_cv)
     return estimator
 
@@ -175,9 +172,9 @@ def nested_evaluate(
         Data.
     y : array_like of shape (n_samples,)
         Class labels.
-    cv : int or splitter, default=5
+    cv : int, splitter, iterable of (train, test) or None, default=5
         An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
-        seeded by ``random_state``.
+        seeded by ``random_state``; None means unshuffled stratified 5-fold.
     inner_cv : int or splitter, optional
         Splitter given to the estimator's own ``cv`` parameter (nested tuning).
     n_repeats : int, default=1
@@ -224,7 +221,7 @@ def nested_evaluate(
         raise TypeError("estimator must be a classifier with fit and predict.")
     splitter, n_rep = _outer_splitter(cv, n_repeats, y, random_state)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
-    splits = list(splitter.split(np.zeros((len(y), 1)), y))
+    splits = list(splitter.split(X, y))
     folds = parallel_calls(
         _fit_score_fold, [(estimator, X, y, tr, te, scoring) for tr, te in splits], n_jobs=n_jobs
     )
@@ -296,7 +293,7 @@ def _selection_summary(masks) -> dict:
         return {
             "selected_features": masks,
             "selection_frequency": None,
-            "stability": float("nan"),
+            "stability": np.nan,
             "n_selected": None,
         }
     stacked = np.array(masks)
