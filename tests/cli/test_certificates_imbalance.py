@@ -124,8 +124,8 @@ def test_uninformative_certificates_in_words():
     ]:
         section = _certificates._section(item, cert, Run)
         text = "\n".join(block.markdown() for block in section.blocks if hasattr(block, "markdown"))
-        assert "**no search p-value**" in text and words in text
-        assert "**search p-value" not in text
+        assert "**No search p-value**" in text and words in text
+        assert "**Search p-value" not in text
         assert "| search p-value | none: " in text
 
 

@@ -277,6 +277,7 @@ def _section(item: Certified, cert, run: CertificateRun) -> Section:
         return section
     label = score_label(item, cert)
     section.add(Text(_intro(item, cert, label, run.n_permutations)))
+    section.add(Text(_pvalue_sentence(cert, run.n_permutations)))
     if cert.score == "cv":
         section.add(Text(_why_cross_validated(item, cert, label)))
     if cert.uninformative is not None:
@@ -293,7 +294,11 @@ def _section(item: Certified, cert, run: CertificateRun) -> Section:
 
 def _intro(item: Certified, cert, label: str, n_permutations: int) -> Markup:
     q = cert.quantiles
-    fields = dict(
+    return Markup(
+        "The {name} search was run again, with the same settings, on {n} random relabellings "
+        "of the data (the same relabellings for every method). Its score, the {score}, is "
+        "{observed:.3f} on the real labels and {mean:.3f} on average on the relabelled ones "
+        "(90% of them between {q05:.3f} and {q95:.3f}).",
         name=item.name,
         n=n_permutations,
         score=label,
@@ -301,22 +306,17 @@ def _intro(item: Certified, cert, label: str, n_permutations: int) -> Markup:
         mean=cert.null_mean,
         q05=q[0.05],
         q95=q[0.95],
+    )
+
+
+def _pvalue_sentence(cert, n_permutations: int) -> Markup:
+    if cert.uninformative is not None:
+        return Markup("**No search p-value**: this certificate cannot inform (see the note).")
+    return Markup(
+        "**Search p-value {p:.3f}**: the share of relabellings, counting the real one, on which "
+        "the search scored at least as well (the smallest possible value is {pmin:.3f}).",
         p=cert.pvalue,
         pmin=1 / (n_permutations + 1),
-    )
-    head = (
-        "The {name} search was run again, with the same settings, on {n} random relabellings "
-        "of the data (the same relabellings for every method). Its score, the {score}, is "
-        "{observed:.3f} on the real labels and {mean:.3f} on average on the relabelled ones "
-        "(90% of them between {q05:.3f} and {q95:.3f}): "
-    )
-    if cert.uninformative is not None:
-        return Markup(head + "**no search p-value** (see the note below).", **fields)
-    return Markup(
-        head + "**search p-value {p:.3f}** (the share of relabellings, counting the real one, "
-        "on which the search scored at least as well; the smallest possible value is "
-        "{pmin:.3f}).",
-        **fields,
     )
 
 

@@ -49,7 +49,8 @@ def comparison_section(
     pvalues = search_pvalues or {}
     rows = [_row(c, results.get(c.name), pvalues, baseline.imbalanced) for c in candidates]
     section = Section("Method comparison (nested cross-validation)")
-    section.add(Text(_intro(repeats, folds, baseline)))
+    for paragraph in _intro(repeats, folds, baseline):
+        section.add(Text(paragraph))
     if folds < requested:
         section.add(Text(_fewer_folds(data.smallest_class, folds, requested)))
     widths = [r["ci"][1] - r["ci"][0] for r in results.values()]
@@ -161,36 +162,41 @@ def _table(rows, imbalanced: bool) -> Table:
     return Table(headers, rows, title="Nested cross-validated accuracy", terminal_columns=terminal)
 
 
-def _intro(repeats: int, folds: int, baseline) -> Markup:
-    text = (
-        "Every method below was evaluated with {repeats} x {folds}-fold stratified "
-        "cross-validation on the same folds; feature selection, tuning and bounds were "
-        "computed on the training folds only, so these accuracies are honest estimates. The "
-        "interval is the Nadeau-Bengio corrected 95% t interval, which accounts for the overlap "
-        "between training folds. Predicting the majority class scores {majority:.1f}%. "
-    )
-    if baseline.imbalanced:
-        text += (
-            "The classes are imbalanced, so accuracy alone hides failure: the majority class "
-            "scores only {balanced:.1f}% balanced accuracy (the mean of the per-class recalls: "
-            "it recognises no example of the other classes). Balanced accuracy has the same "
-            "corrected interval over the folds; each class's recall is pooled over all test "
-            "predictions, with a Clopper-Pearson 95% interval whose trials are the class's "
-            "examples. "
+def _intro(repeats: int, folds: int, baseline) -> list[Markup]:
+    """The paragraphs before the table (the second only on imbalanced classes)."""
+    paragraphs = [
+        Markup(
+            "Every method below was evaluated with {repeats} x {folds}-fold stratified "
+            "cross-validation on the same folds; feature selection, tuning and bounds were "
+            "computed on the training folds only, so these accuracies are honest estimates. The "
+            "interval is the Nadeau-Bengio corrected 95% t interval, which accounts for the "
+            "overlap between training folds. Predicting the majority class scores {majority:.1f}%.",
+            repeats=repeats,
+            folds=folds,
+            majority=100 * baseline.accuracy,
         )
-    text += (
-        "The search p-value asks a different question: how often the method's search, re-run "
-        "on relabelled data whose labels mean nothing, scores at least as well as on the real "
-        "labels (see each method's search certificate; '-': no search to certify; 'none': "
-        "the certificate cannot inform, and says why)."
+    ]
+    if baseline.imbalanced:
+        paragraphs.append(
+            Markup(
+                "The classes are imbalanced, so accuracy alone hides failure: the majority class "
+                "scores only {balanced:.1f}% balanced accuracy (the mean of the per-class "
+                "recalls: it recognises no example of the other classes). Balanced accuracy has "
+                "the same corrected interval over the folds; each class's recall is pooled over "
+                "all test predictions, with a Clopper-Pearson 95% interval whose trials are the "
+                "class's examples.",
+                balanced=100 * baseline.balanced_accuracy,
+            )
+        )
+    paragraphs.append(
+        Markup(
+            "The search p-value asks a different question: how often the method's search, re-run "
+            "on relabelled data whose labels mean nothing, scores at least as well as on the real "
+            "labels (see each method's search certificate; '-': no search to certify; 'none': the "
+            "certificate cannot inform, and says why)."
+        )
     )
-    return Markup(
-        text,
-        repeats=repeats,
-        folds=folds,
-        majority=100 * baseline.accuracy,
-        balanced=100 * baseline.balanced_accuracy,
-    )
+    return paragraphs
 
 
 def _fewer_folds(smallest: int, folds: int, requested: int) -> Markup:
