@@ -176,23 +176,23 @@ def _planted(seed):
 
 def test_cn2_cv_certificate_rejects_where_the_training_accuracy_saturates():
     """A 2 SD shift in 3 of 200 features: CN2's training accuracy is at its maximum on the
-    relabellings too (no p-value), its cross-validated accuracy is certified at p <= 0.05."""
+    relabellings too (no p-value); "auto" then certifies its cross-validated accuracy, on fresh
+    relabellings, at p <= 0.05."""
     X, y = _planted(0)
-    est = CN2Classifier()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = search_certificate(est, X, y, n_permutations=39, random_state=0)
-        cv = search_certificate(est, X, y, score="cv", n_permutations=39, random_state=0)
-        auto = search_certificate(est, X, y, score="auto", n_permutations=39, random_state=0)
+        auto = search_certificate(
+            CN2Classifier(), X, y, score="auto", n_permutations=39, random_state=0
+        )
+    search = auto.replaced
     assert search.saturated and search.uninformative == "null at maximum"
-    assert search.pvalue_floor > 0.5
-    assert cv.uninformative is None and cv.pvalue <= 0.05 and cv.observed > 0.75
-    assert cv.null_mean < 0.65
-    # "auto" switched to the cross-validated score on fresh relabellings.
-    assert auto.score == "cv" and auto.replaced is not None and auto.replaced.saturated
-    np.testing.assert_array_equal(auto.replaced.permutations, search.permutations)
+    assert search.pvalue_floor > 0.5 and search.score == "search"
+    np.testing.assert_array_equal(
+        search.permutations, label_permutations(np.zeros(40, int), 39, random_state=0)
+    )
+    assert auto.score == "cv" and auto.scoring == "accuracy" and auto.uninformative is None
     assert not np.array_equal(auto.permutations, search.permutations)
-    assert auto.pvalue <= 0.05
+    assert auto.pvalue <= 0.05 and auto.observed > 0.75 and auto.null_mean < 0.65
 
 
 def test_auto_draws_the_fresh_relabellings_after_the_first_ones():
