@@ -51,6 +51,11 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/search", "tests/ensemble"],
         {},
     ),
+    "model_selection_nested": (
+        ["src/widefs/model_selection/_nested.py"],
+        ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
+        {},
+    ),
 }
 
 

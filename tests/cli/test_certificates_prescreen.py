@@ -44,10 +44,25 @@ def test_only_wrappers_are_prescreened_and_only_on_wide_data(monkeypatch):
     assert isinstance(run.certify(by_group["rules"]).estimator, _certificates._Prescreened)
     assert isinstance(run.certify(by_group["scm"]).estimator, _certificates._Prescreened)
     # The SCM certificate says that its own section searched every feature.
-    section = _certificates._section(by_group["scm"], run.results[by_group["scm"].name], 2)
+    section = _certificates._section(by_group["scm"], run.results[by_group["scm"].name], run)
     text = "".join(b.markdown() for b in section.blocks if hasattr(b, "markdown"))
     assert "As in the method comparison" in text
     assert not isinstance(run.certify(by_group["chance"]).estimator, _certificates._Prescreened)
     Data.X = Data.X[:, :10]
     narrow = _certificates.CertificateRun(Data, seed=0, n_permutations=2)
     assert not isinstance(narrow.certify(by_group["rules"]).estimator, _certificates._Prescreened)
+
+
+def test_prescreened_search_predicts_and_reports_its_features():
+    """What the cross-validated certificate needs: predictions through the screen, and the
+    features used, as input columns (the screen's kept columns that the search used)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 40))
+    y = (X[:, 7] > 0).astype(int)
+    est = _certificates._Prescreened(CN2Classifier(), k=5).fit(X, y)
+    keep = est.screen_.get_support(indices=True)
+    inner = est.estimator_.get_support(indices=True)
+    np.testing.assert_array_equal(est.get_support(), np.isin(np.arange(40), keep[inner]))
+    assert est.get_support()[7] and est.get_support().sum() == inner.size
+    np.testing.assert_array_equal(est.predict(X), est.estimator_.predict(X[:, keep]))
+    np.testing.assert_array_equal(est.classes_, [0, 1])

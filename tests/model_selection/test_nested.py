@@ -96,8 +96,11 @@ def test_folds_predictions_and_interval_bookkeeping():
     assert hi - lo > 2 * naive_half
     np.testing.assert_array_equal(res["n_selected"], np.full(15, 3))
     assert res["selection_frequency"][:3].min() == 1.0
-    # Same result for any n_jobs.
-    res2 = nested_evaluate(model, X, y, cv=5, n_repeats=3, random_state=0, n_jobs=2)
+    # Same result for any n_jobs (threads: the same chunking without process start-up).
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):
+        res2 = nested_evaluate(model, X, y, cv=5, n_repeats=3, random_state=0, n_jobs=2)
     np.testing.assert_array_equal(res["test_score"], res2["test_score"])
 
 

@@ -2,6 +2,7 @@
 
 from widefs.model_selection._certificate import SearchCertificate, search_certificate
 from widefs.model_selection._fallback import PriorFallbackClassifier
+from widefs.model_selection._metrics import MajorityBaseline, majority_baseline
 from widefs.model_selection._nested import (
     nested_evaluate,
     selected_feature_mask,
@@ -9,8 +10,10 @@ from widefs.model_selection._nested import (
 )
 
 __all__ = [
+    "MajorityBaseline",
     "PriorFallbackClassifier",
     "SearchCertificate",
+    "majority_baseline",
     "nested_evaluate",
     "search_certificate",
     "selected_feature_mask",

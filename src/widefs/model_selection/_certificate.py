@@ -13,18 +13,33 @@ oriented so that higher is better), so nothing here depends on the estimator's c
 estimator may also offer ``permutation_search_scores(X, y, permutations, n_jobs=None)``,
 a faster path that shares the work not depending on the labels; it must equal the plain
 refit loop, which is used otherwise.
+
+A score that reaches its maximum on noise (CN2's training accuracy) cannot make a p-value.
+``score="cv"`` certifies the k-fold cross-validated accuracy (or balanced accuracy) of the
+whole estimator instead, and ``score="auto"`` does so only when the search score's null
+saturates (``docs/certificates.md`` says why both stay exact). A certificate whose null sits
+at the maximum, or whose method selected nothing, says so (:attr:`SearchCertificate.uninformative`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from widefs.model_selection._cross_validated import (
+    CrossValidatedScore,
+    check_cv_arguments,
+    cross_validated_score,
+)
+from widefs.model_selection._null_scores import draw_permutations, null_scores
 
 __all__ = ["SearchCertificate", "search_certificate"]
 
 #: Quantiles of the null reported by :attr:`SearchCertificate.quantiles`.
 NULL_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: What ``score=`` of :func:`search_certificate` accepts.
+SCORES = ("search", "cv", "auto")
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,20 @@ class SearchCertificate:
         The index arrays: ``y[permutations[i]]`` is the i-th relabelling.
     estimator : estimator
         The estimator fitted on the real labels.
+    score : {"search", "cv"}, default="search"
+        What was certified: ``search_score_``, or the cross-validated ``scoring``.
+    scoring : {"accuracy", "balanced_accuracy"} or None, default=None
+        The cross-validated score (None for ``score="search"``).
+    n_selected : ndarray of int or None, default=None
+        Features the method used: on the real labels (``score="search"``, classifiers only),
+        in each fold (``"cv"``); None when the estimator does not say (``get_support``).
+    cross_validation : CrossValidatedScore or None, default=None
+        The real labels' out-of-fold predictions (``score="cv"``): ``accuracy``,
+        ``balanced_accuracy``, ``class_recall``, ``classes``, ``n_splits``.
+    replaced : SearchCertificate or None, default=None
+        With ``score="auto"``, the saturated search-score certificate this one replaced.
+    max_score : float, default=1.0
+        The largest score possible (every widefs score is an accuracy).
 
     Attributes
     ----------
@@ -58,6 +87,18 @@ class SearchCertificate:
         The null's 5, 25, 50, 75 and 95 % quantiles.
     n_permutations : int
         Number of permutations.
+    pvalue_floor : float
+        The smallest p-value any observed score could get against this null:
+        ``(1 + #{null_scores >= max_score}) / (1 + n_permutations)``.
+    saturated : bool
+        At least half of the null scores reach ``max_score``: whatever the observed score,
+        the p-value is above 0.5, so the score cannot tell signal from noise.
+    selected_nothing : bool
+        The method used no feature (in no fold, for ``score="cv"``): its score is that of
+        predicting without features.
+    uninformative : str or None
+        Why the p-value says nothing, ``"nothing selected"`` or ``"null at maximum"``
+        (checked in that order), else None. Report these in words, not as a p-value.
 
     Methods
     -------
@@ -80,6 +121,12 @@ class SearchCertificate:
     null_scores: np.ndarray
     permutations: np.ndarray
     estimator: object = field(repr=False)
+    score: str = "search"
+    scoring: str | None = None
+    n_selected: np.ndarray | None = None
+    cross_validation: CrossValidatedScore | None = field(default=None, repr=False)
+    replaced: SearchCertificate | None = field(default=None, repr=False)
+    max_score: float = 1.0
 
     @property
     def n_permutations(self) -> int:
@@ -132,6 +179,28 @@ class SearchCertificate:
         return float((rank - rng.random()) / (self.n_permutations + 1))
 
     @property
+    def pvalue_floor(self) -> float:
+        at_max = np.count_nonzero(np.asarray(self.null_scores) >= self.max_score)
+        return float((1 + at_max) / (1 + self.n_permutations))
+
+    @property
+    def saturated(self) -> bool:
+        at_max = np.count_nonzero(np.asarray(self.null_scores) >= self.max_score)
+        return bool(2 * at_max >= self.n_permutations)
+
+    @property
+    def selected_nothing(self) -> bool:
+        return self.n_selected is not None and not np.any(self.n_selected)
+
+    @property
+    def uninformative(self) -> str | None:
+        if self.selected_nothing:
+            return "nothing selected"
+        if self.saturated:
+            return "null at maximum"
+        return None
+
+    @property
     def null_mean(self) -> float:
         return float(np.mean(self.null_scores))
 
@@ -145,150 +214,153 @@ class SearchCertificate:
         return {q: float(v) for q, v in zip(NULL_QUANTILES, values, strict=True)}
 
 
-def _draw_permutations(n_samples: int, n_permutations: int, random_state=None) -> np.ndarray:
-    """``(n_permutations, n_samples)`` random permutations of ``range(n_samples)``, one draw.
-
-    The same ``random_state`` gives the same permutations for any later split of the work.
-
-    Parameters
-    ----------
-    n_samples : int
-        Length of each permutation.
-    n_permutations : int
-        Number of permutations, at least 1.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the draw.
-
-    Returns
-    -------
-    permutations : ndarray of int, shape (n_permutations, n_samples)
-    """
-    from widefs.univariate import label_permutations
-
-    # One cell holding every example: unrestricted permutations, drawn by the same code as
-    # the chance screen's permutation null.
-    return label_permutations(np.zeros(int(n_samples), dtype=np.intp), n_permutations, random_state)
-
-
-def _refit_scores(estimator, X, y, permutations) -> np.ndarray:
-    """The oracle: ``clone(estimator).fit(X, y[perm]).search_score_`` for each row.
-
-    The fits share the work that does not depend on the labels
-    (:func:`widefs.utils.sharing_label_free_work`), which changes their cost, not their
-    results.
-    """
-    from sklearn.base import clone
-
-    from widefs.utils import sharing_label_free_work
-
-    with sharing_label_free_work():
-        return np.array(
-            [float(clone(estimator).fit(X, y[perm]).search_score_) for perm in permutations]
-        )
-
-
 def search_certificate(
-    estimator, X, y, *, n_permutations=199, random_state=None, n_jobs=None
+    estimator,
+    X,
+    y,
+    *,
+    score="search",
+    cv=5,
+    scoring="accuracy",
+    n_permutations=199,
+    random_state=None,
+    n_jobs=None,
 ) -> SearchCertificate:
     """Certify a search: its score on the real labels against the same search on permuted ones.
 
-    The estimator is fitted on ``(X, y)``; its ``search_score_`` (the criterion its search
-    optimized, higher is better: leave-one-out accuracy of the chosen subset for the wrapper
-    searches, the combined leave-one-out accuracy for CEFS, training accuracy for the set
-    covering machines and CN2, the best feature's validation accuracy for
-    ``DiscriminativeSelector``) is the observed value. Then the *whole* search runs again,
-    with the same parameters, on ``n_permutations`` random relabellings; the p-value is the
-    share of relabellings, counting the real one, on which the search does at least as well.
-
-    A small p-value says the search found structure a search on meaningless labels does not
-    reach; a large one (say 0.3) says that about 30 % of searches on shuffled labels score as
-    well, so the reported score is what this much searching finds in noise. It is not an
-    accuracy estimate: nested cross-validation measures the final model's accuracy, the
-    certificate the search's optimism.
+    The certified score of the estimator fitted on ``(X, y)`` is the observed value; the
+    *whole* search then runs again, with the same parameters, on ``n_permutations`` random
+    relabellings. The p-value is the share of relabellings, counting the real one, on which
+    the score is at least as high. It measures the search's optimism, not accuracy.
 
     Parameters
     ----------
-    estimator : estimator with ``search_score_``
-        Any widefs selector or learner (cloned, never modified).
+    estimator : estimator
+        Any widefs selector or learner (cloned, never modified); any classifier for "cv".
     X : array_like or DataFrame of shape (n_samples, n_features)
         Training data.
     y : array_like of shape (n_samples,)
         Class labels.
+    score : {"search", "cv", "auto"}, default="search"
+        "search": ``search_score_``, the criterion the search optimized (higher is better).
+        "cv": the ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds
+        fixed by ``random_state``. "auto": "search", or "cv" on fresh relabellings when the
+        search score's null is saturated and the estimator predicts.
+    cv : int, default=5
+        Stratified folds of the cross-validated score (at most the smallest class's size).
+    scoring : {"accuracy", "balanced_accuracy"}, default="accuracy"
+        The cross-validated score.
     n_permutations : int, default=199
         Label permutations; the smallest possible p-value is ``1 / (n_permutations + 1)``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the permutations (drawn once, before any work is split). The estimator's own
-        ``random_state`` is left as it is: every refit uses it as a fresh clone would.
+        Seeds the permutations and the folds (drawn once, before any work is split).
     n_jobs : int, default=None
-        Permutations scored in parallel with joblib (any backend). Results do not depend on
-        it.
+        Permutations scored in parallel (joblib); results do not depend on it.
 
     Returns
     -------
-    certificate : SearchCertificate
-        ``observed``, ``null_scores``, ``permutations``, ``pvalue``, ``excess``,
-        ``quantiles`` and the fitted ``estimator``.
+    SearchCertificate
+        ``observed``, ``null_scores``, ``permutations``, ``pvalue``, ``uninformative``, ...
 
     See Also
     --------
     SearchCertificate : The result.
     nested_evaluate : Honest accuracy of the final model (a different question).
-    widefs.univariate.label_permutations : The permutation draw.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from widefs.search import KNNEvaluator, SequentialSelector
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(30, 20))
     >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
     >>> sfs = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))
     >>> cert = search_certificate(sfs, X, y, n_permutations=19, random_state=0)
-    >>> cert.null_scores.shape, cert.permutations.shape, cert.pvalue
-    ((19,), (19, 30), 0.05)
-    >>> noise = search_certificate(sfs, X, rng.permutation(y), n_permutations=19, random_state=0)
-    >>> bool(noise.pvalue > 0.05)
-    True
+    >>> cert.null_scores.shape, cert.permutations.shape, cert.pvalue, cert.uninformative
+    ((19,), (19, 30), 0.05, None)
     """
-    from sklearn.base import clone
+    from sklearn.utils import check_random_state
+
+    y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations)
+    rng = check_random_state(random_state)
+    permutations = draw_permutations(y.shape[0], int(n_permutations), rng)
+    seed = int(rng.randint(np.iinfo(np.int32).max))  # of the folds, drawn before any score
+    folds = {"n_splits": int(cv), "seed": seed, "scoring": scoring}
+    if score == "cv":
+        return _cv_certificate(estimator, X, y, permutations, folds, n_jobs)
+    cert = _search_certificate(estimator, X, y, permutations, n_jobs)
+    if score == "auto" and cert.saturated and hasattr(estimator, "predict"):
+        # Fresh relabellings: the switch depends on the first null only, which is independent
+        # of the real labels' order, so the second p-value stays exact (docs/certificates.md).
+        fresh = draw_permutations(y.shape[0], int(n_permutations), rng)
+        return replace(_cv_certificate(estimator, X, y, fresh, folds, n_jobs), replaced=cert)
+    return cert
+
+
+def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations) -> np.ndarray:
+    """``y`` as a 1-d array after one-line checks of every argument of the certificate."""
     from sklearn.utils import check_consistent_length, column_or_1d
 
     if not hasattr(estimator, "fit") or not hasattr(estimator, "get_params"):
         raise TypeError(
             f"estimator must be a scikit-learn estimator; got {type(estimator).__name__}."
         )
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}.")
     if int(n_permutations) != n_permutations or n_permutations < 1:
         raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    if score == "cv" and not hasattr(estimator, "predict"):
+        raise TypeError(
+            f"score='cv' needs a classifier with predict; {type(estimator).__name__} has none."
+        )
     y = column_or_1d(y, warn=False)
     check_consistent_length(X, y)
+    if score == "cv" or (score == "auto" and hasattr(estimator, "predict")):
+        check_cv_arguments(y, cv, scoring)
+    return y
+
+
+def _search_certificate(estimator, X, y, permutations, n_jobs) -> SearchCertificate:
+    """The certificate of ``search_score_`` (the batched path when the estimator has one)."""
+    from sklearn.base import clone
+
     fitted = clone(estimator).fit(X, y)
     if not hasattr(fitted, "search_score_"):
         raise TypeError(
             f"{type(estimator).__name__} has no search_score_ after fit: search_certificate "
             "needs the score the estimator's search optimized (every widefs selector and "
-            "learner exposes it)."
+            "learner exposes it), or score='cv' for any classifier."
         )
-    observed = float(fitted.search_score_)
-    permutations = _draw_permutations(y.shape[0], int(n_permutations), random_state)
-    batched = getattr(clone(estimator), "permutation_search_scores", None)
-    if batched is not None:
-        null = np.asarray(batched(X, y, permutations, n_jobs=n_jobs), dtype=float)
-    else:
-        null = _parallel_refits(estimator, X, y, permutations, n_jobs)
-    return SearchCertificate(observed, null, permutations, fitted)
-
-
-def _parallel_refits(estimator, X, y, permutations, n_jobs) -> np.ndarray:
-    """The refit loop over chunks of permutations, one chunk per job, in permutation order."""
-    from joblib import effective_n_jobs
-
-    from widefs.utils import parallel_calls
-
-    n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
-    if n_chunks == 1:
-        return _refit_scores(estimator, X, y, permutations)
-    chunks = np.array_split(np.arange(len(permutations)), n_chunks)
-    parts = parallel_calls(
-        _refit_scores, [(estimator, X, y, permutations[c]) for c in chunks], n_jobs=n_chunks
+    null = null_scores(estimator, X, y, permutations, n_jobs=n_jobs)
+    # A classifier's search score is that of the model it kept (an empty conjunction or rule
+    # list scores the default class); a selector's is its search's best find, whatever its
+    # threshold then keeps, so only a classifier's selection can make the score empty.
+    mask = _support(fitted, X) if hasattr(fitted, "predict") else None
+    n_selected = None if mask is None else np.array([mask.sum()])
+    return SearchCertificate(
+        float(fitted.search_score_), null, permutations, fitted, n_selected=n_selected
     )
-    return np.concatenate(parts)
+
+
+def _cv_certificate(estimator, X, y, permutations, folds, n_jobs) -> SearchCertificate:
+    """The certificate of the cross-validated score on the folds ``folds`` fixes."""
+    from sklearn.base import clone
+
+    X = X if hasattr(X, "iloc") else np.asarray(X)
+    real = cross_validated_score(estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"])
+    null = null_scores(estimator, X, y, permutations, cv=folds, n_jobs=n_jobs)
+    return SearchCertificate(
+        real.value(folds["scoring"]),
+        null,
+        permutations,
+        clone(estimator).fit(X, y),
+        score="cv",
+        scoring=folds["scoring"],
+        n_selected=real.n_selected,
+        cross_validation=real,
+    )
+
+
+def _support(fitted, X):
+    from widefs.model_selection._nested import selected_feature_mask
+
+    return selected_feature_mask(fitted, np.shape(X)[1])

@@ -5,13 +5,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import stats
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import RepeatedStratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import indexable
 
+from widefs.model_selection._metrics import (
+    balanced_accuracy,
+    corrected_t_interval,
+    recall_counts,
+    recall_interval,
+)
 from widefs.utils import parallel_calls
 
 __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
@@ -61,9 +66,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
     if isinstance(estimator, Pipeline):
         mask = np.ones(n_features, bool)
         known = False
-        for _, step in estimator.steps:
-            if step is None or step == "passthrough":
-                continue
+        for _, step in estimator.steps:  # None and "passthrough" have no get_support
             inner = selected_feature_mask(step, int(mask.sum()))
             if inner is None:
                 continue
@@ -107,13 +110,13 @@ def selection_stability(masks: np.ndarray) -> float:
     Z = np.asarray(masks, dtype=float)
     M, d = Z.shape
     if M < 2:
-        return float("nan")
+        return np.nan
     p = Z.mean(axis=0)
     s2 = M / (M - 1) * p * (1 - p)
     kbar = Z.sum(axis=1).mean()
     denom = (kbar / d) * (1 - kbar / d)
     if denom == 0:
-        return float("nan")
+        return np.nan
     return float(1 - s2.mean() / denom)
 
 
@@ -121,13 +124,13 @@ def _inject_inner_cv(estimator, inner_cv):
     """Give a search estimator (``GridSearchCV`` and friends) the inner splitter."""
     if inner_cv is None:
         return estimator
-    params = estimator.get_params(deep=True)
-    if "cv" in params:
+    if "cv" in estimator.get_params():
         return estimator.set_params(cv=inner_cv)
     return estimator
 
 
 def _fit_score_fold(estimator, X, y, train, test, scoring):
+    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask."""
     est = clone(estimator)
     est.fit(_take(X, train), y[train])
     Xte = _take(X, test)
@@ -170,10 +173,8 @@ def nested_evaluate(
 ):
     """Evaluate an estimator with every selection and tuning step inside the training folds.
 
-    The estimator (a selector + classifier pipeline, a ``GridSearchCV``, a widefs
-    classifier, ...) is cloned and fitted on each outer training fold only; when
-    ``inner_cv`` is given and the estimator (or its pipeline) has a ``cv`` parameter,
-    the inner tuning uses it. Nothing ever sees the outer test fold before predicting it.
+    The estimator (a pipeline, a ``GridSearchCV``, a widefs classifier, ...) is cloned and
+    fitted on each outer training fold only; ``inner_cv`` reaches its ``cv`` parameter.
 
     Parameters
     ----------
@@ -183,16 +184,16 @@ def nested_evaluate(
         Data.
     y : array_like of shape (n_samples,)
         Class labels.
-    cv : int or splitter, default=5
+    cv : int, splitter, iterable of (train, test) or None, default=5
         An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
-        seeded by ``random_state``.
+        seeded by ``random_state``; None means unshuffled stratified 5-fold.
     inner_cv : int or splitter, optional
         Splitter given to the estimator's own ``cv`` parameter (nested tuning).
     n_repeats : int, default=1
     scoring : callable ``scorer(estimator, X, y)``, optional
-        Default: accuracy.
+        The per-fold ``test_score``; default accuracy.
     confidence : float, default=0.95
-        Level of the confidence interval of the mean score.
+        Level of the intervals.
     random_state : int, RandomState instance or None
     n_jobs : int, optional
         Outer folds in parallel (joblib); results do not depend on it.
@@ -200,19 +201,19 @@ def nested_evaluate(
     Returns
     -------
     dict
-        ``test_score`` (per outer fold), ``mean``, ``std``, ``ci`` (low, high): the
-        Nadeau-Bengio corrected resampled t interval, which accounts for overlapping
-        training sets; ``pooled_accuracy`` (over all test predictions of each repeat,
-        averaged over repeats); ``selected_features`` (one boolean mask per fold, None
-        when the estimator does not expose a selection); ``selection_frequency`` (how
-        often each feature was selected); ``stability`` (Nogueira's index);
-        ``n_selected`` per fold; ``predictions`` (n_repeats, n_samples).
+        ``test_score`` per fold, ``mean``, ``std``, ``ci``: Nadeau-Bengio corrected resampled
+        t interval; ``balanced_test_score``, ``balanced_mean``, ``balanced_std``,
+        ``balanced_ci``: the same for each fold's balanced accuracy; ``pooled_accuracy``,
+        ``pooled_balanced_accuracy``: of all test predictions; ``classes``,
+        ``class_support``, ``class_recall``, ``class_recall_ci``: recall of each class pooled
+        over every test prediction, Clopper-Pearson interval with the class's examples as
+        trials; ``selected_features``, ``selection_frequency``, ``stability``,
+        ``n_selected``; ``predictions`` (n_repeats, n_samples); ``splits``; ``confidence``.
 
     See Also
     --------
     selected_feature_mask : How a fold's selection is read (``get_support``).
-    selection_stability : The stability index.
-    PriorFallbackClassifier : Keeps pipelines defined when a fold selects nothing.
+    majority_baseline : The baseline to compare accuracy and balanced accuracy with.
 
     Examples
     --------
@@ -223,7 +224,7 @@ def nested_evaluate(
     >>> X = rng.normal(size=(40, 300)); y = np.repeat([0, 1], 20); X[:, :5] += 2 * y[:, None]
     >>> res = nested_evaluate(make_pipeline(DiscriminativeSelector(random_state=0), GaussianNB()),
     ...                       X, y, cv=5, random_state=0)
-    >>> res["mean"] > 0.8, res["selection_frequency"][:5].min() > 0.5
+    >>> res["mean"] > 0.8, res["class_recall"].min() > 0.8
     (True, np.True_)
     """
     X, y = indexable(X, y)
@@ -231,60 +232,87 @@ def nested_evaluate(
     _require_two_classes(y)
     if not is_classifier(estimator) and not hasattr(estimator, "predict"):
         raise TypeError("estimator must be a classifier with fit and predict.")
-    if isinstance(cv, numbers.Integral):
-        rng = check_random_state(random_state)
-        splitter = RepeatedStratifiedKFold(
-            n_splits=cv, n_repeats=n_repeats, random_state=rng.randint(np.iinfo(np.int32).max)
-        )
-    else:
-        if n_repeats != 1:
-            raise ValueError(
-                "n_repeats applies to an int cv only; repeat inside the splitter instead."
-            )
-        splitter = check_cv(cv, y, classifier=True)
+    splitter, n_rep = _outer_splitter(cv, n_repeats, y, random_state)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
-    splits = list(splitter.split(np.zeros((len(y), 1)), y))
-    results = parallel_calls(
+    splits = list(splitter.split(X, y))
+    folds = parallel_calls(
         _fit_score_fold, [(estimator, X, y, tr, te, scoring) for tr, te in splits], n_jobs=n_jobs
     )
-    scores = np.array([r[0] for r in results])
-    n = len(y)
-    n_rep = n_repeats if isinstance(cv, numbers.Integral) else 1
-    per_rep = len(splits) // n_rep
-    predictions = np.empty((n_rep, n), dtype=y.dtype)
-    for k, ((_, te), (_, pred, _)) in enumerate(zip(splits, results, strict=True)):
-        predictions[k // per_rep, te] = pred
-    pooled = float(np.mean(predictions == y[None, :]))
+    return _summary(y, splits, folds, n_rep, confidence)
 
-    k = scores.size
-    mean, std = float(scores.mean()), float(scores.std(ddof=1)) if k > 1 else 0.0
+
+def _outer_splitter(cv, n_repeats, y, random_state):
+    """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold)."""
+    if isinstance(cv, numbers.Integral):
+        rng = check_random_state(random_state)
+        seed = rng.randint(np.iinfo(np.int32).max)
+        return RepeatedStratifiedKFold(n_splits=cv, n_repeats=n_repeats, random_state=seed), (
+            n_repeats
+        )
+    if n_repeats != 1:
+        raise ValueError("n_repeats applies to an int cv only; repeat inside the splitter instead.")
+    return check_cv(cv, y, classifier=True), 1
+
+
+def _summary(y, splits, folds, n_rep, confidence) -> dict:
+    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks."""
+    classes = np.unique(y)
+    predictions = _predictions(y, splits, folds, n_rep)
     n_test = np.mean([len(te) for _, te in splits])
-    n_train = n - n_test
-    # Nadeau & Bengio (2003): the folds' training sets overlap, so the naive variance of
-    # the mean (std^2 / k) is too small; inflate it by n_test / n_train.
-    se = np.sqrt((1.0 / k + n_test / n_train) * std**2) if k > 1 else np.nan
-    t = stats.t.ppf(0.5 + confidence / 2, df=max(k - 1, 1))
-    ci = (max(0.0, mean - t * se), min(1.0, mean + t * se)) if k > 1 else (np.nan, np.nan)
-
-    masks = [r[2] for r in results]
-    if all(m is not None for m in masks):
-        stacked = np.array(masks)
-        frequency = stacked.mean(axis=0)
-        stability = selection_stability(stacked)
-        n_selected = stacked.sum(axis=1)
-    else:
-        frequency, stability, n_selected = None, float("nan"), None
+    n_train = len(y) - n_test
+    scores = np.array([fold[0] for fold in folds])
+    mean, std, ci = corrected_t_interval(scores, n_train, n_test, confidence)
+    balanced = np.array(
+        [balanced_accuracy(y[te], f[1], classes) for (_, te), f in zip(splits, folds, strict=True)]
+    )
+    b_mean, b_std, b_ci = corrected_t_interval(balanced, n_train, n_test, confidence)
+    hits, support = recall_counts(np.tile(y, n_rep), predictions.ravel(), classes)
+    hits, support = hits / n_rep, support // n_rep  # each repeat re-tests the same examples
+    recall = hits / support
     return {
         "test_score": scores,
         "mean": mean,
         "std": std,
         "ci": ci,
+        "balanced_test_score": balanced,
+        "balanced_mean": b_mean,
+        "balanced_std": b_std,
+        "balanced_ci": b_ci,
         "confidence": confidence,
-        "pooled_accuracy": pooled,
-        "selected_features": masks,
-        "selection_frequency": frequency,
-        "stability": stability,
-        "n_selected": n_selected,
+        "pooled_accuracy": float(np.mean(predictions == y[None, :])),
+        "pooled_balanced_accuracy": float(np.mean(recall)),
+        "classes": classes,
+        "class_support": support,
+        "class_recall": recall,
+        "class_recall_ci": recall_interval(hits, support, confidence),
+        **_selection_summary([fold[2] for fold in folds]),
         "predictions": predictions,
         "splits": splits,
+    }
+
+
+def _predictions(y, splits, folds, n_rep) -> np.ndarray:
+    """Every test prediction, shape (n_repeats, n_samples): the folds of a repeat in order."""
+    predictions = np.empty((n_rep, len(y)), dtype=y.dtype)
+    per_rep = len(splits) // n_rep
+    for k, ((_, te), fold) in enumerate(zip(splits, folds, strict=True)):
+        predictions[k // per_rep, te] = fold[1]
+    return predictions
+
+
+def _selection_summary(masks) -> dict:
+    """Per-fold masks, how often each feature was selected, Nogueira's index, counts."""
+    if any(m is None for m in masks):
+        return {
+            "selected_features": masks,
+            "selection_frequency": None,
+            "stability": np.nan,
+            "n_selected": None,
+        }
+    stacked = np.array(masks)
+    return {
+        "selected_features": masks,
+        "selection_frequency": stacked.mean(axis=0),
+        "stability": selection_stability(stacked),
+        "n_selected": stacked.sum(axis=1),
     }
