@@ -12,7 +12,8 @@ import numpy as np
 
 from widefs._compat import StrOptions
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns, conj_fires, prefix_errors
-from widefs.scm._bounds import sample_compression_bound
+from widefs.scm._bitpacked import SAMPLE_COMPRESSION, PackedBinary, PackedUtility, packed_greedy
+from widefs.scm._bounds import BoundScope, sample_compression_bound
 from widefs.scm._covering import sc_greedy
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
@@ -172,17 +173,26 @@ class SampleCompressionSCM(BaseSCM):
         self.message_prior = message_prior
         self.feature_reuse = feature_reuse
 
-    def _learn(self, X, y_pos) -> LearnedPath:
-        stumps = sc_greedy(
-            X,
-            y_pos,
-            p=float(self.p),
-            max_rules=int(self.max_rules),
-            feature_reuse=bool(self.feature_reuse),
-            lazy=is_lazy_matrix(X),
+    def _packed_utility(self, X: PackedBinary) -> PackedUtility:
+        F = X.shape[1]
+
+        def stump(f, direction, q, r):
+            # Both stumps of a 0/1 feature cut after its 0s: the threshold is the value 0
+            # of a training example, as on the float path.
+            return LearnedStump(f, direction, 0.0, int(q), int(r))
+
+        return PackedUtility(
+            SAMPLE_COMPRESSION, float(self.p), np.zeros(F), np.ones(F, dtype=bool), stump
         )
+
+    def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
+        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
+        if isinstance(X, PackedBinary):
+            stumps = packed_greedy(X, y_pos, self._packed_utility(X), **kwargs)
+        else:
+            stumps = sc_greedy(X, y_pos, p=float(self.p), lazy=is_lazy_matrix(X), **kwargs)
         X = chosen_columns(X, stumps)
-        m, n = X.shape
+        n = X.shape[1]
         wrong = prefix_errors(conj_fires(X, stumps), y_pos)
         sets, bounds = [], []
         for k in range(len(stumps) + 1):
@@ -191,12 +201,13 @@ class SampleCompressionSCM(BaseSCM):
             bounds.append(
                 sample_compression_bound(
                     int(wrong[k].sum() - wrong[k][chosen].sum()),
-                    m,
+                    scope.m,
                     n,
                     k,
-                    float(self.delta),
+                    scope.delta,
                     message_prior=self.message_prior,
                     feature_reuse=bool(self.feature_reuse),
                 )
             )
-        return LearnedPath(stumps, np.array(bounds), wrong.sum(axis=1) / m, compression_sets=sets)
+        risk = wrong.sum(axis=1) / X.shape[0]
+        return LearnedPath(stumps, np.array(bounds), risk, compression_sets=sets)
