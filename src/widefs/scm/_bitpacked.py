@@ -19,6 +19,8 @@ rules are those of the float path (``tests/scm/test_bitpacked.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -28,7 +30,14 @@ from widefs.scm._parallel import block_pool, n_threads
 from widefs.scm._rules import LearnedStump
 from widefs.utils import iter_column_blocks
 
-__all__ = ["PackedBinary", "PackedUtility", "pack_binary", "packed_greedy", "packed_equivalents"]
+__all__ = [
+    "PackedBinary",
+    "PackedUtility",
+    "float_path",
+    "pack_binary",
+    "packed_equivalents",
+    "packed_greedy",
+]
 
 # Columns packed at a time (rows x columns bytes of 0/1 values per block).
 PACK_BLOCK_BYTES = 1 << 23
@@ -36,6 +45,24 @@ PACK_BLOCK_BYTES = 1 << 23
 SCAN_FEATURES = 1 << 18
 # Sample-compression, Occam and PAC-Bayes utilities (see the kernels' _key).
 SAMPLE_COMPRESSION, OCCAM, PAC_BAYES = 0, 1, 2
+
+
+# Off inside `float_path()`: the benchmark and the tests run the float engines on 0/1 data.
+_PACKING = ContextVar("widefs_scm_packing", default=True)
+
+
+@contextmanager
+def float_path():
+    """Within this context, 0/1 matrices are not packed: the float engines learn from them.
+
+    For comparing both paths on the same data (the benchmark, the tests); the rules are
+    the same, the float path only slower and larger.
+    """
+    token = _PACKING.set(False)
+    try:
+        yield
+    finally:
+        _PACKING.reset(token)
 
 
 def _kernels():
@@ -142,21 +169,25 @@ def pack_binary(X) -> PackedBinary | None:
     >>> P.shape, P[:, 0].tolist(), pack_binary(np.array([[0.5, 1.0]])) is None
     ((3, 2), [1.0, 0.0, 1.0], True)
     """
+    if not _PACKING.get():
+        return None
     m, F = (int(v) for v in X.shape)
+    spans = list(iter_column_blocks(F, _read_width(X, m)))
+    first = _as_01(X[:, spans[0]]) if spans else None
+    if first is None:  # most numeric data stop at the first block
+        return None
     n_words = max(1, -(-m // 64))
     bits = np.zeros((F, n_words), dtype=np.uint64)
-    spans = list(iter_column_blocks(F, _read_width(X, m)))
     kern = _kernels()
 
-    def pack(span) -> bool:
-        block = _as_01(X[:, span])
+    def pack(span, block=None) -> bool:
+        block = _as_01(X[:, span]) if block is None else block
         if block is None:
             return False
         kern.pack_rows(block, bits[span])
         return True
 
-    if not spans or not pack(spans[0]):  # most numeric data stop at the first block
-        return None
+    pack(spans[0], first)
     with block_pool(n_threads(len(spans) - 1)) as pool:
         if not all(pool.map(pack, spans[1:])):
             return None
