@@ -165,7 +165,11 @@ def test_ties_go_to_the_lowest_feature_and_presence_first():
     x = np.array([1, 1, 0, 0, 1, 0], dtype=bool)
     X = np.column_stack([x, x, x, ~x])
     y = np.array([1, 1, 0, 0, 1, 0])
-    for est in (SampleCompressionSCM(), OccamSCM(feature_range=(0, 1)), PACBayesSCM(feature_range=(0, 1))):
+    for est in (
+        SampleCompressionSCM(),
+        OccamSCM(feature_range=(0, 1)),
+        PACBayesSCM(feature_range=(0, 1)),
+    ):
         fitted = est.fit(X, y)
         (rule,) = fitted.rules_
         assert (rule.feature, rule.direction) == (0, ">")

@@ -18,8 +18,9 @@ def _brute(X, fired, own):
             continue
         values = np.unique(X[:, g])
         cuts = np.concatenate([[values[0] - 1], (values[1:] + values[:-1]) / 2, [values[-1] + 1]])
-        for direction, fires in ((">", lambda t: X[:, g] > t), ("<=", lambda t: X[:, g] <= t)):
-            if any(np.array_equal(fires(t), fired) for t in cuts):
+        x = X[:, g]
+        for direction, fires in ((">", x[None] > cuts[:, None]), ("<=", x[None] <= cuts[:, None])):
+            if any(np.array_equal(row, fired) for row in fires):
                 out.append((g, direction))
     return tuple(out)
 

@@ -68,7 +68,7 @@ def _numeric(name):
     """A bundled dataset as finite floats: categories as codes, missing values as medians."""
     X, y = load_dataset(name, return_X_y=True, as_frame=True)
     X = X.copy()
-    for c in X.columns[X.dtypes == object]:
+    for c in X.select_dtypes(include=object).columns:
         X[c] = pd.factorize(X[c])[0].astype(float)
         X.loc[X[c] < 0, c] = np.nan
     X = X.to_numpy(dtype=float)
@@ -122,7 +122,7 @@ def _node_bound(est, cm, X, y, m, delta):
 def test_combined_bound_is_the_sum_of_machine_bounds_over_all_examples(est):
     X, y = _three_classes()
     est.fit(X, y)
-    assert [cm.remaining for cm in est.machines_][0] == ("a", "b", "c")
+    assert est.machines_[0].remaining == ("a", "b", "c")
     assert len(est.machines_) == 2 and len(est.machines_[1].remaining) == 2
     delta = est.delta / n_candidate_machines(3)
     bounds = [_node_bound(est, cm, X, y, X.shape[0], delta) for cm in est.machines_]

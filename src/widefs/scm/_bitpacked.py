@@ -124,7 +124,11 @@ class PackedBinary:
         mask = row_words(self.mask(), self.bits.shape[1])
         spans = list(iter_column_blocks(F, SCAN_FEATURES))
         with block_pool(n_threads(len(spans))) as pool:
-            list(pool.map(lambda s: kern.ones_per_feature(self.bits, mask, s.start, s.stop, out), spans))
+            list(
+                pool.map(
+                    lambda s: kern.ones_per_feature(self.bits, mask, s.start, s.stop, out), spans
+                )
+            )
         return out
 
     def min_max(self) -> tuple[np.ndarray, np.ndarray]:

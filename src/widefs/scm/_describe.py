@@ -23,7 +23,8 @@ def equivalent_names(model, rule, *, limit: int | None = SHOW_EQUIVALENT) -> str
     """
     names = getattr(model, "feature_names_in_", None)
     items = [
-        (f"x{g}" if names is None else str(names[g])) + (" (opposite)" if d != rule.direction else "")
+        (f"x{g}" if names is None else str(names[g]))
+        + (" (opposite)" if d != rule.direction else "")
         for g, d in rule.equivalent[:limit]
     ]
     more = len(rule.equivalent) - len(items)

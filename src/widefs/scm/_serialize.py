@@ -9,6 +9,7 @@ themselves here with :func:`serializable`, so this module imports none of them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -419,7 +420,7 @@ def _equivalents(value, where: str, n_features: int, feature: int) -> tuple:
     features = [g for g, _ in out]
     if feature in features:
         _fail(field, f"must not hold the rule's own feature {feature}")
-    if any(a >= b for a, b in zip(features, features[1:])):
+    if any(a >= b for a, b in itertools.pairwise(features)):
         _fail(field, "must list distinct features in increasing order")
     return tuple(out)
 
@@ -486,7 +487,9 @@ def _read_machine(cls, doc: dict, item, i: int, n_classes: int):
     try:
         machine = _Reader(cls, machine_doc).model
     except ValueError as exc:
-        raise ValueError(str(exc).replace("model file: ", f"model file: {where}.model.", 1)) from None
+        raise ValueError(
+            str(exc).replace("model file: ", f"model file: {where}.model.", 1)
+        ) from None
     return label, n_examples, machine
 
 
@@ -505,10 +508,14 @@ def _read_list(cls, doc: dict):
         label, n_examples, machine = _read_machine(cls, doc, item, i, classes.size)
         allowed = remaining if len(remaining) > 2 else remaining[-1:]
         if label not in allowed:
-            _fail(f"machines[{i}].label", f"must be one of {allowed} (the classes left), got {label}")
+            _fail(
+                f"machines[{i}].label", f"must be one of {allowed} (the classes left), got {label}"
+            )
         if n_examples > previous:
             _fail(f"machines[{i}].n_examples", "must not exceed the previous machine's")
-        machines.append(ClassMachine(classes[label], machine, tuple(classes[remaining]), n_examples))
+        machines.append(
+            ClassMachine(classes[label], machine, tuple(classes[remaining]), n_examples)
+        )
         remaining.remove(label)
         previous = n_examples
     risk = _float(doc["risk_bound"], "risk_bound", 0.0, 1.0)
