@@ -122,7 +122,7 @@ def test_packed_path_is_taken(monkeypatch):
     seen = []
     original = bp.packed_greedy
     monkeypatch.setattr(
-        "widefs.scm._sample_compression.packed_greedy",
+        "widefs.scm._base.packed_greedy",
         lambda X, *a, **k: seen.append(type(X)) or original(X, *a, **k),
     )
     SampleCompressionSCM().fit(X, y)
@@ -174,3 +174,20 @@ def test_ties_go_to_the_lowest_feature_and_presence_first():
         (rule,) = fitted.rules_
         assert (rule.feature, rule.direction) == (0, ">")
         assert rule.equivalent == ((1, ">"), (2, ">"), (3, "<="))
+
+
+def test_pack_once_fit_many():
+    X, y = _kmers(2)
+    P = pack_binary(X)
+    assert pack_binary(P) is P
+    for est in (*_estimators()[::3], PACBayesSCM(feature_range=(0, 1), margin=0.2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            on_packed = clone(est).fit(P, y)
+            with float_path():  # the packed matrix read as an out-of-core float matrix
+                as_float = clone(est).fit(P, y)
+            ref = clone(est).fit(X.astype(float), y)
+        _same_model(on_packed, ref)
+        _same_model(as_float, ref)
+    np.testing.assert_array_equal(P[:, 3:9], X[:, 3:9].astype(float))
+    np.testing.assert_array_equal(P[[0, 5], [2, 7]], X[[0, 5]][:, [2, 7]].astype(float))

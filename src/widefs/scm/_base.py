@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
 from widefs.exceptions import HeuristicBoundWarning
-from widefs.scm._bitpacked import PackedBinary, pack_binary
+from widefs.scm._bitpacked import PackedBinary, pack_binary, packed_greedy
 from widefs.scm._bounds import BoundScope
 from widefs.scm._equivalence import equivalent_stumps
 from widefs.scm._multiclass import fit_decision_list, list_decisions
@@ -270,6 +270,16 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         positive_code = 1 if self.model_type == "conjunction" else 0
         scope = BoundScope(X.shape[0], float(self.delta))
         return self._fit_machine(X, codes == positive_code, scope)
+
+    def _stumps(self, X, y_pos: np.ndarray, float_greedy) -> list[LearnedStump]:
+        """The greedy's stumps: by population counts on packed bits when the learner has a
+        packed utility for these settings, else ``float_greedy(lazy=..., max_rules=...,
+        feature_reuse=...)``, the learner's own engine."""
+        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
+        util = self._packed_utility(X) if isinstance(X, PackedBinary) else None
+        if util is not None:
+            return packed_greedy(X, y_pos, util, **kwargs)
+        return float_greedy(lazy=is_lazy_matrix(X), **kwargs)
 
     def _fit_machine(self, X, y_pos: np.ndarray, scope: BoundScope):
         """Learn one binary machine and keep the prefix that ``select`` chooses."""

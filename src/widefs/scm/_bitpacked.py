@@ -80,6 +80,11 @@ def row_words(mask: np.ndarray, n_words: int) -> np.ndarray:
 class PackedBinary:
     """A 0/1 matrix packed along the samples, or a subset of its rows.
 
+    Made by :func:`pack_binary`; every Set Covering Machine fits on it directly (pack once,
+    fit several learners). It reads like an out-of-core matrix (``X[:, columns]`` unpacks
+    those columns as float64), which is how learner settings without a packed greedy
+    (a fixed PAC-Bayes margin) still run on it.
+
     Parameters
     ----------
     bits : ndarray of uint64, shape (n_features, n_words)
@@ -95,6 +100,10 @@ class PackedBinary:
         self.n_rows = int(n_rows)
         self.rows = np.arange(n_rows) if rows is None else np.asarray(rows, dtype=np.intp)
         self.shape = (self.rows.size, bits.shape[0])
+        # Read like an out-of-core matrix (widefs.utils.is_lazy_matrix, load_columns).
+        self.dtype = np.dtype(np.uint8)
+        self.chunks = None
+        self.oindex = self
 
     def take_rows(self, index) -> PackedBinary:
         """The view of rows ``self.rows[index]`` (no copy of the bits)."""
@@ -112,9 +121,13 @@ class PackedBinary:
         return np.unpackbits(as_bytes, count=self.n_rows, bitorder="little").astype(bool)
 
     def __getitem__(self, key) -> np.ndarray:
-        """``X[rows, f]`` as float64 over this view's rows (what the bound paths read)."""
-        rows, f = key
-        return self.full_column(f)[self.rows][rows].astype(np.float64)
+        """``X[rows, f]`` (one feature) or ``X[rows, columns]`` (a block) as float64 values."""
+        rows, columns = key
+        if np.ndim(columns) == 0 and not isinstance(columns, slice):
+            return self.full_column(columns)[self.rows][rows].astype(np.float64)
+        as_bytes = self.bits[columns].view(np.uint8)
+        block = np.unpackbits(as_bytes, axis=1, count=self.n_rows, bitorder="little").T
+        return block[self.rows][rows].astype(np.float64)
 
     def ones(self) -> np.ndarray:
         """Number of 1s of every feature in this view's rows."""
@@ -175,6 +188,8 @@ def pack_binary(X) -> PackedBinary | None:
     """
     if not _PACKING.get():
         return None
+    if isinstance(X, PackedBinary):
+        return X
     m, F = (int(v) for v in X.shape)
     spans = list(iter_column_blocks(F, _read_width(X, m)))
     first = _as_01(X[:, spans[0]]) if spans else None

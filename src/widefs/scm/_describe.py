@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["describe_model", "equivalent_names"]
@@ -15,13 +17,16 @@ _SETTING = {
 SHOW_EQUIVALENT = 10
 
 
-def equivalent_names(model, rule, *, limit: int | None = SHOW_EQUIVALENT) -> str:
+def equivalent_names(
+    model, rule, *, limit: int | None = SHOW_EQUIVALENT, feature_names=None
+) -> str:
     """The features equivalent to ``rule`` on the training data, by name, as one line.
 
     A feature whose stump fires in the opposite direction (absent where the rule's feature
-    is present) is marked "(opposite)". Empty when there is none.
+    is present) is marked "(opposite)". Empty when there is none. ``feature_names``
+    (indexable by feature index) overrides the model's own names.
     """
-    names = getattr(model, "feature_names_in_", None)
+    names = getattr(model, "feature_names_in_", None) if feature_names is None else feature_names
     items = [
         (f"x{g}" if names is None else str(names[g]))
         + (" (opposite)" if d != rule.direction else "")
@@ -52,14 +57,16 @@ def _risk_line(model, setting: str, conf: str) -> str:
     )
 
 
-def _equivalence_lines(model, rules) -> list[str]:
-    lines = [f"  {r}: {equivalent_names(model, r)}" for r in rules if r.equivalent]
+def _equivalence_lines(model, rules, names) -> list[str]:
+    lines = [
+        f"  {r}: {equivalent_names(model, r, feature_names=names)}" for r in rules if r.equivalent
+    ]
     if lines:
         lines.insert(0, "equivalent on the training data (the same split of its examples):")
     return lines
 
 
-def _binary_lines(model, max_rules) -> list[str]:
+def _binary_lines(model, rename, max_rules) -> list[str]:
     k = len(model.rules_)
     kind = model.model_type
     c0, c1 = model.classes_[0], model.classes_[1]
@@ -70,11 +77,12 @@ def _binary_lines(model, max_rules) -> list[str]:
     if k == 0:
         lines.append(f"predict {c1} always" if kind == "conjunction" else f"predict {c0} always")
     else:
-        lines.append(f"predict {c1} if {_rule_text(model.rules_, kind, max_rules)}, else {c0}")
+        rules = rename(model.rules_)
+        lines.append(f"predict {c1} if {_rule_text(rules, kind, max_rules)}, else {c0}")
     return lines
 
 
-def _list_lines(model, max_rules) -> list[str]:
+def _list_lines(model, rename, max_rules) -> list[str]:
     from widefs.scm._multiclass import n_candidate_machines
 
     machines = model.machines_
@@ -84,7 +92,7 @@ def _list_lines(model, max_rules) -> list[str]:
         f"classes, {k} decision stump{'s' if k != 1 else ''}, p={model.p:g}, delta={model.delta:g})"
     ]
     for i, cm in enumerate(machines):
-        rules = cm.machine.rules_
+        rules = rename(cm.machine.rules_)
         test = _rule_text(rules, model.model_type, max_rules) if rules else None
         if test is None:  # an empty machine always fires (conjunction) or never (disjunction)
             test = "always" if model.model_type == "conjunction" else "never"
@@ -103,7 +111,7 @@ def _list_lines(model, max_rules) -> list[str]:
     return lines
 
 
-def describe_model(model, *, max_rules: int | None = None) -> str:
+def describe_model(model, *, max_rules: int | None = None, feature_names=None) -> str:
     """A plain-text summary of a fitted SCM: the rule, its risk bound and training risk.
 
     Meant for reports (the CLI prints it as is). A decision list (more than two classes)
@@ -116,6 +124,9 @@ def describe_model(model, *, max_rules: int | None = None) -> str:
         Fitted.
     max_rules : int, optional
         Show at most this many rules (per machine; the others are counted).
+    feature_names : sequence of str, optional
+        Names by feature index, instead of the model's own (e.g. for a model fitted on a
+        packed matrix or an out-of-core array, which carry none).
 
     Returns
     -------
@@ -145,8 +156,14 @@ def describe_model(model, *, max_rules: int | None = None) -> str:
       x0 > 0: x1 (opposite)
     """
     check_is_fitted(model, "rules_")
-    multiclass = model.classes_.size > 2
-    lines = _list_lines(model, max_rules) if multiclass else _binary_lines(model, max_rules)
+
+    def rename(rules):
+        if feature_names is None:
+            return rules
+        return [replace(r, feature_name=str(feature_names[r.feature])) for r in rules]
+
+    layout = _list_lines if model.classes_.size > 2 else _binary_lines
+    lines = layout(model, rename, max_rules)
     conf = f"holds with probability {1 - model.delta:g}"
     lines.append(_risk_line(model, _SETTING.get(type(model).__name__, ""), conf))
-    return "\n".join(lines + _equivalence_lines(model, model.rules_))
+    return "\n".join(lines + _equivalence_lines(model, rename(model.rules_), feature_names))

@@ -21,6 +21,7 @@ random values 88 ms (kernel 150 ms); madelon (2600 x 500, few distinct values) 5
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 
@@ -32,13 +33,13 @@ from widefs.scm._base import (
     conj_fires,
     prefix_errors,
 )
-from widefs.scm._bitpacked import OCCAM, PackedBinary, PackedUtility, packed_greedy, per_range
+from widefs.scm._bitpacked import OCCAM, PackedBinary, PackedUtility, per_range
 from widefs.scm._bounds import BoundScope, dyadic_search, occam_bound
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix, load_columns
+from widefs.utils import load_columns
 
 __all__ = ["OccamSCM", "occam_greedy"]
 
@@ -405,14 +406,11 @@ class OccamSCM(BaseSCM):
 
     def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
         lo, hi = self.feature_range_
-        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
-        if isinstance(X, PackedBinary):
-            stumps = packed_greedy(X, y_pos, self._packed_utility(X), **kwargs)
-        else:
-            stumps = occam_greedy(
-                X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta), positives=self.positives,
-                threshold_interval=self.threshold_interval, lazy=is_lazy_matrix(X), **kwargs,
-            )  # fmt: skip
+        greedy = partial(
+            occam_greedy, X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta),
+            positives=self.positives, threshold_interval=self.threshold_interval,
+        )  # fmt: skip
+        stumps = self._stumps(X, y_pos, greedy)
         X = chosen_columns(X, stumps)
         n = X.shape[1]
         errors = prefix_errors(conj_fires(X, stumps), y_pos).sum(axis=1)

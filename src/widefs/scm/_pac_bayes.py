@@ -25,14 +25,14 @@ from sklearn.utils import check_random_state
 
 from widefs._compat import Interval
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
-from widefs.scm._bitpacked import PAC_BAYES, PackedBinary, PackedUtility, packed_greedy, per_range
+from widefs.scm._bitpacked import PAC_BAYES, PackedBinary, PackedUtility, per_range
 from widefs.scm._bounds import BoundScope, pac_bayes_bound
 from widefs.scm._multiclass import list_decisions, list_probabilities
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump, StumpRule, firing_probability
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix, load_columns
+from widefs.utils import load_columns
 
 __all__ = ["PACBayesSCM", "soft_greedy"]
 
@@ -272,15 +272,11 @@ class PACBayesSCM(BaseSCM):
 
     def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
         lo, hi = self.feature_range_
-        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
-        if isinstance(X, PackedBinary):
-            stumps = packed_greedy(X, y_pos, self._packed_utility(X), **kwargs)
-        else:
-            margin = None if self.margin is None else float(self.margin)
-            stumps = soft_greedy(
-                X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta), margin=margin,
-                lazy=is_lazy_matrix(X), **kwargs,
-            )  # fmt: skip
+        margin = None if self.margin is None else float(self.margin)
+        greedy = partial(
+            soft_greedy, X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta), margin=margin
+        )
+        stumps = self._stumps(X, y_pos, greedy)
         X = chosen_columns(X, stumps)
         n = X.shape[1]
         prod = np.ones(X.shape[0])

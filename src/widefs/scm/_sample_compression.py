@@ -8,16 +8,17 @@ compression set of one example per stump and the sample-compression bound applie
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from widefs._compat import StrOptions
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns, conj_fires, prefix_errors
-from widefs.scm._bitpacked import SAMPLE_COMPRESSION, PackedBinary, PackedUtility, packed_greedy
+from widefs.scm._bitpacked import SAMPLE_COMPRESSION, PackedBinary, PackedUtility
 from widefs.scm._bounds import BoundScope, sample_compression_bound
 from widefs.scm._covering import sc_greedy
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix
 
 __all__ = ["SampleCompressionSCM", "compression_set"]
 
@@ -186,11 +187,7 @@ class SampleCompressionSCM(BaseSCM):
         )
 
     def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
-        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
-        if isinstance(X, PackedBinary):
-            stumps = packed_greedy(X, y_pos, self._packed_utility(X), **kwargs)
-        else:
-            stumps = sc_greedy(X, y_pos, p=float(self.p), lazy=is_lazy_matrix(X), **kwargs)
+        stumps = self._stumps(X, y_pos, partial(sc_greedy, X, y_pos, p=float(self.p)))
         X = chosen_columns(X, stumps)
         n = X.shape[1]
         wrong = prefix_errors(conj_fires(X, stumps), y_pos)
