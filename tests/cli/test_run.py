@@ -14,7 +14,7 @@ import pytest
 
 from widefs.cli import main
 from widefs.datasets import load_dataset
-from widefs.scm import PACBayesSCM
+from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
 from widefs.stats import highest_chance_accuracy, mgm_threshold
 
 
@@ -353,7 +353,7 @@ def test_leukemia_quick_report_is_complete(tmp_path):
         assert re.search(rf"\| {re.escape(name)}[^|]* \| \d+\.\d ± \d+\.\d \|", table), name
 
 
-def test_multiclass_csv_skips_binary_only_methods(tmp_path):
+def test_multiclass_csv_gets_scm_decision_lists_with_bounds(tmp_path):
     frame = toy_frame(n=45, p=30)
     frame["label"] = np.array(["a", "b", "c"] * 15)
     frame.loc[frame["label"] == "c", "g1"] += 3
@@ -376,8 +376,23 @@ def test_multiclass_csv_skips_binary_only_methods(tmp_path):
         == 0
     )
     md = (out / "report.md").read_text()
-    assert "binary classifiers; this dataset has more than two classes" in md
-    assert "| PAC-Bayes SCM | binary data only |" in md
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    scm, table = md.split("## Set Covering Machines")[1], md.split("## Method comparison")[1]
+    assert "decision list of 2 binary machines" in scm
+    for name, cls in [
+        ("PAC-Bayes SCM", PACBayesSCM),
+        ("sample-compression SCM", SampleCompressionSCM),
+        ("Occam SCM", OccamSCM),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = cls().fit(X, y)
+        risk = getattr(model, model._training_risk_attribute)
+        assert f"| {name} | {len(model.rules_)} | {risk:.3f} | {model.risk_bound_:.3f} |" in scm
+        for i, cm in enumerate(model.machines_, 1):
+            assert f"| {name} | {i} | {cm.label} vs " in scm
+        assert re.search(rf"\| {re.escape(name)} \| \d+\.\d ± \d+\.\d \|", table), name
+    assert "binary data only" not in md
 
 
 def test_unknown_method_group(tmp_path, capsys):

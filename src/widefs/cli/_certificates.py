@@ -92,7 +92,6 @@ CERTIFIED = (
         _pac_bayes,
         "training Gibbs accuracy of the kept stumps",
         ("PAC-Bayes SCM",),
-        binary_only=True,
     ),
     Certified(
         "scm",
@@ -100,7 +99,6 @@ CERTIFIED = (
         _sample_compression,
         "training accuracy of the kept stumps",
         ("sample-compression SCM",),
-        binary_only=True,
     ),
     Certified(
         "rules",

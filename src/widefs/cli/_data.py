@@ -69,6 +69,11 @@ class LoadedData:
     target: str = "class"
 
     @property
+    def in_memory(self) -> bool:
+        """False for a zarr store read where it lies (see :mod:`widefs.cli._store`)."""
+        return isinstance(self.X, np.ndarray)
+
+    @property
     def smallest_class(self) -> int:
         """Number of examples of the least frequent class."""
         return int(np.unique(self.y, return_counts=True)[1].min())
@@ -553,6 +558,10 @@ def load_cli_data(
     """
     path = Path(data)
     notes: list[str] = []
+    from widefs.cli._store import is_store, load_store
+
+    if is_store(path):
+        return load_store(path, target)
     if data in list_datasets().index and not path.exists():
         if target not in (None, "class"):
             notes.append(f"--target {target!r} is ignored: a bundled dataset's target is 'class'")

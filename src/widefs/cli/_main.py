@@ -375,6 +375,10 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
         ),
     )
     _show(console, report.add(_summary(data)))
+    if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
+        groups = [g for g in groups if g == "scm"]
+        if not groups:
+            raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(_how_to_read(groups))
     certificates = CertificateRun(
         data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
@@ -435,7 +439,8 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
                 report.add(section)
                 _show(progress.console, section)
             group = STEP_GROUPS.get(description)
-            for section in certificates.sections(group, progress) if group else ():
+            certified = certificates.sections(group, progress) if group and data.in_memory else ()
+            for section in certified:
                 report.add(section)
                 _show(progress.console, section)
             progress.advance(task)

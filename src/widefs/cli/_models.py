@@ -69,7 +69,14 @@ def _bound_rows(models: dict, majority_error: float):
         else:
             verdict = f"informative: below the majority-class error {majority_error:.3f}"
         rows.append(
-            (name, len(model.rules_), f"{training:.3f}", f"{bound:.3f}", verdict, SCM_LEARNERS[name][1])
+            (
+                name,
+                len(model.rules_),
+                f"{training:.3f}",
+                f"{bound:.3f}",
+                verdict,
+                SCM_LEARNERS[name][1],
+            )
         )
     return rows, vacuous
 
@@ -109,7 +116,8 @@ def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> Text
             "optimistic. Their cross-validated accuracy is in the method comparison. Risks "
             "are fractions of examples misclassified; always predicting the majority class "
             "errs on {majority:.3f} of these examples, so a bound at or above that guarantees "
-            "nothing useful (vacuous), and a bound of 1.000 says nothing at all." + lists
+            "nothing useful (vacuous), and a bound of 1.000 says nothing at all."
+            + lists
             + " Features listed as equivalent to a rule split the training examples exactly as "
             "it does: the data cannot tell them apart.",
             majority=majority_error,
