@@ -250,11 +250,13 @@ def per_range(lo: np.ndarray, hi: np.ndarray, fn: Callable, n_out: int):
     """
     usable = lo < hi
     out = np.full((lo.size, n_out), np.nan)
-    if usable.any():
-        pairs, inverse = np.unique(
-            np.column_stack([lo[usable], hi[usable]]), axis=0, return_inverse=True
-        )
-        values = np.array([fn(float(a), float(b)) for a, b in pairs], dtype=float)
+    lo_u, hi_u = lo[usable], hi[usable]
+    if lo_u.size and (lo_u == lo_u[0]).all() and (hi_u == hi_u[0]).all():
+        out[usable] = fn(float(lo_u[0]), float(hi_u[0]))  # the usual case: one range
+    elif lo_u.size:
+        # A range as one complex key (exact): one 1-D sort, not a row-wise unique.
+        pairs, inverse = np.unique(lo_u + 1j * hi_u, return_inverse=True)
+        values = np.array([fn(float(k.real), float(k.imag)) for k in pairs], dtype=float)
         out[usable] = values.reshape(len(pairs), n_out)[inverse.ravel()]
     return out, usable
 
