@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs.cli._store import is_store, load_store
 from widefs.datasets import list_datasets, load_dataset
 from widefs.exceptions import DataError
 
@@ -558,10 +559,8 @@ def load_cli_data(
     """
     path = Path(data)
     notes: list[str] = []
-    from widefs.cli._store import is_store, load_store
-
     if is_store(path):
-        return load_store(path, target)
+        return LoadedData(**load_store(path, target))
     if data in list_datasets().index and not path.exists():
         if target not in (None, "class"):
             notes.append(f"--target {target!r} is ignored: a bundled dataset's target is 'class'")

@@ -130,7 +130,7 @@ def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> Text
 
 def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
     """Fit the three Set Covering Machines on all data and show rules with risk bounds."""
-    from widefs.scm._multiclass import n_candidate_machines
+    from widefs.scm import n_candidate_machines
 
     section = Section("Set Covering Machines of decision stumps (Shah, Marchand & Corbeil 2010)")
     X, names = _scm_input(data)

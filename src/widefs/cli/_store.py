@@ -87,10 +87,8 @@ def _labels(group, target: str, path: Path, n: int) -> np.ndarray:
     return y
 
 
-def load_store(path: Path, target: str | None):
-    """The store as :class:`~widefs.cli._data.LoadedData` whose ``X`` is the zarr array."""
-    from widefs.cli._data import LoadedData
-
+def load_store(path: Path, target: str | None) -> dict:
+    """The fields of :class:`~widefs.cli._data.LoadedData` for the store (``X``: the zarr array)."""
     target = "class" if target is None else target
     group = _open(path)
     X = _array(group, "X", path, "samples x features")
@@ -111,7 +109,7 @@ def load_store(path: Path, target: str | None):
         "a zarr store: only the Set Covering Machines run on it (packed in bits when its "
         "values are 0/1); the other parts of the report need the data in memory"
     )
-    return LoadedData(
+    return dict(
         name=path.name,
         X=X,
         y=y,

@@ -18,6 +18,7 @@ Bounds as pure functions: :func:`occam_bound`, :func:`sample_compression_bound`,
 field by field). A readable summary for reports: :func:`describe_model`.
 """
 
+from widefs.scm import _serialize_list  # noqa: F401  (registers the decision-list JSON layout)
 from widefs.scm._bitpacked import PackedBinary, pack_binary
 from widefs.scm._bounds import (
     dyadic_bits,
@@ -28,6 +29,7 @@ from widefs.scm._bounds import (
     sample_compression_bound,
 )
 from widefs.scm._describe import describe_model
+from widefs.scm._multiclass import n_candidate_machines
 from widefs.scm._occam import OccamSCM
 from widefs.scm._pac_bayes import PACBayesSCM
 from widefs.scm._rules import StumpRule
@@ -45,6 +47,7 @@ __all__ = [
     "dyadic_threshold",
     "from_json",
     "log_zeta",
+    "n_candidate_machines",
     "occam_bound",
     "pac_bayes_bound",
     "pack_binary",

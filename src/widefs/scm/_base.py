@@ -281,6 +281,10 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
             return packed_greedy(X, y_pos, util, **kwargs)
         return float_greedy(lazy=is_lazy_matrix(X), **kwargs)
 
+    def _rule_columns(self, X):
+        """``X`` as the rules read it: itself, or its rule columns loaded once out of core."""
+        return chosen_columns(X, self.rules_)
+
     def _fit_machine(self, X, y_pos: np.ndarray, scope: BoundScope):
         """Learn one binary machine and keep the prefix that ``select`` chooses."""
         return self._keep_prefix(self._learn(X, y_pos, scope), X)

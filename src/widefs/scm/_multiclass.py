@@ -72,6 +72,20 @@ def n_candidate_machines(n_classes: int) -> int:
     Every subset ``R`` of at least three classes with any of its classes, and every pair with
     its later class: ``sum_{r=3..k} C(k, r) r + C(k, 2)``. Two classes: 1 (a binary machine).
 
+    Parameters
+    ----------
+    n_classes : int
+
+    Returns
+    -------
+    int
+        The bound of each machine of a decision list over ``n_classes`` classes holds at
+        ``delta / n_candidate_machines(n_classes)``.
+
+    See Also
+    --------
+    SampleCompressionSCM, OccamSCM, PACBayesSCM : Decision lists for more than two classes.
+
     Examples
     --------
     >>> [n_candidate_machines(k) for k in (2, 3, 4, 5)]
@@ -154,7 +168,7 @@ def _finish(estimator, X, codes, machines: list[ClassMachine]) -> None:
     estimator.n_rules_learned_ = sum(cm.machine.n_rules_learned_ for cm in machines)
     estimator.feature_importances_ = combined_importances(machines, estimator.n_features_in_)
     estimator.risk_bound_ = min(1.0, float(sum(cm.machine.risk_bound_ for cm in machines)))
-    Xc = _rule_columns(X, estimator.rules_)
+    Xc = estimator._rule_columns(X)
     if estimator._training_risk_attribute == "gibbs_risk_":
         correct = list_probabilities(estimator, Xc)[np.arange(codes.size), codes]
         risk = float(np.mean(1.0 - correct))
@@ -171,15 +185,6 @@ def combined_importances(machines: list[ClassMachine], n_features: int) -> np.nd
         total += cm.n_examples * cm.machine.feature_importances_
     s = total.sum()
     return total / s if s > 0 else total
-
-
-def _rule_columns(X, rules):
-    """What the rules read of the training data: ``X`` itself, or its rule columns out of core."""
-    if is_lazy_matrix(X):
-        from widefs.scm._base import SelectedColumns  # (the base imports this module)
-
-        return SelectedColumns(X, [r.feature for r in rules])
-    return X
 
 
 def list_decisions(estimator, Xc, decide=None) -> np.ndarray:

@@ -29,6 +29,8 @@ _CLASS_KINDS = frozenset("biufUO")
 _RULE_KEYS = frozenset({"feature", "feature_name", "direction", "threshold", "interval", "bits"})
 
 _MODEL_CLASSES: dict[str, type] = {}
+# The decision-list layout (more than two classes): registered by widefs.scm._serialize_list.
+_LIST_LAYOUT: dict[str, object] = {}
 
 
 def serializable(cls: type) -> type:
@@ -61,9 +63,7 @@ def model_to_json(model) -> str:
     """
     check_is_fitted(model, "rules_")
     if model.classes_.size > 2:
-        from widefs.scm._serialize_list import list_doc
-
-        return json.dumps(list_doc(model), indent=1, allow_nan=False)
+        return json.dumps(_LIST_LAYOUT["write"](model), indent=1, allow_nan=False)
     cls = type(model)
     doc = {
         "format": FORMAT,
@@ -224,9 +224,7 @@ def model_from_json(text: str):
     if not isinstance(name, str) or name not in _MODEL_CLASSES:
         _fail("estimator", f"must be one of {sorted(_MODEL_CLASSES)}, got {_show(name)}")
     if "machines" in doc:
-        from widefs.scm._serialize_list import read_list
-
-        return read_list(_MODEL_CLASSES[name], doc)
+        return _LIST_LAYOUT["read"](_MODEL_CLASSES[name], doc)
     return _Reader(_MODEL_CLASSES[name], doc).model
 
 

@@ -17,7 +17,9 @@ import math
 import numpy as np
 from sklearn.base import clone
 
+from widefs.scm._multiclass import ClassMachine, combined_importances
 from widefs.scm._serialize import (
+    _LIST_LAYOUT,
     MAX_FEATURES,
     _fail,
     _float,
@@ -103,8 +105,6 @@ def _read_machine(cls, doc: dict, item, i: int, n_classes: int):
 
 def read_list(cls, doc: dict):
     """Rebuild a decision list, checking every field (each machine as a binary model)."""
-    from widefs.scm._multiclass import ClassMachine, combined_importances
-
     risk_key = cls._training_risk_attribute.rstrip("_")
     required = {*_SHARED, "classes", "classes_dtype", "risk_bound", risk_key, "machines"}
     _keys(doc, "the document", required)
@@ -143,3 +143,6 @@ def read_list(cls, doc: dict):
     model.risk_bound_ = risk
     setattr(model, cls._training_risk_attribute, _float(doc[risk_key], risk_key, 0.0, 1.0))
     return model
+
+
+_LIST_LAYOUT.update(write=list_doc, read=read_list)
