@@ -320,7 +320,8 @@ class OccamSCM(BaseSCM):
     risk_bound_ : float
         The Occam bound of the kept model on the training set.
     bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
-        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_`` (two classes; each
+        machine of a decision list has its own).
     empirical_risk_ : float
         Training error rate of the kept model.
     search_score_ : float
@@ -331,7 +332,13 @@ class OccamSCM(BaseSCM):
         Stumps the greedy added before ``select``.
     feature_range_ : tuple of ndarray
         The ranges used.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    machines_ : list of ClassMachine
+        Only with more than two classes: the decision list, one binary machine of this
+        class per class but the last (``label``, ``machine``, ``remaining``,
+        ``n_examples``); ``rules_`` then holds every machine's rules in list order,
+        ``risk_bound_`` the sum of their bounds (each at ``delta / n_candidate_machines``)
+        and the training risk is the list's. See ``docs/methods/scm.md``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.

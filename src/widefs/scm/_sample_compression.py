@@ -115,7 +115,8 @@ class SampleCompressionSCM(BaseSCM):
     risk_bound_ : float
         The sample-compression bound of the kept model on the training set.
     bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
-        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_`` (two classes; each
+        machine of a decision list has its own).
     empirical_risk_ : float
         Training error rate of the kept model.
     search_score_ : float
@@ -128,7 +129,13 @@ class SampleCompressionSCM(BaseSCM):
         row: it then pads the set with a correctly classified row).
     n_rules_learned_ : int
         Stumps the greedy added before ``select``.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    machines_ : list of ClassMachine
+        Only with more than two classes: the decision list, one binary machine of this
+        class per class but the last (``label``, ``machine``, ``remaining``,
+        ``n_examples``); ``rules_`` then holds every machine's rules in list order,
+        ``risk_bound_`` the sum of their bounds (each at ``delta / n_candidate_machines``)
+        and the training risk is the list's. See ``docs/methods/scm.md``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -146,6 +153,14 @@ class SampleCompressionSCM(BaseSCM):
     >>> clf = SampleCompressionSCM().fit(X, [0, 0, 1, 1])
     >>> [str(r) for r in clf.rules_], clf.predict(X).tolist(), clf.get_support().tolist()
     (['x0 > 1'], [0, 0, 1, 1], [True, False])
+
+    Three classes: a decision list of two machines.
+
+    >>> clf = SampleCompressionSCM().fit(np.arange(6.0)[:, None], ["a", "a", "b", "b", "c", "c"])
+    >>> [(str(cm.label), [str(r) for r in cm.machine.rules_]) for cm in clf.machines_]
+    [('a', ['x0 <= 1']), ('c', ['x0 > 3'])]
+    >>> clf.predict([[0.5], [2.5], [4.5]]).tolist()
+    ['a', 'b', 'c']
     """
 
     _rule_extra = None
