@@ -56,9 +56,7 @@ def gene_starts(n_kmers: int) -> dict[str, int]:
     return {g: int(share * n_kmers) for g, share in GENES.items()}
 
 
-def chunk(
-    seed: int, start: int, stop: int, n_kmers: int, n_samples: int = N_SAMPLES
-) -> np.ndarray:
+def chunk(seed: int, start: int, stop: int, n_kmers: int, n_samples: int = N_SAMPLES) -> np.ndarray:
     """Columns ``start..stop-1`` of the matrix (a deterministic function of the seed)."""
     rng = np.random.default_rng([seed, 3, start])
     n = stop - start

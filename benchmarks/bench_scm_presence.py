@@ -130,7 +130,7 @@ def _markdown(full: list[dict], slices: list[dict], n: int, write_s: float, cpus
     lines += [
         "",
         f"Packed and float paths learn the same stumps on every slice (all the greedy adds, "
-        f"`select=\"none\"`): **{same}**. "
+        f'`select="none"`): **{same}**. '
         "Rules learned on all k-mers, with their equivalence groups (the k-mers that split "
         "the 200 genomes identically):",
         "",

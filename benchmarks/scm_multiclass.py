@@ -129,7 +129,11 @@ def _fold(X, y, train, test, seed) -> dict:
     lo, hi = X[train].min(axis=0), X[train].max(axis=0)
     for name, est in _machines((lo, hi)).items():
         model = est.fit(X[train], y[train])
-        out[name] = (np.mean(model.predict(X[test]) != y[test]), model.risk_bound_, len(model.rules_))
+        out[name] = (
+            np.mean(model.predict(X[test]) != y[test]),
+            model.risk_bound_,
+            len(model.rules_),
+        )
     splits = out["sample-compression SCM"][2]
     tree = DecisionTreeClassifier(max_leaf_nodes=max(splits + 1, 2), random_state=seed)
     tree.fit(X[train], y[train])
@@ -180,7 +184,7 @@ def real_data(repeats: int) -> str:
         for model in _machines((X.min(axis=0), X.max(axis=0))).values():
             texts.append(f"{name}: " + describe_model(model.fit(X, y), feature_names=names))
     lines += ["", "The machines fitted on all examples of each dataset:", "", "```text"]
-    return "\n".join(lines + ["\n\n".join(texts), "```"]) + "\n"
+    return "\n".join([*lines, "\n\n".join(texts), "```"]) + "\n"
 
 
 def main(argv=None) -> int:

@@ -93,6 +93,23 @@ class PackedBinary:
         Rows of the packed matrix.
     rows : ndarray of int, optional
         The rows this view holds, increasing (default: all). Row subsets share ``bits``.
+
+    Attributes
+    ----------
+    bits, n_rows, rows
+        As given.
+    shape : tuple of int
+        ``(len(rows), n_features)``.
+
+    See Also
+    --------
+    pack_binary : Packs a 0/1 matrix.
+
+    Examples
+    --------
+    >>> P = pack_binary(np.array([[1, 0], [0, 1], [1, 1]], dtype=bool))
+    >>> P.shape, P.ones().tolist(), P.take_rows([0, 2])[:, 0].tolist()
+    ((3, 2), [2, 2], [1.0, 1.0])
     """
 
     def __init__(self, bits: np.ndarray, n_rows: int, rows: np.ndarray | None = None):
@@ -106,17 +123,42 @@ class PackedBinary:
         self.oindex = self
 
     def take_rows(self, index) -> PackedBinary:
-        """The view of rows ``self.rows[index]`` (no copy of the bits)."""
+        """The view of rows ``self.rows[index]`` (no copy of the bits).
+
+        Parameters
+        ----------
+        index : array_like of int or bool
+            Rows of this view.
+
+        Returns
+        -------
+        PackedBinary
+        """
         return PackedBinary(self.bits, self.n_rows, self.rows[np.asarray(index)])
 
     def mask(self) -> np.ndarray:
-        """The rows of this view as a boolean vector over all packed rows."""
+        """The rows of this view as a boolean vector over all packed rows.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_rows,)
+        """
         out = np.zeros(self.n_rows, dtype=bool)
         out[self.rows] = True
         return out
 
     def full_column(self, f: int) -> np.ndarray:
-        """Feature ``f`` over all packed rows, as booleans."""
+        """Feature ``f`` over all packed rows, as booleans.
+
+        Parameters
+        ----------
+        f : int
+            Feature index.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_rows,)
+        """
         as_bytes = self.bits[int(f)].view(np.uint8)
         return np.unpackbits(as_bytes, count=self.n_rows, bitorder="little").astype(bool)
 
@@ -130,7 +172,12 @@ class PackedBinary:
         return block[self.rows][rows].astype(np.float64)
 
     def ones(self) -> np.ndarray:
-        """Number of 1s of every feature in this view's rows."""
+        """Number of 1s of every feature in this view's rows.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_features,)
+        """
         kern = _kernels()
         F = self.shape[1]
         out = np.zeros(F, dtype=np.int64)
@@ -145,7 +192,12 @@ class PackedBinary:
         return out
 
     def min_max(self) -> tuple[np.ndarray, np.ndarray]:
-        """Column minima and maxima (0.0 or 1.0) over this view's rows."""
+        """Column minima and maxima (0.0 or 1.0) over this view's rows.
+
+        Returns
+        -------
+        minima, maxima : ndarray of float, shape (n_features,)
+        """
         ones = self.ones()
         return (ones == self.shape[0]).astype(float), (ones > 0).astype(float)
 
@@ -177,8 +229,24 @@ def _read_width(X, m: int) -> int:
 def pack_binary(X) -> PackedBinary | None:
     """``X`` packed along the samples when every value is 0 or 1; else None.
 
-    ``X``: a numpy array or memmap, a zarr or a dask array (read one block of columns at
-    a time; the first block holding another value, or a NaN, stops the reading).
+    Every Set Covering Machine packs a 0/1 matrix by itself; packing once serves several
+    fits (the three learners, a decision list's machines share it anyway).
+
+    Parameters
+    ----------
+    X : ndarray, memmap, zarr or dask array of shape (n_samples, n_features)
+        Booleans, or integers or floats; read one block of columns at a time (the first
+        block holding a value other than 0 and 1, or a NaN, stops the reading).
+
+    Returns
+    -------
+    PackedBinary or None
+        None when some value is not 0 or 1 (or inside :func:`float_path`).
+
+    See Also
+    --------
+    PackedBinary : The packed matrix.
+    widefs.scm.SampleCompressionSCM : Fits on it directly, as the other learners do.
 
     Examples
     --------
