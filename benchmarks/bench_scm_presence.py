@@ -7,8 +7,8 @@ copy in memory); then, each fit in a fresh subprocess so that its peak resident 
 
 - the three machines on all 10^7 k-mers, read from the store and packed in bits;
 - the float path (``widefs.scm._bitpacked.float_path``: the out-of-core float engines) on
-  slices of 10^5, 10^6 and 2.5 x 10^6 k-mers of the same store (starting 50,000 k-mers
-  before gene A), beside the packed path on the same slices, with every stump the greedy
+  slices of 10^5, 10^6 and 2.5 x 10^6 k-mers of the same store (starting at the storage
+  chunk 50,000 k-mers or more before gene A), beside the packed path on the same slices, with every stump the greedy
   learns (``select="none"``) compared on each slice.
 
 Writes the section ``scm_presence`` of docs/results/benchmarks.md and prints it.
@@ -17,6 +17,8 @@ Usage::
 
     nice -n 10 python benchmarks/bench_scm_presence.py [--store DIR] [--quick]
 
+``--store PATH`` keeps the zarr store there (reused when present: the data are a
+deterministic function of the seed); by default it goes to a temporary directory.
 ``--quick`` uses 10^6 k-mers (and slices of 10^5) and writes nothing.
 """
 
@@ -106,7 +108,8 @@ def _markdown(full: list[dict], slices: list[dict], n: int, write_s: float, cpus
         "`nice -n 10 python benchmarks/bench_scm_presence.py`: the synthetic k-mer task of "
         f"`benchmarks/_kmers.py` ({_kmers.N_SAMPLES} genomes x {n:,} k-mers in runs of "
         "equivalent k-mers; resistant = gene A present and gene B absent, 5% of labels "
-        f"flipped), written chunk-wise to a zarr store in {write_s:.0f} s. Each fit in a fresh "
+        f"flipped), written chunk-wise to a zarr store (in {write_s:.0f} s on this run). "
+        "Each fit in a fresh "
         "process on "
         f"{cpus} cores ({platform.machine()}, Python {platform.python_version()}); peak = "
         "resident memory of the process tree; the time includes reading, checking and packing "
@@ -142,29 +145,40 @@ def _markdown(full: list[dict], slices: list[dict], n: int, write_s: float, cpus
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, default=None, help="where the zarr store goes")
+    parser.add_argument("--store", type=Path, default=None, help="the zarr store (kept, reused)")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     n = 1_000_000 if args.quick else _kmers.N_KMERS
     sizes = [100_000] if args.quick else [100_000, 1_000_000, 2_500_000]
-    with tempfile.TemporaryDirectory(dir=args.store) as tmp:
-        store = Path(tmp) / "kmers.zarr"
+    with tempfile.TemporaryDirectory() as tmp:
+        store = args.store or Path(tmp) / "kmers.zarr"
         t0 = time.perf_counter()
-        _kmers.write_store(store, n_kmers=n)
+        if not (store / "X").exists():
+            _kmers.write_store(store, n_kmers=n)
         write_s = time.perf_counter() - t0
-        full = [
-            {"machine": mach, "n": n, "mode": "packed", **_fit(store, n, mach, "packed")}
-            for mach in MACHINES
-        ]
+        full = []
+        for mach in MACHINES:
+            full.append(
+                {"machine": mach, "n": n, "mode": "packed", **_fit(store, n, mach, "packed")}
+            )
+            print(json.dumps(full[-1]), flush=True)
         slices = []
-        start = _kmers.gene_starts(n)["A"] - 50_000
+        # Slices start at a storage chunk, 50,000 k-mers or more before gene A.
+        start = (_kmers.gene_starts(n)["A"] - 50_000) // _kmers.CHUNK * _kmers.CHUNK
         for size in sizes:
             machines = MACHINES if size == sizes[0] else MACHINES[:1]
             for mach in machines:
                 for mode in ("packed", "float"):
                     res = _fit(store, size, mach, mode, start=start, select="none")
                     slices.append({"machine": mach, "n": size, "mode": mode, **res})
-                    print(mach, size, mode, f"{res['seconds']:.1f}s", f"{res['peak_mb']:.0f}MB")
+                    print(
+                        mach,
+                        size,
+                        mode,
+                        f"{res['seconds']:.1f}s",
+                        f"{res['peak_mb']:.0f}MB",
+                        flush=True,
+                    )
     text = _markdown(full, slices, n, write_s, len(os.sched_getaffinity(0)))
     print(text)
     if not args.quick:

@@ -220,7 +220,7 @@ def _read_width(X, m: int) -> int:
     chunks = getattr(X, "chunks", None)
     try:
         c = chunks[1]
-        c = int(c[0] if isinstance(c, tuple) else c)
+        c = int(max(c) if isinstance(c, tuple) else c)  # dask: every chunk's width
     except (TypeError, IndexError, ValueError):
         return width
     return c * max(1, width // c) if c > 0 else width
