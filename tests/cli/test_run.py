@@ -404,3 +404,23 @@ def test_reproduce_runs_a_paper_quick(tmp_path):
     assert main(["reproduce", "palatucci2008", "--quick", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "palatucci2008.md").read_text()
     assert "Example 4.1" in text and "widefs **0.7975**" in text
+
+
+def test_lymphoma_reports_three_scm_rows_with_bounds(tmp_path):
+    out = tmp_path / "lymphoma"
+    assert main(["run", "lymphoma", "--methods", "scm", "--quick", "--out", str(out)]) == 0
+    scm = (out / "report.md").read_text().split("## Set Covering Machines")[1]
+    X, y = load_dataset("lymphoma", return_X_y=True, as_frame=True)
+    for name, cls in [
+        ("PAC-Bayes SCM", PACBayesSCM),
+        ("sample-compression SCM", SampleCompressionSCM),
+        ("Occam SCM", OccamSCM),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = cls().fit(X, y)
+        assert len(model.machines_) == 2
+        assert re.search(
+            rf"\| {re.escape(name)} \| \d+ \| [\d.]+ \| {model.risk_bound_:.3f} \|", scm
+        )
+    assert "## Search certificate: sample-compression SCM" in scm
