@@ -353,6 +353,14 @@ def test_leukemia_quick_report_is_complete(tmp_path):
         assert re.search(rf"\| {re.escape(name)}[^|]* \| \d+\.\d ± \d+\.\d \|", table), name
 
 
+def _scm_models(X, y):
+    """``(report name, fitted model)`` of the three SCMs as widefs run fits them."""
+    names = {"PAC-Bayes SCM": PACBayesSCM, "sample-compression SCM": SampleCompressionSCM}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [(n, cls().fit(X, y)) for n, cls in {**names, "Occam SCM": OccamSCM}.items()]
+
+
 def test_multiclass_csv_gets_scm_decision_lists_with_bounds(tmp_path):
     frame = toy_frame(n=45, p=30)
     frame["label"] = np.array(["a", "b", "c"] * 15)
@@ -379,14 +387,7 @@ def test_multiclass_csv_gets_scm_decision_lists_with_bounds(tmp_path):
     X, y = frame.drop(columns="label"), frame["label"].to_numpy()
     scm, table = md.split("## Set Covering Machines")[1], md.split("## Method comparison")[1]
     assert "decision list of 2 binary machines" in scm
-    for name, cls in [
-        ("PAC-Bayes SCM", PACBayesSCM),
-        ("sample-compression SCM", SampleCompressionSCM),
-        ("Occam SCM", OccamSCM),
-    ]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = cls().fit(X, y)
+    for name, model in _scm_models(X, y):
         risk = getattr(model, model._training_risk_attribute)
         assert f"| {name} | {len(model.rules_)} | {risk:.3f} | {model.risk_bound_:.3f} |" in scm
         for i, cm in enumerate(model.machines_, 1):
@@ -411,14 +412,7 @@ def test_lymphoma_reports_three_scm_rows_with_bounds(tmp_path):
     assert main(["run", "lymphoma", "--methods", "scm", "--quick", "--out", str(out)]) == 0
     scm = (out / "report.md").read_text().split("## Set Covering Machines")[1]
     X, y = load_dataset("lymphoma", return_X_y=True, as_frame=True)
-    for name, cls in [
-        ("PAC-Bayes SCM", PACBayesSCM),
-        ("sample-compression SCM", SampleCompressionSCM),
-        ("Occam SCM", OccamSCM),
-    ]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = cls().fit(X, y)
+    for name, model in _scm_models(X, y):
         assert len(model.machines_) == 2
         assert re.search(
             rf"\| {re.escape(name)} \| \d+ \| [\d.]+ \| {model.risk_bound_:.3f} \|", scm

@@ -540,6 +540,18 @@ def _index_like(table: _Table, n: int) -> list[int]:
     return [int(j) for j in candidates if X[0, j] in (0.0, 1.0)]
 
 
+def check_classes_of(y: np.ndarray, target: str) -> None:
+    """At least two classes, each with at least two examples (else one :class:`DataError`)."""
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size < 2:
+        raise DataError(
+            f"target column {target!r} has a single class ({classes[0]!r}); need at least 2"
+        )
+    small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
+    if small:
+        raise DataError(f"every class needs at least 2 examples; too few in: {', '.join(small)}")
+
+
 def load_cli_data(
     data: str, *, target: str | None = None, impute: bool = False, transpose: bool = False
 ) -> LoadedData:
@@ -560,7 +572,9 @@ def load_cli_data(
     path = Path(data)
     notes: list[str] = []
     if is_store(path):
-        return LoadedData(**load_store(path, target))
+        fields = load_store(path, target)
+        check_classes_of(fields["y"], fields["target"])
+        return LoadedData(**fields)
     if data in list_datasets().index and not path.exists():
         if target not in (None, "class"):
             notes.append(f"--target {target!r} is ignored: a bundled dataset's target is 'class'")
@@ -593,14 +607,7 @@ def load_cli_data(
     names = table.names
     if not names:
         raise DataError(f"{source} has no feature columns besides {target!r}")
-    classes, counts = np.unique(y, return_counts=True)
-    if classes.size < 2:
-        raise DataError(
-            f"target column {target!r} has a single class ({classes[0]!r}); need at least 2"
-        )
-    small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
-    if small:
-        raise DataError(f"every class needs at least 2 examples; too few in: {', '.join(small)}")
+    check_classes_of(y, target)
     if table.non_numeric:
         raise DataError(f"non-numeric feature columns: {_names(table.non_numeric)}")
     X = table.X

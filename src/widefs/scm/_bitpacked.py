@@ -153,7 +153,7 @@ class PackedBinary:
         Parameters
         ----------
         f : int
-            Feature index.
+            A column of the packed matrix.
 
         Returns
         -------

@@ -195,11 +195,8 @@ class PACBayesSCM(BaseSCM):
         The ranges used.
     classes_ : ndarray of shape (n_classes,)
     machines_ : list of ClassMachine
-        Only with more than two classes: the decision list, one binary machine of this
-        class per class but the last (``label``, ``machine``, ``remaining``,
-        ``n_examples``); ``rules_`` then holds every machine's rules in list order,
-        ``risk_bound_`` the sum of their bounds (each at ``delta / n_candidate_machines``)
-        and the training risk is the list's. See ``docs/methods/scm.md``.
+        More than two classes: the decision list (``rules_``: all its rules in order,
+        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
