@@ -76,7 +76,7 @@ def validity(n_draws: int, m: int = 600, n_test: int = 20_000) -> str:
         for draw in range(n_draws // 2):
             X, y = make_wide_classification(
                 m + n_test, 50, n_informative=8, effect_size=2.0, n_classes=k,
-                random_state=[k, draw],
+                random_state=1000 * k + draw,
             )  # fmt: skip
             assert np.abs(X).max() < RANGE[1]
             order = np.random.default_rng([k, draw]).permutation(y.size)
