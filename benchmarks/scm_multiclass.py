@@ -200,10 +200,15 @@ def main(argv=None) -> int:
     for name, text in parts.items():
         print(text)
         if not args.quick:
-            if not PAGE.exists():
-                PAGE.write_text(HEADER)
-            write_section(name, text, path=PAGE)
+            write_page_section(name, text)
     return 0
+
+
+def write_page_section(name: str, text: str) -> None:
+    """Replace (or add) section ``name`` of docs/results/scm_multiclass.md."""
+    if not PAGE.exists():
+        PAGE.write_text(HEADER)
+    write_section(name, text, path=PAGE)
 
 
 if __name__ == "__main__":
