@@ -97,35 +97,41 @@ def _machine_rows(models: dict) -> list[tuple]:
     ]
 
 
-def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> Text:
-    lists = (
-        " With {k} classes each learner is a decision list of {k1} binary machines: the first "
-        "machine that fires names the class, else the last class left. Each machine separates "
-        "one class from the classes still possible (the one whose bound is smallest); its bound "
-        "counts its errors over all examples at delta/{n} (a union bound over the {n} machines a "
-        "list can meet), and the list's bound is the sum of its machines' bounds."
-        if n_classes > 2
-        else ""
-    )
-    return Text(
-        Markup(
-            "Each learner builds a conjunction of decision stumps greedily and keeps the number "
-            "of stumps whose risk bound is smallest (no cross-validation needed). The bound "
-            "holds with probability 0.95 over the draw of the training set; the feature ranges "
-            "were taken from the data, which makes the Occam and PAC-Bayes bounds slightly "
-            "optimistic. Their cross-validated accuracy is in the method comparison. Risks "
-            "are fractions of examples misclassified; always predicting the majority class "
-            "errs on {majority:.3f} of these examples, so a bound at or above that guarantees "
-            "nothing useful (vacuous), and a bound of 1.000 says nothing at all."
-            + lists
-            + " Features listed as equivalent to a rule split the training examples exactly as "
-            "it does: the data cannot tell them apart.",
-            majority=majority_error,
-            k=n_classes,
-            k1=n_classes - 1,
-            n=n_candidates,
+def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> list[Text]:
+    texts = [
+        Text(
+            Markup(
+                "Each learner builds a conjunction of decision stumps greedily and keeps the "
+                "number of stumps whose risk bound is smallest (no cross-validation needed). The "
+                "bound holds with probability 0.95 over the draw of the training set; the feature "
+                "ranges were taken from the data, which makes the Occam and PAC-Bayes bounds "
+                "slightly optimistic. Their cross-validated accuracy is in the method comparison. "
+                "Risks are fractions of examples misclassified; always predicting the majority "
+                "class errs on {majority:.3f} of these examples, so a bound at or above that "
+                "guarantees nothing useful (vacuous), and a bound of 1.000 says nothing at all. "
+                "Features listed as equivalent to a rule split the training examples exactly as "
+                "it does: the data cannot tell them apart.",
+                majority=majority_error,
+            )
         )
-    )
+    ]
+    if n_classes > 2:
+        texts.append(
+            Text(
+                Markup(
+                    "With {k} classes each learner is a decision list of {k1} binary machines: "
+                    "the first machine that fires names the class, else the last class left. "
+                    "Each machine separates one class from the classes still possible (the one "
+                    "whose bound is smallest); its bound counts its errors over all examples at "
+                    "delta/{n} (a union bound over the {n} machines a list can meet), and the "
+                    "list's bound is the sum of its machines' bounds.",
+                    k=n_classes,
+                    k1=n_classes - 1,
+                    n=n_candidates,
+                )
+            )
+        )
+    return texts
 
 
 def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
@@ -137,7 +143,8 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
     models = _fit_scms(X, data.y)
     _, counts = np.unique(data.y, return_counts=True)
     majority_error = 1 - counts.max() / counts.sum()
-    section.add(_scm_intro(majority_error, counts.size, n_candidate_machines(counts.size)))
+    for text in _scm_intro(majority_error, counts.size, n_candidate_machines(counts.size)):
+        section.add(text)
     rows, vacuous = _bound_rows(models, majority_error)
     if vacuous:
         section.add(
