@@ -22,6 +22,7 @@ from widefs.scm import (
     sample_compression_bound,
 )
 from widefs.scm._multiclass import fit_decision_list, list_decisions, n_candidate_machines
+from widefs.utils import sharing_label_free_work
 
 RANGE = (-8.0, 8.0)
 
@@ -83,7 +84,8 @@ def test_two_classes_as_a_decision_list_are_the_binary_machine(name):
     X, y = _numeric(name)
     for est in _machines():
         est.set_params(feature_range=None) if hasattr(est, "feature_range") else None
-        with warnings.catch_warnings():
+        # (both fits share the presort of X: the labels do not enter it)
+        with warnings.catch_warnings(), sharing_label_free_work():
             warnings.simplefilter("ignore")
             binary = clone(est).fit(X, y)
             listed = clone(est)
@@ -167,10 +169,11 @@ def test_gibbs_probabilities_match_monte_carlo_draws():
     est = PACBayesSCM(feature_range=RANGE, eta=0.5).fit(X, y)
     proba = est.predict_proba(X[:5])
     assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1.0)
-    draws = np.array([est.predict_gibbs(X[:5], random_state=s) for s in range(2000)])
+    draws = np.array([est.predict_gibbs(X[:5], random_state=s) for s in range(1000)])
     freq = np.stack([(draws == c).mean(axis=0) for c in est.classes_], axis=1)
-    # 2000 draws: standard error at most 0.0112; five of them allowed.
-    assert np.abs(freq - proba).max() < 5 * 0.0112
+    # 1000 draws: standard error at most sqrt(0.25 / 1000) = 0.0158; five of them allowed.
+    assert np.abs(freq - proba).max() < 5 * 0.0158
+    assert (proba.max(axis=1) < 0.99).any()  # (some rows are uncertain: the check means something)
 
 
 @pytest.mark.parametrize("est", _machines(), ids=lambda e: type(e).__name__)
