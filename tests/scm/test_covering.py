@@ -269,3 +269,34 @@ def test_pure_cover_looks_on_both_sides():
     X[0, 0] = 1.5  # feature 0 no longer separates
     assert cov._pure_cover(X, active, y, [0, 1]) == 1
     assert cov._pure_cover(X, active & ~y, y, [0, 1]) == -1  # no active positive
+
+
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_a_cut_leaving_no_active_example_on_one_side_is_no_cut(end_flags, monkeypatch):
+    # The largest values are inactive: the cut before them has every active example on its
+    # left and none on its right, and is not a cut (the direct utilities say -inf).
+    monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array([False, True, False, True, False, True])
+    active = np.array([True, True, True, True, False, False])
+    bits = 3
+    P = cov.packed_presort(X, bits=bits, end_flags=end_flags)
+    state = cov._State(bits, 6, y, 1.0, end_flags)
+    state.update(active, y)
+    u0, t0, u1, t1 = (v[:, 0] for v in state.cut_keys(P))
+    assert np.isinf(t0[3:]).all() and np.isinf(t1[3:]).all()
+    assert np.isfinite(u0[:3]).all() and np.isinf(u0[3:]).all() and np.isinf(u1[3:]).all()
+
+
+def test_defaults_one_stump_per_feature_and_accepts_0_1_labels(literal_greedy, tie_data):
+    # Feature 1 covers both groups of negatives: with reuse it would serve twice.
+    X, y = tie_data(2, m=36, n=10)
+    y = np.arange(36) % 4 != 0
+    neg = np.flatnonzero(~y)
+    X[neg[:5], 1] = X[neg[:5], 3] = 9.0
+    X[neg[5:], 1] = X[neg[5:], 5] = -5.0
+    got = cov.sc_greedy(X, y, p=1.0, max_rules=6)
+    ref = literal_greedy(X, y, utility="sc", p=1.0, max_rules=6, reuse=False)
+    assert _key(got) == [r[:3] for r in ref]
+    assert _key(cov.sc_greedy(X, y, p=1.0, max_rules=6, feature_reuse=True))[:2] != _key(got)[:2]
+    assert _full(cov.sc_greedy(X, y.astype(int), p=1.0, max_rules=6)) == _full(got)
