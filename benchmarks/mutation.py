@@ -41,6 +41,16 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ],
         {},
     ),
+    "scm_covering": (
+        ["src/widefs/scm/_covering.py"],
+        [
+            "tests/scm/test_covering.py",
+            "tests/scm/test_greedy.py",
+            "tests/scm/test_out_of_core.py",
+            "tests/scm/test_pyscm_ml.py",
+        ],
+        {},
+    ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
     "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),
     "search_genetic": (["src/widefs/search/_genetic.py"], ["tests/search/test_genetic.py"], {}),

@@ -134,7 +134,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
 
 @needs_chromium
 def test_five_class_report_sections_in_chromium(tmp_path):
-    """A 5-class report (SCM says it is binary-only) renders every section."""
+    """A 5-class report (SCMs as decision lists) renders every section."""
     rng = np.random.default_rng(5)
     n, p = 50, 120
     frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"gene{j}" for j in range(p)])

@@ -14,8 +14,8 @@ import pytest
 
 from widefs.cli import main
 from widefs.datasets import load_dataset
-from widefs.scm import PACBayesSCM
-from widefs.stats import highest_chance_accuracy
+from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
+from widefs.stats import highest_chance_accuracy, mgm_threshold
 from widefs.univariate import DiscriminativeSelector
 
 
@@ -358,7 +358,15 @@ def test_leukemia_quick_report_is_complete(tmp_path):
         assert re.search(rf"\| {re.escape(name)}[^|]* \| \d+\.\d ± \d+\.\d \|", table), name
 
 
-def test_multiclass_csv_skips_binary_only_methods(tmp_path):
+def _scm_models(X, y):
+    """``(report name, fitted model)`` of the three SCMs as widefs run fits them."""
+    names = {"PAC-Bayes SCM": PACBayesSCM, "sample-compression SCM": SampleCompressionSCM}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [(n, cls().fit(X, y)) for n, cls in {**names, "Occam SCM": OccamSCM}.items()]
+
+
+def test_multiclass_csv_gets_scm_decision_lists_with_bounds(tmp_path):
     frame = toy_frame(n=45, p=30)
     frame["label"] = np.array(["a", "b", "c"] * 15)
     frame.loc[frame["label"] == "c", "g1"] += 3
@@ -381,8 +389,16 @@ def test_multiclass_csv_skips_binary_only_methods(tmp_path):
         == 0
     )
     md = (out / "report.md").read_text()
-    assert "binary classifiers; this dataset has more than two classes" in md
-    assert "| PAC-Bayes SCM | binary data only |" in md
+    X, y = frame.drop(columns="label"), frame["label"].to_numpy()
+    scm, table = md.split("## Set Covering Machines")[1], md.split("## Method comparison")[1]
+    assert "decision list of 2 binary machines" in scm
+    for name, model in _scm_models(X, y):
+        risk = getattr(model, model._training_risk_attribute)
+        assert f"| {name} | {len(model.rules_)} | {risk:.3f} | {model.risk_bound_:.3f} |" in scm
+        for i, cm in enumerate(model.machines_, 1):
+            assert f"| {name} | {i} | {cm.label} vs " in scm
+        assert re.search(rf"\| {re.escape(name)} \| \d+\.\d ± \d+\.\d \|", table), name
+    assert "binary data only" not in md
 
 
 def test_unknown_method_group(tmp_path, capsys):
@@ -394,3 +410,16 @@ def test_reproduce_runs_a_paper_quick(tmp_path):
     assert main(["reproduce", "palatucci2008", "--quick", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "palatucci2008.md").read_text()
     assert "Example 4.1" in text and "widefs **0.7975**" in text
+
+
+def test_lymphoma_reports_three_scm_rows_with_bounds(tmp_path):
+    out = tmp_path / "lymphoma"
+    assert main(["run", "lymphoma", "--methods", "scm", "--quick", "--out", str(out)]) == 0
+    scm = (out / "report.md").read_text().split("## Set Covering Machines")[1]
+    X, y = load_dataset("lymphoma", return_X_y=True, as_frame=True)
+    for name, model in _scm_models(X, y):
+        assert len(model.machines_) == 2
+        assert re.search(
+            rf"\| {re.escape(name)} \| \d+ \| [\d.]+ \| {model.risk_bound_:.3f} \|", scm
+        )
+    assert "## Search certificate: sample-compression SCM" in scm

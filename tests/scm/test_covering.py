@@ -211,3 +211,92 @@ def test_stops_when_the_best_utility_is_not_positive():
     # With p < 1 that stump has a positive utility and is added.
     got = cov.sc_greedy(X, y, p=0.5, max_rules=3, feature_reuse=True)
     assert _key(got) == [(0, -1, 1.0)]  # x <= 1 fires: removes 2 (negative) and 3
+
+
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_direct_scan_keeps_the_lexicographic_best_of_both_sides_and_all_chunks(
+    end_flags, monkeypatch
+):
+    # Without the rank table, each column's best (utility, tie-break) is merged over the
+    # cuts' two sides and over chunks of rows; with p = 0.5 equal utilities with different
+    # tie-breaks are common ((q, r) = (2, 2) and (1, 0) both score 1).
+    monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    chunks = cov._row_chunks
+    monkeypatch.setattr(cov, "_row_chunks", lambda n, w, entries=0: chunks(n, w, entries=3 * w))
+    rng = np.random.default_rng(11)
+    m, p = 24, 0.5
+    X = rng.integers(0, 4, size=(m, 400)).astype(float)
+    y = rng.random(m) < 0.5
+    bits = (m - 1).bit_length()
+    P = cov.packed_presort(X, bits=bits, end_flags=end_flags)
+    state = cov._State(bits, m, y, p, end_flags)
+    state.update(rng.random(m) < 0.8, y)
+    u0, t0, u1, t1 = state.cut_keys(P)
+    best_u, best_t = state.best_keys(P)
+    for j in range(X.shape[1]):
+        pairs = list(zip(u0[:, j], t0[:, j], strict=True)) + list(
+            zip(u1[:, j], t1[:, j], strict=True)
+        )
+        assert (best_u[j], best_t[j]) == max(pairs)
+
+
+def test_presorts_shared_between_fits_stay_intact(tie_data, literal_greedy, monkeypatch):
+    # Inside a sharing block each block's presort is computed once per data set and reused
+    # for every relabelling (a search certificate); compaction at every step must not write
+    # into the shared copy, and two data sets or two blocks must not share one.
+    from widefs.utils import sharing_label_free_work
+
+    monkeypatch.setattr(cov, "COMPACT_BELOW", 1.01)
+    X1, y1 = tie_data(0, m=40, n=9)
+    X2, y2 = tie_data(1, m=40, n=9)
+    runs = [(X, y) for X in (X1, X2, X1) for y in (y1, ~y2, np.roll(y1, 7))]
+    with sharing_label_free_work():
+        got = [cov.sc_greedy(X, y, p=1.0, max_rules=6, block_entries=100) for X, y in runs]
+    for (X, y), stumps in zip(runs, got, strict=True):
+        ref = literal_greedy(X, y, utility="sc", p=1.0, max_rules=6, reuse=False)
+        assert _key(stumps) == [r[:3] for r in ref]
+
+
+def test_pure_cover_looks_on_both_sides():
+    # Feature 0: the active negatives lie above every active positive; feature 1: below.
+    # The lowest feature with a pure cover on either side wins.
+    X = np.array([[5.0, 0.0], [6.0, 1.0], [1.0, 7.0], [2.0, 8.0], [0.0, 9.0]])
+    y = np.array([False, False, True, True, True])
+    active = np.ones(5, dtype=bool)
+    assert cov._pure_cover(X, active, y, [0, 1]) == 0
+    assert cov._pure_cover(X, active, y, [1]) == 1
+    assert cov._pure_cover(X[:, ::-1], active, y, [0, 1]) == 0
+    X[0, 0] = 1.5  # feature 0 no longer separates
+    assert cov._pure_cover(X, active, y, [0, 1]) == 1
+    assert cov._pure_cover(X, active & ~y, y, [0, 1]) == -1  # no active positive
+
+
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_a_cut_leaving_no_active_example_on_one_side_is_no_cut(end_flags, monkeypatch):
+    # The largest values are inactive: the cut before them has every active example on its
+    # left and none on its right, and is not a cut (the direct utilities say -inf).
+    monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array([False, True, False, True, False, True])
+    active = np.array([True, True, True, True, False, False])
+    bits = 3
+    P = cov.packed_presort(X, bits=bits, end_flags=end_flags)
+    state = cov._State(bits, 6, y, 1.0, end_flags)
+    state.update(active, y)
+    u0, t0, u1, t1 = (v[:, 0] for v in state.cut_keys(P))
+    assert np.isinf(t0[3:]).all() and np.isinf(t1[3:]).all()
+    assert np.isfinite(u0[:3]).all() and np.isinf(u0[3:]).all() and np.isinf(u1[3:]).all()
+
+
+def test_defaults_one_stump_per_feature_and_accepts_0_1_labels(literal_greedy, tie_data):
+    # Feature 1 covers both groups of negatives: with reuse it would serve twice.
+    X, y = tie_data(2, m=36, n=10)
+    y = np.arange(36) % 4 != 0
+    neg = np.flatnonzero(~y)
+    X[neg[:5], 1] = X[neg[:5], 3] = 9.0
+    X[neg[5:], 1] = X[neg[5:], 5] = -5.0
+    got = cov.sc_greedy(X, y, p=1.0, max_rules=6)
+    ref = literal_greedy(X, y, utility="sc", p=1.0, max_rules=6, reuse=False)
+    assert _key(got) == [r[:3] for r in ref]
+    assert _key(cov.sc_greedy(X, y, p=1.0, max_rules=6, feature_reuse=True))[:2] != _key(got)[:2]
+    assert _full(cov.sc_greedy(X, y.astype(int), p=1.0, max_rules=6)) == _full(got)

@@ -100,7 +100,6 @@ CERTIFIED = (
         _pac_bayes,
         "training Gibbs accuracy of the kept stumps",
         ("PAC-Bayes SCM",),
-        binary_only=True,
     ),
     Certified(
         "scm",
@@ -108,7 +107,6 @@ CERTIFIED = (
         _sample_compression,
         "training accuracy of the kept stumps",
         ("sample-compression SCM",),
-        binary_only=True,
     ),
     Certified(
         "rules",

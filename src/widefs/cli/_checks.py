@@ -87,6 +87,12 @@ def check_labels(table: RawTable, target: str, source: str, notes: list[str]) ->
     if not table.names:
         raise DataError(f"{source} has no feature columns besides {target!r}")
     _numeric_target(y, target, notes)
+    check_classes(y, target)
+    return y.astype(object)
+
+
+def check_classes(y: np.ndarray, target: str) -> None:
+    """At least two classes, each with at least two examples (else one :class:`DataError`)."""
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise DataError(
@@ -95,7 +101,6 @@ def check_labels(table: RawTable, target: str, source: str, notes: list[str]) ->
     small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
     if small:
         raise DataError(f"every class needs at least 2 examples; too few in: {show_names(small)}")
-    return y.astype(object)
 
 
 def _index_columns(X: np.ndarray) -> list[int]:

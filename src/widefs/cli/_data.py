@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from widefs.cli._checks import check_labels, check_values
+from widefs.cli._checks import check_classes, check_labels, check_values
 from widefs.cli._delimited import read_delimited, read_unlabelled
 from widefs.cli._formats import read_arrow, read_xlsx
 from widefs.cli._labels import join_labels, read_labels
 from widefs.cli._memory import Budget, memory_budget
+from widefs.cli._store import is_store, load_store
 from widefs.cli._tables import RawTable, from_frame
 from widefs.datasets import list_datasets, load_dataset
 from widefs.exceptions import DataError
@@ -51,6 +52,11 @@ class LoadedData:
     imputed_columns: list[str]
     notes: list[str] = field(default_factory=list)
     target: str = "class"
+
+    @property
+    def in_memory(self) -> bool:
+        """False for a zarr store read where it lies (see :mod:`widefs.cli._store`)."""
+        return isinstance(self.X, np.ndarray)
 
     @property
     def smallest_class(self) -> int:
@@ -134,6 +140,10 @@ def load_cli_data(
     take (default: what the machine has free).
     """
     path = Path(data)
+    if is_store(path):
+        fields = load_store(path, target)
+        check_classes(fields["y"], fields["target"])
+        return LoadedData(**fields)
     budget = memory_budget(max_memory)
     if data in list_datasets().index and not path.exists():
         table, notes = _bundled(data, target, transpose, labels)

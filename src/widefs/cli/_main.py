@@ -257,6 +257,10 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
         ),
     )
     _show(console, report.add(_summary(data)))
+    if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
+        groups = [g for g in groups if g == "scm"]
+        if not groups:
+            raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(_how_to_read(groups))
     certificates = CertificateRun(
         data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
@@ -271,9 +275,9 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
         for description, build in steps:
             progress.update(task, description=description)
             group = STEP_GROUPS.get(description)
+            certified = certificates.sections(group, progress) if group and data.in_memory else ()
             for section in itertools.chain(
-                build(data, seed=args.seed, progress=progress),
-                certificates.sections(group, progress) if group else (),
+                build(data, seed=args.seed, progress=progress), certified
             ):  # each section is shown as soon as it is built
                 report.add(section)
                 _show(progress.console, section)

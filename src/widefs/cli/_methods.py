@@ -110,7 +110,7 @@ def candidates(groups, *, quick: bool, n_features: int = 0) -> list[Candidate]:
 
     from widefs.ensemble import ClassSpecificEnsemble
     from widefs.rules import CN2Classifier
-    from widefs.scm import PACBayesSCM, SampleCompressionSCM
+    from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
 
     out = [
         Candidate("naive Bayes, all features", lambda seed: GaussianNB(), "baseline"),
@@ -135,15 +135,12 @@ def candidates(groups, *, quick: bool, n_features: int = 0) -> list[Candidate]:
         ]
     wrappers = []
     if "scm" in groups:
+        # More than two classes: a decision list of machines, sized and chosen by its bound.
         note = "Shah et al. 2010; size chosen by the bound"
         wrappers += [
-            Candidate("PAC-Bayes SCM", lambda seed: PACBayesSCM(), note, binary_only=True),
-            Candidate(
-                "sample-compression SCM",
-                lambda seed: SampleCompressionSCM(),
-                note,
-                binary_only=True,
-            ),
+            Candidate("PAC-Bayes SCM", lambda seed: PACBayesSCM(), note),
+            Candidate("sample-compression SCM", lambda seed: SampleCompressionSCM(), note),
+            Candidate("Occam SCM", lambda seed: OccamSCM(), note),
         ]
     if "rules" in groups:
         wrappers += [

@@ -35,33 +35,39 @@ def frame_of(data: LoadedData) -> pd.DataFrame:
     return pd.DataFrame(data.X, columns=[str(c) for c in data.feature_names])
 
 
-def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """Fit the three Set Covering Machines on all data and show rules with risk bounds."""
-    section = Section("Set Covering Machines of decision stumps (Shah, Marchand & Corbeil 2010)")
-    if np.unique(data.y).size != 2:
-        section.add(
-            Text(
-                Markup(
-                    "Set Covering Machines are binary classifiers; this dataset has more than two "
-                    "classes."
-                )
-            )
-        )
-        return [section]
-    X = frame_of(data)
-    _, counts = np.unique(data.y, return_counts=True)
-    majority_error = 1 - counts.max() / counts.sum()
-    rows, texts, paths, chosen = [], [], {}, {}
-    vacuous = []
-    for name, (cls, bound_name) in SCM_LEARNERS.items():
+def _scm_input(data: LoadedData):
+    """The features as the SCMs read them (a frame, or a store packed once in bits), their
+    names and the labels, with line breaks in names and labels escaped: a description is
+    one block of text, so data must not be able to break or fake one of its lines."""
+    from widefs.cli._markup import visible
+
+    y = np.array([visible(str(v)) for v in data.y], dtype=object)
+    names = [visible(str(c)) for c in data.feature_names]
+    if not data.in_memory:
+        from widefs.scm import pack_binary
+
+        packed = pack_binary(data.X)
+        return (data.X if packed is None else packed), np.asarray(names, dtype=object), y
+    return pd.DataFrame(data.X, columns=names), None, y
+
+
+def _fit_scms(X, y) -> dict:
+    """The three Set Covering Machines fitted on all examples, by report name."""
+    models = {}
+    for name, (cls, _) in SCM_LEARNERS.items():
         with warnings.catch_warnings():
             # Without an a-priori feature range the bound takes the training range; said below.
             warnings.simplefilter("ignore", HeuristicBoundWarning)
-            model = cls().fit(X, data.y)
+            models[name] = cls().fit(X, y)
+    return models
+
+
+def _bound_rows(models: dict, majority_error: float):
+    """The table rows (learner, stumps, risks, judgement) and the learners with vacuous bounds."""
+    rows, vacuous = [], []
+    for name, model in models.items():
         # PAC-Bayes bounds the Gibbs classifier, so its training Gibbs risk is the one shown.
-        training = getattr(model, "gibbs_risk_", None)
-        if training is None:
-            training = model.empirical_risk_
+        training = getattr(model, "gibbs_risk_", getattr(model, "empirical_risk_", None))
         bound = float(model.risk_bound_)
         if bound >= majority_error:
             vacuous.append(name)
@@ -75,27 +81,77 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
                 f"{training:.3f}",
                 f"{bound:.3f}",
                 verdict,
-                bound_name,
+                SCM_LEARNERS[name][1],
             )
         )
-        texts += [*_description_lines(model), ""]
-        paths[name] = model.bound_path_
-        chosen[name] = len(model.rules_)
-    section.add(
+    return rows, vacuous
+
+
+def _machine_rows(models: dict) -> list[tuple]:
+    """One row per binary machine of each decision list (more than two classes)."""
+    return [
+        (
+            name,
+            i + 1,
+            f"{cm.label} vs {', '.join(str(c) for c in cm.remaining if c != cm.label)}",
+            cm.n_examples,
+            len(cm.machine.rules_),
+            f"{cm.machine.risk_bound_:.3f}",
+        )
+        for name, model in models.items()
+        for i, cm in enumerate(model.machines_)
+    ]
+
+
+def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> list[Text]:
+    texts = [
         Text(
             Markup(
-                "Each learner builds a conjunction of decision stumps greedily and keeps the number "
-                "of stumps whose risk bound is smallest (no cross-validation needed). The bound "
-                "holds with probability 0.95 over the draw of the training set; the feature ranges "
-                "were taken from the data, which makes the Occam and PAC-Bayes bounds slightly "
-                "optimistic. Their cross-validated accuracy is in the method comparison. Risks "
-                "are fractions of examples misclassified; always predicting the majority class "
-                "errs on {majority:.3f} of these examples, so a bound at or above that guarantees "
-                "nothing useful (vacuous), and a bound of 1.000 says nothing at all.",
+                "Each learner builds a conjunction of decision stumps greedily and keeps the "
+                "number of stumps whose risk bound is smallest (no cross-validation needed). The "
+                "bound holds with probability 0.95 over the draw of the training set; the feature "
+                "ranges were taken from the data, which makes the Occam and PAC-Bayes bounds "
+                "slightly optimistic. Their cross-validated accuracy is in the method comparison. "
+                "Risks are fractions of examples misclassified; always predicting the majority "
+                "class errs on {majority:.3f} of these examples, so a bound at or above that "
+                "guarantees nothing useful (vacuous), and a bound of 1.000 says nothing at all. "
+                "Features listed as equivalent to a rule split the training examples exactly as "
+                "it does: the data cannot tell them apart.",
                 majority=majority_error,
             )
         )
-    )
+    ]
+    if n_classes > 2:
+        texts.append(
+            Text(
+                Markup(
+                    "With {k} classes each learner is a decision list of {k1} binary machines: "
+                    "the first machine that fires names the class, else the last class left. "
+                    "Each machine separates one class from the classes still possible (the one "
+                    "whose bound is smallest); its bound counts its errors over all examples at "
+                    "delta/{n} (a union bound over the {n} machines a list can meet), and the "
+                    "list's bound is the sum of its machines' bounds.",
+                    k=n_classes,
+                    k1=n_classes - 1,
+                    n=n_candidates,
+                )
+            )
+        )
+    return texts
+
+
+def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
+    """Fit the three Set Covering Machines on all data and show rules with risk bounds."""
+    from widefs.scm import n_candidate_machines
+
+    section = Section("Set Covering Machines of decision stumps (Shah, Marchand & Corbeil 2010)")
+    X, names, y = _scm_input(data)
+    models = _fit_scms(X, y)
+    _, counts = np.unique(data.y, return_counts=True)
+    majority_error = 1 - counts.max() / counts.sum()
+    for text in _scm_intro(majority_error, counts.size, n_candidate_machines(counts.size)):
+        section.add(text)
+    rows, vacuous = _bound_rows(models, majority_error)
     if vacuous:
         section.add(
             Note(
@@ -116,26 +172,35 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
             terminal_columns=[0, 1, 2, 3, 4],
         )
     )
-    section.add(Code(texts[:-1]))
+    if counts.size > 2:
+        section.add(
+            Table(
+                ["learner", "machine", "separates", "examples", "stumps", "bound share"],
+                _machine_rows(models),
+                title="The machines of each decision list",
+            )
+        )
+    texts = [describe_model(m, feature_names=names) for m in models.values()]
+    section.add(Code("\n\n".join(texts)))
+    if counts.size == 2:
+        section.add(_bound_path_figure(models, majority_error))
+    return [section]
+
+
+def _bound_path_figure(models: dict, majority_error: float) -> Figure:
+    """The bound of each binary SCM after each added stump, the chosen size starred."""
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.ticker import MaxNLocator
 
     fig = MplFigure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    styles = ("-", "--", "-.")
-    markers = ("o", "s", "^")
-    for i, (name, path) in enumerate(paths.items()):
+    for i, (name, model) in enumerate(models.items()):
+        path, k = model.bound_path_, len(model.rules_)
         colour = OKABE_ITO[i % len(OKABE_ITO)]
         ax.plot(
-            np.arange(len(path)),
-            path,
-            marker=markers[i % 3],
-            ls=styles[i % 3],
-            color=colour,
-            lw=1.8,
-            label=name,
-        )
-        k = chosen[name]
+            np.arange(len(path)), path, marker="os^"[i % 3], ls=("-", "--", "-.")[i % 3],
+            color=colour, lw=1.8, label=name,
+        )  # fmt: skip
         ax.plot([k], [path[k]], marker="*", ms=17, color=colour, markeredgecolor="black", zorder=5)
     ax.plot([], [], "*", ms=12, color="0.6", markeredgecolor="black", label="chosen size")
     ax.axhline(majority_error, color="black", ls=":", lw=1.5, label="majority-class error")
@@ -146,15 +211,12 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     ax.set_title("Risk bound after each added stump")
-    section.add(
-        Figure(
-            "scm_bounds.png",
-            fig,
-            "Risk bound of each SCM against the number of stumps (star: the size each "
-            "learner chose; dotted: the majority-class error)",
-        )
+    return Figure(
+        "scm_bounds.png",
+        fig,
+        "Risk bound of each SCM against the number of stumps (star: the size each "
+        "learner chose; dotted: the majority-class error)",
     )
-    return [section]
 
 
 def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
@@ -214,14 +276,6 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
     )
     section.add(Code(_rule_lines(summary.model)))
     return [section]
-
-
-def _description_lines(model) -> list[str]:
-    """An SCM's description as its three logical lines: the learner, the rule (which holds
-    the names and labels, perhaps with line breaks of their own), the risks."""
-    first, rest = describe_model(model).split("\n", 1)
-    rule, risks = rest.rsplit("\n", 1)
-    return [first, rule, risks]
 
 
 def _rule_lines(model) -> list[str]:

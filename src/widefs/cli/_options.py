@@ -89,7 +89,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         nargs="?",
         default=DEFAULT_DATA,
         help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx; "
-        "features in columns, one target column) or a bundled dataset name "
+        "features in columns, one target column), a zarr store of presence/absence data "
+        "(arrays X, class and optionally feature_names; only the SCMs run) or a bundled dataset name "
         f"(default: {DEFAULT_DATA})",
     )
     run.add_argument(

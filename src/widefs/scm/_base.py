@@ -24,16 +24,19 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
 from widefs.exceptions import HeuristicBoundWarning
-from widefs.scm._rules import LearnedStump
+from widefs.scm._bitpacked import PackedBinary, pack_binary, packed_greedy
+from widefs.scm._bounds import BoundScope
+from widefs.scm._equivalence import equivalent_stumps
+from widefs.scm._multiclass import fit_decision_list, list_decisions
+from widefs.scm._rules import LearnedStump, StumpRule
 from widefs.scm._serialize import model_from_json, model_to_json
 from widefs.utils import (
     block_width,
@@ -103,8 +106,26 @@ class SelectedColumns:
 
 
 def chosen_columns(X, stumps: list[LearnedStump]):
-    """``X`` itself in memory; out of core, only the columns the stumps read (loaded once)."""
+    """``X`` itself in memory or packed; out of core, only the columns the stumps read (loaded once)."""
     return SelectedColumns(X, [s.feature for s in stumps]) if is_lazy_matrix(X) else X
+
+
+def narrow_array(X) -> bool:
+    """A 2-D numpy array of booleans or integers: read as it is (never copied to float64
+    whole), packed when every value is 0 or 1."""
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biu"
+
+
+def with_equivalents(X, rules: list[StumpRule]) -> list[StumpRule]:
+    """The rules, each with the other features that split the training examples as it does."""
+    if not rules:
+        return rules
+    cols = chosen_columns(X, rules)
+    found = equivalent_stumps(X, [r.fires(cols) for r in rules])
+    return [
+        replace(r, equivalent=tuple(e for e in eq if e[0] != r.feature))
+        for r, eq in zip(rules, found, strict=True)
+    ]
 
 
 def conj_fires(X, stumps: list[LearnedStump]) -> np.ndarray:
@@ -170,6 +191,8 @@ def resolve_feature_range(feature_range, X, estimator_name: str):
 
 def _min_max(X, lazy: bool):
     """Column minima and maxima (float); an out-of-core ``X`` one block at a time."""
+    if isinstance(X, PackedBinary):
+        return X.min_max()
     if not lazy:
         return X.min(axis=0).astype(float), X.max(axis=0).astype(float)
     F = X.shape[1]
@@ -191,9 +214,12 @@ class _DefaultNames:
 class BaseSCM(ClassifierMixin, BaseEstimator):
     """Fit template, prediction and persistence shared by the Set Covering Machines.
 
-    Subclasses implement ``_learn(X, y_pos) -> LearnedPath``: the greedy and the bound of
-    every prefix. ``X`` is validated (array, DataFrame, or an out-of-core matrix whose
-    values are checked block by block), ``y_pos`` is the conjunction-space label.
+    Subclasses implement ``_learn(X, y_pos, scope) -> LearnedPath``: the greedy and the
+    bound of every prefix, computed with ``scope.m`` examples at confidence ``scope.delta``
+    (:class:`~widefs.scm._bounds.BoundScope`), and ``_packed_utility(X)``: how their greedy
+    runs on presence/absence data (None: it does not). ``X`` is validated (array,
+    DataFrame, out-of-core matrix, or packed bits), ``y_pos`` is the conjunction-space label.
+    More than two classes make a decision list of such machines (:mod:`widefs.scm._multiclass`).
     """
 
     _parameter_constraints: dict = {
@@ -206,8 +232,13 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     }
     # Fitted attribute holding the training risk of the kept prefix.
     _training_risk_attribute = "empirical_risk_"
+    # Fitted attributes of only one of the two layouts (binary machine, decision list).
+    _layout_attributes = ("machines_", "bound_path_", "compression_set_", "margin_ratios_")
 
-    def _learn(self, X, y_pos: np.ndarray) -> LearnedPath:  # pragma: no cover - abstract
+    def _learn(self, X, y_pos: np.ndarray, scope: BoundScope) -> LearnedPath:  # pragma: no cover
+        raise NotImplementedError
+
+    def _packed_utility(self, X: PackedBinary):  # pragma: no cover - abstract
         raise NotImplementedError
 
     # -- fit ---------------------------------------------------------------------------
@@ -220,38 +251,68 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         X : array_like of shape (n_samples, n_features)
             Finite values: an array, a DataFrame, or an out-of-core matrix (a dask or zarr
             array, a numpy memmap), which is read one block of columns at a time and never
-            loaded whole; the fitted model is the same as in memory.
+            loaded whole; the fitted model is the same as in memory. A matrix whose values
+            are all 0 or 1 (presence/absence) is packed in bits and learned by population
+            counts, with the same rules.
         y : array_like of shape (n_samples,)
-            Two classes.
+            Two classes, or more: a decision list of binary machines with a combined bound.
 
         Returns
         -------
         self
         """
-        X, y_pos = self._validate_xy(X, y)
-        if "feature_range" in self._parameter_constraints:
-            self.feature_range_ = resolve_feature_range(self.feature_range, X, type(self).__name__)
-        return self._keep_prefix(self._learn(X, y_pos))
+        for attr in self._layout_attributes:
+            self.__dict__.pop(attr, None)
+        X, codes = self._validate_xy(X, y)
+        if self.classes_.size > 2:
+            return fit_decision_list(self, X, codes)
+        # Conjunction space: the class a conjunction outputs when every stump fires.
+        positive_code = 1 if self.model_type == "conjunction" else 0
+        scope = BoundScope(X.shape[0], float(self.delta))
+        return self._fit_machine(X, codes == positive_code, scope)
+
+    def _stumps(self, X, y_pos: np.ndarray, float_greedy) -> list[LearnedStump]:
+        """The greedy's stumps: by population counts on packed bits when the learner has a
+        packed utility for these settings, else ``float_greedy(lazy=..., max_rules=...,
+        feature_reuse=...)``, the learner's own engine."""
+        kwargs = {"max_rules": int(self.max_rules), "feature_reuse": bool(self.feature_reuse)}
+        util = self._packed_utility(X) if isinstance(X, PackedBinary) else None
+        if util is not None:
+            return packed_greedy(X, y_pos, util, **kwargs)
+        return float_greedy(lazy=is_lazy_matrix(X), **kwargs)
+
+    def _rule_columns(self, X):
+        """``X`` as the rules read it: itself, or its rule columns loaded once out of core."""
+        return chosen_columns(X, self.rules_)
+
+    def _fit_machine(self, X, y_pos: np.ndarray, scope: BoundScope):
+        """Learn one binary machine and keep the prefix that ``select`` chooses."""
+        return self._keep_prefix(self._learn(X, y_pos, scope), X)
 
     def _validate_xy(self, X, y):
-        """``(X, y_pos)``; an out-of-core ``X`` is returned as is (its values are checked per block)."""
-        if is_lazy_matrix(X):
+        """``(X, class codes)``; sets ``classes_`` and, where the learner has one, ``feature_range_``.
+
+        An out-of-core ``X`` is returned as is (its values are checked per block); a 0/1
+        matrix packed (:class:`~widefs.scm._bitpacked.PackedBinary`) when the learner's
+        greedy runs on packed bits with these settings.
+        """
+        if is_lazy_matrix(X) or narrow_array(X):
             y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, y_codes = check_classes(self, y, min_classes=1)
-        if self.classes_.size != 2:
-            y_type = type_of_target(y, input_name="y")
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is "
-                f"{y_type}: {type(self).__name__} needs y with exactly 2 classes, got "
-                f"{self.classes_.size} class(es) ({self.classes_.tolist()!r})."
+        self.classes_, codes = check_classes(self, y, min_classes=2)
+        packed = pack_binary(X)
+        if "feature_range" in self._parameter_constraints:
+            self.feature_range_ = resolve_feature_range(
+                self.feature_range, X if packed is None else packed, type(self).__name__
             )
-        # Conjunction space: the class a conjunction outputs when every stump fires.
-        positive_code = 1 if self.model_type == "conjunction" else 0
-        return X, y_codes == positive_code
+        if packed is not None and self._packed_utility(packed) is not None:
+            return packed, codes
+        if narrow_array(X):
+            X = np.asarray(X, dtype=np.float64)
+        return X, codes
 
-    def _keep_prefix(self, path: LearnedPath):
+    def _keep_prefix(self, path: LearnedPath, X):
         """Store the prefix chosen by ``select`` and its bound, risk and rules."""
         self.bound_path_ = np.asarray(path.bounds, dtype=float)
         self.n_rules_learned_ = len(path.stumps)
@@ -268,7 +329,8 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
             self.margin_ratios_ = np.asarray(path.margin_ratios[:k], dtype=float)
         names = getattr(self, "feature_names_in_", _DefaultNames())
         negate = self.model_type == "disjunction"
-        self.rules_ = [s.to_rule(names[s.feature], negate=negate) for s in kept]
+        rules = [s.to_rule(names[s.feature], negate=negate) for s in kept]
+        self.rules_ = with_equivalents(X, rules)
         self.selected_features_ = np.array([r.feature for r in self.rules_], dtype=np.intp)
         weights = np.array([max(s.covered_negatives, 0.0) for s in kept], dtype=float)
         importances = np.zeros(self.n_features_in_)
@@ -301,7 +363,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     # -- predict -----------------------------------------------------------------------
     def _check_X(self, X):
         check_is_fitted(self, "rules_")
-        if is_lazy_matrix(X):  # load only the columns the rules read
+        if is_lazy_matrix(X) or narrow_array(X):  # load only the columns the rules read
             if len(X.shape) != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has shape {X.shape}; expected {self.n_features_in_} features.")
             return SelectedColumns(X, [r.feature for r in self.rules_])
@@ -319,8 +381,19 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
             return fires.all(axis=1)
         return fires.any(axis=1)
 
+    def _decide(self, X) -> np.ndarray:
+        """Where a binary machine predicts ``classes_[1]``, on checked ``X``."""
+        return self._combine(self._rule_outputs(X, self.rules_))
+
+    def _binary_only(self, method: str) -> None:
+        if self.classes_.size > 2:
+            raise ValueError(
+                f"{method} is defined for two classes; this {type(self).__name__} is a "
+                f"decision list over {self.classes_.size} classes (see machines_)."
+            )
+
     def predict(self, X):
-        """Predict with the (deterministic) conjunction or disjunction of :attr:`rules_`.
+        """Predict with the conjunction or disjunction of :attr:`rules_` (or the decision list).
 
         Parameters
         ----------
@@ -331,10 +404,12 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         X = self._check_X(X)
-        return self.classes_[self._combine(self._rule_outputs(X, self.rules_)).astype(np.intp)]
+        if self.classes_.size > 2:
+            return self.classes_[list_decisions(self, X)]
+        return self.classes_[self._decide(X).astype(np.intp)]
 
     def staged_predict(self, X):
-        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules).
+        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules); two classes.
 
         The greedy covering is prefix-consistent (the model with ``max_rules=v`` is the
         first ``v`` rules of a longer run), so one fit serves a whole grid of ``v``.
@@ -348,14 +423,10 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         X = self._check_X(X)
+        self._binary_only("staged_predict")
         fires = self._rule_outputs(X, self.rules_)
         for k in range(len(self.rules_) + 1):
             yield self.classes_[self._combine(fires[:, :k]).astype(np.intp)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     # -- persistence -------------------------------------------------------------------
     def to_json(self) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,6 +29,7 @@ from numpy.typing import ArrayLike
 from widefs.stats import binomial_tail_inversion, kl_inverse_upper, log_binomial_coefficient
 
 __all__ = [
+    "BoundScope",
     "dyadic_bits",
     "dyadic_threshold",
     "log_zeta",
@@ -41,6 +43,20 @@ _LOG_6_OVER_PI2 = math.log(6.0 / math.pi**2)
 _LOG_TINY = math.log(np.finfo(float).tiny)
 # Longest dyadic code tried: 2^-62 of the range is below double resolution for any range.
 MAX_BITS = 62
+
+
+@dataclass(frozen=True)
+class BoundScope:
+    """The sample size ``m`` and confidence ``delta`` a machine's bound is computed with.
+
+    A binary machine: its own training set and the estimator's ``delta``. A machine of a
+    multiclass decision list (:mod:`widefs.scm._multiclass`): all ``m`` training examples,
+    since its loss is counted as zero on the classes it never sees, and its share of
+    ``delta``.
+    """
+
+    m: int
+    delta: float
 
 
 def log_zeta(a: ArrayLike) -> float | np.ndarray:

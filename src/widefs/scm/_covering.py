@@ -298,15 +298,35 @@ def sc_greedy(
     # out of core they stay at one byte for up to 128 examples.
     end_flags = END_FLAGS and not lazy
     sort = partial(packed_presort, bits=bits, end_flags=end_flags)
+    cpus = threads_for(m, F)
+    reads, spans = _block_layout(X, lazy=lazy, block_entries=block_entries, cpus=cpus)
+    threads = min(cpus, len(spans))
+    with block_pool(threads) as pool:
+        # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
+        if lazy:
+            blocks = _read_and_sort(X, reads, spans, sort, pool, threads)
+        else:
+            blocks = _sort_in_memory(X, spans, sort, pool, (bits, end_flags))
+        state = _State(bits, m, y_pos, p, end_flags)
+        return _greedy_steps(
+            X, y_pos, blocks, [b.start for b in spans], pool, state, max_rules=max_rules,
+            feature_reuse=feature_reuse, lazy=lazy,
+        )  # fmt: skip
+
+
+def _block_layout(X, *, lazy: bool, block_entries: int | None, cpus: int):
+    """``(reads, spans)``: the column slices read at once and the blocks sorted (in order).
+
+    Out of core, ``X`` is read by whole storage chunks (each decompressed once), in its own
+    dtype, and sorted in blocks of ``width`` columns; in memory, reads are the blocks.
+    """
+    m, F = X.shape
     # An out-of-core block is also converted to float64 and keyed: keep it smaller.
     default = LAZY_BLOCK_ENTRIES if lazy else BLOCK_ENTRIES
     width = max(1, int(block_entries or default) // max(m, 1))
-    cpus = threads_for(m, F)
     if cpus > 1 and block_entries is None:  # at least one block per thread, if not tiny
         width = min(width, max(-(-F // cpus), MIN_BLOCK_ENTRIES // max(m, 1)))
     width |= 1  # odd: power-of-two strides make numpy's column-wise cumsum thrash caches
-    # Out of core, X is read by whole storage chunks (each decompressed once), in its own
-    # dtype, and sorted in blocks of ``width`` columns.
     chunk = _column_chunk(X) if lazy else None
     read_width = max(width, chunk or 0)
     if chunk:
@@ -317,41 +337,44 @@ def sc_greedy(
         for r in reads
         for b in iter_column_blocks(r.stop - r.start, width)
     ]
-    starts = [b.start for b in spans]
-    threads = min(cpus, len(spans))
-    with block_pool(threads) as pool:
-        # numpy's sort, gathers and ufuncs release the GIL: blocks run in parallel threads.
-        if lazy:
-            # Read in this thread (checked), sort in the pool, few blocks in flight.
-            pending, blocks = [], []
-            native = np.dtype(getattr(X, "dtype", np.float64))
-            read_dtype = native if native.kind == "f" else np.float64
-            for r in reads:
-                Xr = load_columns(X, r, dtype=read_dtype)
-                check_finite_block(Xr, r.start)
-                for b in iter_column_blocks(r.stop - r.start, width):
-                    pending.append(pool.submit(sort, Xr[:, b]))
-                    if len(pending) > threads:
-                        blocks.append(pending.pop(0).result())
-                del Xr
-            blocks += [f.result() for f in pending]
-        else:
-            # The presort does not depend on y: a search certificate sorts each block once
-            # for every relabelling (copies: compaction works in place).
-            digest = functools.cache(lambda: data_digest(X))
+    return reads, spans
 
-            def presort(b):
-                def key():
-                    return (b"packed", digest(), array_key([b.start, b.stop, bits, end_flags]))
 
-                return label_free(key, lambda: sort(X[:, b]), copy=True)
+def _read_and_sort(X, reads, spans, sort, pool, threads) -> list[np.ndarray]:
+    """Out of core: read each slice in this thread (checked), sort its blocks in the pool,
+    with few blocks in flight."""
+    pending, blocks = [], []
+    native = np.dtype(getattr(X, "dtype", np.float64))
+    read_dtype = native if native.kind == "f" else np.float64
+    todo = iter(spans)
+    for r in reads:
+        Xr = load_columns(X, r, dtype=read_dtype)
+        check_finite_block(Xr, r.start)
+        for b in todo:
+            pending.append(pool.submit(sort, Xr[:, b.start - r.start : b.stop - r.start]))
+            if len(pending) > threads:
+                blocks.append(pending.pop(0).result())
+            if b.stop == r.stop:
+                break
+        del Xr
+    return blocks + [f.result() for f in pending]
 
-            blocks = list(pool.map(presort, spans))
-        state = _State(bits, m, y_pos, p, end_flags)
-        return _greedy_steps(
-            X, y_pos, blocks, starts, pool, state, max_rules=max_rules,
-            feature_reuse=feature_reuse, lazy=lazy,
-        )  # fmt: skip
+
+def _sort_in_memory(X, spans, sort, pool, settings) -> list[np.ndarray]:
+    """The packed presort of every block of an in-memory ``X``.
+
+    The presort does not depend on y: a search certificate sorts each block once for every
+    relabelling (copies: compaction works in place).
+    """
+    digest = functools.cache(lambda: data_digest(X))
+
+    def presort(b):
+        def key():
+            return (b"packed", digest(), array_key([b.start, b.stop, *settings]))
+
+        return label_free(key, lambda: sort(X[:, b]), copy=True)
+
+    return list(pool.map(presort, spans))
 
 
 def _column_chunk(X) -> int | None:

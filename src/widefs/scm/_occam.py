@@ -21,6 +21,7 @@ random values 88 ms (kernel 150 ms); madelon (2600 x 500, few distinct values) 5
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 
@@ -32,12 +33,13 @@ from widefs.scm._base import (
     conj_fires,
     prefix_errors,
 )
-from widefs.scm._bounds import dyadic_search, occam_bound
+from widefs.scm._bitpacked import OCCAM, PackedBinary, PackedUtility, per_range
+from widefs.scm._bounds import BoundScope, dyadic_search, occam_bound
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix, load_columns
+from widefs.utils import load_columns
 
 __all__ = ["OccamSCM", "occam_greedy"]
 
@@ -236,29 +238,34 @@ def occam_greedy(
                 # Blocks in feature order: a later one wins only when strictly better.
                 if _beats(got, best):
                     best = (*got[:2], start + got[2], *got[3:])
-            if best[2] < 0:
-                break
-            _, _, f, side, a, b = best
-            x = load_columns(X, [f])[:, 0] if lazy else X[:, f]
-            # Every value equal to a is left of the cut: the left part is {x <= a}.
-            covered = np.flatnonzero(active & ((x <= a) if side == 0 else (x > a)))
-            q = int(np.sum(~y_pos[covered]))
-            if q == 0:  # the best stump covers no remaining negative: no progress
-                break
-            bits, t = dyadic_search(a, b, lo[f], hi[f])
-            stumps.append(
-                LearnedStump(
-                    feature=f,
-                    direction=1 if side == 0 else -1,
-                    threshold=float(t),
-                    covered_negatives=q,
-                    covered_positives=int(covered.size - q),
-                    bits=int(bits),
-                )
-            )
-            active[covered] = False
-            unused[f] = feature_reuse
+            stump = None if best[2] < 0 else _occam_stump(X, y_pos, active, best, lo, hi, lazy)
+            if stump is None:
+                break  # no cut, or the best stump covers no remaining negative: no progress
+            stumps.append(stump)
+            unused[stump.feature] = feature_reuse
     return stumps
+
+
+def _occam_stump(X, y_pos, active, best, lo, hi, lazy) -> LearnedStump | None:
+    """The stump of the best cut; deactivates the examples it covers (None: it covers no
+    remaining negative, and nothing changes)."""
+    _, _, f, side, a, b = best
+    x = load_columns(X, [f])[:, 0] if lazy else X[:, f]
+    # Every value equal to a is left of the cut: the left part is {x <= a}.
+    covered = np.flatnonzero(active & ((x <= a) if side == 0 else (x > a)))
+    q = int(np.sum(~y_pos[covered]))
+    if q == 0:
+        return None
+    bits, t = dyadic_search(a, b, lo[f], hi[f])
+    active[covered] = False
+    return LearnedStump(
+        feature=f,
+        direction=1 if side == 0 else -1,
+        threshold=float(t),
+        covered_negatives=q,
+        covered_positives=int(covered.size - q),
+        bits=int(bits),
+    )
 
 
 @serializable
@@ -313,7 +320,8 @@ class OccamSCM(BaseSCM):
     risk_bound_ : float
         The Occam bound of the kept model on the training set.
     bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
-        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_`` (two classes; each
+        machine of a decision list has its own).
     empirical_risk_ : float
         Training error rate of the kept model.
     search_score_ : float
@@ -324,7 +332,10 @@ class OccamSCM(BaseSCM):
         Stumps the greedy added before ``select``.
     feature_range_ : tuple of ndarray
         The ranges used.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    machines_ : list of ClassMachine
+        More than two classes: the decision list (``rules_``: all its rules in order,
+        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -379,29 +390,39 @@ class OccamSCM(BaseSCM):
         self.threshold_interval = threshold_interval
         self.feature_reuse = feature_reuse
 
-    def _learn(self, X, y_pos) -> LearnedPath:
+    def _packed_utility(self, X: PackedBinary) -> PackedUtility:
+        # Each 0/1 feature's cut has the interval [0, 1) of equally good thresholds
+        # (whichever examples remain): one code per feature, from its range.
+        def code(lo, hi):
+            bits, t = dyadic_search(0.0, 1.0, lo, hi)
+            return float(bits), float(t)
+
+        coded, usable = per_range(*self.feature_range_, code, 2)
+        usable &= coded[:, 0] >= 0  # (a cut with no code up to MAX_BITS bits is skipped)
+        bits = np.where(usable, coded[:, 0], 0).astype(np.int64)
+        t = coded[:, 1]
+
+        def stump(f, direction, q, r):
+            return LearnedStump(f, direction, float(t[f]), int(q), int(r), bits=int(bits[f]))
+
+        penalty = float(self.eta) * bits  # the float path's eta * l
+        return PackedUtility(OCCAM, float(self.p), penalty, usable, stump, self.positives)
+
+    def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
         lo, hi = self.feature_range_
-        stumps = occam_greedy(
-            X,
-            y_pos,
-            lo,
-            hi,
-            p=float(self.p),
-            eta=float(self.eta),
-            max_rules=int(self.max_rules),
-            positives=self.positives,
-            threshold_interval=self.threshold_interval,
-            feature_reuse=bool(self.feature_reuse),
-            lazy=is_lazy_matrix(X),
-        )
+        greedy = partial(
+            occam_greedy, X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta),
+            positives=self.positives, threshold_interval=self.threshold_interval,
+        )  # fmt: skip
+        stumps = self._stumps(X, y_pos, greedy)
         X = chosen_columns(X, stumps)
-        m, n = X.shape
+        n = X.shape[1]
         errors = prefix_errors(conj_fires(X, stumps), y_pos).sum(axis=1)
         bits = [s.bits for s in stumps]
         bounds = [
             occam_bound(
-                int(errors[k]), m, n, bits[:k], float(self.delta), feature_reuse=self.feature_reuse
+                int(errors[k]), scope.m, n, bits[:k], scope.delta, feature_reuse=self.feature_reuse
             )
             for k in range(len(stumps) + 1)
         ]
-        return LearnedPath(stumps, np.array(bounds), errors / m)
+        return LearnedPath(stumps, np.array(bounds), errors / X.shape[0])

@@ -15,6 +15,7 @@ are O(1), so one step costs O(n G^2) instead of the paper's O(n m^3).
 
 from __future__ import annotations
 
+import math
 import numbers
 from functools import partial
 from importlib import import_module
@@ -24,12 +25,14 @@ from sklearn.utils import check_random_state
 
 from widefs._compat import Interval
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
-from widefs.scm._bounds import pac_bayes_bound
+from widefs.scm._bitpacked import PAC_BAYES, PackedBinary, PackedUtility, per_range
+from widefs.scm._bounds import BoundScope, pac_bayes_bound
+from widefs.scm._multiclass import list_decisions, list_probabilities
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump, StumpRule, firing_probability
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix, load_columns
+from widefs.utils import load_columns
 
 __all__ = ["PACBayesSCM", "soft_greedy"]
 
@@ -190,7 +193,10 @@ class PACBayesSCM(BaseSCM):
         Stumps the greedy added before ``select``.
     feature_range_ : tuple of ndarray
         The ranges used.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    machines_ : list of ClassMachine
+        More than two classes: the decision list (``rules_``: all its rules in order,
+        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -250,23 +256,33 @@ class PACBayesSCM(BaseSCM):
         """``min(1, 2 risk_bound_)``: the bound on the Bayes classifier (Theorem 5)."""
         return min(1.0, 2.0 * self.risk_bound_)
 
-    def _learn(self, X, y_pos) -> LearnedPath:
+    def _packed_utility(self, X: PackedBinary) -> PackedUtility | None:
+        """The soft greedy on 0/1 features: each feature's only interval is ``[0, 1]``, on which
+        a stump's firing probability is 0 or 1, so the weights stay 0/1 and the step is a hard
+        one. Only with learned margins and ranges starting at 0 (the sums of the float
+        kernel are then exact integers, as here); otherwise None (the float path)."""
         lo, hi = self.feature_range_
-        stumps = soft_greedy(
-            X,
-            y_pos,
-            lo,
-            hi,
-            p=float(self.p),
-            eta=float(self.eta),
-            max_rules=int(self.max_rules),
-            margin=None if self.margin is None else float(self.margin),
-            feature_reuse=bool(self.feature_reuse),
-            lazy=is_lazy_matrix(X),
+        if self.margin is not None or np.any(lo[lo < hi] != 0.0):
+            return None
+        # The kernel's eta (ln(B - A) - ln(b - a)) with the values shifted by A = 0.
+        pen, usable = per_range(lo, hi, lambda a, b: (math.log(b - a) - math.log(1.0),), 1)
+        penalty = float(self.eta) * np.where(usable, pen[:, 0], 0.0)
+
+        def stump(f, direction, q, r):
+            return LearnedStump(f, direction, 0.5, q, r, interval=(0.0, 1.0))
+
+        return PackedUtility(PAC_BAYES, float(self.p), penalty, usable, stump)
+
+    def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
+        lo, hi = self.feature_range_
+        margin = None if self.margin is None else float(self.margin)
+        greedy = partial(
+            soft_greedy, X, y_pos, lo, hi, p=float(self.p), eta=float(self.eta), margin=margin
         )
+        stumps = self._stumps(X, y_pos, greedy)
         X = chosen_columns(X, stumps)
-        m, n = X.shape
-        prod = np.ones(m)
+        n = X.shape[1]
+        prod = np.ones(X.shape[0])
         gibbs, ratios, bounds = [], [], []
         for k in range(len(stumps) + 1):
             if k:
@@ -275,15 +291,17 @@ class PACBayesSCM(BaseSCM):
                 prod = prod * firing_probability(X[:, s.feature], s.direction, a, b)
                 ratios.append(min(1.0, (b - a) / (hi[s.feature] - lo[s.feature])))
             # Gibbs risk on (x, y): prod for a negative, 1 - prod for a positive (eq. 6).
-            risk = float(np.mean(np.where(y_pos, 1.0 - prod, prod)))
-            gibbs.append(risk)
+            losses = np.where(y_pos, 1.0 - prod, prod)
+            gibbs.append(float(np.mean(losses)))
+            # Over scope.m examples: those of other classes (a decision list) count as 0.
+            risk = float(np.sum(losses)) / scope.m if scope.m != X.shape[0] else gibbs[-1]
             bounds.append(
                 pac_bayes_bound(
                     min(max(risk, 0.0), 1.0),
-                    m,
+                    scope.m,
                     n,
                     ratios,
-                    float(self.delta),
+                    scope.delta,
                     feature_reuse=bool(self.feature_reuse),
                 )
             )
@@ -311,27 +329,15 @@ class PACBayesSCM(BaseSCM):
             return p1 > 0.5
         return (1.0 - p1) <= 0.5
 
-    def predict(self, X):
-        """Bayes classifier (majority vote of the posterior; eq. 7).
-
-        With ``margin`` set (fixed-margin heuristic), the deterministic conjunction of the
-        middle thresholds instead.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
+    def _decide(self, X) -> np.ndarray:
+        """The Bayes classifier (majority vote of the posterior; eq. 7), or with ``margin`` set
+        (fixed-margin heuristic) the deterministic conjunction of the middle thresholds."""
         if self.margin is not None:
-            return super().predict(X)
-        X = self._check_X(X)
-        return self.classes_[self._bayes(X, self.rules_).astype(np.intp)]
+            return super()._decide(X)
+        return self._bayes(X, self.rules_)
 
     def staged_predict(self, X):
-        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules).
+        """Predictions of every prefix of :attr:`rules_` (0, 1, ..., all rules); two classes.
 
         Parameters
         ----------
@@ -345,6 +351,7 @@ class PACBayesSCM(BaseSCM):
             yield from super().staged_predict(X)
             return
         X = self._check_X(X)
+        self._binary_only("staged_predict")
         for k in range(len(self.rules_) + 1):
             yield self.classes_[self._bayes(X, self.rules_[:k]).astype(np.intp)]
 
@@ -363,6 +370,8 @@ class PACBayesSCM(BaseSCM):
         ndarray of shape (n_samples, 2)
         """
         X = self._check_X(X)
+        if self.classes_.size > 2:
+            return list_probabilities(self, X)
         p1 = self._proba_positive(X, self.rules_)
         return np.column_stack([1.0 - p1, p1])
 
@@ -378,6 +387,7 @@ class PACBayesSCM(BaseSCM):
         ndarray of shape (n_samples, 2)
         """
         X = self._check_X(X)
+        self._binary_only("staged_predict_proba")
         for k in range(len(self.rules_) + 1):
             p1 = self._proba_positive(X, self.rules_[:k])
             yield np.column_stack([1.0 - p1, p1])
@@ -402,6 +412,13 @@ class PACBayesSCM(BaseSCM):
         """
         X = self._check_X(X)
         rng = check_random_state(random_state)
+        if self.classes_.size > 2:  # one draw per machine of the decision list
+            codes = list_decisions(self, X, decide=lambda machine: machine._gibbs_decide(X, rng))
+            return self.classes_[codes]
+        return self.classes_[self._gibbs_decide(X, rng).astype(np.intp)]
+
+    def _gibbs_decide(self, X, rng) -> np.ndarray:
+        """Where one classifier drawn from the posterior predicts ``classes_[1]``."""
         drawn = [
             StumpRule(
                 r.feature,
@@ -411,4 +428,4 @@ class PACBayesSCM(BaseSCM):
             )
             for r in self.rules_
         ]
-        return self.classes_[self._combine(self._rule_outputs(X, drawn)).astype(np.intp)]
+        return self._combine(self._rule_outputs(X, drawn))

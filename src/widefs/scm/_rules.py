@@ -14,6 +14,8 @@ import numpy as np
 
 __all__ = ["LearnedStump", "StumpRule"]
 
+_OPPOSITE = {">": "<=", "<=": ">"}
+
 
 @dataclass(frozen=True)
 class StumpRule:
@@ -35,10 +37,15 @@ class StumpRule:
         Gibbs classifier, so the firing probability rises linearly across it.
     bits : int or None, default=None
         Occam: length of the dyadic code of the threshold.
+    equivalent : tuple of (int, str), default=()
+        The other features that split the training examples exactly as this rule does:
+        ``(feature, direction)``, the stump ``x_feature direction t`` firing on the same
+        training examples for some ``t`` (see :func:`widefs.scm.describe_model`). Only
+        the training data are considered: new data may tell them apart.
 
     Attributes
     ----------
-    feature, feature_name, direction, threshold, interval, bits
+    feature, feature_name, direction, threshold, interval, bits, equivalent
         As given.
 
     See Also
@@ -61,6 +68,7 @@ class StumpRule:
     threshold: float
     interval: tuple[float, float] | None = None
     bits: int | None = None
+    equivalent: tuple[tuple[int, str], ...] = ()
 
     def fires(self, X: np.ndarray) -> np.ndarray:
         """Boolean output of the deterministic stump on the rows of ``X``.
@@ -96,6 +104,8 @@ class StumpRule:
     def negated(self) -> StumpRule:
         """The stump with the opposite direction (same threshold and interval).
 
+        Its equivalent features are this rule's, with their directions reversed too.
+
         Returns
         -------
         StumpRule
@@ -103,10 +113,11 @@ class StumpRule:
         return StumpRule(
             self.feature,
             self.feature_name,
-            "<=" if self.direction == ">" else ">",
+            _OPPOSITE[self.direction],
             self.threshold,
             self.interval,
             self.bits,
+            tuple((g, _OPPOSITE[d]) for g, d in self.equivalent),
         )
 
     def __str__(self) -> str:
@@ -125,6 +136,7 @@ class StumpRule:
         d = asdict(self)
         if self.interval is not None:
             d["interval"] = [float(v) for v in self.interval]
+        d["equivalent"] = [[int(g), str(direction)] for g, direction in self.equivalent]
         return d
 
 

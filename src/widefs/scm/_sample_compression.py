@@ -8,15 +8,17 @@ compression set of one example per stump and the sample-compression bound applie
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from widefs._compat import StrOptions
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns, conj_fires, prefix_errors
-from widefs.scm._bounds import sample_compression_bound
+from widefs.scm._bitpacked import SAMPLE_COMPRESSION, PackedBinary, PackedUtility
+from widefs.scm._bounds import BoundScope, sample_compression_bound
 from widefs.scm._covering import sc_greedy
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
-from widefs.utils import is_lazy_matrix
 
 __all__ = ["SampleCompressionSCM", "compression_set"]
 
@@ -113,7 +115,8 @@ class SampleCompressionSCM(BaseSCM):
     risk_bound_ : float
         The sample-compression bound of the kept model on the training set.
     bound_path_ : ndarray of shape (``n_rules_learned_ + 1``,)
-        Bound of the first k stumps, k = 0 .. ``n_rules_learned_``.
+        Bound of the first k stumps, k = 0 .. ``n_rules_learned_`` (two classes; each
+        machine of a decision list has its own).
     empirical_risk_ : float
         Training error rate of the kept model.
     search_score_ : float
@@ -126,7 +129,10 @@ class SampleCompressionSCM(BaseSCM):
         row: it then pads the set with a correctly classified row).
     n_rules_learned_ : int
         Stumps the greedy added before ``select``.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    machines_ : list of ClassMachine
+        More than two classes: the decision list (``rules_``: all its rules in order,
+        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -144,6 +150,14 @@ class SampleCompressionSCM(BaseSCM):
     >>> clf = SampleCompressionSCM().fit(X, [0, 0, 1, 1])
     >>> [str(r) for r in clf.rules_], clf.predict(X).tolist(), clf.get_support().tolist()
     (['x0 > 1'], [0, 0, 1, 1], [True, False])
+
+    Three classes: a decision list of two machines.
+
+    >>> clf = SampleCompressionSCM().fit(np.arange(6.0)[:, None], ["a", "a", "b", "b", "c", "c"])
+    >>> [(str(cm.label), [str(r) for r in cm.machine.rules_]) for cm in clf.machines_]
+    [('a', ['x0 <= 1']), ('c', ['x0 > 3'])]
+    >>> clf.predict([[0.5], [2.5], [4.5]]).tolist()
+    ['a', 'b', 'c']
     """
 
     _rule_extra = None
@@ -172,17 +186,22 @@ class SampleCompressionSCM(BaseSCM):
         self.message_prior = message_prior
         self.feature_reuse = feature_reuse
 
-    def _learn(self, X, y_pos) -> LearnedPath:
-        stumps = sc_greedy(
-            X,
-            y_pos,
-            p=float(self.p),
-            max_rules=int(self.max_rules),
-            feature_reuse=bool(self.feature_reuse),
-            lazy=is_lazy_matrix(X),
+    def _packed_utility(self, X: PackedBinary) -> PackedUtility:
+        F = X.shape[1]
+
+        def stump(f, direction, q, r):
+            # Both stumps of a 0/1 feature cut after its 0s: the threshold is the value 0
+            # of a training example, as on the float path.
+            return LearnedStump(f, direction, 0.0, int(q), int(r))
+
+        return PackedUtility(
+            SAMPLE_COMPRESSION, float(self.p), np.zeros(F), np.ones(F, dtype=bool), stump
         )
+
+    def _learn(self, X, y_pos, scope: BoundScope) -> LearnedPath:
+        stumps = self._stumps(X, y_pos, partial(sc_greedy, X, y_pos, p=float(self.p)))
         X = chosen_columns(X, stumps)
-        m, n = X.shape
+        n = X.shape[1]
         wrong = prefix_errors(conj_fires(X, stumps), y_pos)
         sets, bounds = [], []
         for k in range(len(stumps) + 1):
@@ -191,12 +210,13 @@ class SampleCompressionSCM(BaseSCM):
             bounds.append(
                 sample_compression_bound(
                     int(wrong[k].sum() - wrong[k][chosen].sum()),
-                    m,
+                    scope.m,
                     n,
                     k,
-                    float(self.delta),
+                    scope.delta,
                     message_prior=self.message_prior,
                     feature_reuse=bool(self.feature_reuse),
                 )
             )
-        return LearnedPath(stumps, np.array(bounds), wrong.sum(axis=1) / m, compression_sets=sets)
+        risk = wrong.sum(axis=1) / X.shape[0]
+        return LearnedPath(stumps, np.array(bounds), risk, compression_sets=sets)

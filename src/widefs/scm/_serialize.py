@@ -9,6 +9,7 @@ themselves here with :func:`serializable`, so this module imports none of them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -32,6 +33,8 @@ MAX_LABEL_CHARS = 4096
 _RULE_KEYS = frozenset({"feature", "feature_name", "direction", "threshold", "interval", "bits"})
 
 _MODEL_CLASSES: dict[str, type] = {}
+# The decision-list layout (more than two classes): registered by widefs.scm._serialize_list.
+_LIST_LAYOUT: dict[str, object] = {}
 
 
 def serializable(cls: type) -> type:
@@ -63,6 +66,8 @@ def model_to_json(model) -> str:
     predictions) are identical after :func:`model_from_json`.
     """
     check_is_fitted(model, "rules_")
+    if model.classes_.size > 2:
+        return json.dumps(_LIST_LAYOUT["write"](model), indent=1, allow_nan=False)
     cls = type(model)
     doc = {
         "format": FORMAT,
@@ -239,6 +244,8 @@ def model_from_json(text: str):
     name = doc.get("estimator")
     if not isinstance(name, str) or name not in _MODEL_CLASSES:
         _fail("estimator", f"must be one of {sorted(_MODEL_CLASSES)}, got {_show(name)}")
+    if "machines" in doc:
+        return _LIST_LAYOUT["read"](_MODEL_CLASSES[name], doc)
     return _Reader(_MODEL_CLASSES[name], doc).model
 
 
@@ -371,7 +378,7 @@ class _Reader:
         for i, item in enumerate(items):
             where = f"rules[{i}]"
             d = _object(item, where)
-            _keys(d, where, set(_RULE_KEYS))
+            _keys(d, where, set(_RULE_KEYS), {"equivalent"})
             f = _int(d["feature"], f"{where}.feature", 0, model.n_features_in_ - 1)
             name = names[f] if names is not None else f"x{f}"
             if d["feature_name"] != name:
@@ -396,7 +403,8 @@ class _Reader:
                 bits = _int(d["bits"], f"{where}.bits", 0, MAX_BITS)
                 if not _on_dyadic_grid(t, lo, hi, bits):
                     _fail(f"{where}.threshold", f"must lie on the {bits}-bit grid of the range")
-            rules.append(StumpRule(f, name, direction, t, interval, bits))
+            equivalent = _equivalents(d.get("equivalent", []), where, model.n_features_in_, f)
+            rules.append(StumpRule(f, name, direction, t, interval, bits, equivalent))
         features = [r.feature for r in rules]
         if not model.feature_reuse and len(set(features)) != len(features):
             _fail("rules", "use a feature twice, but feature_reuse is false")
@@ -413,6 +421,23 @@ class _Reader:
         if np.any(ratios <= 0):
             _fail(key, "must lie in (0, 1]")
         return ratios
+
+
+# -- equivalent features (the decision-list layout: widefs.scm._serialize_list) ---------------
+def _equivalents(value, where: str, n_features: int, feature: int) -> tuple:
+    """A rule's equivalent features: ``[[feature, direction], ...]``, increasing, not its own."""
+    field = f"{where}.equivalent"
+    out = []
+    for i, item in enumerate(_list(value, field)):
+        pair = _list(item, f"{field}[{i}]", 2)
+        g = _int(pair[0], f"{field}[{i}][0]", 0, n_features - 1)
+        out.append((g, _choice(pair[1], f"{field}[{i}][1]", (">", "<="))))
+    features = [g for g, _ in out]
+    if feature in features:
+        _fail(field, f"must not hold the rule's own feature {feature}")
+    if any(a >= b for a, b in itertools.pairwise(features)):
+        _fail(field, "must list distinct features in increasing order")
+    return tuple(out)
 
 
 def from_json(text: str):

@@ -1,0 +1,73 @@
+"""``widefs run`` on a zarr store of presence/absence data (read where it lies, packed in bits)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from widefs.cli import main
+from widefs.scm import OccamSCM, SampleCompressionSCM, describe_model
+
+zarr = pytest.importorskip("zarr")
+
+
+def _store(path, *, n=80, p=400, dtype=bool, labels=None, names=True, target="class"):
+    rng = np.random.default_rng(0)
+    X = rng.random((n, p)) < 0.3
+    X[:, 100:104] = X[:, [7]]  # a block of equivalent k-mers
+    y = np.where(X[:, 7] | (rng.random(n) < 0.05), "resistant", "susceptible")
+    group = zarr.open_group(str(path), mode="w")
+    group.create_array("X", shape=X.shape, chunks=(n, 64), dtype=dtype)[:] = X.astype(dtype)
+    lab = y if labels is None else labels
+    group.create_array(target, shape=(len(lab),), dtype=str)[:] = np.asarray(lab, dtype=str)
+    feature_names = np.array([f"kmer_{j:04d}" for j in range(p)])
+    if names:
+        group.create_array("feature_names", shape=(p,), dtype=str)[:] = feature_names
+    return X, y, feature_names
+
+
+def test_run_on_a_store_reports_the_scms_and_their_equivalent_kmers(tmp_path, capsys):
+    X, y, names = _store(tmp_path / "kmers.zarr")
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "kmers.zarr"), "--quick", "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "zarr store: only the Set Covering Machines run" in md
+    assert "## Method comparison" not in md and "## Chance analysis" not in md
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for cls in (SampleCompressionSCM, OccamSCM):
+            model = cls().fit(X, y)
+            text = describe_model(model, feature_names=names)
+            assert text in md
+            assert f"| {model.risk_bound_:.3f} |" in md
+    assert "kmer_0007 <= " in md and "kmer_0100, kmer_0101, kmer_0102, kmer_0103" in md
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dtype": np.float64}, "must hold booleans or integers"),
+        ({"labels": ["a"] * 79}, "one label per sample"),
+        ({"labels": ["a"] * 80}, "single class"),
+        ({"labels": ["a"] * 79 + ["b"]}, "at least 2 examples"),
+        ({"target": "status"}, "has no array 'class'"),
+    ],
+)
+def test_bad_stores_fail_before_the_analysis(tmp_path, capsys, kwargs, message):
+    _store(tmp_path / "bad.zarr", **kwargs)
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "bad.zarr"), "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_store_without_names_and_other_methods(tmp_path, capsys):
+    _store(tmp_path / "k.zarr", names=False, target="status")
+    store = str(tmp_path / "k.zarr")
+    out = tmp_path / "out"
+    argv = ["run", store, "--target", "status", "--methods", "chance", "--out", str(out)]
+    assert main(argv) == 2
+    assert "runs the scm part only" in capsys.readouterr().err
+    argv = ["run", store, "--target", "status", "--methods", "scm", "--out", str(out)]
+    assert main(argv) == 0
+    assert "x7 <= " in (out / "report.md").read_text()
