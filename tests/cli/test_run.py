@@ -15,7 +15,7 @@ import pytest
 from widefs.cli import main
 from widefs.datasets import load_dataset
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
-from widefs.stats import highest_chance_accuracy, mgm_threshold
+from widefs.stats import highest_chance_accuracy
 from widefs.univariate import DiscriminativeSelector
 
 
