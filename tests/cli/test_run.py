@@ -383,9 +383,3 @@ def test_multiclass_csv_skips_binary_only_methods(tmp_path):
 def test_unknown_method_group(tmp_path, capsys):
     assert main(["run", "colon", "--methods", "chance,nope", "--out", str(tmp_path / "x")]) == 2
     assert "unknown --methods nope" in capsys.readouterr().err
-
-
-def test_reproduce_runs_a_paper_quick(tmp_path):
-    assert main(["reproduce", "palatucci2008", "--quick", "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "palatucci2008.md").read_text()
-    assert "Example 4.1" in text and "widefs **0.7975**" in text

@@ -12,7 +12,6 @@ with one line and status 130.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import re
 import sys
@@ -22,11 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import widefs
-from widefs.cli import _cite
+from widefs.cli import _cite, _reproduce
 from widefs.cli._markup import visible
 from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
-from widefs.experiments import REPRODUCTIONS
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
     from rich.console import Console
@@ -155,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
         "docs/results pages are made with --out docs/results), and the paper's own options "
         "(widefs reproduce PAPER --help).",
     )
-    rep.add_argument("paper", choices=sorted(REPRODUCTIONS), help="which paper")
+    rep.add_argument("paper", choices=_reproduce.INSTALLED, help="which paper")
     rep.add_argument(
         "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
     )
@@ -526,8 +524,7 @@ def main(argv=None) -> int:
         if args.command == "run":
             return _run(args, console)
         if args.command == "reproduce":
-            module = importlib.import_module(REPRODUCTIONS[args.paper])
-            return module.main(args.args)
+            return _reproduce.run(args.paper, args.args)
         if args.command == "cite":
             return _cite.run(args)
         return _datasets(console)

@@ -37,7 +37,7 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from widefs.experiments._common import (
+from widefs_reproduce._common import (
     add_out_argument,
     command_line,
     output_paths,

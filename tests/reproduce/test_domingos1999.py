@@ -6,10 +6,10 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 from widefs.datasets import load_dataset
-from widefs.experiments import domingos1999 as exp
-from widefs.experiments._common import paper_tables
 from widefs.rules import CN2Classifier
 from widefs.utils import spawn_seeds
+from widefs_reproduce import domingos1999 as exp
+from widefs_reproduce._common import paper_tables
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import pytest
 from scipy import stats
 
 from widefs.ensemble import ClassSpecificEnsemble
-from widefs.experiments import soares2010 as run
-from widefs.experiments._paired import corrected_resampled_ttest, paired_tests, wilcoxon_signed_rank
-from widefs.experiments._soares_variants import cefs_variant, tie_aware_knn
 from widefs.search import SequentialSelector
 from widefs.utils import spawn_seeds
+from widefs_reproduce import soares2010 as run
+from widefs_reproduce._paired import corrected_resampled_ttest, paired_tests, wilcoxon_signed_rank
+from widefs_reproduce.soares2010._variants import cefs_variant, tie_aware_knn
 
 
 def _split(name, s, n=2):

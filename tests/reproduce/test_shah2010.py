@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from widefs.experiments import shah2010 as exp
+from widefs_reproduce import shah2010 as exp
 
 
 @pytest.fixture(scope="module")

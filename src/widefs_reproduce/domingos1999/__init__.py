@@ -5,8 +5,7 @@ Usage::
     widefs reproduce domingos1999 --out DIR     # full run: DIR/domingos1999.md, DIR/domingos1999/
     widefs reproduce domingos1999 --quick       # seconds; ./widefs-domingos1999/
 
-(``python experiments/domingos1999/run.py`` in a checkout is the same command; the
-repository's page is ``--out docs/results``.)
+(the repository's page is ``--out docs/results``.)
 
 Protocol (Sec. 4, after Clark & Boswell 1991): each dataset is split at random into 67%
 training and 33% test, 20 times; error rate and theory size (total number of conditions)
@@ -32,14 +31,14 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from widefs.datasets import load_dataset
-from widefs.experiments._common import (
+from widefs.rules import CN2Classifier
+from widefs.utils import spawn_seeds
+from widefs_reproduce._common import (
     add_out_argument,
     command_line,
     output_paths,
     paper_tables,
 )
-from widefs.rules import CN2Classifier
-from widefs.utils import spawn_seeds
 
 PAPER_NAME = "domingos1999"
 DATASETS = [

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python experiments/soares2010/run.py            # full run, writes docs/results/soares2010.md
-    python experiments/soares2010/run.py --quick    # seconds; used by the test suite
+    widefs reproduce soares2010 --out DIR      # full run: DIR/soares2010.md, DIR/soares2010/
+    widefs reproduce soares2010 --quick        # seconds; ./widefs-soares2010/
 
 Protocol (Soares 2010, Sections 5.2.1-5.2.5): per dataset, 15 random train/test splits
 with the training sizes of Table 6, training sets balanced across classes (arrhythmia:
@@ -36,14 +36,6 @@ import pandas as pd
 
 from widefs.datasets import load_dataset
 from widefs.ensemble import ClassSpecificEnsemble, subset_inclusiveness
-from widefs.experiments._common import (
-    add_out_argument,
-    command_line,
-    output_paths,
-    paper_tables,
-)
-from widefs.experiments._paired import paired_tests
-from widefs.experiments._soares_variants import cefs_variant, predict_knn, retuned_k
 from widefs.search import (
     CLASS_K_GRID,
     GeneticSelector,
@@ -53,6 +45,14 @@ from widefs.search import (
     dissertation_k_grid,
 )
 from widefs.utils import spawn_seeds
+from widefs_reproduce._common import (
+    add_out_argument,
+    command_line,
+    output_paths,
+    paper_tables,
+)
+from widefs_reproduce._paired import paired_tests
+from widefs_reproduce.soares2010._variants import cefs_variant, predict_knn, retuned_k
 
 PAPER_NAME = "soares2010"
 MISSING = "?"

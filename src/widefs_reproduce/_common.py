@@ -4,7 +4,7 @@ A reproduction writes ``<out>/<paper>.md`` and its data files (raw results, figu
 ``<out>/<paper>/``. ``<out>`` is the user's ``--out`` directory, by default a new folder
 ``widefs-<paper>`` in the current directory; the repository's ``docs/results`` pages are
 produced with ``--out docs/results``. The numbers a paper prints live in
-``widefs/experiments/papers/<paper>.json`` (data, not code), read by :func:`paper_tables`.
+``widefs_reproduce/papers/<paper>.json`` (data, not code), read by :func:`paper_tables`.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def command_line(paper: str, argv) -> str:
 
 @cache
 def _load(paper: str) -> dict:
-    text = resources.files("widefs.experiments").joinpath("papers", f"{paper}.json").read_text()
+    text = resources.files("widefs_reproduce").joinpath("papers", f"{paper}.json").read_text()
     data = json.loads(text)
     for key in ("source", "tables"):
         if key not in data:

@@ -8,8 +8,8 @@ from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from sklearn.naive_bayes import GaussianNB
 
 from widefs.datasets import load_dataset
-from widefs.experiments import palatucci2008 as exp
 from widefs.stats import expected_min_errors
+from widefs_reproduce import palatucci2008 as exp
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_gap_in_errors_allowed_matches_brute_force():
 
 
 def test_default_out_is_a_new_folder_in_the_working_directory(tmp_path, monkeypatch):
-    from widefs.experiments._common import output_paths
+    from widefs_reproduce._common import output_paths
 
     monkeypatch.chdir(tmp_path)
     page, data = output_paths("palatucci2008", None)

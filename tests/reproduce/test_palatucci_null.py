@@ -7,9 +7,9 @@ import numpy as np
 
 from widefs.datasets import load_dataset
 from widefs.exceptions import NothingSelectedWarning
-from widefs.experiments._palatucci_null import calibrated_null_section
 from widefs.stats import expected_min_errors
 from widefs.univariate import DiscriminativeSelector
+from widefs_reproduce.palatucci2008._null import calibrated_null_section
 
 
 def test_quick_section_numbers():

@@ -5,8 +5,7 @@ Usage::
     widefs reproduce palatucci2008 --out DIR      # full run: DIR/palatucci2008.md + figures
     widefs reproduce palatucci2008 --quick        # seconds; ./widefs-palatucci2008/
 
-(``python experiments/palatucci2008/run.py`` in a checkout is the same command; the
-repository's page is ``--out docs/results``.)
+(the repository's page is ``--out docs/results``.)
 
 Protocol (Section 5.2): leave-one-out over all examples; in each round the remaining
 examples are split into stratified equal halves (the odd one goes to validation), one
@@ -27,16 +26,16 @@ import time
 import numpy as np
 
 from widefs.datasets import load_dataset, make_wide_classification
-from widefs.experiments._common import (
+from widefs.plotting import plot_chance_curves, plot_errors_allowed, plot_threshold_accuracies
+from widefs.stats import expected_min_errors, highest_chance_accuracy
+from widefs.univariate import leave_one_out_threshold_curve
+from widefs_reproduce._common import (
     add_out_argument,
     command_line,
     output_paths,
     paper_tables,
 )
-from widefs.experiments._palatucci_null import calibrated_null_section
-from widefs.plotting import plot_chance_curves, plot_errors_allowed, plot_threshold_accuracies
-from widefs.stats import expected_min_errors, highest_chance_accuracy
-from widefs.univariate import leave_one_out_threshold_curve
+from widefs_reproduce.palatucci2008._null import calibrated_null_section
 
 PAPER = "palatucci2008"
 RULES = ["all", "max_chance", "fdr", "mgm", "oracle"]
