@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
+from widefs_reproduce import _store
 from widefs_reproduce import shah2010 as exp
+from widefs_reproduce.shah2010 import _scm
+from widefs_reproduce.shah2010._data import grids, load
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +51,7 @@ def test_seeded_scm_numbers(quick):
     assert per_fold("occam", "bound", "size") == [0, 0, 0, 0, 0]  # the empty conjunction
     # The empty conjunction predicts the majority class (tumor): its errors are the normal
     # tissues of each test fold.
-    X, y = exp.load("colon", 150)
+    X, y = load("colon", 150)
     normal = [
         int(np.sum(y[te] == "normal"))
         for _, te in KFold(5, shuffle=True, random_state=raw["seed"]).split(X)
@@ -71,21 +74,21 @@ def test_nested_cv_matches_separate_fits_per_size(quick):
     # The experiment scores every number of stumps v from the prefixes of one greedy run;
     # fitting one model per (config, v) must pick the same model and test errors.
     _, _, raw = quick
-    X, y = exp.load("colon", 150)
+    X, y = load("colon", 150)
     rng = (X.min(axis=0), X.max(axis=0))
-    g = exp.grids(True)
+    g = grids(True)
     seed = raw["seed"]
     tr, te = next(iter(KFold(5, shuffle=True, random_state=seed).split(X)))
     inner = list(KFold(5, shuffle=True, random_state=seed + 1000).split(tr))
     for kind in ("sc", "occam"):
         spec = g[kind]
         scores = {}
-        for ci, cfg in enumerate(exp._configs(spec)):
+        for ci, cfg in enumerate(_scm.configs(spec)):
             for v in range(1, spec["v"] + 1):
                 scores[(ci, v)] = sum(
                     int(
                         np.sum(
-                            exp._make(kind, cfg, v, rng, "none")
+                            _scm.make(kind, cfg, v, rng, "none")
                             .fit(X[tr][a], y[tr][a])
                             .predict(X[tr][b])
                             != y[tr][b]
@@ -95,8 +98,8 @@ def test_nested_cv_matches_separate_fits_per_size(quick):
                 )
         ci, v = min(scores, key=lambda k: (scores[k], k[1], k[0]))
         chosen = raw["folds"][0][kind]["cv"]
-        assert chosen["config"] == {**exp._configs(spec)[ci], "v": v}
-        model = exp._make(kind, exp._configs(spec)[ci], v, rng, "none").fit(X[tr], y[tr])
+        assert chosen["config"] == {**_scm.configs(spec)[ci], "v": v}
+        model = _scm.make(kind, _scm.configs(spec)[ci], v, rng, "none").fit(X[tr], y[tr])
         assert chosen["errors"] == int(np.sum(model.predict(X[te]) != y[te]))
         assert chosen["size"] == len(model.rules_)
 
@@ -128,9 +131,9 @@ def test_task_store_recomputes_when_the_key_changes(tmp_path):
         return {"value": x}
 
     path = tmp_path / "t.json"
-    assert exp._run_task(path, "a", task, 1) == {"value": 1}
-    assert exp._run_task(path, "a", task, 2) == {"value": 1}  # stored, not recomputed
-    assert exp._run_task(path, "b", task, 3) == {"value": 3}  # other settings: recomputed
+    assert _store.run_task(path, "a", task, 1) == {"value": 1}
+    assert _store.run_task(path, "a", task, 2) == {"value": 1}  # stored, not recomputed
+    assert _store.run_task(path, "b", task, 3) == {"value": 3}  # other settings: recomputed
     assert calls == [1, 3] and not list(tmp_path.glob("*.tmp"))
 
 
@@ -164,7 +167,7 @@ def test_tasks_run_repetition_by_repetition(tmp_path, monkeypatch):
         seen.extend((fn.__name__, args[1]) for _, _, fn, args in tasks)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(exp, "run_tasks", stop)
+    monkeypatch.setattr(_store, "run_tasks", stop)
     with pytest.raises(KeyboardInterrupt):
         exp.main(["--quick", "--reps", "2", "--hypothesis-reps", "2", "--out", str(tmp_path)])
     # Rep 0's data sets and its colon variant ("protocol" and "bound" are the colon runs),
@@ -177,8 +180,8 @@ def test_tasks_run_repetition_by_repetition(tmp_path, monkeypatch):
 def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
     from widefs.scm import OccamSCM, SampleCompressionSCM
 
-    base = exp._engine_fingerprint()
-    assert exp._engine_fingerprint() == base
+    base = _scm.engine_fingerprint()
+    assert _scm.engine_fingerprint() == base
     fit = OccamSCM.fit
 
     def bound_off_by_1e9(self, X, y):  # a planted change of one bound in the 9th digit
@@ -188,7 +191,7 @@ def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
 
     with monkeypatch.context() as m:
         m.setattr(OccamSCM, "fit", bound_off_by_1e9)
-        assert exp._engine_fingerprint() != base
+        assert _scm.engine_fingerprint() != base
     predict = SampleCompressionSCM.predict
 
     def one_flipped(self, X):  # one prediction of the first example changed
@@ -198,5 +201,5 @@ def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
 
     with monkeypatch.context() as m:
         m.setattr(SampleCompressionSCM, "predict", one_flipped)
-        assert exp._engine_fingerprint() != base
-    assert exp._engine_fingerprint() == base
+        assert _scm.engine_fingerprint() != base
+    assert _scm.engine_fingerprint() == base
