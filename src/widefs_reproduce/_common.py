@@ -63,12 +63,16 @@ def output_paths(paper: str, out: Path | str | None) -> tuple[Path, Path]:
 def command_line(paper: str, argv) -> str:
     """The shell command that reproduces a page: ``widefs reproduce PAPER ARGS``.
 
+    ``--render-only`` is left out: a page rendered from stored results is the page the
+    full command writes, so its header names the full command.
+
     Examples
     --------
-    >>> command_line("shah2010", ["--reps", "20", "--out", "docs/results"])
+    >>> command_line("shah2010", ["--reps", "20", "--out", "docs/results", "--render-only"])
     'widefs reproduce shah2010 --reps 20 --out docs/results'
     """
-    return shlex.join(["widefs", "reproduce", paper, *[str(a) for a in argv]])
+    args = [str(a) for a in argv if a != "--render-only"]
+    return shlex.join(["widefs", "reproduce", paper, *args])
 
 
 @cache

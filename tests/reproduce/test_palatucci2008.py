@@ -10,6 +10,7 @@ from sklearn.naive_bayes import GaussianNB
 from widefs.datasets import load_dataset
 from widefs.stats import expected_min_errors
 from widefs_reproduce import palatucci2008 as exp
+from widefs_reproduce.palatucci2008._protocol import RULES, gap_errors_allowed
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_seeded_quick_numbers(quick):
     correct = {
         (seed, rule): round(62 * float(_row(rows, "colon", seed, rule)["accuracy"]))
         for seed in (0, 1)
-        for rule in exp.RULES
+        for rule in RULES
     }
     assert correct == {
         (0, "all"): 37,
@@ -79,7 +80,7 @@ def test_page_is_made_of_the_run(quick):
     oracle_e = [
         int(float(_row(rows, "colon", s, "oracle")["median_errors_allowed"])) for s in (0, 1)
     ]
-    low, high = exp.gap_errors_allowed(expected_min_errors(500, 31, 0.5), 15.5)
+    low, high = gap_errors_allowed(expected_min_errors(500, 31, 0.5), 15.5)
     inside = sum(low <= e <= high for e in oracle_e)
     assert f"colon: inside in {inside} of 2 seeds" in text
     # The paper prints only "80%" for Example 4.1; Figure 1 has no paper column.
@@ -98,7 +99,7 @@ def test_gap_in_errors_allowed_matches_brute_force():
             lo = float(np.round(lo))  # integer ends are the delicate case
         ts = np.concatenate([np.linspace(lo, hi, 4001), [lo, hi]])
         brute = set((np.ceil(ts) - 1).astype(int).tolist())
-        low, high = exp.gap_errors_allowed(lo, hi)
+        low, high = gap_errors_allowed(lo, hi)
         assert brute == set(range(low, high + 1))
 
 

@@ -1,8 +1,7 @@
-"""Palatucci & Carlson's protocol re-run with the calibrated nulls (issue 12).
+"""The paper's protocol re-run with calibrated nulls on colon, lymphoma and breast_er.
 
 The paper's chance rate is ``p_err = 1 - 1/C`` (its footnote 3 calls colon's classes
-"nearly equal"). This section re-runs the leave-one-out protocol on colon (40/22),
-lymphoma (3 classes, 42/11/9) and breast_er with three nulls:
+"nearly equal"). This section re-runs the leave-one-out protocol with three nulls:
 
 - ``paper``: the analytic null with ``p_error="uniform"`` (the reproduction above);
 - ``analytic``: the analytic null with ``p_error="auto"`` (majority-class error of each
@@ -15,15 +14,14 @@ plus, on all the data, how the selected sets change (sizes and overlap with the 
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
 
-from widefs.datasets import load_dataset
-from widefs.exceptions import NothingSelectedWarning
-from widefs.univariate import DiscriminativeSelector, leave_one_out_threshold_curve
+from widefs_reproduce.palatucci2008._protocol import selector, threshold_curve
 
-__all__ = ["calibrated_null_section"]
+__all__ = ["DATASETS", "NULLS", "null_section", "null_task", "sets_task"]
 
 DATASETS = ["colon", "lymphoma", "breast_er"]
 NULLS = {
@@ -34,64 +32,102 @@ NULLS = {
 RULES = {"max_chance": "E[X(1)]", "fdr": "FDR 5%", "mgm": "MGM"}
 
 
-def _protocol(X, y, seeds, n_permutations):
-    """{null: {rule: (accuracies over seeds, median features per seed)}} and chance numbers."""
-    out, chance = {}, {}
-    for name, kw in NULLS.items():
-        curves = [
-            leave_one_out_threshold_curve(
-                X,
-                y,
-                thresholds=tuple(RULES),
-                random_state=s,
-                n_permutations=n_permutations,
-                **kw,
-            )
-            for s in seeds
-        ]
-        out[name] = {
-            rule: (
-                np.array([c.outcomes[rule].accuracy for c in curves]),
-                np.array([np.median(c.outcomes[rule].n_selected) for c in curves]),
-            )
-            for rule in RULES
-        }
-        chance[name] = (
+def _load(name, max_features):
+    from widefs.datasets import load_dataset
+
+    X, y = load_dataset(name, return_X_y=True)
+    return np.asarray(X, dtype=float)[:, :max_features], np.asarray(y)
+
+
+def null_task(name, null, seeds, n_permutations, max_features) -> dict:
+    """The protocol under one null on one data set, once per seed."""
+    X, y = _load(name, max_features)
+    c0 = time.process_time()
+    curves = [
+        threshold_curve(
+            X, y, seed=s, thresholds=tuple(RULES), n_permutations=n_permutations, **NULLS[null]
+        )
+        for s in seeds
+    ]
+    _, counts = np.unique(y, return_counts=True)
+    return {
+        "dataset": name,
+        "null": null,
+        "classes": sorted(counts.tolist(), reverse=True),
+        "seeds": list(seeds),
+        "accuracy": {r: [c.outcomes[r].accuracy for c in curves] for r in RULES},
+        "median_selected": {
+            r: [float(np.median(c.outcomes[r].n_selected)) for c in curves] for r in RULES
+        },
+        "oracle": [c.outcomes["oracle"].accuracy for c in curves],
+        "chance": [
             float(np.mean([c.expected_min_errors for c in curves])),
             float(np.mean([c.expected_errors for c in curves])),
-        )
-        out["oracle"] = np.array([c.outcomes["oracle"].accuracy for c in curves])
-    return out, chance
+        ],
+        "cpu_seconds": time.process_time() - c0,
+    }
 
 
-def _full_data_sets(X, y, n_permutations):
-    """Selections on all the data (seed 0) under each null: {null: {rule: mask}}."""
+def sets_task(name, n_permutations, max_features) -> dict:
+    """Selections on all the data (seed 0) under each null: ``{null: {rule: indices}}``."""
+    from widefs.exceptions import NothingSelectedWarning
+
+    X, y = _load(name, max_features)
+    c0 = time.process_time()
     sets = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingSelectedWarning)
-        for name, kw in NULLS.items():
-            sets[name] = {}
-            for rule in RULES:
-                sel = DiscriminativeSelector(
-                    rule, random_state=0, n_permutations=n_permutations, **kw
-                ).fit(X, y)
-                sets[name][rule] = sel.get_support()
-    return sets
+        for null, kw in NULLS.items():
+            sets[null] = {
+                rule: np.flatnonzero(
+                    selector(rule, seed=0, n_permutations=n_permutations, **kw)
+                    .fit(X, y)
+                    .get_support()
+                ).tolist()
+                for rule in RULES
+            }
+    return {"dataset": name, "sets": sets, "cpu_seconds": time.process_time() - c0}
 
 
-def _cell(acc, sel):
+def _cell(acc, sel) -> str:
+    acc = np.asarray(acc)
     sd = acc.std(ddof=1) if acc.size > 1 else 0.0
     return f"{100 * acc.mean():.1f} ± {100 * sd:.1f} ({np.median(sel):.0f})"
 
 
-def calibrated_null_section(
-    seeds, *, quick: bool = False, n_permutations: int = 100, n_full: int = 1000
-) -> list[str]:
-    """Markdown lines of the calibrated-null section (see the module docstring)."""
-    datasets = DATASETS[:1] if quick else DATASETS
-    if quick:
-        n_permutations, n_full = min(n_permutations, 30), min(n_full, 200)
-    lines = [
+def _protocol_rows(runs) -> list[str]:
+    rows = []
+    for r in runs:
+        cells = [_cell(r["accuracy"][rule], r["median_selected"][rule]) for rule in RULES]
+        classes = "/".join(map(str, r["classes"]))
+        rows.append(
+            f"| {r['dataset']} | {classes} | {r['null']} | {r['chance'][0]:.2f} / "
+            f"{r['chance'][1]:.2f} | "
+            + " | ".join(cells)
+            + f" | {100 * np.mean(r['oracle']):.1f} |"
+        )
+    return rows
+
+
+def _set_rows(sets_runs) -> list[str]:
+    rows = []
+    for s in sets_runs:
+        for rule, label in RULES.items():
+            paper = set(s["sets"]["paper"][rule])
+            cells = []
+            for null in ("analytic", "permutation"):
+                other = set(s["sets"][null][rule])
+                union = len(paper | other)
+                jac = len(paper & other) / union if union else 1.0
+                cells.append(f"{len(other)} ({len(paper & other)} shared, J = {jac:.2f})")
+            rows.append(f"| {s['dataset']} | {label} | {len(paper)} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def null_section(runs, sets_runs, *, n_permutations, n_full) -> list[str]:
+    """Markdown lines of the section from its stored tasks (``null_task`` / ``sets_task``)."""
+    seeds = runs[0]["seeds"]
+    return [
         "## The calibrated null: colon, lymphoma and breast_er",
         "",
         'The tables above use the paper\'s chance rate `p_err = 1 - 1/C` (`p_error="uniform"`). '
@@ -112,39 +148,7 @@ def calibrated_null_section(
         + " | ".join(RULES.values())
         + " | oracle |",
         "|---|---|---|---|" + "---|" * len(RULES) + "---|",
-    ]
-    set_rows = []
-    for name in datasets:
-        X, y = load_dataset(name, return_X_y=True)
-        if quick:
-            X = X[:, :300]
-        _, counts = np.unique(y, return_counts=True)
-        classes = "/".join(str(c) for c in sorted(counts, reverse=True))
-        results, chance = _protocol(X, y, seeds, n_permutations)
-        oracle = results.pop("oracle")
-        for null in NULLS:
-            e_min, e_one = chance[null]
-            cells = [_cell(*results[null][rule]) for rule in RULES]
-            lines.append(
-                f"| {name} | {classes} | {null} | {e_min:.2f} / {e_one:.2f} | "
-                + " | ".join(cells)
-                + f" | {100 * oracle.mean():.1f} |"
-            )
-        sets = _full_data_sets(X, y, n_full)
-        for rule, label in RULES.items():
-            paper = sets["paper"][rule]
-            cells = []
-            for null in ("analytic", "permutation"):
-                other = sets[null][rule]
-                union = (paper | other).sum()
-                jac = (paper & other).sum() / union if union else 1.0
-                cells.append(
-                    f"{int(other.sum())} ({int((paper & other).sum())} shared, J = {jac:.2f})"
-                )
-            set_rows.append(
-                f"| {name} | {label} | {int(paper.sum())} | " + " | ".join(cells) + " |"
-            )
-    lines += [
+        *_protocol_rows(runs),
         "",
         "Selected sets on all the data (seed 0; the permutation null with "
         f"{n_full} permutations): how many genes each rule keeps under the paper's null and "
@@ -153,7 +157,6 @@ def calibrated_null_section(
         "",
         "| dataset | rule | paper | analytic (auto) | permutation |",
         "|---|---|---|---|---|",
-        *set_rows,
+        *_set_rows(sets_runs),
         "",
     ]
-    return lines
