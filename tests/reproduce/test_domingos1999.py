@@ -109,18 +109,18 @@ def test_split_counts_pair_the_same_splits(quick):
 
 
 def test_readings_section_is_made_of_direct_fits(quick):
-    # The LRS reading on hepatitis, split 1: CN2 and POE2c with the test, fitted directly.
+    # The LRS 0.05 reading on hepatitis, split 1: CN2 and POE2c with the test, fitted directly.
     text, _ = quick
     X, y = exp._data.load("hepatitis")
     seed = int(spawn_seeds(0, 2)[1])
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.33, random_state=seed)
     cn2 = CN2Classifier(mode="unordered", alpha=0.05).fit(X_tr, y_tr)
     poe = CN2Classifier("poe", mode="unordered", alpha=0.05, poe_prior="class").fit(X_tr, y_tr)
-    rows = exp._readings.reading_task("LRS", "hepatitis", "Hepatitis", 2)
+    rows = exp._readings.reading_task("LRS 0.05", "hepatitis", "Hepatitis", 2)
     row = {r["method"]: r for r in rows if r["split"] == 1}
     assert row["CN2"]["size"] == cn2.theory_size_ and row[POE2C]["size"] == poe.theory_size_
     assert row[POE2C]["error"] == pytest.approx(100 * np.mean(poe.predict(X_te) != y_te))
     assert "## Unordered pruning: readings of the paper's setting" in text
-    line = next(x for x in text.splitlines() if x.startswith("| LRS |"))
+    line = next(x for x in text.splitlines() if x.startswith("| LRS 0.05 |"))
     sizes = [r["size"] for r in rows if r["method"] == "CN2"]
     assert f"| {np.mean(sizes):.1f} |" in line  # Hepatitis CN2 size under the reading

@@ -154,7 +154,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     datasets, n_splits, readings = DATASETS, args.splits, list(READINGS)
     if args.quick:
-        datasets, n_splits, readings = [DATASETS[1], DATASETS[10]], 2, ["as run", "LRS"]
+        datasets, n_splits, readings = [DATASETS[1], DATASETS[10]], 2, ["as run", "LRS 0.05"]
     page, data_dir = output_paths(PAPER_NAME, args.out)
     task_dir = data_dir / "tasks"
     task_dir.mkdir(exist_ok=True)
