@@ -1,6 +1,8 @@
 """The Soares (2010) reproduction: a small seeded run whose numbers are checked, the paired
 tests against independent computations, and the hypothesis variants against the library."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,17 +11,25 @@ from scipy import stats
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.search import SequentialSelector
 from widefs.utils import spawn_seeds
+from widefs_reproduce import _store
 from widefs_reproduce import soares2010 as run
-from widefs_reproduce._paired import corrected_resampled_ttest, paired_tests, wilcoxon_signed_rank
+from widefs_reproduce._paired import (
+    corrected_resampled_ttest,
+    paired_tests,
+    wilcoxon_signed_rank,
+)
+from widefs_reproduce.soares2010 import _data as data
+from widefs_reproduce.soares2010 import _tables as tables
+from widefs_reproduce.soares2010._runs import from_stored
 from widefs_reproduce.soares2010._variants import cefs_variant, tie_aware_knn
 
 
 def _split(name, s, n=2):
-    spec = run.DATASETS[name]
-    columns, nominal, y, _ = run.load(spec)
-    seed = spawn_seeds(list(run.DATASETS).index(name), n)[s]
-    train, test = run.split_indices(y, spec, np.random.RandomState(seed))
-    Xtr, Xte, _ = run.preprocess(columns, nominal, train, test, spec)
+    spec = data.DATASETS[name]
+    columns, nominal, y, _ = data.load(spec)
+    seed = spawn_seeds(list(data.DATASETS).index(name), n)[s]
+    train, test = data.split_indices(y, spec, np.random.RandomState(seed))
+    Xtr, Xte, _ = data.preprocess(columns, nominal, train, test, spec)
     return Xtr, Xte, y[train], y[test], nominal, int(seed)
 
 
@@ -28,14 +38,36 @@ def small(tmp_path_factory):
     out = tmp_path_factory.mktemp("soares")
     argv = ["--quick", "--datasets", "wine", "breast cancer", "--methods", "NB/SBS", "kNN/SFS"]
     assert run.main([*argv, "--out", str(out)]) == 0
-    raw = pd.read_csv(out / "soares2010" / "splits.csv")
-    return (out / "soares2010.md").read_text(), raw
+    tasks = out / "soares2010" / "tasks"
+    stored = {
+        (name, method): from_stored(json.loads((tasks / f"pair-{file}.json").read_text())["result"])
+        for name, method, file in (
+            ("breast cancer", "NB/SBS", "breast_cancer-NB-SBS"),
+            ("breast cancer", "kNN/SFS", "breast_cancer-kNN-SFS"),
+            ("wine", "kNN/SFS", "wine-kNN-SFS"),
+        )
+    }
+    rows = [
+        {
+            "dataset": n,
+            "method": m,
+            "split": i,
+            "variant": "protocol",
+            "no_fs": x["acc"][0],
+            "traditional": x["acc"][1],
+            "cefs": x["acc"][2],
+            "n_test": x["n_test"],
+        }
+        for (n, m), r in stored.items()
+        for i, x in enumerate(r["runs"])
+    ]
+    return (out / "soares2010.md").read_text(), pd.DataFrame(rows), stored, out, argv
 
 
 def test_seeded_small_run(small):
     # Wine and breast cancer, 2 splits each (seeds spawn_seeds(dataset index, 2)):
     # correct test instances out of 64 (wine) and 150 (breast), pinned.
-    _, raw = small
+    _, raw, _, _, _ = small
     p = raw[raw["variant"] == "protocol"].set_index(["dataset", "method", "split"])
     counts = {
         k: tuple(
@@ -55,7 +87,7 @@ def test_seeded_small_run(small):
 
 def test_split_matches_a_direct_fit(small):
     # Recompute one split outside the experiment with the public estimators.
-    _, raw = small
+    _, raw, _, _, _ = small
     Xtr, Xte, ytr, yte, nominal, seed = _split("wine", 1)
     sel = SequentialSelector("forward", categorical_features=nominal)
     ens = ClassSpecificEnsemble(sel, categorical_features=nominal, random_state=seed).fit(Xtr, ytr)
@@ -65,19 +97,23 @@ def test_split_matches_a_direct_fit(small):
     assert row["cefs"] == pytest.approx(np.mean(ens.predict(Xte) == yte), abs=1e-6)
 
 
-def test_page_is_made_of_the_run(small):
-    text, raw = small
+def test_page_is_made_of_the_run(small, monkeypatch):
+    text, raw, stored, out, argv = small
     p = raw[(raw["variant"] == "protocol") & (raw["dataset"] == "wine")]
     d = 100 * (p["cefs"] - p["traditional"]).to_numpy()
     row = next(line for line in text.splitlines() if line.startswith("| wine | kNN/SFS |"))
-    assert row.split("|")[3].strip() == f"{d.mean():+.2f}"
+    assert row.split("|")[5].strip() == f"{d.mean():+.2f}"
     assert "widefs reproduce soares2010 --quick --datasets wine" in text
-    # The paired-test and hypotheses tables are rebuilt exactly from the raw CSV.
-    rebuilt = run.results_from_raw(raw)
-    assert "\n".join(run.paired_table(rebuilt)) in text
-    assert "\n".join(run.hypotheses_table(rebuilt)) in text
+    # The paired-test and hypotheses tables are made of the stored pairs.
+    assert "\n".join(tables.paired_table(stored)) in text
+    assert "\n".join(tables.hypotheses_table(stored)) in text
+    # --render-only rewrites the same page from the stored tasks, computing nothing.
+    monkeypatch.setattr(_store, "run_tasks", lambda *a: pytest.fail("computed"))
+    (out / "soares2010.md").unlink()
+    assert run.main([*argv, "--out", str(out), "--render-only"]) == 0
+    assert (out / "soares2010.md").read_text() == text
     # The dissertation's columns come from its Appendix A runs (15 per pair).
-    assert run.PAPER_RUNS[("colon cancer", "kNN/GA")].shape == (15, 3)
+    assert data.PAPER_RUNS[("colon cancer", "kNN/GA")].shape == (15, 3)
 
 
 def test_library_protocol_is_reproduced_by_the_variant_code():
@@ -142,22 +178,22 @@ def test_paired_tests_against_scipy_and_the_formula():
 
 def test_dissertation_appendix_matches_its_tables():
     # Appendix A's per-run accuracies average to Tables 7-10 (two decimals).
-    for (name, method), runs in run.PAPER_RUNS.items():
-        np.testing.assert_allclose(runs.mean(axis=0), run.PAPER[method][name], atol=0.006)
-    assert len(run.PAPER_RUNS) == 23
+    for (name, method), runs in data.PAPER_RUNS.items():
+        np.testing.assert_allclose(runs.mean(axis=0), data.PAPER[method][name], atol=0.006)
+    assert len(data.PAPER_RUNS) == 23
     # Appendix B summary of voting kNN/SFS run 1 = the dissertation's Table 11.
-    first = run.APPENDIX_B["kNN/SFS"]["congressional voting"][0]
+    first = data.APPENDIX_B["kNN/SFS"]["congressional voting"][0]
     assert first["overall"] == [4, 7, 12] and first["classes"]["republican"] == [4, 7]
 
 
 def test_splits_are_balanced_and_preprocessing_uses_training_rows_only():
-    spec = run.DATASETS["arrhythmia"]
-    columns, nominal, y, _ = run.load(spec)
+    spec = data.DATASETS["arrhythmia"]
+    columns, nominal, y, _ = data.load(spec)
     assert sorted(set(y)) == ["A", "N", "U"] and (y == "U").sum() == 22 and (y == "N").sum() == 245
-    train, test = run.split_indices(y, spec, np.random.RandomState(0))
+    train, test = data.split_indices(y, spec, np.random.RandomState(0))
     assert {c: int((y[train] == c).sum()) for c in "ANU"} == {"A": 111, "N": 111, "U": 13}
     assert train.size + test.size == y.size and not set(train) & set(test)
-    Xtr, Xte, _ = run.preprocess(columns, nominal, train, test, spec)
+    Xtr, Xte, _ = data.preprocess(columns, nominal, train, test, spec)
     assert np.isfinite(Xtr).all() and np.isfinite(Xte).all()  # mean imputation
     scale = np.abs(Xtr).max(axis=0)
     assert np.all((scale == 1) | (scale == 0))  # max-abs fitted on the training rows
@@ -165,15 +201,15 @@ def test_splits_are_balanced_and_preprocessing_uses_training_rows_only():
         ("minmax", lambda a: np.all((a.min(0) == 0) | (a.max(0) == 0))),
         ("zscore", lambda a: np.allclose(a.mean(0), 0, atol=1e-9)),
     ):
-        Xs, _, _ = run.preprocess(columns, nominal, train, test, spec, scaling=how)
+        Xs, _, _ = data.preprocess(columns, nominal, train, test, spec, scaling=how)
         assert check(Xs)
 
-    spec = run.DATASETS["breast cancer"]
-    columns, nominal, y, _ = run.load(spec)
+    spec = data.DATASETS["breast cancer"]
+    columns, nominal, y, _ = data.load(spec)
     assert nominal.all()
-    train, test = run.split_indices(y, spec, np.random.RandomState(1))
+    train, test = data.split_indices(y, spec, np.random.RandomState(1))
     assert train.size == 136 and (y[train] == "recurrence-events").sum() == 68
-    Xtr, Xte, n_cat = run.preprocess(columns, nominal, train, test, spec)
+    Xtr, Xte, n_cat = data.preprocess(columns, nominal, train, test, spec)
     # Codes are 0..K-1 on training rows, -1 only for categories never seen in training.
     for j in range(Xtr.shape[1]):
         assert set(Xtr[:, j]) <= set(range(n_cat[j]))
@@ -188,7 +224,24 @@ def test_appendix_b_parser_on_a_snippet():
         "Overall: 0 0 0 4 0 0 7 0 0 0 0 12 0 0 0 0 republican: 0 0 0 4 0 0 7 0 0 0 0 0 0 0 "
         "104 0 0 democrat: 0 0 0 4 5 0 0 0 0 0 11 0 0 0 0 0"
     )
-    runs = run.parse_appendix_b(text)
+    runs = data.parse_appendix_b(text)
     overall, classes = runs[("Voting", "NB/SBS")][0]
     assert overall == {4, 7, 12}
     assert classes == {"republican": {4, 7}, "democrat": {4, 5, 11}}
+
+
+def test_breast_ordered_coding():
+    from widefs_reproduce.soares2010._probes import ORDERED, ordered_columns
+
+    spec = data.DATASETS["breast cancer"]
+    columns, nominal, _, names = data.load(spec)
+    coded, mask = ordered_columns(columns, nominal, names)
+    for j, name in enumerate(names):
+        if name in ORDERED:
+            assert not mask[j] and coded[j].dtype == float
+            raw = columns[j]
+            expect = [np.nan if v == "?" else float(v.split("-")[0]) for v in raw]
+            np.testing.assert_array_equal(coded[j], expect)
+        else:
+            assert mask[j] and coded[j] is columns[j]
+    assert set(np.unique(coded[names.index("deg-malig")])) == {1.0, 2.0, 3.0}
