@@ -169,12 +169,12 @@ def test_tasks_run_repetition_by_repetition(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_store, "run_tasks", stop)
     with pytest.raises(KeyboardInterrupt):
-        exp.main(["--quick", "--reps", "2", "--hypothesis-reps", "2", "--out", str(tmp_path)])
-    # Rep 0's data sets and its colon variant ("protocol" and "bound" are the colon runs),
-    # then rep 1's: a stopped run leaves whole repetitions behind.
-    assert seen == [("one_repetition", 0)] * 2 + [("one_hypothesis", 0)] + [
-        ("one_repetition", 1)
-    ] * 2 + [("one_hypothesis", 1)]
+        argv = ["--quick", "--reps", "2", "--hypothesis-reps", "2", "--conjunction-reps", "2"]
+        exp.main([*argv, "--out", str(tmp_path)])
+    # Rep 0's data sets, its colon variant ("protocol" and "bound" are the colon runs) and
+    # its conjunction-only runs, then rep 1's: a stopped run leaves whole repetitions behind.
+    per_rep = [("one_repetition",)] * 2 + [("one_hypothesis",)] + [("one_conjunction",)] * 2
+    assert seen == [(*t, r) for r in (0, 1) for t in per_rep]
 
 
 def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
@@ -203,3 +203,55 @@ def test_engine_fingerprint_follows_the_engines_results(monkeypatch):
         m.setattr(SampleCompressionSCM, "predict", one_flipped)
         assert _scm.engine_fingerprint() != base
     assert _scm.engine_fingerprint() == base
+
+
+def test_conjunction_runs_equal_the_protocol_when_its_grid_has_only_conjunctions(quick):
+    # The quick grids hold conjunctions only: the conjunction-only task must then reproduce
+    # the protocol's SCM results fold by fold (same folds, same selection).
+    out, _, raw = quick
+    conj = json.loads((out / "shah2010" / "conjunction" / "colon-rep00.json").read_text())
+    conj = conj["result"]
+    assert conj["seed"] == raw["seed"]
+    for f_conj, f_raw in zip(conj["folds"], raw["folds"], strict=True):
+        for kind in ("sc", "occam", "pb"):
+            assert f_conj[kind] == f_raw[kind]
+    text = (out / "shah2010.md").read_text()
+    assert "## Conjunctions only (the paper's model) beside the protocol's grids" in text
+    occam = sum(f["occam"]["cv"]["errors"] for f in raw["folds"])
+    assert f"| Colon | Occam | {occam:.1f}±0.0 | {occam:.1f}±0.0 |" in text
+
+
+def test_paired_change_against_scipy():
+    from scipy import stats
+
+    from widefs_reproduce.shah2010._probe_page import paired_change
+
+    base = {"reps": [0, 1, 2, 3], "occam": [10, 12, 11, 9], "occam_folds": [2] * 20}
+    var = {"reps": [0, 1, 2, 3], "occam": [12, 13, 11, 12], "occam_folds": [2, 3] * 10}
+    c = paired_change(var, base, "occam")
+    d = [2, 1, 0, 3]
+    assert c["mean"] == pytest.approx(1.5) and c["se"] == pytest.approx(np.std(d, ddof=1) / 2)
+    assert c["p"] == pytest.approx(stats.ttest_1samp(d, 0).pvalue, rel=1e-12)
+    assert (c["up"], c["down"]) == (3, 0)
+    assert c["fold_p"] == pytest.approx(2 * 0.5**10)  # ten equal positive differences
+    assert paired_change({**var, "reps": [0, 1, 2, 4]}, base, "occam") is None
+
+
+def test_disjunction_shares_count_the_chosen_model_types():
+    from widefs_reproduce.shah2010._compare_page import disjunction_shares
+
+    def fold(sc, occam, pb):
+        return {
+            k: {"cv": {"config": {"model_type": t}}}
+            for k, t in zip(("sc", "occam", "pb"), (sc, occam, pb))
+        }
+
+    c, d = "conjunction", "disjunction"
+    results = [
+        {"dataset": "colon", "folds": [fold(c, d, c), fold(d, d, c)]},
+        {"dataset": "leukemia", "folds": [fold(c, c, c), fold(c, d, c)]},
+    ]
+    shares = disjunction_shares(results)
+    assert shares["sc"] == (0.25, 0.0, 0.5)
+    assert shares["occam"] == (0.75, 0.5, 1.0)
+    assert shares["pb"] == (0.0, 0.0, 0.0)

@@ -33,10 +33,15 @@ from dataclasses import dataclass
 
 from widefs_reproduce import _store
 from widefs_reproduce._common import add_out_argument, command_line, output_paths
-from widefs_reproduce.shah2010._commentary import COMMENTARY
+from widefs_reproduce.shah2010._commentary import commentary
+from widefs_reproduce.shah2010._compare_page import (
+    conjunction_findings,
+    conjunction_section,
+    disjunction_shares,
+)
 from widefs_reproduce.shah2010._data import DATASETS, PAPER_NAME, grids
 from widefs_reproduce.shah2010._page import RunInfo, render_page
-from widefs_reproduce.shah2010._runs import one_repetition
+from widefs_reproduce.shah2010._runs import one_conjunction, one_repetition
 from widefs_reproduce.shah2010._scm import engine_fingerprint
 from widefs_reproduce.shah2010._summary import summarize
 from widefs_reproduce.shah2010._variants import (
@@ -66,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="repetitions of the colon Occam/SC variants (5; 0 skips them)",
     )
+    ap.add_argument(
+        "--conjunction-reps",
+        type=int,
+        default=None,
+        help="repetitions of the conjunction-only SCMs on every data set (5; 0 skips them)",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--seed", type=int, default=2010)
@@ -92,6 +103,7 @@ class Settings:
     quick: bool
     reps: int
     h_reps: int
+    c_reps: int
     names: list
     max_features: int | None
     variants: list
@@ -116,6 +128,7 @@ def _settings(args) -> Settings:
         quick=quick,
         reps=args.reps or (1 if quick else 20),
         h_reps=args.hypothesis_reps if args.hypothesis_reps is not None else (1 if quick else 5),
+        c_reps=args.conjunction_reps if args.conjunction_reps is not None else (1 if quick else 5),
         names=sorted(names, key=lambda n: _COST.get(n, 9)),
         max_features=150 if quick else None,
         variants=variants,
@@ -155,6 +168,20 @@ def _variant_task(s: Settings, hyp_dir, engine, seeds, variant, r):
     return (hyp_dir / f"{slug}-rep{r:02d}.json", key, one_hypothesis, args)
 
 
+def _conjunction_task(s: Settings, conj_dir, engine, seeds, name, r):
+    key = _store.key(
+        task="conjunction",
+        engine=engine,
+        dataset=name,
+        rep=r,
+        seed=seeds[r],
+        grids=s.grids,
+        max_features=s.max_features,
+    )
+    args = (name, r, seeds[r], s.grids, s.max_features)
+    return (conj_dir / f"{name}-rep{r:02d}.json", key, one_conjunction, args)
+
+
 def _tasks(s: Settings, data_dir, fresh):
     """Protocol and variant tasks, repetition by repetition (an interrupted run leaves whole
     repetitions behind). The "protocol" and "bound" variants are Table II's and the
@@ -162,48 +189,54 @@ def _tasks(s: Settings, data_dir, fresh):
     runs where those exist."""
     from widefs.utils import spawn_seeds
 
-    runs_dir, hyp_dir = data_dir / "runs", data_dir / "hypotheses"
-    for d in (runs_dir, hyp_dir):
+    runs_dir, hyp_dir, conj_dir = (data_dir / d for d in ("runs", "hypotheses", "conjunction"))
+    for d in (runs_dir, hyp_dir, conj_dir):
         d.mkdir(exist_ok=True)
         if fresh:
             for f in d.glob("*.json"):
                 f.unlink()
     # Seeds are drawn once in the parent; the first k of n are those of a k-repetition run.
-    seeds = [int(x) for x in spawn_seeds(s.seed, max(s.reps, s.h_reps))]
+    seeds = [int(x) for x in spawn_seeds(s.seed, max(s.reps, s.h_reps, s.c_reps))]
     engine = engine_fingerprint()
     reused = range(s.reps) if "colon" in s.names else range(0)
-    protocol, variants = [], []
-    for r in range(max(s.reps, s.h_reps)):
+    protocol, variants, conj = [], [], []
+    for r in range(max(s.reps, s.h_reps, s.c_reps)):
         if r < s.reps:
             protocol += [_protocol_task(s, runs_dir, engine, seeds, n, r) for n in s.names]
         for v in s.variants if r < s.h_reps else []:
             if not (r in reused and v in ("protocol", "bound")):
                 variants.append(_variant_task(s, hyp_dir, engine, seeds, v, r))
-    return protocol, variants
+        if r < s.c_reps:
+            conj += [_conjunction_task(s, conj_dir, engine, seeds, n, r) for n in s.names]
+    return protocol, variants, conj
 
 
-def _stored_results(s: Settings, protocol, variants, data_dir):
-    """The stored tasks of the first complete repetitions: (results, variants, reps, h_reps)."""
-    done = [_store.stored(path, key) for path, key, _, _ in protocol]
-    hyp = [_store.stored(path, key) for path, key, _, _ in variants]
-    reps = _store.complete_prefix(protocol, done, s.reps)
-    h_reps = _store.complete_prefix(variants, hyp, s.h_reps)
-    if "colon" in s.names:  # its "protocol" and "bound" rows are the protocol's colon runs
-        h_reps = min(h_reps, reps)
-    if reps == 0:
+def _stored_results(s: Settings, groups, data_dir):
+    """The stored tasks of the first complete repetitions of each group: (results, reps)."""
+    out = []
+    for tasks, reps in zip(groups, (s.reps, s.h_reps, s.c_reps), strict=True):
+        done = [_store.stored(path, key) for path, key, _, _ in tasks]
+        n = _store.complete_prefix(tasks, done, reps)
+        out.append(([r for r in done if r is not None and r["rep"] < n], n))
+    if out[0][1] == 0:
         raise ValueError(f"--render-only: no complete repetition stored under {data_dir}")
-    results = [r for r in done if r is not None and r["rep"] < reps]
-    return results, [h for h in hyp if h is not None and h["rep"] < h_reps], reps, h_reps
+    if "colon" in s.names:  # the variants' "protocol" and "bound" rows are the colon runs
+        out[1] = (out[1][0], min(out[1][1], out[0][1]))
+    return out
 
 
-def _computed_results(s: Settings, protocol, variants, jobs):
-    tasks = protocol + variants
+def _computed_results(s: Settings, groups, jobs):
+    tasks = [t for g in groups for t in g]
     order = sorted(range(len(tasks)), key=lambda i: tasks[i][3][1])  # by repetition, stable
     done = [None] * len(tasks)
     ran = _store.run_tasks([tasks[i] for i in order], 1 if s.quick else jobs)
     for i, result in zip(order, ran, strict=True):
         done[i] = result
-    return done[: len(protocol)], done[len(protocol) :], s.reps, s.h_reps
+    out, i = [], 0
+    for g, reps in zip(groups, (s.reps, s.h_reps, s.c_reps), strict=True):
+        out.append((done[i : i + len(g)], reps))
+        i += len(g)
+    return out
 
 
 def main(argv=None) -> int:
@@ -211,25 +244,23 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     s = _settings(args)
     page, data_dir = output_paths(PAPER_NAME, args.out)
-    protocol, variants = _tasks(s, data_dir, args.fresh)
+    groups = _tasks(s, data_dir, args.fresh)
     t0 = time.perf_counter()
     if args.render_only:
-        results, hyp, reps, h_reps = _stored_results(s, protocol, variants, data_dir)
+        done = _stored_results(s, groups, data_dir)
     else:
-        results, hyp, reps, h_reps = _computed_results(s, protocol, variants, args.jobs)
+        done = _computed_results(s, groups, args.jobs)
+    (results, reps), (hyp, h_reps), (conj, c_reps) = done
     elapsed = time.perf_counter() - t0
     cpu = [r.get("cpu_seconds", r["seconds"]) / 60 for r in results]
     command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])
     info = RunInfo(
         command=command,
-        resume_command=command.replace(" --render-only", ""),
         reps=reps,
         reps_target=s.reps,
         h_reps=h_reps,
-        render_only=args.render_only,
-        jobs=args.jobs,
-        elapsed=elapsed,
-        cpu_minutes=sum(cpu) + sum(h.get("cpu_seconds", 0.0) / 60 for h in hyp),
+        c_reps=c_reps,
+        cpu_minutes=sum(cpu) + sum(h.get("cpu_seconds", 0.0) / 60 for h in hyp + conj),
         cpu_per_rep=sum(cpu) / reps,
     )
     hyp += [
@@ -239,7 +270,14 @@ def main(argv=None) -> int:
         for v in ("protocol", "bound")
         if v in s.variants
     ]
+    S = summarize(results)
+    parts = {
+        "shares": disjunction_shares(results),
+        "conjunction": conjunction_section(results, conj, c_reps),
+        "conj_findings": conjunction_findings(results, conj, c_reps),
+        "commentary": commentary(S, results),
+    }
     H = summarize_hypotheses(hyp) if hyp else {}
-    page.write_text(render_page(summarize(results), H, info, s.grids, COMMENTARY))
+    page.write_text(render_page(S, H, info, s.grids, parts))
     print(f"wrote {page} in {elapsed:.1f} s")
     return 0
