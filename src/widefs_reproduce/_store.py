@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["complete_prefix", "key", "run_task", "run_tasks", "stored"]
+__all__ = ["complete_prefix", "key", "results", "run_task", "run_tasks", "stored", "task"]
 
 
 def key(**parts) -> str:
@@ -73,3 +73,21 @@ def run_tasks(tasks, n_jobs: int):
             delayed(run_task)(path, k, fn, *args) for path, k, fn, args in tasks
         )
     return [run_task(path, k, fn, *args) for path, k, fn, args in tasks]
+
+
+def task(task_dir: Path, name: str, fn, args: tuple, **key_parts):
+    """The task ``fn(*args)`` stored as ``task_dir/name.json`` under the key of
+    ``fn.__name__``, ``args`` and ``key_parts`` (e.g. the engine's fingerprint)."""
+    return (task_dir / f"{name}.json", key(task=fn.__name__, args=args, **key_parts), fn, args)
+
+
+def results(tasks, *, render_only: bool, n_jobs: int, where) -> list:
+    """Every task's result: computed (stored ones loaded) or, with ``render_only``, only
+    loaded, a missing one an error naming ``where``."""
+    if not render_only:
+        return run_tasks(tasks, n_jobs)
+    done = [stored(path, k) for path, k, _, _ in tasks]
+    missing = sum(r is None for r in done)
+    if missing:
+        raise ValueError(f"--render-only: {missing} task(s) not stored under {where}")
+    return done

@@ -66,27 +66,23 @@ def _parser():
 
 def _tasks(datasets, readings, n_splits, task_dir):
     engine = engine_fingerprint()
-
-    def task(file, fn, *args):
-        return (
-            task_dir / f"{file}.json",
-            _store.key(task=fn.__name__, args=args, engine=engine),
-            fn,
-            args,
-        )
-
     protocol = [
-        task(f"protocol-{name}", dataset_task, name, label, n_splits, MODES)
+        _store.task(
+            task_dir,
+            f"protocol-{name}",
+            dataset_task,
+            (name, label, n_splits, MODES),
+            engine=engine,
+        )
         for name, label in datasets
     ]
     extra = [
-        task(
-            f"reading-{name}-{r.replace(' ', '_').replace(':', '').replace('=', '')}",
+        _store.task(
+            task_dir,
+            f"reading-{name}-{_slug(r)}",
             reading_task,
-            r,
-            name,
-            label,
-            n_splits,
+            (r, name, label, n_splits),
+            engine=engine,
         )
         for r in readings
         for name, label in READING_DATASETS
@@ -94,15 +90,8 @@ def _tasks(datasets, readings, n_splits, task_dir):
     return protocol, extra
 
 
-def _results(tasks, render_only, jobs, task_dir):
-    if render_only:
-        out = [_store.stored(path, key) for path, key, _, _ in tasks]
-        if any(r is None for r in out):
-            raise ValueError(
-                f"--render-only: {sum(r is None for r in out)} task(s) not stored under {task_dir}"
-            )
-        return out
-    return _store.run_tasks(tasks, jobs)
+def _slug(text) -> str:
+    return text.replace(" ", "_").replace(":", "").replace("=", "")
 
 
 def _page(results, readings, command, n_splits) -> str:
@@ -159,7 +148,9 @@ def main(argv=None) -> int:
     task_dir = data_dir / "tasks"
     task_dir.mkdir(exist_ok=True)
     protocol, extra = _tasks(datasets, readings, n_splits, task_dir)
-    done = _results(protocol + extra, args.render_only, args.jobs, task_dir)
+    done = _store.results(
+        protocol + extra, render_only=args.render_only, n_jobs=args.jobs, where=task_dir
+    )
     results = pd.DataFrame([row for rows in done[: len(protocol)] for row in rows])
     reading_rows = pd.DataFrame([row for rows in done[len(protocol) :] for row in rows])
     command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])

@@ -84,8 +84,7 @@ def _tasks(s: Settings, task_dir):
     engine = engine_fingerprint()
 
     def task(name, fn, *args):
-        key = _store.key(task=fn.__name__, args=args, engine=engine)
-        return (task_dir / f"{name}.json", key, fn, args)
+        return _store.task(task_dir, name, fn, args, engine=engine)
 
     protocol = [
         task(f"protocol-{n}", protocol_task, n, s.seeds, s.max_features) for n in s.datasets
@@ -112,17 +111,12 @@ def _tasks(s: Settings, task_dir):
 
 
 def _results(groups, render_only: bool, jobs: int, task_dir):
-    if not render_only:
-        flat = _store.run_tasks([t for g in groups for t in g], jobs)
-        out, i = [], 0
-        for g in groups:
-            out.append(flat[i : i + len(g)])
-            i += len(g)
-        return out
-    out = [[_store.stored(path, key) for path, key, _, _ in g] for g in groups]
-    missing = sum(r is None for g in out for r in g)
-    if missing:
-        raise ValueError(f"--render-only: {missing} task(s) not stored under {task_dir}")
+    flat = [t for g in groups for t in g]
+    done = _store.results(flat, render_only=render_only, n_jobs=jobs, where=task_dir)
+    out, i = [], 0
+    for g in groups:
+        out.append(done[i : i + len(g)])
+        i += len(g)
     return out
 
 

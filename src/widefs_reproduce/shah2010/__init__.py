@@ -137,49 +137,38 @@ def _settings(args) -> Settings:
     )
 
 
-def _protocol_task(s: Settings, runs_dir, engine, seeds, name, r):
+def _task(s: Settings, kind, path, fn, args, engine, seeds, r, **parts):
+    """``(path, key, fn, args)``; the key holds everything the result depends on."""
     key = _store.key(
-        task="protocol",
+        task=kind,
         engine=engine,
-        dataset=name,
         rep=r,
         seed=seeds[r],
         grids=s.grids,
-        algorithms=list(s.algorithms),
         max_features=s.max_features,
-        tables45=r == 0,
+        **parts,
     )
-    args = (name, r, seeds[r], s.grids, list(s.algorithms), s.max_features, r == 0)
-    return (runs_dir / f"{name}-rep{r:02d}.json", key, one_repetition, args)
+    return (path, key, fn, args)
+
+
+def _protocol_task(s: Settings, runs_dir, engine, seeds, name, r):
+    algorithms = list(s.algorithms)
+    args = (name, r, seeds[r], s.grids, algorithms, s.max_features, r == 0)
+    path = runs_dir / f"{name}-rep{r:02d}.json"
+    extra = {"dataset": name, "algorithms": algorithms, "tables45": r == 0}
+    return _task(s, "protocol", path, one_repetition, args, engine, seeds, r, **extra)
 
 
 def _variant_task(s: Settings, hyp_dir, engine, seeds, variant, r):
-    key = _store.key(
-        task="hypothesis",
-        engine=engine,
-        variant=variant,
-        rep=r,
-        seed=seeds[r],
-        grids=s.grids,
-        max_features=s.max_features,
-    )
-    slug = variant.replace(" ", "_").replace("=", "")
+    path = hyp_dir / f"{variant.replace(' ', '_').replace('=', '')}-rep{r:02d}.json"
     args = (variant, r, seeds[r], s.grids, s.max_features)
-    return (hyp_dir / f"{slug}-rep{r:02d}.json", key, one_hypothesis, args)
+    return _task(s, "hypothesis", path, one_hypothesis, args, engine, seeds, r, variant=variant)
 
 
 def _conjunction_task(s: Settings, conj_dir, engine, seeds, name, r):
-    key = _store.key(
-        task="conjunction",
-        engine=engine,
-        dataset=name,
-        rep=r,
-        seed=seeds[r],
-        grids=s.grids,
-        max_features=s.max_features,
-    )
+    path = conj_dir / f"{name}-rep{r:02d}.json"
     args = (name, r, seeds[r], s.grids, s.max_features)
-    return (conj_dir / f"{name}-rep{r:02d}.json", key, one_conjunction, args)
+    return _task(s, "conjunction", path, one_conjunction, args, engine, seeds, r, dataset=name)
 
 
 def _tasks(s: Settings, data_dir, fresh):

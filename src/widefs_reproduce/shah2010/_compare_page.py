@@ -56,6 +56,19 @@ def _paired(both, conj, kind, field):
     return [a[r] for r in reps], [b[r] for r in reps], d, p
 
 
+def _comparisons(results, conj, c_reps):
+    """Per data set and learner: the protocol's and the conjunction-only totals on the same
+    repetitions, their differences, the paired t-test p and the conjunction-only runs."""
+    for name in DATASETS:
+        both = [r for r in results if r["dataset"] == name and r["rep"] < c_reps]
+        only = [r for r in conj if r["dataset"] == name]
+        if not both or not only:
+            continue
+        for kind, label in _KINDS.items():
+            field = "bayes_errors" if kind == "pb" else "errors"
+            yield (name, kind, label, only, *_paired(both, only, kind, field))
+
+
 def conjunction_section(results, conj, c_reps) -> list[str]:
     """Tables II and III with conjunctions only beside the protocol, same repetitions."""
     if not conj:
@@ -75,20 +88,13 @@ def conjunction_section(results, conj, c_reps) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     paper_col = {"occam": ("table2", 0), "sc": ("table2", 3), "pb": ("table3", 2)}
-    for name in DATASETS:
-        both = [r for r in results if r["dataset"] == name and r["rep"] < c_reps]
-        only = [r for r in conj if r["dataset"] == name]
-        if not only or not both:
-            continue
-        for kind, label in _KINDS.items():
-            field = "bayes_errors" if kind == "pb" else "errors"
-            a, b, d, p = _paired(both, only, kind, field)
-            sizes = [f[kind]["cv"]["size"] for r in only for f in r["folds"]]
-            table, col = paper_col[kind]
-            L.append(
-                f"| {PAPER_NAMES[name]} | {label} | {ms(a)} | {ms(b)} | {ms(sizes)} "
-                f"| {d.mean():+.2f} | {p:.2g} | {PAPER[table][name][col]} |"
-            )
+    for name, kind, label, only, a, b, d, p in _comparisons(results, conj, c_reps):
+        sizes = [f[kind]["cv"]["size"] for r in only for f in r["folds"]]
+        table, col = paper_col[kind]
+        L.append(
+            f"| {PAPER_NAMES[name]} | {label} | {ms(a)} | {ms(b)} | {ms(sizes)} "
+            f"| {d.mean():+.2f} | {p:.2g} | {PAPER[table][name][col]} |"
+        )
     return [*L, ""]
 
 
@@ -143,16 +149,9 @@ def conjunction_findings(results, conj, c_reps) -> list[str]:
     if not conj:
         return []
     moved, still = [], []
-    for name in DATASETS:
-        both = [r for r in results if r["dataset"] == name and r["rep"] < c_reps]
-        only = [r for r in conj if r["dataset"] == name]
-        if not both or not only:
-            continue
-        for kind, label in _KINDS.items():
-            field = "bayes_errors" if kind == "pb" else "errors"
-            _, _, d, p = _paired(both, only, kind, field)
-            text = f"{PAPER_NAMES[name]} {label} {d.mean():+.2f}"
-            (moved if p < 0.05 else still).append(text + ("" if p >= 0.05 else f" (p {p:.2g})"))
+    for name, _, label, _, _, _, d, p in _comparisons(results, conj, c_reps):
+        text = f"{PAPER_NAMES[name]} {label} {d.mean():+.2f}"
+        (moved if p < 0.05 else still).append(text + ("" if p >= 0.05 else f" (p {p:.2g})"))
     return [
         f"- **Conjunctions only** ({c_reps} repetition(s)): changes that hold (paired t-test "
         "p < 0.05 over repetitions): "

@@ -94,20 +94,26 @@ def _mean(printed: str) -> float:
     return float(str(printed).split("±")[0])
 
 
-def _classify(H, kind, gap):
-    """Variants whose change holds and raises the errors, holds and lowers them, or does not
-    hold; and the largest raise that holds."""
+def _classify(H, kind, gap, paper_size):
+    """Variants whose change holds and raises the errors (with their models' mean number of
+    stumps beside the paper's), holds and lowers them, or does not hold; and the largest
+    raise that holds."""
     changes = {n: paired_change(v, H["protocol"], kind) for n, v in H.items() if n != "protocol"}
     changes = {n: c for n, c in changes.items() if c is not None}
     holds = {n: c for n, c in changes.items() if c["p"] < LEVEL}
     up = {n: c["mean"] for n, c in holds.items() if c["mean"] > 0}
-    texts = [f"{n} ({m:+.2f}, {100 * m / gap:.0f}% of the gap)" for n, m in up.items()]
+    texts = [
+        f"{n} ({m:+.2f}, {100 * m / gap:.0f}% of the gap, with "
+        f"{statistics.fmean(H[n][kind + '_size']):.1f} stumps per model against the paper's "
+        f"{paper_size})"
+        for n, m in up.items()
+    ]
     down = [f"{n} ({c['mean']:+.2f})" for n, c in holds.items() if c["mean"] < 0]
     rest = [n for n in changes if n not in holds]
     return texts, down, rest, max(up.values(), default=0.0)
 
 
-def _kind_finding(H, kind, label, target) -> str:
+def _kind_finding(H, kind, label, target, paper_size) -> str:
     base = statistics.fmean(H["protocol"][kind])
     gap = target - base
     if gap <= 0:
@@ -115,10 +121,10 @@ def _kind_finding(H, kind, label, target) -> str:
             f"- **{label} on colon:** the protocol ({base:.1f} errors) already makes at least "
             f"the paper's {target:.1f}."
         )
-    up, down, rest, largest = _classify(H, kind, gap)
+    up, down, rest, largest = _classify(H, kind, gap, paper_size)
     n_reps = len(H["protocol"]["reps"])
     return (
-        f"- **{label} on colon** (protocol {base:.1f} errors, paper {target:.1f}: "
+        f"- **{label} on colon** (protocol {base:.1f} errors on these repetitions, paper {target:.1f}: "
         f"{gap:+.1f} to explain; {n_reps} repetitions): changes that hold (paired t-test "
         f"p < {LEVEL} over repetitions) and raise the errors: {', '.join(up) or 'none'}; that "
         f"hold and lower them: {', '.join(down) or 'none'}; no change shown: "
@@ -133,6 +139,6 @@ def probe_findings(H) -> list[str]:
         return []
     p2 = PAPER["table2"]["colon"]
     return [
-        _kind_finding(H, "occam", "Occam", _mean(p2[0])),
-        _kind_finding(H, "sc", "SC", _mean(p2[3])),
+        _kind_finding(H, "occam", "Occam", _mean(p2[0]), p2[1]),
+        _kind_finding(H, "sc", "SC", _mean(p2[3]), p2[4]),
     ]

@@ -22,6 +22,21 @@ def folds(X, seed):
         yield tr, te, list(KFold(5, shuffle=True, random_state=seed + 1000 + k).split(tr))
 
 
+def _record(name, rep, seed, X, y, results, t0, c0) -> dict:
+    """A repetition's stored result: its folds, the data's shape and majority errors, time."""
+    return {
+        "dataset": name,
+        "rep": rep,
+        "seed": seed,
+        "m": int(X.shape[0]),
+        "n": int(X.shape[1]),
+        "majority_errors": int(min(np.unique(y, return_counts=True)[1])),
+        "folds": results,
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
+    }
+
+
 def one_repetition(name, rep, seed, g, algorithms, max_features, tables45):
     """All algorithms on the 5 outer folds of one permutation of one data set."""
     quiet_single_threaded()
@@ -41,17 +56,7 @@ def one_repetition(name, rep, seed, g, algorithms, max_features, tables45):
         if tables45:
             res["fixed"] = run_scm("fixed", X, y, tr, te, inner, g["fixed"], rng)
         results.append(res)
-    return {
-        "dataset": name,
-        "rep": rep,
-        "seed": seed,
-        "m": int(X.shape[0]),
-        "n": int(X.shape[1]),
-        "majority_errors": int(min(np.unique(y, return_counts=True)[1])),
-        "folds": results,
-        "seconds": time.perf_counter() - t0,
-        "cpu_seconds": time.process_time() - c0,
-    }
+    return _record(name, rep, seed, X, y, results, t0, c0)
 
 
 def conjunction_grids(g) -> dict:
@@ -70,14 +75,4 @@ def one_conjunction(name, rep, seed, g, max_features):
     t0, c0 = time.perf_counter(), time.process_time()
     for tr, te, inner in folds(X, seed):
         results.append({kind: run_scm(kind, X, y, tr, te, inner, conj[kind], rng) for kind in conj})
-    return {
-        "dataset": name,
-        "rep": rep,
-        "seed": seed,
-        "m": int(X.shape[0]),
-        "n": int(X.shape[1]),
-        "majority_errors": int(min(np.unique(y, return_counts=True)[1])),
-        "folds": results,
-        "seconds": time.perf_counter() - t0,
-        "cpu_seconds": time.process_time() - c0,
-    }
+    return _record(name, rep, seed, X, y, results, t0, c0)

@@ -105,14 +105,7 @@ def _tasks(args, task_dir):
 
 def _results(tasks, render_only, jobs, task_dir):
     flat = [t for group in tasks.values() for t in group]
-    if render_only:
-        done = [_store.stored(path, key) for path, key, _, _ in flat]
-        if any(r is None for r in done):
-            raise ValueError(
-                f"--render-only: {sum(r is None for r in done)} task(s) not stored under {task_dir}"
-            )
-    else:
-        done = _store.run_tasks(flat, jobs)
+    done = _store.results(flat, render_only=render_only, n_jobs=jobs, where=task_dir)
     out, i = {}, 0
     for name, group in tasks.items():
         out[name], i = done[i : i + len(group)], i + len(group)
