@@ -113,3 +113,27 @@ def test_default_out_is_a_new_folder_in_the_working_directory(tmp_path, monkeypa
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="not a directory"):
         output_paths("palatucci2008", tmp_path / "file")
+
+
+def test_every_selector_and_curve_is_built_by_the_protocol_helper():
+    # One place pins the paper's protocol parameters: no other module of the reproductions
+    # names the selector or the curve function.
+    from pathlib import Path
+
+    import widefs_reproduce
+    from widefs_reproduce.palatucci2008 import _protocol
+
+    root = Path(widefs_reproduce.__file__).parent
+    for path in root.rglob("*.py"):
+        if path.name == "_protocol.py" and path.parent.name == "palatucci2008":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in (
+            "DiscriminativeSelector",
+            "leave_one_out_threshold_curve",
+            "threshold_in_errors",
+        ):
+            assert name not in text, (path, name)
+    sel = _protocol.selector("mgm", seed=3, p_error="uniform", null="analytic")
+    assert sel.get_params()["alpha"] == _protocol.PROTOCOL["alpha"] and sel.random_state == 3
+    assert {k: sel.get_params()[k] for k in _protocol.PROTOCOL} == _protocol.PROTOCOL
