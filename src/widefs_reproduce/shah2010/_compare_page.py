@@ -7,6 +7,7 @@ import numpy as np
 from scipy import stats
 
 from widefs_reproduce.shah2010._data import DATASETS, PAPER, PAPER_DATASETS, PAPER_NAMES
+from widefs_reproduce.shah2010._probe_page import MIN_REPS
 from widefs_reproduce.shah2010._summary import ms
 
 __all__ = [
@@ -148,6 +149,11 @@ def conjunction_findings(results, conj, c_reps) -> list[str]:
     """Where conjunctions only change the errors (paired t-test over repetitions)."""
     if not conj:
         return []
+    if c_reps < MIN_REPS:
+        return [
+            f"- **Conjunctions only:** {c_reps} repetition(s) so far; no change is claimed "
+            f"before {MIN_REPS} (the table shows the paired tests so far)."
+        ]
     moved, still = [], []
     for name, _, label, _, _, _, d, p in _comparisons(results, conj, c_reps):
         text = f"{PAPER_NAMES[name]} {label} {d.mean():+.2f}"

@@ -13,9 +13,10 @@ from widefs_reproduce.shah2010._data import PAPER
 from widefs_reproduce.shah2010._summary import ms
 from widefs_reproduce.shah2010._variants import HYPOTHESES
 
-__all__ = ["LEVEL", "paired_change", "probe_findings", "render_hypotheses"]
+__all__ = ["LEVEL", "MIN_REPS", "paired_change", "probe_findings", "render_hypotheses"]
 
 LEVEL = 0.05  # a variant's effect "holds" when the paired t-test over repetitions rejects
+MIN_REPS = 5  # and only with at least this many repetitions behind the test
 
 
 def paired_change(v: dict, base: dict, kind: str):
@@ -121,8 +122,13 @@ def _kind_finding(H, kind, label, target, paper_size) -> str:
             f"- **{label} on colon:** the protocol ({base:.1f} errors) already makes at least "
             f"the paper's {target:.1f}."
         )
-    up, down, rest, largest = _classify(H, kind, gap, paper_size)
     n_reps = len(H["protocol"]["reps"])
+    if n_reps < MIN_REPS:
+        return (
+            f"- **{label} on colon:** the variants have run on {n_reps} repetition(s); no "
+            f"change is claimed before {MIN_REPS} (the table shows the paired tests so far)."
+        )
+    up, down, rest, largest = _classify(H, kind, gap, paper_size)
     return (
         f"- **{label} on colon** (protocol {base:.1f} errors on these repetitions, paper {target:.1f}: "
         f"{gap:+.1f} to explain; {n_reps} repetitions): changes that hold (paired t-test "
