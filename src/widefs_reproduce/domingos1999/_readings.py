@@ -73,8 +73,8 @@ def _cell(d, method, cn2) -> str:
     cut = 100 * (1 - m["size"].mean() / cn2["size"].mean())
     smaller = int((m["size"] < cn2["size"].loc[m.index]).sum())
     return (
-        f"{m['size'].mean():.1f} ({cut:+.1f}%; {smaller}/{len(m)}), "
-        f"{m['error'].mean() - cn2['error'].mean():+.1f}"
+        f"{m['size'].mean():.1f} (cut {cut:.1f}%; smaller in {smaller}/{len(m)}), "
+        f"error {m['error'].mean() - cn2['error'].mean():+.1f}"
     )
 
 
@@ -114,7 +114,13 @@ def _verdict(summary) -> list[str]:
     lines.sort()
     best = lines[0]
     meets = [f"{r} / {m}" for _, r, m, ok in lines if ok]
+    base = summary.get("as run", {})
+    ours = ", ".join(f"{lab} {by[1][POE2C][0]:.1f}%" for lab, by in base.items() if POE2C in by[1])
+    paper = ", ".join(f"{lab} {_paper_cut(lab):.1f}%" for lab in base)
     return [
+        f"As run, the class prior (our reading of the paper's prior for unordered rules) cuts "
+        f"{ours}; the paper: {paper}.",
+        "",
         f"Closest to the paper's cuts: **{best[1]}, {best[2]}** (mean absolute difference "
         f"{best[0]:.1f} points of cut). Readings in which POE gives smaller theories than CN2 "
         "on all three data sets at an error within 3 points of CN2's: "
@@ -132,9 +138,9 @@ def readings_section(rows: pd.DataFrame) -> list[str]:
         "",
         "Each row changes one choice the paper leaves open and runs CN2 (no test unless the "
         "reading adds it), CN2-POE2 (the paper's prior) and CN2-POE2c (class prior) with it, in "
-        "unordered mode on the same 20 splits. Cell: POE's mean theory size (its cut against "
-        "CN2's mean size under the same reading; splits of 20 where it is smaller than CN2's "
-        "on the same split), then its change in mean error (points). Two further readings "
+        "unordered mode on the same 20 splits. Cell: POE's mean theory size, its cut against "
+        "CN2's mean size under the same reading (negative: larger), the splits where it is "
+        "smaller than CN2's on the same split, and its change in mean error (points). Two further readings "
         "are the protocol itself on these two-class data sets (arithmetic, not run): ranking "
         "by the m-estimate with m = 2 is Laplace's ranking when C = 2, and POE's m-estimate "
         "with CN2's m = C is the paper's m = 2. Paper's cuts: "
