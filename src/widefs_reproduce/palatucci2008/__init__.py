@@ -199,6 +199,6 @@ def main(argv=None) -> int:
     ]
     lines += findings_table(paper, runs, synthetic)
     lines += null_section(nulls, sets, n_permutations=s.n_permutations, n_full=s.n_full)
-    page.write_text("\n".join(lines) + commentary(runs, synthetic, nulls))
+    page.write_text("\n".join(lines) + commentary(runs, synthetic, nulls, s.n_permutations))
     print(f"wrote {page}")
     return 0

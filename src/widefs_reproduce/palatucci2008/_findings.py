@@ -135,7 +135,31 @@ def _null_item(null_runs) -> str:
     return lines
 
 
-def commentary(runs, synthetic, null_runs) -> str:
+def _floor_item(null_runs, n_permutations) -> str:
+    """How many genes the permutation FDR rule needs at its smallest p-value, 1/(B + 1)."""
+    from widefs.datasets import list_datasets
+
+    perm = [r for r in null_runs if r["null"] == "permutation"]
+    if not perm:
+        return ""
+    genes = list_datasets()["n_features"]
+    cells = []
+    for r in perm:
+        need = int(np.ceil(genes[r["dataset"]] / (0.05 * (n_permutations + 1))))
+        keeps = np.median(r["median_selected"]["fdr"])
+        cells.append(f"{r['dataset']} {need} (it keeps a median of {keeps:.0f})")
+    return (
+        f"- **The permutation FDR rule's floor.** With {n_permutations} permutations per round "
+        f"a gene's smallest p-value is 1/{n_permutations + 1}, so Benjamini-Hochberg at 5% "
+        "rejects nothing unless at least M / (0.05 (B + 1)) genes reach it: "
+        + ", ".join(cells)
+        + ". A rule that keeps nothing falls back to the class prior, which under "
+        "leave-one-out on balanced classes is always wrong (pitfall (b)): hence 0% on "
+        "breast_er. The floor decides those rows, not the data."
+    )
+
+
+def commentary(runs, synthetic, null_runs, n_permutations) -> str:
     """The commentary: each explanation with the measurement behind it, or "untested"."""
     colon = next(r for r in runs if r["dataset"] == "colon")
     cs = summary(colon)
@@ -152,6 +176,7 @@ def commentary(runs, synthetic, null_runs) -> str:
         'majority-class error of the validation half) and `null="permutation"` run on the '
         "same protocol.",
         _null_item(null_runs),
+        _floor_item(null_runs, n_permutations),
         f"- **No selection on the synthetic subjects** scores {np.mean([100 * p['all']['acc'] for p in per]):.1f}% "
         "on average, below chance. Our explanation, untested here: under leave-one-out the "
         "held-out example's class has one training example fewer, and summed over tens of "
