@@ -248,7 +248,7 @@ def main(argv=None) -> int:
         reps=reps,
         reps_target=s.reps,
         h_reps=h_reps,
-        c_reps=c_reps,
+        h_planned=s.h_reps,
         cpu_minutes=sum(cpu) + sum(h.get("cpu_seconds", 0.0) / 60 for h in hyp + conj),
         cpu_per_rep=sum(cpu) / reps,
     )
@@ -262,7 +262,7 @@ def main(argv=None) -> int:
     S = summarize(results)
     parts = {
         "shares": disjunction_shares(results),
-        "conjunction": conjunction_section(results, conj, c_reps),
+        "conjunction": conjunction_section(results, conj, c_reps, s.c_reps),
         "conj_findings": conjunction_findings(results, conj, c_reps),
         "commentary": commentary(S, results),
     }

@@ -70,7 +70,7 @@ def _comparisons(results, conj, c_reps):
             yield (name, kind, label, only, *_paired(both, only, kind, field))
 
 
-def conjunction_section(results, conj, c_reps) -> list[str]:
+def conjunction_section(results, conj, c_reps, planned) -> list[str]:
     """Tables II and III with conjunctions only beside the protocol, same repetitions."""
     if not conj:
         return []
@@ -79,7 +79,14 @@ def conjunction_section(results, conj, c_reps) -> list[str]:
         "",
         "The protocol's grids let nested CV choose between conjunctions and disjunctions; the "
         "paper describes conjunctions (disjunctions only by symmetry). Here the SCMs run again "
-        f"with conjunctions only, on the same folds of the first {c_reps} repetition(s). Errors "
+        f"with conjunctions only, on the same folds of the first {c_reps} repetition(s)"
+        + (
+            f" ({c_reps} of the {planned} planned have finished; the page's command resumes "
+            "the rest)"
+            if c_reps < planned
+            else ""
+        )
+        + ". Errors "
         "over the 5 test folds, mean±sd over those repetitions (PAC-Bayes: Bayes-classifier "
         "errors); change = conjunctions only minus both, mean over repetitions with the "
         "two-sided paired t-test p-value.",

@@ -26,7 +26,7 @@ class RunInfo:
     reps: int
     reps_target: int
     h_reps: int
-    c_reps: int
+    h_planned: int
     cpu_minutes: float
     cpu_per_rep: float
 
@@ -192,5 +192,5 @@ def render_page(S, H, info: RunInfo, g, parts) -> str:
     L += gap_table(S) + parts["conjunction"]
     text = "\n".join(L)
     if H:
-        text += "\n" + render_hypotheses(H, info.h_reps)
+        text += "\n" + render_hypotheses(H, info.h_reps, info.h_planned)
     return text + "\n" + findings(S, H, parts["conj_findings"]) + parts["commentary"]

@@ -57,7 +57,7 @@ def _fmt(c) -> str:
     return f"{c['mean']:+.2f}±{c['se']:.2f} (p {c['p']:.2g}; {c['up']} up / {c['down']} down)"
 
 
-def render_hypotheses(H: dict, reps: int) -> str:
+def render_hypotheses(H: dict, reps: int, planned: int) -> str:
     """The variants beside the protocol, on the same colon folds."""
     paper = PAPER["table2"]["colon"]
     L = [
@@ -66,7 +66,14 @@ def render_hypotheses(H: dict, reps: int) -> str:
         f"The paper: Occam {paper[0]} errors, SC {paper[3]} (majority class: 22). Each row "
         "changes one thing in the CV-selected protocol of Table II and runs on the same "
         f"outer and inner folds of the first {reps} repetition(s) of the protocol's seeds "
-        "(fixed in advance, not chosen by their results). Errors over the 5 test folds, "
+        "(fixed in advance, not chosen by their results"
+        + (
+            f"; {reps} of the {planned} planned have finished, and the page's command "
+            "resumes the rest"
+            if reps < planned
+            else ""
+        )
+        + "). Errors over the 5 test folds, "
         "mean±sd over repetitions; S = stumps per model. Change = the variant's errors minus "
         "the protocol's on the same repetition: mean ± standard error over repetitions, the "
         "two-sided paired t-test p-value over repetitions, and how many repetitions went up / "
