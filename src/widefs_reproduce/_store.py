@@ -81,13 +81,13 @@ def task(task_dir: Path, name: str, fn, args: tuple, **key_parts):
     return (task_dir / f"{name}.json", key(task=fn.__name__, args=args, **key_parts), fn, args)
 
 
-def results(tasks, *, render_only: bool, n_jobs: int, where) -> list:
+def results(tasks, *, render_only: bool, n_jobs: int, where, partial: bool = False) -> list:
     """Every task's result: computed (stored ones loaded) or, with ``render_only``, only
-    loaded, a missing one an error naming ``where``."""
+    loaded; a missing one is an error naming ``where``, or None with ``partial``."""
     if not render_only:
         return run_tasks(tasks, n_jobs)
     done = [stored(path, k) for path, k, _, _ in tasks]
     missing = sum(r is None for r in done)
-    if missing:
+    if missing and not partial:
         raise ValueError(f"--render-only: {missing} task(s) not stored under {where}")
     return done

@@ -245,3 +245,16 @@ def test_breast_ordered_coding():
         else:
             assert mask[j] and coded[j] is columns[j]
     assert set(np.unique(coded[names.index("deg-malig")])) == {1.0, 2.0, 3.0}
+
+
+def test_render_only_names_the_tasks_that_have_not_finished(small, tmp_path):
+    import shutil
+
+    _, _, _, out, argv = small
+    shutil.copytree(out / "soares2010", tmp_path / "soares2010")
+    (tmp_path / "soares2010" / "tasks" / "pair-wine-kNN-SFS.json").unlink()
+    assert run.main([*argv, "--out", str(tmp_path), "--render-only"]) == 0
+    text = (tmp_path / "soares2010.md").read_text()
+    assert "**Partial page: 1 task(s) have not finished** (`pair-wine-kNN-SFS`)" in text
+    row = next(x for x in text.splitlines() if x.startswith("| wine | 94.06 / 91.56 / 92.92 |"))
+    assert "not run" in row

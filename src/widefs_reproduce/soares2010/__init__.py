@@ -105,7 +105,7 @@ def _tasks(args, task_dir):
 
 def _results(tasks, render_only, jobs, task_dir):
     flat = [t for group in tasks.values() for t in group]
-    done = _store.results(flat, render_only=render_only, n_jobs=jobs, where=task_dir)
+    done = _store.results(flat, render_only=render_only, n_jobs=jobs, where=task_dir, partial=True)
     out, i = {}, 0
     for name, group in tasks.items():
         out[name], i = done[i : i + len(group)], i + len(group)
@@ -122,18 +122,23 @@ def main(argv=None) -> int:
     task_dir.mkdir(exist_ok=True)
     pairs, tasks = _tasks(args, task_dir)
     done = _results(tasks, args.render_only, args.jobs, task_dir)
-    results = {p: from_stored(t) for p, t in zip(pairs, done["pairs"], strict=True)}
-    base = {t[3][0]: r for t, r in zip(tasks["scaling"], done["scaling"], strict=True)}
-    cpu = sum(r["cpu_seconds"] for r in done["pairs"] + done["coding"]) / 60
+    missing = [
+        t[0].stem for g in tasks for t, r in zip(tasks[g], done[g], strict=True) if r is None
+    ]
+    results = {p: from_stored(t) for p, t in zip(pairs, done["pairs"], strict=True) if t}
+    base = {t[3][0]: r for t, r in zip(tasks["scaling"], done["scaling"], strict=True) if r}
+    coding = [c for c in done["coding"] if c]
+    cpu = sum(r["cpu_seconds"] for r in [*done["pairs"], *coding] if r) / 60
     command = command_line(PAPER_NAME, argv if argv is not None else sys.argv[1:])
     text = render_page(
         results,
         {n: {h: [tuple(v) for v in runs] for h, runs in by.items()} for n, by in base.items()},
-        done["coding"],
+        coding,
         command=command,
         quick=args.quick,
         cpu_minutes=cpu,
         n_splits=args.splits,
+        missing=missing,
     )
     page.write_text(text)
     print(f"wrote {page}")

@@ -63,6 +63,18 @@ DEVIATIONS = [
 ]
 
 
+def _missing(missing) -> list[str]:
+    if not missing:
+        return []
+    return [
+        f"**Partial page: {len(missing)} task(s) have not finished** ("
+        + ", ".join(f"`{m}`" for m in missing)
+        + "): their rows say 'not run' and the sections that need them are left out; the "
+        "page's command computes them and keeps the finished ones.",
+        "",
+    ]
+
+
 def _header(results, command, quick, cpu_minutes, n_splits) -> list[str]:
     better, equal, worse, beat_nofs = summary_counts(results)
     counts = variant_counts(results)
@@ -205,9 +217,10 @@ def _subset_sections(results) -> list[str]:
     ]
 
 
-def render_page(results, base, coding, *, command, quick, cpu_minutes, n_splits) -> str:
-    """The whole page."""
+def render_page(results, base, coding, *, command, quick, cpu_minutes, n_splits, missing=()) -> str:
+    """The whole page (``missing``: stored tasks not found, named in the header)."""
     lines = _header(results, command, quick, cpu_minutes, n_splits)
+    lines[4:4] = _missing(missing)
     lines += ["## Accuracy (Tables 7-10)", "", *accuracy_tables(results, n_splits)]
     lines += _paired_section(results) + _hypotheses_section(results)
     lines += _probe_sections(base, coding, results) + _subset_sections(results)

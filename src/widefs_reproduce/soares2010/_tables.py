@@ -32,7 +32,7 @@ def accuracy_tables(results, n_splits):
             f"### Table {table}: {method}",
             "",
             "| dataset | paper: no FS / trad. / CEFS | ours: no FS | ours: trad. FS | ours: CEFS | "
-            "CEFS - trad. (ours) | splits CEFS >, =, < trad. | time |",
+            "CEFS - trad. (ours) | splits CEFS >, =, < trad. | CPU time |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for name in list(PAPER[method]):
