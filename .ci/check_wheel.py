@@ -2,7 +2,8 @@
 
 Fails when widefs imports from anywhere but the environment's site-packages, when a bundled
 dataset file is missing from the wheel or differs from the manifest's sha256, when the
-provenance table is missing, or when the console script does not answer.
+provenance table is missing, when a paper reproduction or the paper numbers it reads are
+missing, or when the console script does not answer.
 """
 
 import csv
@@ -43,13 +44,31 @@ def main() -> int:
     for module in ("stats", "stumps", "univariate", "search", "ensemble", "scm", "rules"):
         __import__(f"widefs.{module}")
 
+    from importlib.metadata import entry_points
+
+    papers = {ep.name: ep for ep in entry_points(group="widefs.reproductions")}
+    if len(papers) != 4:
+        raise SystemExit(f"widefs.reproductions entry points: {sorted(papers)}")
+    for name, ep in papers.items():
+        ep.load()  # the reproduction's main
+        if not resources.files("widefs_reproduce").joinpath("papers", f"{name}.json").is_file():
+            raise SystemExit(f"widefs_reproduce/papers/{name}.json is missing from the wheel")
+
     script = Path(sys.executable).with_name("widefs")
     version = subprocess.run(
         [str(script), "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
     if version != f"widefs {widefs.__version__}":
         raise SystemExit(f"widefs --version printed {version!r}")
-    print(f"widefs {widefs.__version__} from {where.parent}: {len(rows)} dataset files verified")
+    help_text = subprocess.run(
+        [str(script), "reproduce", "shah2010", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    if "--render-only" not in help_text:
+        raise SystemExit("widefs reproduce shah2010 --help does not show the paper's options")
+    print(
+        f"widefs {widefs.__version__} from {where.parent}: {len(rows)} dataset files and "
+        f"{len(papers)} reproductions verified"
+    )
     return 0
 
 

@@ -31,7 +31,6 @@ ORDER = (
     "utils",
     "exceptions",
     "cli",
-    "experiments",
 )
 
 

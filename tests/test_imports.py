@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+# The paper reproductions: a client of widefs's public API in the same distribution.
+REPRODUCE = "widefs_reproduce"
 
 # Importing these must load neither numba (kernels compile on first use) nor matplotlib.
 LIGHT = [
@@ -189,6 +191,59 @@ def test_graph_sees_function_level_and_lazy_imports():
         return {t for t, _ in graph[name]}
 
     assert "widefs.scm._pac_bayes_kernels" in targets("widefs.scm._pac_bayes")  # import_module
-    assert "widefs.experiments.shah2010" in targets("widefs.cli._main")  # via REPRODUCTIONS
+    assert "widefs.cli._reproduce" in targets("widefs.cli._main")
     assert "widefs.rules._beam" in targets("widefs.rules._rule_search")  # in a function
     assert "widefs.univariate._kernels" in targets("widefs.univariate._scores")  # in a function
+
+
+def _package(name):
+    return name.split(".")[0]
+
+
+def test_the_library_imports_nothing_from_the_reproductions():
+    # widefs (library and command line) finds the reproductions through entry points only:
+    # no import, no lazy import_module, no module name in a registry.
+    modules, graph = _graph()
+    assert any(_package(m) == REPRODUCE for m in modules)  # the graph does see them
+    up = [
+        (name, target, line)
+        for name, targets in graph.items()
+        if _package(name) == "widefs"
+        for target, line in targets
+        if _package(target) == REPRODUCE
+    ]
+    assert up == []
+    for path in (SRC / "widefs").rglob("*.py"):
+        names = [
+            node.value
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        ]
+        assert not [n for n in names if n == REPRODUCE or n.startswith(REPRODUCE + ".")], path
+
+
+def test_reproductions_use_only_public_library_names():
+    # Like a user's script: widefs's public packages, never a private module, nor the CLI.
+    _, graph = _graph()
+    found = []
+    for name, targets in graph.items():
+        if _package(name) != REPRODUCE:
+            continue
+        for target, line in targets:
+            parts = target.split(".")
+            if parts[0] == "widefs" and (
+                any(p.startswith("_") for p in parts[1:]) or parts[1:2] == ["cli"]
+            ):
+                found.append((name, target, line))
+    assert found == []
+
+
+def test_every_reproduction_is_an_entry_point():
+    # pyproject's entry points are the one registry `widefs reproduce` reads.
+    import tomllib
+
+    pyproject = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    points = pyproject["project"]["entry-points"]["widefs.reproductions"]
+    papers = sorted(p.name for p in (SRC / REPRODUCE).iterdir() if (p / "__init__.py").exists())
+    assert points == {p: f"{REPRODUCE}.{p}:main" for p in papers}
+    assert len(papers) == 4

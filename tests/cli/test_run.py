@@ -406,12 +406,6 @@ def test_unknown_method_group(tmp_path, capsys):
     assert "unknown --methods nope" in capsys.readouterr().err
 
 
-def test_reproduce_runs_a_paper_quick(tmp_path):
-    assert main(["reproduce", "palatucci2008", "--quick", "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "palatucci2008.md").read_text()
-    assert "Example 4.1" in text and "widefs **0.7975**" in text
-
-
 def test_lymphoma_reports_three_scm_rows_with_bounds(tmp_path):
     out = tmp_path / "lymphoma"
     assert main(["run", "lymphoma", "--methods", "scm", "--quick", "--out", str(out)]) == 0

@@ -12,7 +12,6 @@ with one line and status 130.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import itertools
 import os
 import re
@@ -23,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import widefs
-from widefs.cli import _cite
+from widefs.cli import _cite, _reproduce
 from widefs.cli._markup import visible
 from widefs.cli._options import UsageError, check_options, null_permutations, parser
 from widefs.exceptions import DataError
-from widefs.experiments import REPRODUCTIONS
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
     from rich.console import Console
@@ -385,8 +383,7 @@ def _command(args) -> int:
     if args.command == "run":
         return _run(args, console)
     if args.command == "reproduce":
-        module = importlib.import_module(REPRODUCTIONS[args.paper])
-        return module.main(args.args)
+        return _reproduce.run(args.paper, args.args)
     if args.command == "cite":
         return _cite.run(args)
     return _datasets(console)

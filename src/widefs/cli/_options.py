@@ -10,10 +10,9 @@ import argparse
 from pathlib import Path
 
 import widefs
-from widefs.cli import _cite
+from widefs.cli import _cite, _reproduce
 from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
-from widefs.experiments import REPRODUCTIONS
 
 __all__ = [
     "DEFAULT_PERMUTATIONS",
@@ -73,7 +72,7 @@ def parser() -> argparse.ArgumentParser:
         "docs/results pages are made with --out docs/results), and the paper's own options "
         "(widefs reproduce PAPER --help).",
     )
-    rep.add_argument("paper", choices=sorted(REPRODUCTIONS), help="which paper")
+    rep.add_argument("paper", choices=_reproduce.INSTALLED, help="which paper")
     rep.add_argument(
         "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
     )
