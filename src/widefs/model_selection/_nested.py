@@ -201,14 +201,12 @@ def nested_evaluate(
     Returns
     -------
     dict
-        ``test_score`` per fold, ``mean``, ``std``, ``ci``: Nadeau-Bengio corrected resampled
-        t interval; ``balanced_test_score``, ``balanced_mean``, ``balanced_std``,
-        ``balanced_ci``: the same for each fold's balanced accuracy; ``pooled_accuracy``,
-        ``pooled_balanced_accuracy``: of all test predictions; ``classes``,
-        ``class_support``, ``class_recall``, ``class_recall_ci``: recall of each class pooled
-        over every test prediction, Clopper-Pearson interval with the class's examples as
-        trials; ``selected_features``, ``selection_frequency``, ``stability``,
-        ``n_selected``; ``predictions`` (n_repeats, n_samples); ``splits``; ``confidence``.
+        ``test_score`` per fold, ``mean``, ``std``, ``ci`` (Nadeau-Bengio corrected t); the
+        same with ``balanced_`` for balanced accuracy; ``pooled_accuracy`` and
+        ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
+        ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``,
+        ``selection_frequency``, ``stability``, ``n_selected``; ``predictions`` (n_repeats,
+        n_samples); ``splits``; ``confidence``.
 
     See Also
     --------

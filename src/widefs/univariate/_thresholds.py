@@ -133,36 +133,35 @@ def threshold_in_errors(
     >>> cut, selected = threshold_in_errors("mgm", errors, 20, 0.5)
     >>> round(cut, 2), selected.tolist()
     (8.86, [True, True, False, False])
-    >>> cut, selected = threshold_in_errors(
-    ...     "mgm", errors, 20, 0.5, expected_errors=9.0, expected_min_errors=5.0
-    ... )
-    >>> cut, selected.tolist()
-    (7.0, [True, True, False, False])
+    >>> permutation_null = {"expected_errors": 9.0, "expected_min_errors": 5.0}
+    >>> threshold_in_errors("mgm", errors, 20, 0.5, **permutation_null)[0]
+    7.0
     """
     n_errors = np.asarray(n_errors)
     eligible = np.ones(n_errors.shape, bool) if eligible is None else np.asarray(eligible, bool)
     m = max(int(eligible.sum()), 1) if n_scored is None else n_scored
     if isinstance(threshold, str):
-        if threshold not in NAMED_THRESHOLDS:
-            raise ValueError(f"Unknown threshold {threshold!r}; use one of {NAMED_THRESHOLDS}.")
-        if threshold in ("fdr", "bonferroni"):
-            if pvalues is None:
-                pvalues = _binomial_pvalues(n_errors, n_validation, p_error)
-            # Permutation p-values need not be monotone in the counts: the rejections are
-            # the selection, and the cut only summarizes them.
-            rejected = reject_pvalues(threshold, pvalues, alpha, eligible)
-            return (float(n_errors[rejected].max() + 1) if rejected.any() else 0.0), rejected
-        cut = (
-            np.inf
-            if threshold == "all"
-            else _chance_cut(
-                threshold, m, n_validation, p_error, expected_errors, expected_min_errors
-            )
-        )
-        return cut, eligible & (n_errors < cut)
+        chance = (m, n_validation, p_error, expected_errors, expected_min_errors)
+        return _named_cut(threshold, n_errors, eligible, pvalues, alpha, chance)
     if isinstance(threshold, numbers.Integral):
         selected = top_k(threshold, n_errors, eligible)
         cut = float(n_errors[selected].max() + 1) if selected.any() else 0.0
         return cut, selected
     cut = float(threshold) * n_validation
+    return cut, eligible & (n_errors < cut)
+
+
+def _named_cut(threshold, n_errors, eligible, pvalues, alpha, chance):
+    """:func:`threshold_in_errors` for a named threshold; ``chance`` is (M, N, p_error,
+    E[X], E[X_(1)])."""
+    if threshold not in NAMED_THRESHOLDS:
+        raise ValueError(f"Unknown threshold {threshold!r}; use one of {NAMED_THRESHOLDS}.")
+    if threshold in ("fdr", "bonferroni"):
+        if pvalues is None:
+            pvalues = _binomial_pvalues(n_errors, chance[1], chance[2])
+        # Permutation p-values need not be monotone in the counts: the rejections are the
+        # selection, and the cut only summarizes them.
+        rejected = reject_pvalues(threshold, pvalues, alpha, eligible)
+        return (float(n_errors[rejected].max() + 1) if rejected.any() else 0.0), rejected
+    cut = np.inf if threshold == "all" else _chance_cut(threshold, *chance)
     return cut, eligible & (n_errors < cut)
