@@ -42,12 +42,12 @@ def _scm_input(data: LoadedData):
     from widefs.cli._markup import visible
 
     y = np.array([visible(str(v)) for v in data.y], dtype=object)
-    names = [visible(str(c)) for c in data.feature_names]
-    if not data.in_memory:
+    if not data.in_memory:  # a store's names are looked up one at a time, escaped
         from widefs.scm import pack_binary
 
         packed = pack_binary(data.X)
-        return (data.X if packed is None else packed), np.asarray(names, dtype=object), y
+        return (data.X if packed is None else packed), data.feature_names, y
+    names = [visible(str(c)) for c in data.feature_names]
     return pd.DataFrame(data.X, columns=names), None, y
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from widefs.cli._markup import visible
 from widefs.exceptions import DataError
 
 __all__ = ["StoreNames", "is_store", "load_store"]
@@ -43,10 +44,14 @@ class StoreNames:
         return self.shape[0]
 
     def __getitem__(self, j) -> str:
+        j = int(j)
+        if not 0 <= j < self.shape[0]:
+            raise IndexError(f"feature {j} of {self.shape[0]}")
         if self.names is None:
-            return f"x{int(j)}"
-        value = self.names[int(j)]
-        return value.decode() if isinstance(value, bytes) else str(value)
+            return f"x{j}"
+        value = self.names[j]
+        # Escaped like every name the report shows: a description is one block of text.
+        return visible(value.decode() if isinstance(value, bytes) else str(value))
 
 
 def _open(path: Path):
