@@ -30,8 +30,7 @@ def machine_note() -> str:
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
     return (
         f"Measured on {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, OMP_NUM_THREADS={threads}, "
-        f"{time.strftime('%Y-%m-%d')}."
+        f"{platform.python_version()}, OMP_NUM_THREADS={threads}."
     )
 
 

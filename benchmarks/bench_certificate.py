@@ -121,7 +121,7 @@ def main(argv=None):
     write_section(
         "certificate",
         f"""
-## Search certificates: the whole search re-run on permuted labels (issue 13)
+## Search certificates: the whole search re-run on permuted labels
 
 Command: `nice python benchmarks/bench_certificate.py` (single thread; other jobs were
 running on the machine, so absolute times are pessimistic, the ratio is measured in one run).

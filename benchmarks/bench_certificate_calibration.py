@@ -1,4 +1,4 @@
-"""Calibration and power of search certificates at full size (issue 13's acceptance).
+"""Calibration and power of search certificates at full size.
 
 Null: ``n_datasets`` datasets whose labels are a random permutation of balanced classes,
 independent of the standard normal features. For each of forward selection (SFS, 1-NN,
@@ -124,7 +124,7 @@ def main(argv=None):
     write_section(
         "certificate-calibration",
         f"""
-## Search certificates: calibration and power (issue 13)
+## Search certificates: calibration and power
 
 Command: `nice python benchmarks/bench_certificate_calibration.py`. {machine_note()}
 

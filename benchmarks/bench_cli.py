@@ -107,7 +107,7 @@ informative features, 4 decimals) and runs `/usr/bin/time -v widefs run wide.csv
 default analysis: every method, 2 x 5-fold comparison) in a fresh process. {machine_note()}
 {args.note}
 
-Targets (issue 15): 100 x 200,000 in at most 10 minutes on 2 cores and 2 GB, with output from the
+Targets: 100 x 200,000 in at most 10 minutes on 2 cores and 2 GB, with output from the
 first second.
 
 {chr(10).join(table)}

@@ -396,7 +396,7 @@ def main(argv=None) -> int:
     n_def = min(args.default_splits, args.splits)
     md = "\n".join(
         [
-            "## CN2 rule induction vs Orange3 (Domingos 1999, issue 4)",
+            "## CN2 rule induction vs Orange3 (Domingos 1999)",
             "",
             f"Command: `{command}`. {machine_note()} Orange {version} in its own process "
             "(see the script's docstring for its interpreter), run on the same "

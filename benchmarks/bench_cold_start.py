@@ -1,4 +1,4 @@
-"""First ``widefs run`` in a fresh environment, side by side with an older commit (issue 11).
+"""First ``widefs run`` in a fresh environment, side by side with an older commit.
 
 A first run's CPU time depends on the machine's speed at the time (on a shared virtual
 machine the same work has taken 20 s in one hour and 35 s in another), so a number measured
@@ -16,10 +16,10 @@ before each pair shows how fast the machine was.
 
 Usage::
 
-    python benchmarks/bench_cold_start.py [--baseline 760b706] [--baseline-seconds 43] [--pairs 3]
+    python benchmarks/bench_cold_start.py [--baseline COMMIT] [--baseline-seconds 43] [--pairs 3]
 
-Defaults: 760b706 is the parent of issue 11's first commit, whose first run the issue
-quoted at about 43 s (the target: at most 25 s). Needs git, network access to the package
+Defaults: the baseline is the code before the compile-time work, whose first run took about
+43 s on the machine where it was first measured (the target there: at most 25 s). Needs git, network access to the package
 registry (the environments' dependencies) and about four minutes per pair. Nothing is
 written outside a temporary directory.
 """
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
         "--baseline-seconds",
         type=float,
         default=43.0,
-        help="the baseline's first run where it was first measured (issue 11: about 43 s)",
+        help="the baseline's first run where it was first measured (default: about 43 s)",
     )
     parser.add_argument("--pairs", type=int, default=3)
     args = parser.parse_args(argv)

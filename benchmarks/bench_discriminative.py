@@ -142,7 +142,7 @@ def null_cost(repeat: int = 5) -> tuple[str, bool]:
         "|---|---|---|---|---|---|---|",
         *rows,
         "",
-        f"Target (issue 12): at most 200 times one analytic fit -> {'met' if ok else 'NOT met'}.",
+        f"Target: at most 200 times one analytic fit -> {'met' if ok else 'NOT met'}.",
     ]
     return "\n".join(lines), ok
 
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
     fmri = rows[0]
     lines += [
         "",
-        f"Targets (issue 2): whole 40-round protocol on 40 x 80,000 in under 2 s on one core "
+        f"Targets: whole 40-round protocol on 40 x 80,000 in under 2 s on one core "
         f"-> {fmri['widefs']:.2f} s; at least 1000x faster than the sklearn loop -> "
         f"{fmri['ratio']:,.0f}x; within 20x of the read-once-per-round time -> "
         f"{fmri['bw_ratio']:.1f}x.",

@@ -13,9 +13,9 @@ strictly better (utility, tie-break), so ties go to the lowest feature index eit
 Why numpy and not numba (as the PAC-Bayes and kNN kernels): a scan is a dozen passes over the
 ``(features, examples)`` presort, and its costly part, coding a cut with the shortest dyadic
 code, is needed only for the cuts that can still win (see :func:`_best_cut_chunk`). One scan
-of colon (62 x 2000) takes 7-11 ms, as the compiled kernel it replaced (9 ms); 100 x 20,000
+of colon (62 x 2000) takes 7-11 ms, as a numba kernel of the same scan does (9 ms); 100 x 20,000
 random values 88 ms (kernel 150 ms); madelon (2600 x 500, few distinct values) 50 ms (kernel
-16 ms). The kernel cost every fresh install ~0.9 s of compilation in its first ``widefs run``.
+16 ms). The kernel would cost every fresh install ~0.9 s of compilation in its first ``widefs run``.
 """
 
 from __future__ import annotations
