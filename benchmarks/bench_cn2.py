@@ -46,9 +46,9 @@ from sklearn.model_selection import train_test_split
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_note, write_section
 
+from widefs._utils import encode_fit, spawn_seeds
 from widefs.datasets import load_dataset
 from widefs.rules import CN2Classifier
-from widefs.utils import encode_fit, spawn_seeds
 
 ORANGE_VENV = Path.home() / ".cache" / "widefs" / "orange-venv"
 UCI = [

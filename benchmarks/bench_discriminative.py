@@ -37,6 +37,7 @@ from sklearn.naive_bayes import GaussianNB  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_note, median_time, write_section  # noqa: E402
 
+from widefs._utils import spawn_seeds  # noqa: E402
 from widefs.datasets import load_dataset, make_wide_classification  # noqa: E402
 from widefs.univariate import (  # noqa: E402
     DiscriminativeSelector,
@@ -44,7 +45,6 @@ from widefs.univariate import (  # noqa: E402
     halves_masks,
     leave_one_out_threshold_curve,
 )
-from widefs.utils import spawn_seeds  # noqa: E402
 
 
 def protocol_masks(y, seed):

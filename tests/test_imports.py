@@ -247,3 +247,20 @@ def test_every_reproduction_is_an_entry_point():
     papers = sorted(p.name for p in (SRC / REPRODUCE).iterdir() if (p / "__init__.py").exists())
     assert points == {p: f"{REPRODUCE}.{p}:main" for p in papers}
     assert len(papers) == 4
+
+
+def test_public_utils_are_what_a_user_calls():
+    import widefs.utils
+
+    assert len(widefs.utils.__all__) <= 12
+    assert all(not name.isupper() for name in widefs.utils.__all__)  # no internal constants
+
+
+def test_package_docstring_lists_every_subpackage():
+    import pkgutil
+
+    import widefs
+
+    listed = {line.split()[0] for line in widefs.__doc__.splitlines() if line[:1].isalpha()}
+    public = {m.name for m in pkgutil.iter_modules(widefs.__path__) if not m.name.startswith("_")}
+    assert public <= listed, public - listed

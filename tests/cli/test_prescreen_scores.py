@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 from sklearn.feature_selection import f_classif
 
+from widefs._utils import block_width
 from widefs.cli._methods import f_scores_blockwise, f_screen
-from widefs.utils import block_width
 
 
 def test_blockwise_f_equals_f_classif_across_blocks():

@@ -248,7 +248,7 @@ def test_shared_label_free_work_changes_nothing(est, monkeypatch):
     scores computed with shared distances, neighbour lists and presorts (which the SCMs
     compact in place: they must get copies) equal plain refits, and the sharing really
     answered lookups."""
-    from widefs.utils import _label_free
+    from widefs._utils import _label_free
 
     rng = np.random.default_rng(5)
     X = rng.integers(0, 3, size=(26, 9)).astype(float)

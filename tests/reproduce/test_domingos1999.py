@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
+from widefs._utils import spawn_seeds
 from widefs.datasets import load_dataset
 from widefs.rules import CN2Classifier
-from widefs.utils import spawn_seeds
 from widefs_reproduce import domingos1999 as exp
 from widefs_reproduce._common import paper_tables
 from widefs_reproduce.domingos1999._findings import against_cn2

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from widefs._utils import spawn_seeds
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.search import KNNEvaluator, SequentialSelector
-from widefs.utils import spawn_seeds
 from widefs_reproduce import _store
 from widefs_reproduce import soares2010 as run
 from widefs_reproduce._paired import (

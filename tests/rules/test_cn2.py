@@ -170,8 +170,8 @@ import itertools  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from widefs._utils import encode_transform  # noqa: E402
 from widefs.rules import CN2Classifier  # noqa: E402
-from widefs.utils import encode_transform  # noqa: E402
 
 _OPS = {"==": EQ, "<=": LE, ">": GT}
 

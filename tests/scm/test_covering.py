@@ -244,7 +244,7 @@ def test_presorts_shared_between_fits_stay_intact(tie_data, literal_greedy, monk
     # Inside a sharing block each block's presort is computed once per data set and reused
     # for every relabelling (a search certificate); compaction at every step must not write
     # into the shared copy, and two data sets or two blocks must not share one.
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     monkeypatch.setattr(cov, "COMPACT_BELOW", 1.01)
     X1, y1 = tie_data(0, m=40, n=9)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
+from widefs._utils import sharing_label_free_work
 from widefs.datasets import list_datasets, load_dataset
 from widefs.model_selection import nested_evaluate, search_certificate
 from widefs.scm import (
@@ -22,7 +23,6 @@ from widefs.scm import (
     sample_compression_bound,
 )
 from widefs.scm._multiclass import fit_decision_list, list_decisions, n_candidate_machines
-from widefs.utils import sharing_label_free_work
 
 RANGE = (-8.0, 8.0)
 

@@ -169,9 +169,9 @@ def test_distances_add_columns_one_at_a_time_in_order(monkeypatch, block_bytes):
     # Against a plain loop (one column's terms added at a time, in the order given), with
     # magnitudes from 1e-8 to 1e8 so that another order of additions rounds differently,
     # nominal columns (0/1 mismatch) and column blocks of one, three or all columns.
-    import widefs.utils
+    import widefs._utils
 
-    monkeypatch.setattr(widefs.utils, "DEFAULT_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(widefs._utils, "DEFAULT_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(7, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
     nominal = np.zeros(12, dtype=bool)
@@ -376,7 +376,7 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
     neighbour lists and a vote: with relabelled y, held-out rows of one class and tie-heavy
     data, the predictions equal the direct kernel's (outside the block) and the brute
     force, for any k, whichever k the stored lists were computed for."""
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     X, y, nominal = grid_data(seed, n=30, p=8)
     p = X.shape[1]
@@ -408,7 +408,7 @@ def test_shared_lists_wait_for_a_third_request_and_hold_the_grids_largest_k(monk
     scores with bounded passes only; the third request computes the lists once, as long as
     the largest k of the grid ``choose_k`` saw, so a later request with a larger k (another
     relabelling's choice) votes on them instead of recomputing."""
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     X, y, nominal = grid_data(3, n=30, p=8)
     calls = []
@@ -751,7 +751,7 @@ def test_shared_cache_keys_tell_data_masks_and_moves_apart():
     for k = 12) for distances, updated distances and candidate moves (the same candidates
     from two states, in both directions): every answer equals the one computed without
     sharing, and without sharing the moves equal the brute force."""
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     X1, y, nominal = grid_data(11, n=20, p=6)
     X2 = X1.copy()
@@ -1016,7 +1016,7 @@ def test_score_moves_with_a_baseline_finishes_only_moves_that_beat_it(seed, shar
     is exact and beats the baseline, and the first best is exact whenever some move beats
     the baseline, so a step taken only on an improvement decides as before. ``shared``: the
     vote over stored neighbour lists (third request)."""
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     rng = np.random.default_rng(seed)
     n, p = 36, 50
@@ -1119,7 +1119,7 @@ def test_score_moves_on_shared_lists_keeps_the_first_best(seed):
     """The vote over stored neighbour lists is bounded too: inside a sharing block (the
     third request of a position reads stored lists) the argmax and its score equal the
     full evaluation's, and abandoned candidates score below the best or tie it later."""
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     rng = np.random.default_rng(seed)
     n, p = 36, 50

@@ -245,9 +245,9 @@ def test_threads_share_the_label_free_work_of_their_block(make, monkeypatch):
 
     from sklearn.base import clone
 
+    from widefs._utils import sharing_label_free_work
     from widefs.ensemble import ClassSpecificEnsemble
     from widefs.search import KNNLeaveOneOut
-    from widefs.utils import sharing_label_free_work
 
     built = []  # (in a worker thread, saw a cache) of every kNN evaluator
     init = KNNLeaveOneOut.__init__

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
+from widefs._utils import block_width
 from widefs.univariate import DiscriminativeSelector
-from widefs.utils import block_width
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import GaussianNB
 
+from widefs._utils import spawn_seeds
 from widefs.stats import expected_min_errors
 from widefs.univariate import halves_masks, leave_one_out_threshold_curve, threshold_in_errors
-from widefs.utils import spawn_seeds
 
 
 def brute_force(X, y, rule, seed, errors_allowed=None, p_error="auto"):

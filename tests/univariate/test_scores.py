@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from sklearn.naive_bayes import GaussianNB
 
+from widefs._utils import iter_column_blocks
 from widefs.univariate import (
     gaussian_nb_log_likelihoods,
     gaussian_nb_split_errors,
     halves_masks,
     stump_split_errors,
 )
-from widefs.utils import iter_column_blocks
 
 
 def random_problem(seed, n=41, F=120, C=2):

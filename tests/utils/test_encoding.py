@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 
-from widefs.utils import (
+from widefs._utils import (
     MISSING_CODE,
     UNSEEN_CODE,
     check_classes,
@@ -177,7 +177,7 @@ def test_plain_frames_validate_like_scikit_learn(with_y):
     after the names) gives scikit-learn's array, names and messages."""
     from sklearn.utils.validation import validate_data
 
-    from widefs.utils._encoding import _frame_kinds, _validate_mixed
+    from widefs._utils._encoding import _frame_kinds, _validate_mixed
 
     for X in _frames():
         y = np.arange(len(X)) % 2 if with_y else None

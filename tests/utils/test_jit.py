@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 import widefs
-from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 SRC = Path(widefs.__file__).parent
 

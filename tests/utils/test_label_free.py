@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from widefs.utils import (
+from widefs._utils import (
     LabelFreeCache,
     array_key,
     data_digest,
@@ -168,7 +168,7 @@ def test_stored_arrays_are_read_only():
 
 
 def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):
-    from widefs.utils import _label_free
+    from widefs._utils import _label_free
 
     rng = np.random.default_rng(0)
     data = [rng.normal(size=(5, 7)) for _ in range(6)]

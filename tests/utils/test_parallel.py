@@ -5,8 +5,8 @@ import warnings
 
 import pytest
 
+from widefs._utils import parallel_calls
 from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
-from widefs.utils import parallel_calls
 
 try:
     import cloudpickle

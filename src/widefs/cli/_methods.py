@@ -65,7 +65,7 @@ def f_scores_blockwise(X, y):
     import numpy as np
     from sklearn.feature_selection import f_classif
 
-    from widefs.utils import block_width, iter_column_blocks
+    from widefs._utils import block_width, iter_column_blocks
 
     X = np.asarray(X)
     scores = np.empty(X.shape[1])

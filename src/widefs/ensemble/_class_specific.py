@@ -11,8 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.validation import check_is_fitted
 
 from widefs._compat import HasMethods, StrOptions, fit_context
-from widefs.search import CLASS_K_GRID, GeneticSelector, KNNEvaluator, SequentialSelector
-from widefs.utils import (
+from widefs._utils import (
     SupportMixin,
     check_classes,
     encode_fit,
@@ -20,6 +19,7 @@ from widefs.utils import (
     feature_names_or_default,
     spawn_seeds,
 )
+from widefs.search import CLASS_K_GRID, GeneticSelector, KNNEvaluator, SequentialSelector
 
 __all__ = ["ClassSpecificEnsemble", "subset_inclusiveness"]
 

@@ -11,13 +11,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import indexable
 
+from widefs._utils import parallel_calls
 from widefs.model_selection._metrics import (
     balanced_accuracy,
     corrected_t_interval,
     recall_counts,
     recall_interval,
 )
-from widefs.utils import parallel_calls
 
 __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
 
@@ -27,7 +27,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
 
     The one protocol is ``get_support()``: every widefs estimator has it (selectors through
     scikit-learn's ``SelectorMixin``, the classifiers through
-    :class:`widefs.utils.SupportMixin`), as do scikit-learn's selectors. Pipelines compose
+    :class:`widefs._utils.SupportMixin`), as do scikit-learn's selectors. Pipelines compose
     the masks of their steps (a step without ``get_support`` passes every feature on), and
     a fitted search estimator (``GridSearchCV`` and friends) answers for its
     ``best_estimator_``.

@@ -43,10 +43,10 @@ def cv_score(estimator, X, y, *, n_splits: int, seed: int, scoring: str) -> floa
 def _scores(score, X, y, permutations) -> np.ndarray:
     """The oracle: ``score(X, y[perm])`` for each row, sharing label-free work across rows.
 
-    (:func:`widefs.utils.sharing_label_free_work` changes what the fits cost, not their
+    (:func:`widefs._utils.sharing_label_free_work` changes what the fits cost, not their
     results.)
     """
-    from widefs.utils import sharing_label_free_work
+    from widefs._utils import sharing_label_free_work
 
     with sharing_label_free_work():
         return np.array([score(X, y[perm]) for perm in permutations], dtype=float)
@@ -61,7 +61,7 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
     """
     from joblib import effective_n_jobs
 
-    from widefs.utils import parallel_calls
+    from widefs._utils import parallel_calls
 
     if cv is None:
         from sklearn.base import clone

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.rules._rule import EQ, LE
-from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 __all__ = ["beam_round", "quality_of"]
 

@@ -12,7 +12,7 @@ applies the stopping rules between rounds, and this module keeps the rule lists.
 fit on a machine compiles the rounds (a few seconds, cached on disk); importing this module
 does not.
 
-``fit`` reads top-down: validate and encode the input (:func:`widefs.utils.encode_fit`,
+``fit`` reads top-down: validate and encode the input (:func:`widefs._utils.encode_fit`,
 missing values kept missing), build the candidate table, learn the rules
 (``_learn_ordered`` / ``_learn_unordered``, each returning a :class:`_RuleSet`), store them.
 """
@@ -28,17 +28,17 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
-from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
-from widefs.rules._rule_search import find_rule
-from widefs.rules._table import CandidateTable
-from widefs.utils import (
+from widefs._utils import (
     SupportMixin,
     check_classes,
     encode_fit,
     encode_transform,
     feature_names_or_default,
 )
+from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
+from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
+from widefs.rules._rule_search import find_rule
+from widefs.rules._table import CandidateTable
 
 __all__ = ["CN2Classifier"]
 

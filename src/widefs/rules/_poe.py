@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from widefs.utils import as_float_array, check_integer_array, check_unit_interval
+from widefs._utils import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
     "effective_hypotheses",

@@ -66,7 +66,7 @@ class Condition:
         Parameters
         ----------
         X : ndarray of float64, shape (n_samples, n_features)
-            Encoded like the estimator's training data (:func:`widefs.utils.encode_fit`:
+            Encoded like the estimator's training data (:func:`widefs._utils.encode_fit`:
             numeric values with NaN for missing, nominal category codes, negative for
             missing or unseen).
 

@@ -64,7 +64,7 @@ class CandidateTable:
         """Bins from the encoded training matrix (one presort of the numeric columns).
 
         ``X`` holds numeric values (NaN: missing) and nominal category codes (negative:
-        missing or unseen), as :func:`widefs.utils.encode_fit` returns them.
+        missing or unseen), as :func:`widefs._utils.encode_fit` returns them.
         """
         from widefs.stumps import SortedFeatures, run_layout
 

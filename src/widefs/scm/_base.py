@@ -31,14 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs.exceptions import HeuristicBoundWarning
-from widefs.scm._bitpacked import PackedBinary, pack_binary, packed_greedy
-from widefs.scm._bounds import BoundScope
-from widefs.scm._equivalence import equivalent_stumps
-from widefs.scm._multiclass import fit_decision_list, list_decisions
-from widefs.scm._rules import LearnedStump, StumpRule
-from widefs.scm._serialize import model_from_json, model_to_json
-from widefs.utils import (
+from widefs._utils import (
     block_width,
     check_classes,
     is_lazy_matrix,
@@ -46,6 +39,13 @@ from widefs.utils import (
     load_columns,
     validate_lazy_xy,
 )
+from widefs.exceptions import HeuristicBoundWarning
+from widefs.scm._bitpacked import PackedBinary, pack_binary, packed_greedy
+from widefs.scm._bounds import BoundScope
+from widefs.scm._equivalence import equivalent_stumps
+from widefs.scm._multiclass import fit_decision_list, list_decisions
+from widefs.scm._rules import LearnedStump, StumpRule
+from widefs.scm._serialize import model_from_json, model_to_json
 
 __all__ = ["BaseSCM", "LearnedPath"]
 

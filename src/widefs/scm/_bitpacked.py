@@ -26,9 +26,9 @@ from importlib import import_module
 
 import numpy as np
 
+from widefs._utils import iter_column_blocks
 from widefs.scm._parallel import block_pool, n_threads
 from widefs.scm._rules import LearnedStump
-from widefs.utils import iter_column_blocks
 
 __all__ = [
     "PackedBinary",
@@ -117,7 +117,7 @@ class PackedBinary:
         self.n_rows = int(n_rows)
         self.rows = np.arange(n_rows) if rows is None else np.asarray(rows, dtype=np.intp)
         self.shape = (self.rows.size, bits.shape[0])
-        # Read like an out-of-core matrix (widefs.utils.is_lazy_matrix, load_columns).
+        # Read like an out-of-core matrix (widefs._utils.is_lazy_matrix, load_columns).
         self.dtype = np.dtype(np.uint8)
         self.chunks = None
         self.oindex = self

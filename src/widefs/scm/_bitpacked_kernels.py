@@ -8,7 +8,7 @@ so worker threads run blocks of features in parallel (as the other greedy engine
 import numba
 import numpy as np
 
-from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)

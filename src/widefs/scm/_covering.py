@@ -46,11 +46,11 @@ from functools import partial
 
 import numpy as np
 
+from widefs._utils import array_key, data_digest, iter_column_blocks, label_free, load_columns
 from widefs.scm._base import check_finite_block
 from widefs.scm._parallel import block_pool, threads_for
 from widefs.scm._rules import LearnedStump
 from widefs.stumps import packed_presort
-from widefs.utils import array_key, data_digest, iter_column_blocks, label_free, load_columns
 
 __all__ = ["MAX_TABLE_ENTRIES", "sc_greedy"]
 

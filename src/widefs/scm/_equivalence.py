@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 from widefs.scm._bitpacked import PackedBinary, packed_equivalents
-from widefs.utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
 
 __all__ = ["equivalent_stumps"]
 

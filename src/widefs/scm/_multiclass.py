@@ -29,9 +29,9 @@ from math import comb
 import numpy as np
 from sklearn.base import clone
 
+from widefs._utils import is_lazy_matrix, load_columns
 from widefs.scm._bitpacked import PackedBinary
 from widefs.scm._bounds import BoundScope
-from widefs.utils import is_lazy_matrix, load_columns
 
 __all__ = [
     "ClassMachine",

@@ -26,6 +26,7 @@ from functools import partial
 import numpy as np
 
 from widefs._compat import Interval, StrOptions
+from widefs._utils import load_columns
 from widefs.scm._base import (
     BaseSCM,
     LearnedPath,
@@ -39,7 +40,6 @@ from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
-from widefs.utils import load_columns
 
 __all__ = ["OccamSCM", "occam_greedy"]
 

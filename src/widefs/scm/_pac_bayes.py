@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from widefs._compat import Interval
+from widefs._utils import load_columns
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
 from widefs.scm._bitpacked import PAC_BAYES, PackedBinary, PackedUtility, per_range
 from widefs.scm._bounds import BoundScope, pac_bayes_bound
@@ -32,7 +33,6 @@ from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump, StumpRule, firing_probability
 from widefs.scm._serialize import serializable
-from widefs.utils import load_columns
 
 __all__ = ["PACBayesSCM", "soft_greedy"]
 

@@ -5,7 +5,7 @@ import math
 import numba
 import numpy as np
 
-from widefs.utils import KERNEL_JIT_OPTIONS
+from widefs._utils import KERNEL_JIT_OPTIONS
 
 
 # Inlined at numba IR level into both steps, not compiled on its own: a first PAC-Bayes fit

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from widefs.scm._base import check_finite_block
-from widefs.scm._parallel import threads_for
-from widefs.stumps import SortedFeatures
-from widefs.utils import (
+from widefs._utils import (
     block_width,
     data_digest,
     iter_column_blocks,
     label_free,
     load_columns,
 )
+from widefs.scm._base import check_finite_block
+from widefs.scm._parallel import threads_for
+from widefs.stumps import SortedFeatures
 
 __all__ = ["presorted_blocks"]
 

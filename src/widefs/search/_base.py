@@ -11,15 +11,15 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import HasMethods, fit_context
-from widefs.search._chunks import _map_chunks, _split
-from widefs.search._criterion import Criterion
-from widefs.search._evaluators import KNNEvaluator
-from widefs.utils import (
+from widefs._utils import (
     SupervisedSelectorMixin,
     check_classes,
     encode_fit,
     sharing_label_free_work,
 )
+from widefs.search._chunks import _map_chunks, _split
+from widefs.search._criterion import Criterion
+from widefs.search._evaluators import KNNEvaluator
 
 logger = logging.getLogger("widefs.search")
 
@@ -129,7 +129,7 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         ``permutations`` (the plain refit loop is its test oracle): the validation and
         encoding of ``X``, which do not depend on the labels, are done once; each
         permutation then builds its criterion and evaluator (and chooses k) and runs the
-        search, in threads, inside :func:`widefs.utils.sharing_label_free_work`, so that
+        search, in threads, inside :func:`widefs._utils.sharing_label_free_work`, so that
         the kNN evaluators compute each distance matrix and each step's candidate
         neighbour lists once for all relabellings that reach the same position (forward
         selection's first step, k chosen on all features, a genetic algorithm's initial

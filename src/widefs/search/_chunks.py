@@ -1,7 +1,7 @@
 """Index chunks over candidates or subsets, run in threads (one chunk per job).
 
 Each chunk runs in a copy of the caller's context, so that the label-free cache of a
-:func:`widefs.utils.sharing_label_free_work` block (a context variable) is shared with
+:func:`widefs._utils.sharing_label_free_work` block (a context variable) is shared with
 the threads that do the block's work.
 """
 

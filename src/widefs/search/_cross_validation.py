@@ -111,7 +111,7 @@ class CrossValidationEvaluator(_Evaluator):
         return self.predict_masks(masks, n_jobs=n_jobs)
 
     def predict_masks(self, masks, n_jobs=None) -> NDArray[np.int64]:
-        from widefs.utils import parallel_calls
+        from widefs._utils import parallel_calls
 
         masks = list(masks)
         out = np.empty((len(masks), self.rows.size), dtype=np.int64)

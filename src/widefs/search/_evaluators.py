@@ -133,7 +133,7 @@ class _SubsetEvaluator(BaseEstimator):
             Number of classes.
         encoding : FeatureEncoding, default=None
             Which columns are nominal and their category counts (``None``: all numeric);
-            see :func:`widefs.utils.encode_fit`.
+            see :func:`widefs._utils.encode_fit`.
         rows : array-like of int, default=None
             Rows to predict (``None``: all).
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from widefs.utils import KERNEL_JIT_OPTIONS
+from widefs._utils import KERNEL_JIT_OPTIONS
 
 __all__ = [
     "knn_candidate_neighbours",

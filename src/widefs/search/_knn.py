@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from widefs._utils import array_key
 from widefs.search._chunks import _chunk_order, _map_chunks, _split, _threaded
 from widefs.search._criterion import Criterion
 from widefs.search._interface import _Evaluator
 from widefs.search._knn_model import _KNNData
-from widefs.utils import array_key
 
 __all__ = ["KNNLeaveOneOut"]
 
@@ -98,11 +98,11 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
     """
 
     def __init__(self, X, y, n_classes, nominal, rows, n_neighbors=1):
-        from widefs.utils import data_digest, label_free_cache
+        from widefs._utils import data_digest, label_free_cache
 
         super().__init__(X, y, n_classes, nominal, n_neighbors)
         self.rows = np.ascontiguousarray(rows, dtype=np.int64)
-        # Inside widefs.utils.sharing_label_free_work (a search certificate), distance
+        # Inside widefs._utils.sharing_label_free_work (a search certificate), distance
         # matrices and candidate neighbour lists, which do not depend on y, are shared
         # with the evaluators of the other relabellings.
         self._shared = label_free_cache()

@@ -61,7 +61,7 @@ class _KNNData:
         >>> data.distances_to(np.array([[1.0], [2.0]]), [0, 1])
         array([[2., 5.]])
         """
-        from widefs.utils import DEFAULT_BLOCK_BYTES, feature_blocks
+        from widefs._utils import DEFAULT_BLOCK_BYTES, feature_blocks
 
         cols = np.asarray(cols, dtype=np.int64)
         D = np.zeros((QT.shape[1], self.n_samples))

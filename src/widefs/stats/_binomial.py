@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
-from widefs.utils import as_float_array, check_integer_array, check_unit_interval
+from widefs._utils import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
     "binomial_tail",

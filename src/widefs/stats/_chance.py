@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from widefs._utils import as_float_array, check_integer_array, check_unit_interval
 from widefs.stats._binomial import _scalar_or_array
-from widefs.utils import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
     "chance_error_rate",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs.utils import check_unit_interval
+from widefs._utils import check_unit_interval
 
 __all__ = ["benjamini_hochberg", "bonferroni", "reject_at"]
 

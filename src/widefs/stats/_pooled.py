@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs.utils import as_float_array
+from widefs._utils import as_float_array
 
 __all__ = ["null_heterogeneity", "pooled_permutation_pvalues"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs.utils import DEFAULT_BLOCK_BYTES, feature_blocks
+from widefs._utils import DEFAULT_BLOCK_BYTES, feature_blocks
 
 __all__ = ["SortedFeatures", "packed_presort"]
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from widefs._utils import feature_blocks
 from widefs.stumps._presort import SortedFeatures
-from widefs.utils import feature_blocks
 
 __all__ = ["RunLayout", "StumpTable", "fit_error_stumps", "predict_stumps", "run_layout"]
 
@@ -39,7 +39,7 @@ def _prefix_sums(
     channels : array_like of shape (n_samples,) or (n_samples, n_channels)
         Per-sample quantities (class indicators, weights, ``w * x``, ...).
     block : slice, default=slice(None)
-        The features to scan (see :func:`widefs.utils.feature_blocks`).
+        The features to scan (see :func:`widefs._utils.feature_blocks`).
 
     Returns
     -------

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from widefs.utils import (
+from widefs._utils import (
     feature_blocks,
     is_lazy_matrix,
     load_columns,

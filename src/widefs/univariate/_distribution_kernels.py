@@ -9,7 +9,7 @@ from class sums to the combined score (two F statistics, a table lookup each, a 
 import numba
 import numpy as np
 
-from widefs.utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
 
 # Sums over examples may be reassociated so they vectorize; the order depends only on the

@@ -16,10 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from widefs.stats import chance_error_rate, permutation_pvalues
-from widefs.univariate._null import PermutationNull
-from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
-from widefs.utils import (
+from widefs._utils import (
     DEFAULT_BLOCK_BYTES,
     block_width,
     feature_blocks,
@@ -27,6 +24,9 @@ from widefs.utils import (
     load_columns,
     parallel_calls,
 )
+from widefs.stats import chance_error_rate, permutation_pvalues
+from widefs.univariate._null import PermutationNull
+from widefs.univariate._scores import gaussian_nb_split_errors, halves_masks, stump_split_errors
 
 __all__ = [
     "BlockErrors",

@@ -4,13 +4,13 @@ Each kernel scores L label vectors (for example label permutations) on one split
 block of features, with the arithmetic of the one-label-vector numpy path written out
 in the same order (no fused multiply-add: numba does not contract without fastmath), so
 a batch reproduces the one-at-a-time error counts exactly. The compiled kernels are cached
-for later processes (:data:`widefs.utils.KERNEL_JIT_OPTIONS`).
+for later processes (:data:`widefs._utils.KERNEL_JIT_OPTIONS`).
 """
 
 import numba
 import numpy as np
 
-from widefs.utils import KERNEL_JIT_OPTIONS
+from widefs._utils import KERNEL_JIT_OPTIONS
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS)

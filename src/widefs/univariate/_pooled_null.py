@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from widefs._utils import load_columns
 from widefs.stats import null_heterogeneity, pooled_permutation_pvalues
 from widefs.univariate._distribution import LOCATION_WEIGHT, check_sizes, score_blocks
 from widefs.univariate._null import label_permutations
-from widefs.utils import load_columns
 
 __all__ = ["ClassDifferenceNull", "first_stage_permutations", "pooled_null", "second_stage_draws"]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from widefs._utils import spawn_seeds
 from widefs.stats import chance_error_rate, expected_min_errors
 from widefs.univariate._error_counts import merge_null as _merge_null
 from widefs.univariate._error_counts import score_block as _score_block
@@ -28,7 +29,6 @@ from widefs.univariate._scores import (
     halves_masks,
 )
 from widefs.univariate._thresholds import threshold_in_errors
-from widefs.utils import spawn_seeds
 
 __all__ = ["LeaveOneOutCurve", "ThresholdOutcome", "leave_one_out_threshold_curve"]
 

@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from widefs._utils import feature_blocks
 from widefs.stumps import SortedFeatures, fit_error_stumps, predict_stumps
-from widefs.utils import feature_blocks
 
 __all__ = [
     "GaussianMoments",

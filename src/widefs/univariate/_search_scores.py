@@ -15,9 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from widefs._utils import is_lazy_matrix
 from widefs.univariate._distribution import LOCATION_WEIGHT, best_scores
 from widefs.univariate._error_counts import best_score, score_block, split_masks
-from widefs.utils import is_lazy_matrix
 
 __all__ = ["permutation_best_scores"]
 

@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
+from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, load_columns, validate_lazy_xy
 from widefs.exceptions import NothingSelectedWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._error_counts import best_score, fit_error_counts
@@ -24,7 +25,6 @@ from widefs.univariate._thresholds import (
     threshold_in_errors,
     top_k,
 )
-from widefs.utils import SupervisedSelectorMixin, is_lazy_matrix, load_columns, validate_lazy_xy
 
 __all__ = ["DiscriminativeSelector"]
 

@@ -1,10 +1,11 @@
-"""Helpers shared by the widefs packages: input encoding, blocks, seeding, argument checks.
+"""Internals shared by the widefs packages: input encoding, blocks, seeding, argument checks,
+compile options, the label-free cache.
 
-These are public so that every widefs package imports them by their public names; they are
-building blocks for estimators rather than user-facing tools.
+Private: the packages import these names from here; users get the few they call from
+:mod:`widefs.utils`.
 """
 
-from widefs.utils._blocks import (
+from widefs._utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     block_width,
     feature_blocks,
@@ -13,7 +14,7 @@ from widefs.utils._blocks import (
     load_columns,
     validate_lazy_xy,
 )
-from widefs.utils._encoding import (
+from widefs._utils._encoding import (
     MISSING_CODE,
     UNSEEN_CODE,
     FeatureEncoding,
@@ -22,8 +23,8 @@ from widefs.utils._encoding import (
     encode_transform,
     feature_names_or_default,
 )
-from widefs.utils._jit import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
-from widefs.utils._label_free import (
+from widefs._utils._jit import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
+from widefs._utils._label_free import (
     LabelFreeCache,
     array_key,
     data_digest,
@@ -31,10 +32,10 @@ from widefs.utils._label_free import (
     label_free_cache,
     sharing_label_free_work,
 )
-from widefs.utils._parallel import parallel_calls
-from widefs.utils._random import spawn_seeds
-from widefs.utils._support import SupervisedSelectorMixin, SupportMixin
-from widefs.utils._validation import as_float_array, check_integer_array, check_unit_interval
+from widefs._utils._parallel import parallel_calls
+from widefs._utils._random import spawn_seeds
+from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
+from widefs._utils._validation import as_float_array, check_integer_array, check_unit_interval
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",

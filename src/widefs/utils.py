@@ -1,0 +1,25 @@
+"""Utilities a user calls beside the estimators: reproducible seeds, parallel calls, shared
+label-free work, and reading a wide (lazy) matrix by blocks of columns.
+
+The helpers the widefs packages share among themselves are private.
+"""
+
+from widefs._utils import (
+    feature_blocks,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+    parallel_calls,
+    sharing_label_free_work,
+    spawn_seeds,
+)
+
+__all__ = [
+    "feature_blocks",
+    "is_lazy_matrix",
+    "iter_column_blocks",
+    "load_columns",
+    "parallel_calls",
+    "sharing_label_free_work",
+    "spawn_seeds",
+]
