@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -50,6 +51,14 @@ class _Serial:
         return _Done()
 
 
+class _ContextPool(ThreadPoolExecutor):
+    """Worker threads that run each task in a copy of the submitting thread's context, so
+    that scoped state (the caller's label-free cache) reaches the workers."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)
+
+
 def block_pool(threads: int):
     """A thread pool of ``threads`` workers, or a serial stand-in for one thread."""
-    return ThreadPoolExecutor(threads) if threads > 1 else _Serial()
+    return _ContextPool(threads) if threads > 1 else _Serial()
