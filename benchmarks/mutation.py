@@ -55,7 +55,14 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),
     "search_genetic": (["src/widefs/search/_genetic.py"], ["tests/search/test_genetic.py"], {}),
     "search_evaluators": (
-        ["src/widefs/search/_evaluators.py"],
+        # The leave-one-out evaluators, one module per family.
+        [
+            "src/widefs/search/_evaluators.py",
+            "src/widefs/search/_knn.py",
+            "src/widefs/search/_naive_bayes.py",
+            "src/widefs/search/_criterion.py",
+            "src/widefs/search/_cross_validation.py",
+        ],
         # The evaluators are exercised by every wrapper search and by CEFS, not only by
         # their own tests file (a narrower selection leaves 244 mutants with no test).
         ["tests/search", "tests/ensemble"],
