@@ -1,0 +1,145 @@
+"""DiscriminativeSelector's messages, degenerate fits and pass-throughs pinned exactly.
+
+Each test states the whole text of a warning or error, or the exact value of an attribute,
+so that a changed word, count, comparison or default in the selector changes an assertion.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from widefs.exceptions import NothingSelectedWarning
+from widefs.univariate import DiscriminativeSelector
+from widefs.univariate import _selector
+
+
+def _fit_recording(sel, X, y):
+    """Fit ``sel``; the text of every warning, by category name."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sel.fit(X, y)
+    return [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def test_one_example_per_class_warns_exactly_and_reports_no_null():
+    sel = DiscriminativeSelector("fdr")
+    caught = _fit_recording(sel, [[0.0, 1.0], [1.0, 3.0]], [0, 1])
+    assert caught[0] == (
+        "UserWarning",
+        "With 2 examples for 2 classes no feature can be tested (the F statistic needs more "
+        "examples than classes): every p-value is 1.",
+    )
+    assert sel.n_null_draws_ == (0, 0) and sel.min_pvalue_ == 1.0
+    assert np.isnan(sel.null_heterogeneity_)
+    assert sel.pvalues_.tolist() == [1.0, 1.0] and sel.scores_.tolist() == [0.0, 0.0]
+    assert sel.location_statistics_.tolist() == sel.spread_statistics_.tolist() == [0.0, 0.0]
+    assert sel.constant_features_.tolist() == [False, False] and sel.n_scored_ == 2
+    assert sel.threshold_ == 0.0 and sel.search_score_ == 0.0
+    # The floor (1) decided: Benjamini-Hochberg would need ceil(2 x 1 / 0.05) = 40 features
+    # at the floor; the distribution statistic has no null_ and names more permutations.
+    assert caught[1] == (
+        "NothingSelectedWarning",
+        "No feature passed the 'fdr' threshold (distribution statistic); transform will "
+        "return an empty matrix. The smallest p-value this null can give is 1, above alpha / "
+        "M = 0.025: Benjamini-Hochberg can reject only when at least 40 features sit at that "
+        "floor (2 do), so the floor, not the data, decided; use more permutations.",
+    )
+
+
+def test_nothing_selected_messages_name_statistic_null_and_cut():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 5)), np.repeat([0, 1], 15)
+    tail = "; transform will return an empty matrix."
+    cases = [
+        ({"threshold": "bonferroni"}, "'bonferroni' threshold (distribution statistic)"),
+        (
+            {"threshold": "max_chance", "statistic": "errors", "null": "analytic"},
+            "'max_chance' threshold (errors statistic, analytic null, cut 4.78 errors)",
+        ),
+        (
+            {"threshold": "fdr", "statistic": "errors", "null": "analytic"},
+            "'fdr' threshold (errors statistic, analytic null, cut 0 errors)",
+        ),
+    ]
+    for kwargs, middle in cases:
+        caught = _fit_recording(DiscriminativeSelector(random_state=0, **kwargs), X, y)
+        assert caught == [("NothingSelectedWarning", f"No feature passed the {middle}{tail}")]
+
+
+@pytest.mark.parametrize(
+    ("rule", "need"),
+    [
+        ("bonferroni", "Bonferroni cannot reject any feature"),
+        # ceil(100 x 2^-10 / 0.05) = 2; the perfect feature 0 sits at the floor.
+        ("fdr", "Benjamini-Hochberg can reject only when at least 2 features sit at that "
+         "floor (1 do)"),
+    ],
+)  # fmt: skip
+def test_analytic_floor_note_counts_the_features_at_the_floor(rule, need):
+    # Halves of 20: 10 validation examples, floor P(Binomial(10, 1/2) = 0) = 2^-10, above
+    # alpha / M = 0.05 / 100.
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(20, 100)), np.repeat([0, 1], 10)
+    X[:, 0] = 5.0 * y
+    sel = DiscriminativeSelector(rule, statistic="errors", null="analytic", random_state=0)
+    caught = _fit_recording(sel, X, y)
+    assert sel.min_pvalue_ == 2.0**-10 and sel.n_errors_[0] == 0
+    assert caught == [
+        (
+            "NothingSelectedWarning",
+            f"No feature passed the {rule!r} threshold (errors statistic, analytic null, cut 0 "
+            "errors); transform will return an empty matrix. The smallest p-value this null "
+            f"can give is 0.00098, above alpha / M = 0.0005: {need}, so the floor, not the "
+            "data, decided; use more examples per validation part or statistic='distribution'.",
+        )
+    ]
+
+
+def test_lazy_transform_loads_only_the_selected_columns(tmp_path, monkeypatch):
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(20, 6)), np.repeat([0, 1], 10)
+    X[:, [1, 4]] += 3.0 * y[:, None]
+    sel = DiscriminativeSelector(2, random_state=0).fit(X, y)
+    assert np.flatnonzero(sel.get_support()).tolist() == [1, 4]
+    mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    loaded = []
+    load_columns = _selector.load_columns
+
+    def recording(Z, columns, **kwargs):
+        loaded.append(list(columns))
+        return load_columns(Z, columns, **kwargs)
+
+    monkeypatch.setattr(_selector, "load_columns", recording)
+    np.testing.assert_array_equal(sel.transform(mm), X[:, [1, 4]])
+    assert loaded == [[1, 4]]
+    narrow = np.memmap(tmp_path / "X3.f64", dtype=np.float64, mode="w+", shape=(20, 3))
+    with pytest.raises(ValueError) as wrong:
+        sel.transform(narrow)
+    assert str(wrong.value) == "X has 3 features, expected 6."
+
+
+def test_permutation_search_scores_passes_n_jobs_on(monkeypatch):
+    from widefs.univariate import _search_scores
+
+    calls = []
+
+    def recording(selector, X, y, permutations, n_jobs):
+        calls.append((selector, permutations.tolist(), n_jobs))
+        return np.zeros(len(permutations))
+
+    monkeypatch.setattr(_search_scores, "permutation_best_scores", recording)
+    sel = DiscriminativeSelector()
+    out = sel.permutation_search_scores(np.zeros((4, 2)), [0, 1, 0, 1], [[1, 0, 3, 2]], n_jobs=3)
+    assert out.tolist() == [0.0] and calls == [(sel, [[1, 0, 3, 2]], 3)]
+
+
+def test_nothing_selected_is_not_warned_when_something_is():
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(20, 4)), np.repeat([0, 1], 10)
+    X[:, 2] += 4.0 * y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NothingSelectedWarning)
+        sel = DiscriminativeSelector(1, random_state=0).fit(X, y)
+    assert np.flatnonzero(sel.get_support()).tolist() == [2]
