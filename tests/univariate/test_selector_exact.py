@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from widefs.exceptions import NothingSelectedWarning
-from widefs.univariate import DiscriminativeSelector
-from widefs.univariate import _selector
+from widefs.univariate import DiscriminativeSelector, _selector
 
 
 def _fit_recording(sel, X, y):
