@@ -142,3 +142,48 @@ def test_nothing_selected_is_not_warned_when_something_is():
         warnings.simplefilter("error", NothingSelectedWarning)
         sel = DiscriminativeSelector(1, random_state=0).fit(X, y)
     assert np.flatnonzero(sel.get_support()).tolist() == [2]
+
+
+def test_floor_note_with_one_feature_and_at_alpha_over_m():
+    rng = np.random.default_rng(4)
+    y = np.repeat([0, 1], 10)
+    one = DiscriminativeSelector(
+        "bonferroni", statistic="errors", null="permutation", n_permutations=9, random_state=0
+    )
+    caught = _fit_recording(one, rng.normal(size=(20, 1)), y)
+    assert one.n_scored_ == 1 and one.min_pvalue_ == 0.1
+    assert caught == [
+        (
+            "NothingSelectedWarning",
+            "No feature passed the 'bonferroni' threshold (errors statistic, permutation null, "
+            "cut 0 errors); transform will return an empty matrix. The smallest p-value this "
+            "null can give is 0.1, above alpha / M = 0.05: Bonferroni cannot reject any "
+            "feature, so the floor, not the data, decided; use more permutations.",
+        )
+    ]
+    # Floor 1 / 100 equal to alpha / M = 0.05 / 5: it could reject, so the data decided.
+    at = DiscriminativeSelector(
+        "bonferroni", statistic="errors", null="permutation", n_permutations=99, random_state=0
+    )
+    caught = _fit_recording(at, rng.normal(size=(20, 5)), y)
+    assert at.min_pvalue_ == at.alpha / at.n_scored_ == 0.01
+    assert caught == [
+        (
+            "NothingSelectedWarning",
+            "No feature passed the 'bonferroni' threshold (errors statistic, permutation null, "
+            "cut 0 errors); transform will return an empty matrix.",
+        )
+    ]
+
+
+def test_fewer_features_than_classes_are_still_tested():
+    # The untestable case is about examples per class, not features: 2 features, 3 classes.
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2], 8)
+    X = rng.normal(size=(24, 2))
+    X[:, 1] += 4.0 * (y == 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sel = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
+    assert sel.get_support().tolist() == [False, True]
+    assert sel.n_null_draws_[0] > 0 and sel.min_pvalue_ < 0.05 / 2
