@@ -187,3 +187,63 @@ def test_fewer_features_than_classes_are_still_tested():
         sel = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
     assert sel.get_support().tolist() == [False, True]
     assert sel.n_null_draws_[0] > 0 and sel.min_pvalue_ < 0.05 / 2
+
+
+def _mixed_kinds(seed=5):
+    """Continuous features beside nearly constant binary ones: pooled nulls that differ."""
+    rng = np.random.default_rng(seed)
+    sparse = np.zeros((40, 100))
+    sparse[rng.integers(0, 40, 100), np.arange(100)] = 1.0
+    return np.hstack([rng.normal(size=(40, 100)), sparse]), np.repeat([0, 1], 20)
+
+
+def test_heterogeneity_warning_text_and_its_strict_threshold(monkeypatch):
+    X, y = _mixed_kinds()
+    sel = DiscriminativeSelector("all", statistic="distribution", random_state=0)
+    caught = _fit_recording(sel, X, y)
+    assert round(100 * sel.null_heterogeneity_) == 99
+    assert caught == [
+        (
+            "UserWarning",
+            "The features' permutation nulls differ: their tail probabilities vary by 99% "
+            "around the pooled null's (0 when alike), so the pooled p-values are approximate: "
+            "liberal for features whose null is wider than most, conservative for the others. "
+            "Features of very different kinds (continuous and nearly constant, counts and "
+            "ratios) are better screened separately.",
+        )
+    ]
+    # A heterogeneity equal to the limit is not above it: no warning.
+    monkeypatch.setattr(_selector, "HETEROGENEITY_WARNING", sel.null_heterogeneity_)
+    assert _fit_recording(sel, X, y) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        (
+            {"threshold": "bonferroni", "alpha": 0.2, "n_jobs": 2},
+            {"n_permutations": None, "alpha": 0.2, "rule": "bonferroni", "n_jobs": 2},
+        ),
+        (
+            {"threshold": 3, "statistic": "location", "n_permutations": 7},
+            {"n_permutations": 7, "alpha": 0.05, "rule": 3, "n_jobs": None},
+        ),
+    ],
+)
+def test_the_pooled_null_gets_every_setting(monkeypatch, kwargs, expected):
+    from widefs.univariate._distribution import LOCATION_WEIGHT
+
+    seen = []
+    pooled_null = _selector.pooled_null
+
+    def recording(X, y_codes, n_classes, rng, **options):
+        seen.append(options)
+        return pooled_null(X, y_codes, n_classes, rng, **options)
+
+    monkeypatch.setattr(_selector, "pooled_null", recording)
+    X, y = _mixed_kinds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DiscriminativeSelector(random_state=0, **kwargs).fit(X, y)
+    weight = 1.0 if kwargs.get("statistic") == "location" else LOCATION_WEIGHT
+    assert seen == [{**expected, "location_weight": weight}]
