@@ -247,3 +247,50 @@ def test_the_pooled_null_gets_every_setting(monkeypatch, kwargs, expected):
         DiscriminativeSelector(random_state=0, **kwargs).fit(X, y)
     weight = 1.0 if kwargs.get("statistic") == "location" else LOCATION_WEIGHT
     assert seen == [{**expected, "location_weight": weight}]
+
+
+def _planted_pair(seed=6):
+    """40 examples, 30 noise features; features 3 and 7 shifted in class 1."""
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(40, 30)), np.repeat([0, 1], 20)
+    X[:, 3] += 2.5 * y
+    X[:, 7] += 1.2 * y
+    return X, y
+
+
+def test_error_rate_threshold_is_a_cut_on_the_validation_errors():
+    X, y = _planted_pair()
+    sel = DiscriminativeSelector(0.3, random_state=0).fit(X, y)
+    assert sel.n_validation_ == 20 and sel.threshold_ == 0.3 * 20
+    np.testing.assert_array_equal(sel.get_support(), sel.n_errors_ < 6)
+    assert sel.get_support()[3]
+
+
+def test_fdr_on_errors_uses_the_given_alpha():
+    from widefs.stats import benjamini_hochberg
+
+    X, y = _planted_pair()
+    # The two smallest p-values are 0.0013: Benjamini-Hochberg rejects both at 0.05
+    # (0.0013 <= 2 x 0.05 / 30) and neither at 0.01.
+    for alpha, n_selected in ((0.01, 0), (0.05, 2)):
+        sel = DiscriminativeSelector(
+            "fdr", statistic="errors", null="analytic", alpha=alpha, random_state=0
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NothingSelectedWarning)
+            sel.fit(X, y)
+        np.testing.assert_array_equal(sel.get_support(), benjamini_hochberg(sel.pvalues_) <= alpha)
+        assert sel.get_support().sum() == n_selected
+
+
+def test_k_best_and_all_on_the_distribution_statistic():
+    X, y = _planted_pair()
+    best = DiscriminativeSelector(2, statistic="distribution", random_state=0).fit(X, y)
+    top = np.argsort(-best.scores_, kind="stable")[:2]
+    assert sorted(top.tolist()) == [3, 7]
+    assert np.flatnonzero(best.get_support()).tolist() == [3, 7]
+    assert best.threshold_ == best.pvalues_[[3, 7]].max()
+    X[:, 0] = 1.0
+    every = DiscriminativeSelector("all", statistic="location", random_state=0).fit(X, y)
+    assert every.get_support().tolist() == [False] + [True] * 29
+    assert every.threshold_ == every.pvalues_[1:].max()
