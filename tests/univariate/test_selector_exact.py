@@ -294,3 +294,35 @@ def test_k_best_and_all_on_the_distribution_statistic():
     every = DiscriminativeSelector("all", statistic="location", random_state=0).fit(X, y)
     assert every.get_support().tolist() == [False] + [True] * 29
     assert every.threshold_ == every.pvalues_[1:].max()
+
+
+@pytest.mark.parametrize(
+    ("statistic", "given", "scored"),
+    [
+        ("errors", np.float32, np.float64),
+        ("errors", np.int64, np.float64),
+        ("distribution", np.float32, np.float32),  # kept: the permutations cost less
+        ("distribution", np.int64, np.float64),
+        ("location", np.float64, np.float64),
+    ],
+)
+def test_in_memory_data_reach_the_statistic_in_the_documented_dtype(
+    monkeypatch, statistic, given, scored
+):
+    seen = []
+    for name in ("pooled_null", "fit_error_counts"):
+        original = getattr(_selector, name)
+
+        def recording(selector_or_X, *args, _original=original, **kwargs):
+            X = args[0] if not isinstance(selector_or_X, np.ndarray) else selector_or_X
+            seen.append(X.dtype)
+            return _original(selector_or_X, *args, **kwargs)
+
+        monkeypatch.setattr(_selector, name, recording)
+    X, y = _planted_pair()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingSelectedWarning)
+        DiscriminativeSelector(2, statistic=statistic, random_state=0).fit(
+            (10 * X).astype(given), y
+        )
+    assert seen == [np.dtype(scored)]
