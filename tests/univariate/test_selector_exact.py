@@ -326,3 +326,24 @@ def test_in_memory_data_reach_the_statistic_in_the_documented_dtype(
             (10 * X).astype(given), y
         )
     assert seen == [np.dtype(scored)]
+
+
+@pytest.mark.parametrize("statistic", ["distribution", "location"])
+def test_error_cuts_refuse_the_continuous_statistics_exactly(statistic):
+    X, y = _planted_pair()
+    with pytest.raises(ValueError) as refused:
+        DiscriminativeSelector("mgm", statistic=statistic).fit(X, y)
+    assert str(refused.value) == (
+        "threshold='mgm' is a cut on validation errors and needs statistic='errors' (or "
+        f"'auto'), not statistic={statistic!r}."
+    )
+
+
+def test_one_example_is_refused_before_its_classes_are_counted():
+    with pytest.raises(ValueError, match="a minimum of 2 is required"):
+        DiscriminativeSelector().fit([[0.0, 1.0]], [0])
+    with pytest.raises(ValueError) as one_class:
+        DiscriminativeSelector().fit([[0.0], [1.0]], ["a", "a"])
+    assert str(one_class.value) == (
+        "DiscriminativeSelector needs at least 2 classes; got 1 class ('a')."
+    )
