@@ -89,3 +89,86 @@ def test_rank_table_is_a_dense_rank(p):
     assert rank.tolist() == [distinct.index(k) for k in keys]
     assert list(zip(utility.tolist(), tie.tolist(), strict=True)) == distinct
     assert utility.dtype == tie.dtype == np.float64
+
+
+def _counts_by_hand(X, y, stumps):
+    """(negatives, positives) each stump covers among the examples still active."""
+    active = np.ones(len(y), bool)
+    out = []
+    for s in stumps:
+        x = X[:, s.feature]
+        covered = active & ((x <= s.threshold) if s.direction == 1 else (x > s.threshold))
+        out.append((int(np.sum(covered & ~y)), int(np.sum(covered & y))))
+        active &= ~covered
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_covered_counts_and_max_rules_exactly(literal_greedy, tie_data, seed):
+    X, y = tie_data(seed, m=40, n=9)
+    y = y ^ (np.arange(40) % 3 == 0)
+    full = cov.sc_greedy(X, y, p=0.5, max_rules=8, feature_reuse=True)
+    assert len(full) >= 2
+    counts = [(s.covered_negatives, s.covered_positives) for s in full]
+    assert counts == _counts_by_hand(X, y, full)
+    assert any(pos > 0 for _, pos in counts)
+    for k in range(1, len(full)):  # exactly max_rules stumps when more would be added
+        got = cov.sc_greedy(X, y, p=0.5, max_rules=k, feature_reuse=True)
+        assert [(s.feature, s.threshold) for s in got] == [
+            (s.feature, s.threshold) for s in full[:k]
+        ]
+
+
+def test_runs_out_of_features_and_returns_its_stumps():
+    # One feature, no reuse: after x <= 1 covers two negatives, negatives 4 and 5 remain
+    # and no feature is left.
+    X = np.arange(6.0)[:, None]
+    y = np.array([False, False, True, True, False, False])
+    got = cov.sc_greedy(X, y, p=1.0, max_rules=5)
+    assert [(s.feature, s.direction, s.threshold) for s in got] == [(0, 1, 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("m", "F", "block_entries", "cpus", "lazy", "widths"),
+    [
+        (10, 30004, None, 1, False, [30004]),  # 2^20 // 10 = 104857 columns
+        (10, 30004, None, 1, True, [26215, 3789]),  # out of core: 2^18 // 10, made odd
+        (10, 30004, None, 3, False, [10003, 10003, 9998]),  # ceil(F / 3) = 10002, made odd
+        (10, 30004, None, 2, False, [15003, 15001]),
+        (10, 23, None, 3, False, [23]),  # not below 2^16 entries per block
+        (1, 100000, None, 3, False, [65537, 34463]),
+        (10, 30004, 10**6, 3, False, [30004]),  # given block_entries: no split per thread
+        (10, 23, 5, 1, False, [1] * 23),  # fewer entries than rows: one column
+        (10, 23, 40, 1, False, [5] * 4 + [3]),  # 4 columns, made odd
+        (1, 23, 20, 1, False, [21, 2]),
+    ],
+)
+def test_block_layout_widths(m, F, block_entries, cpus, lazy, widths):
+    class Shape:
+        shape = (m, F)
+
+    reads, spans = cov._block_layout(Shape(), lazy=lazy, block_entries=block_entries, cpus=cpus)
+    assert [b.stop - b.start for b in spans] == widths
+    assert [(r.start, r.stop) for r in reads] == [(b.start, b.stop) for b in spans]
+
+
+def test_cumsum_rows_into_a_given_array():
+    a = np.arange(12).reshape(4, 3)
+    out = np.full((4, 3), -7, dtype=np.intp)
+    assert cov._cumsum_rows(a, out=out) is out
+    np.testing.assert_array_equal(out, np.cumsum(a, axis=0))
+    np.testing.assert_array_equal(a, np.arange(12).reshape(4, 3))
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_a_column_without_cut_has_no_key(table, monkeypatch):
+    if not table:
+        monkeypatch.setattr(cov, "MAX_TABLE_ENTRIES", 0)
+    X = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])  # column 0 constant
+    y = np.array([False, True, False, True])
+    P = cov.packed_presort(X, bits=2, end_flags=True)
+    state = cov._State(2, 4, y, 1.0, True)
+    state.update(np.ones(4, bool), y)
+    best_u, best_t = state.best_keys(P)
+    assert (best_u[0], best_t[0]) == (-np.inf, -np.inf)
+    assert (best_u[1], best_t[1]) == (1.0, 1.0)  # x <= 0: one negative, no positive
