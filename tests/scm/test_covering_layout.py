@@ -172,3 +172,18 @@ def test_a_column_without_cut_has_no_key(table, monkeypatch):
     best_u, best_t = state.best_keys(P)
     assert (best_u[0], best_t[0]) == (-np.inf, -np.inf)
     assert (best_u[1], best_t[1]) == (1.0, 1.0)  # x <= 0: one negative, no positive
+
+
+@pytest.mark.parametrize("end_flags", [False, True])
+def test_rank_table_cut_with_every_active_example_on_one_side_is_no_cut(end_flags):
+    # Column 1: the two active examples share the value 0, so its only cut (0 | 5) leaves
+    # the right side without active examples: no key. Column 0 has a real cut.
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 5.0], [3.0, 6.0]])
+    y = np.array([False, True, False, True])
+    P = cov.packed_presort(X, bits=2, end_flags=end_flags)
+    state = cov._State(2, 4, y, 1.0, end_flags)
+    assert state.table
+    state.update(np.array([True, True, False, False]), y)
+    best_u, best_t = state.best_keys(P)
+    assert (best_u[1], best_t[1]) == (-np.inf, -np.inf)
+    assert (best_u[0], best_t[0]) == (1.0, 1.0)
