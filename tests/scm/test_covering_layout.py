@@ -187,3 +187,20 @@ def test_rank_table_cut_with_every_active_example_on_one_side_is_no_cut(end_flag
     best_u, best_t = state.best_keys(P)
     assert (best_u[1], best_t[1]) == (-np.inf, -np.inf)
     assert (best_u[0], best_t[0]) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("seed", [107, 571])
+def test_pruning_allowance_is_p_per_positive_removed_plus_slack(
+    literal_greedy, tie_data, monkeypatch, seed
+):
+    # Problems found by a random search where pruning with a smaller allowance (p / k
+    # instead of p k, or a negative slack when p > 1 + 1/m) skips the step's winner.
+    monkeypatch.setattr(cov, "PROBE", 1)  # pruning decides almost every feature
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(8, 30)), int(rng.integers(3, 12))
+    X, y = tie_data(seed, m=m, n=n, levels=int(rng.integers(2, 6)))
+    y = y ^ (rng.random(m) < 0.3)
+    p, reuse = float(rng.choice([0.5, 1.0, 1.5, 2.0, 3.0])), bool(rng.integers(2))
+    got = cov.sc_greedy(X, y, p=p, max_rules=8, feature_reuse=reuse)
+    ref = literal_greedy(X, y, utility="sc", p=p, max_rules=8, reuse=reuse)
+    assert [(s.feature, s.direction, s.threshold) for s in got] == [r[:3] for r in ref]
