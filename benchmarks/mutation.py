@@ -68,6 +68,13 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/search", "tests/ensemble"],
         {},
     ),
+    "univariate_selector": (
+        ["src/widefs/univariate/_selector.py"],
+        # The selector is exercised by its own tests and by those of the modules it drives
+        # (the error counts, the pooled null, the thresholds, out-of-core input).
+        ["tests/univariate"],
+        {},
+    ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],

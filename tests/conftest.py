@@ -1,13 +1,26 @@
 """Session-wide test settings."""
 
+import sys
+
 
 def pytest_sessionfinish(session, exitstatus):
-    """Shut joblib's reusable process pool down when the session ends.
+    """Shut joblib's reusable process pool and dask's thread pools down when the session ends.
 
     A process forked after the session (mutmut forks one per mutant from the process that
-    ran the tests, benchmarks/mutation.py) would otherwise inherit a pool whose managing
-    threads did not survive the fork, and its first parallel call would hang.
+    ran the tests, benchmarks/mutation.py) would otherwise inherit pools whose threads did
+    not survive the fork, and its first parallel call (a joblib map, a dask ``compute``)
+    would wait for them forever.
     """
     from joblib.externals.loky import get_reusable_executor
 
     get_reusable_executor().shutdown(wait=True)
+    threaded = sys.modules.get("dask.threaded")
+    if threaded is not None:
+        with threaded.pools_lock:
+            if threaded.default_pool is not None:
+                threaded.default_pool.shutdown(wait=True)
+                threaded.default_pool = None
+            for by_size in threaded.pools.values():
+                for pool in by_size.values():
+                    pool.shutdown(wait=True)
+            threaded.pools.clear()

@@ -332,3 +332,26 @@ def test_n_jobs_reaches_the_workers(monkeypatch):
     monkeypatch.setattr(_nested, "parallel_calls", recording)
     nested_evaluate(Constant(0), np.zeros((12, 2)), Y12, cv=SPLITS, n_jobs=3)
     assert calls == [3]
+
+
+def test_one_class_and_no_example_messages_are_exact():
+    with pytest.raises(ValueError) as single:
+        nested_evaluate(Constant(0), np.zeros((4, 2)), ["a"] * 4, cv=2)
+    assert str(single.value) == (
+        "y has a single class ('a' for all 4 examples): an accuracy on one class measures "
+        "nothing; nested_evaluate needs at least 2 classes."
+    )
+    with pytest.raises(ValueError) as empty:
+        nested_evaluate(Constant(0), np.zeros((0, 2)), [], cv=2)
+    assert str(empty.value) == "y is empty: nested_evaluate needs examples of at least 2 classes."
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.uint8, int])
+def test_selection_stability_is_computed_in_float64_whatever_the_mask_dtype(dtype):
+    # 0/1 masks of any numeric dtype: the same index as boolean ones, to the last bit
+    # (float16 or float32 means would round p_f = 1/3 and k/d otherwise).
+    masks = np.array([[1, 1, 0, 0, 1], [1, 0, 1, 0, 0], [0, 1, 1, 0, 1]], bool)
+    want = selection_stability(masks)
+    assert selection_stability(masks.astype(dtype)) == want
+    # p_f = 2/3 on four features, 0 on one: mean s_f^2 = 4/15; k/d = 8/15.
+    assert want == pytest.approx(1 - (4 / 15) / ((8 / 15) * (7 / 15)), rel=1e-12)  # -1/14

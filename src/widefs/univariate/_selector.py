@@ -309,7 +309,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(
-                f"DiscriminativeSelector needs at least 2 classes; got 1 class ({self.classes_[0]!r})."
+                f"DiscriminativeSelector needs at least 2 classes; got 1 class ({self.classes_.tolist()[0]!r})."
             )
         return X, y_codes, lazy
 
