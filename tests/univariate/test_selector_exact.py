@@ -347,3 +347,18 @@ def test_one_example_is_refused_before_its_classes_are_counted():
     assert str(one_class.value) == (
         "DiscriminativeSelector needs at least 2 classes; got 1 class ('a')."
     )
+
+
+def test_warnings_point_at_the_callers_line():
+    """Every fit warning names the line that called ``fit``, not widefs's or sklearn's code."""
+    import warnings
+
+    from widefs.univariate import DiscriminativeSelector
+
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DiscriminativeSelector("fdr").fit(rng.normal(size=(2, 5)), [0, 1])  # untestable
+        DiscriminativeSelector("fdr", random_state=0).fit(rng.normal(size=(20, 5)), [0, 1] * 10)
+    assert len(caught) >= 3  # untestable, nothing selected (twice)
+    assert {w.filename for w in caught} == {__file__}

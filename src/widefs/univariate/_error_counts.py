@@ -271,7 +271,7 @@ def _choose_null(requested, train, val, y_codes, n_classes, cells) -> str:
             "with the same role in every split holds two classes); the thresholds "
             "use the analytic null.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=6,
         )
         return "analytic"
     return "permutation"

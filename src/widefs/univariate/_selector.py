@@ -340,7 +340,8 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.search_score_ = best_score(self.scores_, ~self.constant_features_)
         self.threshold_, self.support_ = self._select()
         if not self.support_.any():
-            warnings.warn(self._nothing_selected_message(), NothingSelectedWarning, stacklevel=2)
+            # The caller's line: fit is wrapped by scikit-learn's fit context (one more frame).
+            warnings.warn(self._nothing_selected_message(), NothingSelectedWarning, stacklevel=3)
         return self
 
     def _fit_errors(self, X, y_codes, lazy, rng):
@@ -393,7 +394,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
                 "(continuous and nearly constant, counts and ratios) are better screened "
                 "separately.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     def _fit_untestable(self, n_features: int):
@@ -403,7 +404,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
             "can be tested (the F statistic needs more examples than classes): every p-value "
             "is 1.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=5,
         )
         zeros = np.zeros(n_features)
         self.scores_, self.location_statistics_, self.spread_statistics_ = zeros, zeros, zeros
