@@ -53,6 +53,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
     "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),
+    "stats_pooled": (["src/widefs/stats/_pooled.py"], ["tests/stats/test_pooled.py"], {}),
     "search_genetic": (["src/widefs/search/_genetic.py"], ["tests/search/test_genetic.py"], {}),
     "search_evaluators": (
         # The leave-one-out evaluators, one module per family.

@@ -89,3 +89,53 @@ def test_heterogeneity_equals_its_definition():
 def test_heterogeneity_messages(args, message):
     with pytest.raises(ValueError, match=message):
         null_heterogeneity(*args)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([[1.0]], [1.0]), r"^observed must be one-dimensional \(one statistic per feature\)\.$"),
+        (([1.0], []), r"^null must hold at least one draw\.$"),
+        (([np.nan], [1.0]), r"^observed and null must not contain NaN\.$"),
+    ],
+)
+def test_pvalue_messages_in_full(args, message):
+    with pytest.raises(ValueError, match=message):
+        pooled_permutation_pvalues(*args)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: pooled_permutation_pvalues(["a"], [1.0]), "observed"),
+        (lambda: pooled_permutation_pvalues([1.0], ["a"]), "null"),
+        (lambda: null_heterogeneity([["a", "b"], ["c", "d"]]), "null"),
+    ],
+)
+def test_non_numeric_input_names_its_argument(call, name):
+    with pytest.raises(TypeError, match=rf"^{name} must be numeric"):
+        call()
+
+
+def test_heterogeneity_edges():
+    rng = np.random.default_rng(3)
+    # Two permutations are enough; one feature gives a number; no feature gives NaN.
+    assert np.isfinite(null_heterogeneity(rng.normal(size=(2, 40))))
+    assert null_heterogeneity(rng.normal(size=(30, 1))) == 0.0
+    assert np.isnan(null_heterogeneity(np.ones((5, 0))))
+    for level in (0.0, 1.0):
+        with pytest.raises(ValueError, match=r"^level must be in \(0, 1\)"):
+            null_heterogeneity(rng.normal(size=(5, 5)), level)
+
+
+def test_heterogeneity_of_a_null_without_a_tail_is_nan_quietly():
+    # Every draw equal: no draw lies strictly above the quantile, so no tail share exists.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(null_heterogeneity(np.ones((10, 20))))
+    # Ties at the quantile do not count as above it.
+    ties = np.zeros((10, 20))
+    ties[0] = 1.0  # one permutation above the 90% quantile (0), in every feature
+    assert null_heterogeneity(ties) == 0.0
