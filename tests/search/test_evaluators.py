@@ -191,6 +191,31 @@ def test_distances_add_columns_one_at_a_time_in_order(monkeypatch, block_bytes):
     assert not np.array_equal(reordered, expected)  # the order matters on these values
 
 
+@pytest.mark.parametrize("threshold", [1, 10**9])
+def test_leave_one_out_distances_add_columns_in_order(monkeypatch, threshold):
+    # Both the compiled path (large subsets) and the numpy path (small ones) add each
+    # column's terms one at a time, in the order given: against a plain loop, with
+    # magnitudes from 1e-8 to 1e8 that round differently in another order.
+    import widefs.search._knn as knn
+
+    monkeypatch.setattr(knn, "_COMPILED_DISTANCE_TERMS", threshold)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(9, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
+    nominal = np.zeros(12, dtype=bool)
+    nominal[[3, 8]] = True
+    X[:, nominal] = rng.integers(0, 3, size=(9, 2))
+    cols = rng.permutation(12)
+    expected = np.zeros((9, 9))
+    for f in cols:
+        diff = X[:, f][:, None] - X[:, f][None, :]
+        expected = expected + ((diff != 0.0) * 1.0 if nominal[f] else diff * diff)
+    ev = KNNLeaveOneOut(X, np.zeros(9, int), 1, nominal, np.arange(9))
+    got = ev.distances(cols)
+    assert got.tobytes() == expected.tobytes()
+    assert not np.array_equal(ev.distances(cols[::-1]), expected)  # the order matters
+    np.testing.assert_array_equal(ev.distances(cols[:0]), np.zeros((9, 9)))
+
+
 def test_dissertation_grid():
     assert dissertation_k_grid(235) == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 25, 58, 117, 176)
     assert dissertation_k_grid(2) == (1,)

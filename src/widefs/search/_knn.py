@@ -26,6 +26,12 @@ _SHARED_MIN_K = 10
 # Up to this many neighbours the leave-one-out vote finds them by insertion; beyond, numpy
 # sorts each row of the distances first.
 _INSERTION_MAX_K = 32
+# Distances on a subset with at least this many terms (columns x rows^2) come from the
+# compiled update kernel (from zero), fewer from numpy: a genetic algorithm's or backward
+# search's large subsets are ~7x faster compiled (1000 of colon's columns: 1.1 vs 7.8 ms),
+# while a forward search, whose subsets stay small, compiles no kernel for them.
+_COMPILED_DISTANCE_TERMS = 1 << 20
+_NO_COLUMNS = np.empty(0, dtype=np.int64)
 
 
 def _kernels():
@@ -125,9 +131,17 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         -------
         D : ndarray of float64, shape (n_samples, n_samples)
         """
-        D = self.distances_to(self.XT, cols)
-        # (a - b)^2 == (b - a)^2 exactly, so D is symmetric; its diagonal is 0 by definition.
-        np.fill_diagonal(D, 0.0)
+        cols = np.ascontiguousarray(cols, dtype=np.int64)
+        n = self.n_samples
+        if cols.size * n * n < _COMPILED_DISTANCE_TERMS:
+            D = self.distances_to(self.XT, cols)
+            # (a - b)^2 == (b - a)^2 exactly, so D is symmetric; its diagonal is 0.
+            np.fill_diagonal(D, 0.0)
+            return D
+        # The same sums in the same order (0 + c_1 + c_2 + ..., in the order of cols).
+        D = np.empty((n, n))
+        zero = _readonly(np.zeros((n, n)))
+        _kernels().update_distances(zero, self.XT, self.nominal, cols, _NO_COLUMNS, D)
         return D
 
     def initial_state(self, mask) -> NDArray[np.float64]:
