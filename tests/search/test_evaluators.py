@@ -1199,3 +1199,102 @@ def test_forward_auto_passes_the_current_subsets_predictions_as_baseline(monkeyp
     monkeypatch.setattr(KNNLeaveOneOut, "score_moves", plain)
     ref = SequentialSelector(evaluator=KNNEvaluator(1)).fit(X, y)
     np.testing.assert_array_equal(sel.get_support(), ref.get_support())
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "rows"),
+    [(1, 1, [0]), (2, 1, [0, 1]), (3, 1, [1]), (3, 5, [0, 1, 2]), (4, 3, []), (6, 4, [2]),
+     (7, 2, [0, 6])],
+)  # fmt: skip
+def test_predict_states_at_the_edges(n, k, rows):
+    # One example (no other votes: class 0), two or three (k capped at n - 1), no rows,
+    # one row: int64 votes of shape (states, rows), as the brute-force loop.
+    rng = np.random.default_rng(n * 10 + k)
+    X = rng.integers(0, 3, size=(n, 4)).astype(float)
+    y = np.arange(n) % 2 if n > 1 else np.array([1])
+    nominal = np.array([False, True, False, False])
+    ev = KNNLeaveOneOut(X, y, 2, nominal, np.array(rows, dtype=np.int64), n_neighbors=k)
+    masks = np.array([[True, True, False, True], [False, True, True, False], [True] * 4])
+    got = ev.predict_states(np.stack([ev.initial_state(m) for m in masks]))
+    assert got.dtype == np.int64 and got.shape == (3, len(rows))
+    for pred, m in zip(got, masks):
+        expected = (
+            np.zeros(len(rows), dtype=np.int64)
+            if n == 1
+            else brute_knn_loo(X, y, nominal, np.flatnonzero(m), min(k, n - 1), rows)
+        )
+        np.testing.assert_array_equal(pred, expected)
+
+
+def test_predict_states_of_one_row():
+    X = np.array([[0.0], [0.1], [5.0], [5.1], [5.3]])
+    ev = KNNLeaveOneOut(X, np.array([0, 0, 1, 1, 1]), 2, np.zeros(1, bool), [3])
+    D = ev.initial_state(np.ones(1, bool))
+    np.testing.assert_array_equal(ev.predict_states(np.stack([D, D * 0.0])), [[1], [0]])
+
+
+@pytest.mark.parametrize(
+    ("n", "budget", "k", "n_candidates", "shared_k", "expected"),
+    [
+        (30, 2**29, 3, 5, 0, 10),  # at least _SHARED_MIN_K neighbours
+        (30, 2**29, 12, 5, 0, 12),  # k itself when larger
+        (30, 2**29, 3, 5, 20, 20),  # the largest k of choose_k's grid
+        (8, 2**29, 3, 5, 0, 7),  # at most n - 1
+        (8, 2**29, 3, 5, 9, 7),
+        (30, 28807, 3, 5, 0, 6),  # an eighth of the budget: 28807 // 8 // (4 * 5 * 30)
+        (30, 24, 1, 0, 0, 3),  # no candidates: 24 // 8 // 1
+        (30, 24, 2, 0, 0, 3),
+    ],
+)
+def test_shared_list_length(n, budget, k, n_candidates, shared_k, expected):
+    from widefs.utils import sharing_label_free_work
+
+    X = np.arange(2.0 * n).reshape(n, 2)
+    with sharing_label_free_work(budget_bytes=budget):
+        ev = KNNLeaveOneOut(X, np.arange(n) % 2, 2, np.zeros(2, bool), np.arange(n))
+        ev._shared_k = shared_k
+        got = ev._shared_list_length(k, n_candidates)
+    assert type(got) is int and got == expected
+
+
+def test_evaluator_defaults_and_parameters_round_trip():
+    from sklearn.base import clone
+
+    from widefs.search import ClassifierEvaluator, KNNEvaluator, NaiveBayesEvaluator
+
+    assert ClassifierEvaluator(KNeighborsClassifier()).cv == 5
+    assert NaiveBayesEvaluator().get_params() == {
+        "alpha": 1.0, "var_smoothing": 1e-9, "target_class": None, "class_criterion": "recall",
+        "categorical_features": "from_dtype", "n_jobs": None,
+    }  # fmt: skip
+    given = [
+        KNNEvaluator(3, k_grid=[1, 3], target_class="a", class_criterion="balanced",
+                     categorical_features=[0], n_jobs=2),
+        NaiveBayesEvaluator(var_smoothing=0.5, alpha=2.5, target_class=1,
+                            class_criterion="balanced", categorical_features=None, n_jobs=3),
+        ClassifierEvaluator(KNeighborsClassifier(2), cv=4, target_class=0,
+                            class_criterion="balanced", categorical_features=None, n_jobs=2),
+    ]  # fmt: skip
+    for evaluator in given:
+        params = evaluator.get_params(deep=False)
+        assert params["n_jobs"] in (2, 3) and params["class_criterion"] == "balanced"
+        copy = clone(evaluator).get_params(deep=False)
+        assert copy.keys() == params.keys()
+        for name, value in params.items():
+            if name == "estimator":
+                assert copy[name].get_params() == value.get_params()
+            else:
+                assert copy[name] == value
+
+
+def test_knn_fit_model_needs_an_int_k():
+    from widefs.search import KNNEvaluator
+
+    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    message = (
+        "n_neighbors='auto' is chosen by a search; fit_model needs an int k "
+        "(a fitted selector's evaluator_ holds the chosen one)."
+    )
+    with pytest.raises(ValueError) as info:
+        KNNEvaluator().fit_model(X, y, n_classes=2, support=np.array([True]))
+    assert str(info.value) == message
