@@ -179,7 +179,9 @@ def test_invalid_evaluator_settings_are_named():
         GeneticSelector(evaluator=NaiveBayesEvaluator(alpha=0.0)).fit(X, y)
     with pytest.raises(InvalidParameterError, match="'evaluator' parameter"):
         SequentialSelector(evaluator="knn").fit(X, y)
-    with pytest.raises(ValueError, match="target_class='z' is not one of the classes"):
+    with pytest.raises(
+        ValueError, match=r"^target_class='z' is not one of the classes \[0, 1\]\.$"
+    ):
         SequentialSelector(evaluator=NaiveBayesEvaluator(target_class="z")).fit(X, y)
     with pytest.raises(ValueError, match="n_neighbors='auto' is chosen by a search"):
         KNNEvaluator().fit_model(X, y, n_classes=2, support=np.ones(3, bool))

@@ -415,6 +415,7 @@ def test_shared_neighbour_lists_vote_like_the_direct_path(seed):
             for k in (1, 12, 4):  # lists stored for K = 10, replaced for k = 12
                 shared = KNNLeaveOneOut(X, yp, 3, nominal, rows, n_neighbors=k)
                 got = shared.predict_moves(shared.initial_state(current), cands, add=True)
+                assert got.dtype == np.int64
                 for row, f in zip(got, cands):
                     cols = np.flatnonzero(current | (np.arange(p) == f))
                     np.testing.assert_array_equal(row, brute_knn_loo(X, yp, nominal, cols, k, rows))
@@ -1231,6 +1232,11 @@ def test_predict_states_of_one_row():
     ev = KNNLeaveOneOut(X, np.array([0, 0, 1, 1, 1]), 2, np.zeros(1, bool), [3])
     D = ev.initial_state(np.ones(1, bool))
     np.testing.assert_array_equal(ev.predict_states(np.stack([D, D * 0.0])), [[1], [0]])
+    np.testing.assert_array_equal(ev.predict_state_ks(D, [1, 3]), [[1], [1]])
+    np.testing.assert_array_equal(ev.predict_state(D), [1])
+    first = KNNLeaveOneOut(X, np.array([0, 0, 1, 1, 1]), 2, np.zeros(1, bool), [0])
+    D = first.initial_state(np.ones(1, bool))
+    assert [first.predict_state(D, k).tolist() for k in (1, 3)] == [[0], [1]]
 
 
 @pytest.mark.parametrize(
@@ -1298,3 +1304,97 @@ def test_knn_fit_model_needs_an_int_k():
     with pytest.raises(ValueError) as info:
         KNNEvaluator().fit_model(X, y, n_classes=2, support=np.array([True]))
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("n", "rows"), [(1, [0]), (2, [0, 1]), (3, [1]), (4, []), (6, [2]), (9, [0, 4, 8])]
+)
+@pytest.mark.parametrize("ks", [[1], [5], [0], [2, 1], [0, 9, 2], []])
+def test_predict_state_ks_at_the_edges(n, rows, ks):
+    # k clipped to 1 .. n - 1; one example votes class 0; int64 of shape (len(ks), rows).
+    rng = np.random.default_rng(n)
+    X = rng.integers(0, 3, size=(n, 3)).astype(float)
+    y = (np.arange(n) * 7 // 3) % 3 if n > 1 else np.array([2])
+    nominal = np.array([False, True, False])
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.array(rows, dtype=np.int64))
+    mask = np.array([True, True, False])
+    D = ev.initial_state(mask)
+    got = ev.predict_state_ks(D, ks)
+    assert got.dtype == np.int64 and got.shape == (len(ks), len(rows))
+    for k, pred in zip(ks, got):
+        expected = (
+            np.zeros(len(rows), dtype=np.int64)
+            if n == 1
+            else brute_knn_loo(X, y, nominal, [0, 1], min(max(k, 1), n - 1), rows)
+        )
+        np.testing.assert_array_equal(pred, expected)
+        single = ev.predict_state(D, k)
+        assert single.dtype == np.int64
+        np.testing.assert_array_equal(single, expected)
+
+
+@pytest.mark.parametrize(
+    ("y", "target", "kind", "weight", "want", "negate"),
+    [
+        ([0, 2, 1, 1], None, "recall", [1, 1, 1, 1], [0, 2, 1, 1], [0, 0, 0, 0]),
+        ([0, 2, 1, 1], 1, "recall", [1, 1], [1, 1], [0, 0]),
+        ([0, 2, 1, 1], 1, "balanced", [2, 2, 2, 2], [1, 1, 1, 1], [1, 1, 0, 0]),
+        ([0, 2, 1, 0, 0], 1, "balanced", [1, 1, 4, 1, 1], [1] * 5, [1, 1, 0, 1, 1]),
+        ([0, 0, 0], 1, "balanced", [], [], []),  # no instance of the target
+        ([1, 1], 1, "balanced", [], [], []),  # no other instance
+    ],
+)
+def test_row_weights(y, target, kind, weight, want, negate):
+    # Exact arrays and dtypes, and the weighted count of successes is the score's numerator.
+    crit = Criterion(np.array(y), target=target, kind=kind)
+    got = crit.row_weights()
+    assert [a.dtype for a in got] == [np.int64, np.int64, np.bool_]
+    np.testing.assert_array_equal(got[0], weight)
+    np.testing.assert_array_equal(got[1], want)
+    np.testing.assert_array_equal(got[2], np.array(negate, dtype=bool))
+    if len(weight):
+        rng = np.random.default_rng(0)
+        for pred in rng.integers(0, 3, size=(20, crit.rows.size)):
+            hits = (pred == got[1]) != got[2]
+            n_pos = y.count(target)
+            balanced = target is not None and kind == "balanced"
+            total = 2 * n_pos * (len(y) - n_pos) if balanced else len(weight)
+            assert crit.score(pred[None])[0] == pytest.approx(got[0][hits].sum() / total)
+
+
+def test_moves_of_no_candidate():
+    from widefs._utils import sharing_label_free_work
+
+    X, y, nominal = grid_data(3, n=12, p=5)
+    for sharing in (False, True):
+        with sharing_label_free_work() if sharing else contextlib.nullcontext():
+            ev = KNNLeaveOneOut(X, y, 3, nominal, [1, 4, 5])
+            D = ev.initial_state(np.array([True, False, True, False, False]))
+            for add in (True, False):
+                got = ev.predict_moves(D, [], add)
+                assert got.dtype == np.int64 and got.shape == (0, 3)
+
+
+def test_distances_compiled_from_two_to_the_twenty_terms(monkeypatch):
+    # columns x rows^2 >= 2^20: the compiled update kernel (from zero); fewer: numpy.
+    import widefs.search._kernels as kernels
+
+    calls = []
+    original = kernels.update_distances
+
+    def spy(D_ref, XT, nominal, add, remove, D):
+        calls.append((D_ref.copy(), add.copy(), remove.size))
+        return original(D_ref, XT, nominal, add, remove, D)
+
+    monkeypatch.setattr(kernels, "update_distances", spy)
+    X = np.random.default_rng(0).normal(size=(32, 1024))
+    ev = KNNLeaveOneOut(X, np.arange(32) % 2, 2, np.zeros(1024, bool), np.arange(32))
+    numpy_path = ev.distances(np.arange(1023))
+    assert calls == []
+    compiled = ev.distances(np.arange(1024))
+    assert len(calls) == 1
+    D_ref, add, n_removed = calls[0]
+    assert not D_ref.any() and D_ref.shape == (32, 32) and n_removed == 0
+    np.testing.assert_array_equal(add, np.arange(1024))
+    np.testing.assert_allclose(compiled, numpy_path + ev.contribution(1023), rtol=1e-12)
+    np.testing.assert_array_equal(np.diag(compiled), 0.0)

@@ -231,7 +231,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         ----------
         D : ndarray of float64, shape (n_samples, n_samples)
         ks : array-like of int
-            Any order.
+            Any order; each k is clipped to ``1 .. n_samples - 1``.
 
         Returns
         -------
