@@ -4,12 +4,13 @@ Usage (from the repository root, with the ``[mutation]`` extra installed)::
 
     nice -n 10 python benchmarks/mutation.py MODULE [MODULE ...]
     nice -n 10 python benchmarks/mutation.py all
+    nice -n 10 python benchmarks/mutation.py search_evaluators --workers 2
 
 ``MODULE`` is one of the keys of :data:`MODULES`. For each module this builds a scratch
 directory ``build/mutation/<module>/`` holding a copy of ``pyproject.toml`` whose
 ``[tool.mutmut]`` table names that module and its targeted tests, plus links to ``src``
-and ``tests``; runs ``mutmut run --max-children 1`` there (one worker: mutation testing is
-heavy); and prints the score ``killed / (killed + survived + timeout + no tests)``.
+and ``tests``; runs ``mutmut run --max-children N`` there (``--workers``, default one:
+mutation testing is heavy); and prints the score ``killed / (killed + survived + timeout + no tests)``.
 ``mutmut results`` / ``mutmut show NAME`` inside that directory list and show survivors.
 
 mutmut 3 never mutates decorated functions, so the numba kernels (``@numba.njit``) are
@@ -134,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep the results of an interrupted run (mutmut only tests the unchecked mutants)",
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="mutants tested at once (default: 1)"
+    )
     args = parser.parse_args(argv)
     keys = list(MODULES) if "all" in args.modules else args.modules
     for key in keys:
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work / "mutants", ignore_errors=True)
         env = {**os.environ, **MODULES[key][2]}
         subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", "1"],
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers)],
             cwd=work,
             env=env,
             check=True,
