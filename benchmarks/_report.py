@@ -28,9 +28,13 @@ HEADER = (
 def machine_note() -> str:
     """One line describing where the numbers were measured."""
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
+    # Other jobs on the machine inflate wall and CPU times alike (shared caches and
+    # memory bandwidth): the load at the start says how busy it was.
+    load = os.getloadavg()[0]
     return (
         f"Measured on {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, OMP_NUM_THREADS={threads}."
+        f"{platform.python_version()}, OMP_NUM_THREADS={threads}, load average "
+        f"{load:.1f} at the start."
     )
 
 
