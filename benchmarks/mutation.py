@@ -53,7 +53,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         {},
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
-    "stats": (["src/widefs/stats/*.py"], ["tests/stats"], {}),
+    "stats": (
+        # _pooled.py has a key of its own (stats_pooled).
+        [f"src/widefs/stats/{name}.py" for name in ("_binomial", "_chance", "_multitest")],
+        ["tests/stats"],
+        {},
+    ),
     "stats_pooled": (["src/widefs/stats/_pooled.py"], ["tests/stats/test_pooled.py"], {}),
     "search_genetic": (["src/widefs/search/_genetic.py"], ["tests/search/test_genetic.py"], {}),
     "search_evaluators": (
