@@ -1398,3 +1398,26 @@ def test_distances_compiled_from_two_to_the_twenty_terms(monkeypatch):
     np.testing.assert_array_equal(add, np.arange(1024))
     np.testing.assert_allclose(compiled, numpy_path + ev.contribution(1023), rtol=1e-12)
     np.testing.assert_array_equal(np.diag(compiled), 0.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bounded_scores_in_candidate_chunks(seed):
+    # With the bound, each thread's chunk of candidates is visited in the order of their
+    # last scores: in one, two or three chunks the first best candidate and its score are
+    # those of the unbounded pass, and every candidate not abandoned keeps its exact score.
+    X, y, nominal = grid_data(seed, n=40, p=31)
+    crit = Criterion(y)
+    mask = np.zeros(31, dtype=bool)
+    mask[[0, 5]] = True
+    cands = np.flatnonzero(~mask)
+    for n_jobs in (1, 2, 3):
+        ev = KNNLeaveOneOut(X, y, 3, nominal, crit.rows, n_neighbors=3)
+        D = ev.initial_state(mask)
+        reference = crit.score(ev.predict_moves(D, cands, True))
+        for _ in range(2):  # the second pass visits the best of the first one first
+            got = ev.score_moves(D, cands, True, crit, n_jobs=n_jobs)
+            kept = np.isfinite(got)
+            np.testing.assert_array_equal(got[kept], reference[kept])
+            assert got.max() == reference.max()
+            assert int(np.argmax(got)) == int(np.argmax(reference))
+            assert (~kept).any()  # the bound abandoned some candidates
