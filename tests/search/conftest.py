@@ -180,3 +180,17 @@ def brute():
         genetic = staticmethod(brute_genetic)
 
     return Brute
+
+
+@pytest.fixture
+def gaussian_queries():
+    """``(X, y, Q)``: Gaussian classes on columns of growing scale, and queries."""
+
+    def make(seed, n=36, p=4, n_classes=3, nq=200):
+        rng = np.random.default_rng(seed)
+        y = np.repeat(np.arange(n_classes), n // n_classes)
+        X = rng.normal(size=(n, p)) * (1.0 + np.arange(p)) + 0.8 * y[:, None]
+        Q = rng.normal(size=(nq, p)) * (1.0 + np.arange(p)) + rng.integers(0, n_classes, (nq, 1))
+        return X, y, Q
+
+    return make

@@ -187,20 +187,12 @@ def test_invalid_evaluator_settings_are_named():
         KNNEvaluator().fit_model(X, y, n_classes=2, support=np.ones(3, bool))
 
 
-def _gaussian_queries(seed, n=36, p=4, n_classes=3, nq=200):
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n_classes), n // n_classes)
-    X = rng.normal(size=(n, p)) * (1.0 + np.arange(p)) + 0.8 * y[:, None]
-    Q = rng.normal(size=(nq, p)) * (1.0 + np.arange(p)) + rng.integers(0, n_classes, (nq, 1))
-    return X, y, Q
-
-
 @pytest.mark.parametrize("with_encoding", [False, True])
-def test_evaluators_pass_every_setting_through(with_encoding, brute):
+def test_evaluators_pass_every_setting_through(with_encoding, brute, gaussian_queries):
     """fit_model / leave_one_out of each evaluator equal the engines and models built by
     hand with its settings (k, var_smoothing, alpha, cv), with and without an encoding;
     other settings give other predictions (so each comparison can fail)."""
-    X, y, Q = _gaussian_queries(2)
+    X, y, Q = gaussian_queries(2)
     support = np.array([True, False, True, True])
     nominal, enc = np.zeros(4, dtype=bool), None
     if with_encoding:

@@ -577,18 +577,10 @@ def test_naive_bayes_moves_in_small_blocks_equal_one_block(monkeypatch):
         assert blocked.shape == (cands.size, 30)
 
 
-def _gaussian_queries(seed, n=36, p=4, n_classes=3, nq=200):
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n_classes), n // n_classes)
-    X = rng.normal(size=(n, p)) * (1.0 + np.arange(p)) + 0.8 * y[:, None]
-    Q = rng.normal(size=(nq, p)) * (1.0 + np.arange(p)) + rng.integers(0, n_classes, (nq, 1))
-    return X, y, Q
-
-
-def test_naive_bayes_model_defaults_are_sklearns():
+def test_naive_bayes_model_defaults_are_sklearns(gaussian_queries):
     """Defaults var_smoothing=1e-9 and alpha=1 give GaussianNB() / CategoricalNB()'s
     predictions; other values change them (so the comparison can fail)."""
-    X, y, Q = _gaussian_queries(0)
+    X, y, Q = gaussian_queries(0)
     cols = np.array([0, 2, 3])
     zeros = np.zeros(4, dtype=bool), np.zeros(4, dtype=np.int64)
     model = NaiveBayesModel(X, y, 3, *zeros, cols)
