@@ -32,9 +32,9 @@ _RERANK = 32
 # Compile time matters as much as run time here (every fresh install compiles these once):
 # no array-to-array slice assignment (numba's shape-mismatch error path alone costs seconds
 # to compile), no literal-argument calls that make a second specialization, no sort (a
-# large k gets its order from numpy's stable argsort), and no kernel for the distances on
-# a subset (numpy computes them, once per subset: ``_KNNData.distances_to``); only the
-# genetic algorithm's few-feature updates have one.
+# large k gets its order from numpy's stable argsort), and no kernel of its own for the
+# distances on a subset: numpy computes small ones (``_KNNData.distances_to``), and the
+# update kernel, from zero, large ones (``KNNLeaveOneOut.distances``).
 # The small helpers below are inlined at numba IR level (inline="always") instead of
 # compiled as functions of their own: a first CEFS fit executes ~3% fewer instructions
 # (cachegrind). Inlining CN2's beam helpers the same way measured 6-20% more.
