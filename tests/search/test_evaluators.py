@@ -164,6 +164,25 @@ def test_knn_model_predicts_like_leave_one_out_on_new_rows():
         np.testing.assert_array_equal(model.predict_codes(X[[i]]), expected)
 
 
+def _order_sensitive_data(rng, n, nominal_columns):
+    """12 columns of magnitudes from 1e-8 to 1e8 (another order of additions rounds their
+    squared differences differently), two of them nominal codes."""
+    X = rng.normal(size=(n, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
+    nominal = np.zeros(12, dtype=bool)
+    nominal[nominal_columns] = True
+    X[:, nominal] = rng.integers(0, 3, size=(n, 2))
+    return X, nominal
+
+
+def _plain_distances(Q, X, nominal, cols):
+    """Distances from the rows of Q to those of X, one column's terms added at a time."""
+    expected = np.zeros((Q.shape[0], X.shape[0]))
+    for f in cols:
+        diff = Q[:, f][:, None] - X[:, f][None, :]
+        expected = expected + ((diff != 0.0) * 1.0 if nominal[f] else diff * diff)
+    return expected
+
+
 @pytest.mark.parametrize("block_bytes", [8 * 5 * 7, 8 * 5 * 7 * 3, 2**22])
 def test_distances_add_columns_one_at_a_time_in_order(monkeypatch, block_bytes):
     # Against a plain loop (one column's terms added at a time, in the order given), with
@@ -173,17 +192,11 @@ def test_distances_add_columns_one_at_a_time_in_order(monkeypatch, block_bytes):
 
     monkeypatch.setattr(widefs._utils, "DEFAULT_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(5)
-    X = rng.normal(size=(7, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
-    nominal = np.zeros(12, dtype=bool)
-    nominal[[2, 9]] = True
-    X[:, nominal] = rng.integers(0, 3, size=(7, 2))
+    X, nominal = _order_sensitive_data(rng, 7, [2, 9])
     Q = X[:5] + rng.normal(size=(5, 12)) * (rng.random((5, 12)) < 0.5)
     Q[:, nominal] = rng.integers(0, 3, size=(5, 2))
     cols = rng.permutation(12)
-    expected = np.zeros((5, 7))
-    for f in cols:
-        diff = Q[:, f][:, None] - X[:, f][None, :]
-        expected = expected + ((diff != 0.0) * 1.0 if nominal[f] else diff * diff)
+    expected = _plain_distances(Q, X, nominal, cols)
     model = KNNModel(X, np.zeros(7, int), 1, nominal, cols, 1)
     got = model.distances_to(np.ascontiguousarray(Q.T), cols)
     assert got.tobytes() == expected.tobytes()
@@ -200,15 +213,9 @@ def test_leave_one_out_distances_add_columns_in_order(monkeypatch, threshold):
 
     monkeypatch.setattr(knn, "_COMPILED_DISTANCE_TERMS", threshold)
     rng = np.random.default_rng(6)
-    X = rng.normal(size=(9, 12)) * 10.0 ** rng.integers(-8, 9, size=(1, 12))
-    nominal = np.zeros(12, dtype=bool)
-    nominal[[3, 8]] = True
-    X[:, nominal] = rng.integers(0, 3, size=(9, 2))
+    X, nominal = _order_sensitive_data(rng, 9, [3, 8])
     cols = rng.permutation(12)
-    expected = np.zeros((9, 9))
-    for f in cols:
-        diff = X[:, f][:, None] - X[:, f][None, :]
-        expected = expected + ((diff != 0.0) * 1.0 if nominal[f] else diff * diff)
+    expected = _plain_distances(X, X, nominal, cols)
     ev = KNNLeaveOneOut(X, np.zeros(9, int), 1, nominal, np.arange(9))
     got = ev.distances(cols)
     assert got.tobytes() == expected.tobytes()
@@ -1345,12 +1352,12 @@ def test_row_weights(y, target, kind, weight, want, negate):
     np.testing.assert_array_equal(got[1], want)
     np.testing.assert_array_equal(got[2], np.array(negate, dtype=bool))
     if len(weight):
+        n_pos = y.count(target)
+        balanced = target is not None and kind == "balanced"
+        total = 2 * n_pos * (len(y) - n_pos) if balanced else len(weight)
         rng = np.random.default_rng(0)
         for pred in rng.integers(0, 3, size=(20, crit.rows.size)):
             hits = (pred == got[1]) != got[2]
-            n_pos = y.count(target)
-            balanced = target is not None and kind == "balanced"
-            total = 2 * n_pos * (len(y) - n_pos) if balanced else len(weight)
             assert crit.score(pred[None])[0] == pytest.approx(got[0][hits].sum() / total)
 
 
