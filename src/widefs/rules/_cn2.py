@@ -328,32 +328,47 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of float, shape (n_permutations,)
         """
-        import copy
+        from widefs.rules._refits import permutation_search_scores
 
-        from joblib import Parallel, delayed, effective_n_jobs
-        from sklearn.base import clone
+        return permutation_search_scores(self, X, y, permutations, n_jobs=n_jobs)
 
-        base = clone(self)
-        base._check_quality_mode()
-        Xe, y, base._encoding = encode_fit(
-            base, X, y, base.categorical_features, missing="propagate"
-        )
-        base.classes_, y_codes = check_classes(base, y, min_classes=1)
-        base._names = [str(n) for n in feature_names_or_default(base)]
-        base._table = CandidateTable.build(Xe, base._encoding.nominal, base._encoding.n_categories)
-        permutations = np.asarray(permutations)
+    def out_of_fold_predictions(self, X, Y, folds, n_jobs=None):
+        """Cross-validated predictions of the rules for many labellings of the same ``X``.
 
-        def work(idx):
-            # A shallow copy shares the read-only encoding and table, learns its own rules.
-            return [
-                copy.copy(base)._learn_codes(Xe, y_codes[permutations[i]]).search_score_
-                for i in idx
-            ]
+        ``out[i, j]`` is the prediction for example ``j`` of the rules learned on the
+        examples outside its fold ``folds[i, j]``, with labels ``Y[i]``: equal to
+        ``clone(self).fit(X[train], Y[i, train]).predict(X[test])`` fold by fold (the refit
+        loop is its test oracle). The encoding and the candidate table are built once on
+        all examples and each fold's table is derived from it without sorting again, so
+        only the rule search runs per fold. Data with nominal columns take the refit loop.
+        Used by :func:`widefs.model_selection.search_certificate` (``score="cv"``).
 
-        n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
-        chunks = [c for c in np.array_split(np.arange(len(permutations)), n_chunks) if c.size]
-        parts = Parallel(n_jobs=len(chunks), backend="threading")(delayed(work)(c) for c in chunks)
-        return np.array([v for part in parts for v in part], dtype=float)
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Training data.
+        Y : array_like of shape (n_labellings, n_samples)
+            Class labels, one labelling per row.
+        folds : array_like of int, shape (n_labellings, n_samples)
+            The fold of each example in each labelling's cross-validation.
+        n_jobs : int, default=None
+            Labellings learned in parallel threads. Results do not depend on it.
+
+        Returns
+        -------
+        predictions : ndarray of shape (n_labellings, n_samples)
+
+        Examples
+        --------
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+        >>> Y = np.array([[0, 0, 0, 1, 1, 1]])
+        >>> folds = np.array([[0, 1, 0, 1, 0, 1]])
+        >>> CN2Classifier(alpha=None).out_of_fold_predictions(X, Y, folds).tolist()
+        [[0, 0, 1, 1, 1, 1]]
+        """
+        from widefs.rules._refits import out_of_fold_predictions
+
+        return out_of_fold_predictions(self, X, Y, folds, n_jobs=n_jobs)
 
     def _check_quality_mode(self):
         if self.quality == "entropy" and self.mode == "unordered":
