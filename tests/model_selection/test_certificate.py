@@ -57,7 +57,7 @@ def test_null_scores_equal_refits(name):
     X, y = _data(classes=3 if name.startswith(("sfs-nb", "cn2-poe")) else 2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nothing selected, heuristic bounds: not the point
-        cert = search_certificate(est, X, y, n_permutations=6, random_state=7)
+        cert = search_certificate(est, X, y, score="search", n_permutations=6, random_state=7)
         oracle = [clone(est).fit(X, y[perm]).search_score_ for perm in cert.permutations]
         observed = clone(est).fit(X, y).search_score_
     assert cert.null_scores.tolist() == oracle
@@ -75,9 +75,13 @@ def test_certificate_does_not_depend_on_n_jobs():
         SequentialSelector(n_features=2, evaluator=KNNEvaluator(1)),
         SampleCompressionSCM(),
     ):
-        one = search_certificate(est, X, y, n_permutations=8, random_state=2, n_jobs=1)
+        one = search_certificate(
+            est, X, y, score="search", n_permutations=8, random_state=2, n_jobs=1
+        )
         with parallel_config(backend="threading"):  # the same chunking, no process start-up
-            two = search_certificate(est, X, y, n_permutations=8, random_state=2, n_jobs=3)
+            two = search_certificate(
+                est, X, y, score="search", n_permutations=8, random_state=2, n_jobs=3
+            )
         assert np.array_equal(one.permutations, two.permutations)
         assert np.array_equal(one.null_scores, two.null_scores)
 
@@ -137,7 +141,7 @@ def test_search_scores_are_the_documented_criteria():
 def test_errors_name_the_problem():
     X, y = _data(n=12)
     with pytest.raises(TypeError, match="search_score_"):
-        search_certificate(KNeighborsClassifier(1), X, y, n_permutations=3)
+        search_certificate(KNeighborsClassifier(1), X, y, score="search", n_permutations=3)
     with pytest.raises(ValueError, match="n_permutations"):
         search_certificate(SequentialSelector(), X, y, n_permutations=0)
 
@@ -192,7 +196,9 @@ def test_pvalues_uniform_on_null_data(name):
     for d in range(n_datasets):
         X = rng.normal(size=(20, 4))
         y = rng.permutation(np.repeat([0, 1], 10))
-        cert = search_certificate(est, X, y, n_permutations=B, random_state=d)
+        cert = search_certificate(
+            est, X, y, score="search", n_permutations=B, stop_after=None, random_state=d
+        )
         reported.append(cert.pvalue)
         randomized.append(cert.randomized_pvalue(rng))
     reported, randomized = np.array(reported), np.array(randomized)
@@ -263,7 +269,7 @@ def test_shared_label_free_work_changes_nothing(est, monkeypatch):
     monkeypatch.setattr(_label_free, "LabelFreeCache", recording)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # heuristic SCM bounds: not the point
-        cert = search_certificate(est, X, y, n_permutations=12, random_state=2)
+        cert = search_certificate(est, X, y, score="search", n_permutations=12, random_state=2)
         oracle = [clone(est).fit(X, y[perm]).search_score_ for perm in cert.permutations]
     assert caches and caches[0].hits > 0
     assert cert.null_scores.tolist() == oracle

@@ -154,7 +154,15 @@ def test_cv_pvalues_calibrated_on_null_data(counts, scoring):
         X = rng.normal(size=(sum(counts), 4))
         y = rng.permutation(np.repeat([0, 1], counts))
         cert = search_certificate(
-            Centroid(), X, y, score="cv", cv=4, scoring=scoring, n_permutations=19, random_state=d
+            Centroid(),
+            X,
+            y,
+            score="cv",
+            cv=4,
+            scoring=scoring,
+            n_permutations=19,
+            stop_after=None,
+            random_state=d,
         )
         reported.append(cert.pvalue)
         randomized.append(cert.randomized_pvalue(rng))
@@ -176,38 +184,73 @@ def _planted(seed):
 
 def test_cn2_cv_certificate_rejects_where_the_training_accuracy_saturates():
     """A 2 SD shift in 3 of 200 features: CN2's training accuracy is at its maximum on the
-    relabellings too (no p-value); "auto" then certifies its cross-validated accuracy, on fresh
-    relabellings, at p <= 0.05."""
+    pilot's relabellings too (no p-value); "auto" then certifies its cross-validated accuracy
+    at p <= 0.05."""
     X, y = _planted(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auto = search_certificate(
             CN2Classifier(), X, y, score="auto", n_permutations=39, random_state=0
         )
-    search = auto.replaced
-    assert search.saturated and search.uninformative == "null at maximum"
-    assert search.pvalue_floor > 0.5 and search.score == "search"
-    np.testing.assert_array_equal(
-        search.permutations, label_permutations(np.zeros(40, int), 39, random_state=0)
-    )
+    pilot = auto.replaced
+    assert pilot.null_scores[-1] == 1.0 and np.all(pilot.null_scores[:-1] < 1.0)
+    assert pilot.n_permutations <= 4 and pilot.score == "search" and pilot.observed == 1.0
     assert auto.score == "cv" and auto.scoring == "accuracy" and auto.uninformative is None
-    assert not np.array_equal(auto.permutations, search.permutations)
+    np.testing.assert_array_equal(
+        auto.permutations, label_permutations(np.zeros(40, int), 39, random_state=0)
+    )
     assert auto.pvalue <= 0.05 and auto.observed > 0.75 and auto.null_mean < 0.65
 
 
-def test_auto_draws_the_fresh_relabellings_after_the_first_ones():
-    """The second draw comes from the same RandomState after the first permutations and the
-    folds' seed: reproducible for a seed, and independent of the first null."""
+def test_auto_draws_the_pilot_after_the_permutations_and_the_folds():
+    """The pilot comes from the same RandomState after the null's permutations and the folds'
+    seed: reproducible for a seed, independent of the null, and the null's permutations and
+    folds are those of score="cv" with the same seed."""
     X, y = _planted(0)
     auto = search_certificate(Perfect(), X, y, score="auto", cv=3, n_permutations=5, random_state=4)
     rng = np.random.RandomState(4)
-    first = label_permutations(np.zeros(40, int), 5, rng)
+    perms = label_permutations(np.zeros(40, int), 5, rng)
     seed = rng.randint(np.iinfo(np.int32).max)
-    fresh = label_permutations(np.zeros(40, int), 5, rng)
-    assert auto.replaced is not None
-    np.testing.assert_array_equal(auto.replaced.permutations, first)
-    np.testing.assert_array_equal(auto.permutations, fresh)
+    pilot = label_permutations(np.zeros(40, int), 4, rng)
+    np.testing.assert_array_equal(auto.replaced.permutations, pilot[:1])  # 1.0 at once
+    np.testing.assert_array_equal(auto.permutations, perms)
     assert auto.cross_validation.seed == seed
+    cv = search_certificate(Perfect(), X, y, score="cv", cv=3, n_permutations=5, random_state=4)
+    np.testing.assert_array_equal(auto.null_scores, cv.null_scores)
+    # A classifier without a search score is certified cross-validated, without a pilot.
+    plain = search_certificate(Centroid(), X, y, cv=3, n_permutations=5, random_state=4)
+    assert plain.score == "cv" and plain.replaced is None
+    np.testing.assert_array_equal(plain.null_scores, search_certificate(
+        Centroid(), X, y, score="cv", cv=3, n_permutations=5, random_state=4).null_scores)
+
+
+class Coin(Centroid):
+    """A search score at the maximum on half of the labellings (by the first label): the
+    pilot must stop at the first maximum, or after 4 scores below it."""
+
+    def fit(self, X, y):
+        self.search_score_ = 1.0 if y[0] == 1 else 0.5
+        return super().fit(X, y)
+
+
+def test_auto_pilot_stops_at_the_first_maximum():
+    X, y = _planted(1)
+    decisions = set()
+    for state in range(8):
+        cert = search_certificate(Coin(), X, y, cv=2, n_permutations=3, random_state=state)
+        rng = np.random.RandomState(state)
+        label_permutations(np.zeros(40, int), 3, rng)
+        rng.randint(np.iinfo(np.int32).max)
+        pilot = label_permutations(np.zeros(40, int), 4, rng)
+        at_max = y[pilot[:, 0]] == 1
+        k = int(np.argmax(at_max)) + 1 if at_max.any() else 4
+        expected = "cv" if at_max.any() else "search"
+        assert cert.score == expected
+        decisions.add(expected)
+        if expected == "cv":
+            assert cert.replaced.n_permutations == k
+            np.testing.assert_array_equal(cert.replaced.permutations, pilot[:k])
+    assert decisions == {"cv", "search"}
 
 
 def test_auto_keeps_an_informative_search_score_and_a_selector():
@@ -274,7 +317,14 @@ def test_cv_argument_errors_name_the_problem():
     with pytest.raises(TypeError, match="score='cv' needs a classifier with predict"):
         search_certificate(DiscriminativeSelector(), X, y, score="cv", cv=3)
     with pytest.raises(TypeError, match="or score='cv' for any classifier"):
+        search_certificate(Centroid(), X, y, score="search", n_permutations=3)
+    # "auto" certifies a classifier without a search score cross-validated: cv=5 fails here.
+    with pytest.raises(ValueError, match="cv=5 folds need at least 5"):
         search_certificate(Centroid(), X, y, n_permutations=3)
+    with pytest.raises(ValueError, match="stop_after must be a positive integer or None"):
+        search_certificate(Centroid(), X, y, stop_after=0)
+    with pytest.raises(ValueError, match="stop_after must be a positive integer or None"):
+        search_certificate(Centroid(), X, y, stop_after=True)
     # The cv checks apply to "search" only through score: cv=5 is fine there.
     search_certificate(DiscriminativeSelector(null="analytic"), X, y, n_permutations=2)
 

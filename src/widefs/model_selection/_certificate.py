@@ -10,15 +10,18 @@ McLachlan 2002 for why the search must be inside the null).
 
 Every widefs estimator exposes the score it certifies as ``search_score_`` (always
 oriented so that higher is better), so nothing here depends on the estimator's class. An
-estimator may also offer ``permutation_search_scores(X, y, permutations, n_jobs=None)``,
-a faster path that shares the work not depending on the labels; it must equal the plain
-refit loop, which is used otherwise.
+estimator may also offer ``permutation_search_scores(X, y, permutations, n_jobs=None)`` or
+``out_of_fold_predictions(X, Y, folds, n_jobs=None)``, faster paths that share the work not
+depending on the labels; each must equal its plain refit loop, which is used otherwise.
 
 A score that reaches its maximum on noise (CN2's training accuracy) cannot make a p-value.
 ``score="cv"`` certifies the k-fold cross-validated accuracy (or balanced accuracy) of the
-whole estimator instead, and ``score="auto"`` does so only when the search score's null
-saturates (``docs/certificates.md`` says why both stay exact). A certificate whose null sits
-at the maximum, or whose method selected nothing, says so (:attr:`SearchCertificate.uninformative`).
+whole estimator instead, and ``score="auto"`` (the default) does so when a pilot of fresh
+relabellings finds the search score saturated, or when the estimator has none. The null is
+sequential (Besag & Clifford 1991): it stops once ``stop_after`` relabellings score at least
+as well as the real labels, which settles a large p-value after a few refits; both stay
+exact (``docs/certificates.md``). A certificate whose null sits at the maximum, or whose
+method selected nothing, says so (:attr:`SearchCertificate.uninformative`).
 """
 
 from __future__ import annotations
@@ -32,14 +35,21 @@ from widefs.model_selection._cross_validated import (
     check_cv_arguments,
     cross_validated_score,
 )
-from widefs.model_selection._null_scores import draw_permutations, null_scores
+from widefs.model_selection._null_scores import (
+    draw_permutations,
+    null_scores,
+    sequential_null_scores,
+)
 
 __all__ = ["SearchCertificate", "search_certificate"]
 
 #: Quantiles of the null reported by :attr:`SearchCertificate.quantiles`.
 NULL_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 #: What ``score=`` of :func:`search_certificate` accepts.
-SCORES = ("search", "cv", "auto")
+SCORES = ("auto", "search", "cv")
+#: Fresh relabellings of the pilot with which ``score="auto"`` decides whether the search
+#: score saturates: one at the maximum switches to the cross-validated score.
+AUTO_PILOT = 4
 
 
 @dataclass(frozen=True)
@@ -67,9 +77,17 @@ class SearchCertificate:
         The real labels' out-of-fold predictions (``score="cv"``): ``accuracy``,
         ``balanced_accuracy``, ``class_recall``, ``classes``, ``n_splits``.
     replaced : SearchCertificate or None, default=None
-        With ``score="auto"``, the saturated search-score certificate this one replaced.
+        With ``score="auto"``, the pilot that found the search score at its maximum on a
+        relabelling (its null holds the pilot's scores, the last at the maximum; None when
+        the estimator has no search score).
     max_score : float, default=1.0
         The largest score possible (every widefs score is an accuracy).
+    stop_after : int or None, default=None
+        The null was sequential: it ended once ``stop_after`` of its scores reached
+        ``observed`` (None: every planned relabelling was scored).
+    n_planned : int or None, default=None
+        Relabellings planned (None: ``n_permutations``); a sequential null that stopped
+        holds fewer.
 
     Attributes
     ----------
@@ -77,7 +95,11 @@ class SearchCertificate:
         ``(1 + #{i : null_scores[i] >= observed}) / (1 + n_permutations)``: the chance
         that the search, run on labels unrelated to the features, scores at least as well
         (ties count against the observed score, so the p-value is valid, at worst
-        conservative, under exchangeable labels).
+        conservative, under exchangeable labels). When the sequential null stopped at its
+        ``stop_after``-th such score, after ``k`` relabellings, it is ``stop_after / k``
+        (Besag & Clifford 1991), also valid.
+    stopped : bool
+        The sequential null ended before scoring every planned relabelling.
     null_mean : float
         Mean of ``null_scores``.
     excess : float
@@ -86,10 +108,11 @@ class SearchCertificate:
     quantiles : dict {float: float}
         The null's 5, 25, 50, 75 and 95 % quantiles.
     n_permutations : int
-        Number of permutations.
+        Number of relabellings scored (fewer than ``n_planned`` when ``stopped``).
     pvalue_floor : float
         The smallest p-value any observed score could get against this null:
-        ``(1 + #{null_scores >= max_score}) / (1 + n_permutations)``.
+        ``(1 + #{null_scores >= max_score}) / (1 + n_planned)`` (a lower bound when the
+        null stopped: the relabellings not scored might reach the maximum too).
     saturated : bool
         At least half of the null scores reach ``max_score``: whatever the observed score,
         the p-value is above 0.5, so the score cannot tell signal from noise.
@@ -127,15 +150,25 @@ class SearchCertificate:
     cross_validation: CrossValidatedScore | None = field(default=None, repr=False)
     replaced: SearchCertificate | None = field(default=None, repr=False)
     max_score: float = 1.0
+    stop_after: int | None = None
+    n_planned: int | None = None
 
     @property
     def n_permutations(self) -> int:
         return int(self.null_scores.shape[0])
 
     @property
+    def stopped(self) -> bool:
+        planned = self.n_permutations if self.n_planned is None else self.n_planned
+        return self.n_permutations < planned
+
+    @property
     def pvalue(self) -> float:
         from widefs.stats import permutation_pvalues
 
+        if self.stopped:
+            beats = np.count_nonzero(np.asarray(self.null_scores) >= self.observed)
+            return float(beats / self.n_permutations)
         # Higher is better: the lower tail of the negated scores, with the +1 correction.
         null = -np.asarray(self.null_scores, dtype=float)[:, None]
         return float(permutation_pvalues([-float(self.observed)], null)[0])
@@ -167,6 +200,11 @@ class SearchCertificate:
         >>> 0 < cert.randomized_pvalue(0) <= cert.pvalue
         True
         """
+        if self.stopped:
+            raise ValueError(
+                "randomized_pvalue needs every planned relabelling scored; this null stopped "
+                "early: certify with stop_after=None for calibration studies."
+            )
         rng = np.random.default_rng(
             random_state
             if not isinstance(random_state, np.random.RandomState)
@@ -181,7 +219,8 @@ class SearchCertificate:
     @property
     def pvalue_floor(self) -> float:
         at_max = np.count_nonzero(np.asarray(self.null_scores) >= self.max_score)
-        return float((1 + at_max) / (1 + self.n_permutations))
+        planned = self.n_permutations if self.n_planned is None else self.n_planned
+        return float((1 + at_max) / (1 + planned))
 
     @property
     def saturated(self) -> bool:
@@ -219,19 +258,20 @@ def search_certificate(
     X,
     y,
     *,
-    score="search",
+    score="auto",
     cv=5,
     scoring="accuracy",
     n_permutations=199,
+    stop_after=10,
     random_state=None,
     n_jobs=None,
 ) -> SearchCertificate:
     """Certify a search: its score on the real labels against the same search on permuted ones.
 
     The certified score of the estimator fitted on ``(X, y)`` is the observed value; the
-    *whole* search then runs again, with the same parameters, on ``n_permutations`` random
-    relabellings. The p-value is the share of relabellings, counting the real one, on which
-    the score is at least as high. It measures the search's optimism, not accuracy.
+    *whole* search then runs again, with the same parameters, on up to ``n_permutations``
+    random relabellings. The p-value is the share of relabellings, counting the real one, on
+    which the score is at least as high. It measures the search's optimism, not accuracy.
 
     Parameters
     ----------
@@ -241,19 +281,28 @@ def search_certificate(
         Training data.
     y : array_like of shape (n_samples,)
         Class labels.
-    score : {"search", "cv", "auto"}, default="search"
+    score : {"auto", "search", "cv"}, default="auto"
         "search": ``search_score_``, the criterion the search optimized (higher is better).
         "cv": the ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds
-        fixed by ``random_state``. "auto": "search", or "cv" on fresh relabellings when the
-        search score's null is saturated and the estimator predicts.
+        fixed by ``random_state``. "auto": "cv" for a classifier whose search score
+        saturates (one of up to :data:`AUTO_PILOT` = 4 fresh relabellings reaches the
+        maximum, as CN2's training accuracy does on wide data) or that has none, else
+        "search". A certificate that still cannot inform says so in ``uninformative``.
     cv : int, default=5
         Stratified folds of the cross-validated score (at most the smallest class's size).
     scoring : {"accuracy", "balanced_accuracy"}, default="accuracy"
         The cross-validated score.
     n_permutations : int, default=199
-        Label permutations; the smallest possible p-value is ``1 / (n_permutations + 1)``.
+        Label permutations planned; the smallest possible p-value is
+        ``1 / (n_permutations + 1)``.
+    stop_after : int or None, default=10
+        Sequential null (Besag & Clifford 1991): stop once this many relabellings score at
+        least as well as the real labels; the p-value is then ``stop_after / k`` after ``k``
+        relabellings (at least ``stop_after / n_permutations``), and valid. A small p-value
+        never stops early, so it is the full count's. None scores every relabelling.
     random_state : int, RandomState instance or None, default=None
-        Seeds the permutations and the folds (drawn once, before any work is split).
+        Seeds the permutations, the folds and the pilot (drawn in that order, before any
+        work is split).
     n_jobs : int, default=None
         Permutations scored in parallel (joblib); results do not depend on it.
 
@@ -278,25 +327,33 @@ def search_certificate(
     >>> cert.null_scores.shape, cert.permutations.shape, cert.pvalue, cert.uninformative
     ((19,), (19, 30), 0.05, None)
     """
+    from sklearn.base import clone
     from sklearn.utils import check_random_state
 
-    y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations)
+    from widefs._utils import sharing_label_free_work
+
+    y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
     rng = check_random_state(random_state)
     permutations = draw_permutations(y.shape[0], int(n_permutations), rng)
     seed = int(rng.randint(np.iinfo(np.int32).max))  # of the folds, drawn before any score
-    folds = {"n_splits": int(cv), "seed": seed, "scoring": scoring}
-    if score == "cv":
-        return _cv_certificate(estimator, X, y, permutations, folds, n_jobs)
-    cert = _search_certificate(estimator, X, y, permutations, n_jobs)
-    if score == "auto" and cert.saturated and hasattr(estimator, "predict"):
-        # Fresh relabellings: the switch depends on the first null only, which is independent
-        # of the real labels' order, so the second p-value stays exact (docs/certificates.md).
-        fresh = draw_permutations(y.shape[0], int(n_permutations), rng)
-        return replace(_cv_certificate(estimator, X, y, fresh, folds, n_jobs), replaced=cert)
-    return cert
+    plan = {
+        "permutations": permutations,
+        "stop_after": stop_after,
+        "n_jobs": n_jobs,
+        "folds": {"n_splits": int(cv), "seed": seed, "scoring": scoring},
+    }
+    with sharing_label_free_work():
+        fitted = clone(estimator).fit(X, y)
+        pilot = None
+        if score == "auto":
+            score, pilot = _auto_score(estimator, fitted, X, y, rng, n_jobs)
+        if score == "cv":
+            check_cv_arguments(y, cv, scoring)
+            return replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
+        return _search_certificate(estimator, fitted, X, y, plan)
 
 
-def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations) -> np.ndarray:
+def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after):
     """``y`` as a 1-d array after one-line checks of every argument of the certificate."""
     from sklearn.utils import check_consistent_length, column_or_1d
 
@@ -308,55 +365,94 @@ def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations) -> np.n
         raise ValueError(f"score must be one of {SCORES}, got {score!r}.")
     if int(n_permutations) != n_permutations or n_permutations < 1:
         raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    if stop_after is not None and (
+        isinstance(stop_after, bool) or int(stop_after) != stop_after or stop_after < 1
+    ):
+        raise ValueError(f"stop_after must be a positive integer or None, got {stop_after!r}.")
     if score == "cv" and not hasattr(estimator, "predict"):
         raise TypeError(
             f"score='cv' needs a classifier with predict; {type(estimator).__name__} has none."
         )
     y = column_or_1d(y, warn=False)
     check_consistent_length(X, y)
-    if score == "cv" or (score == "auto" and hasattr(estimator, "predict")):
+    if score == "cv":
         check_cv_arguments(y, cv, scoring)
     return y
 
 
-def _search_certificate(estimator, X, y, permutations, n_jobs) -> SearchCertificate:
-    """The certificate of ``search_score_`` (the batched path when the estimator has one)."""
-    from sklearn.base import clone
+def _missing_search_score(estimator) -> TypeError:
+    return TypeError(
+        f"{type(estimator).__name__} has no search_score_ after fit: search_certificate "
+        "needs the score the estimator's search optimized (every widefs selector and "
+        "learner exposes it), or score='cv' for any classifier."
+    )
 
-    fitted = clone(estimator).fit(X, y)
+
+def _auto_score(estimator, fitted, X, y, rng, n_jobs):
+    """``("cv" or "search", pilot certificate or None)``: what ``score="auto"`` certifies.
+
+    A classifier's search score is scored on fresh relabellings (drawn after the null's
+    permutations and the folds' seed, so the choice is independent of both) one at a time,
+    until one reaches the maximum or :data:`AUTO_PILOT` do not. A search score that reaches
+    it on relabellings puts that much mass at the p-value's floor (CN2's training accuracy
+    on wide data: most of it), so it could not reject. The choice depends on relabellings
+    only, never on the real labels' order, so either p-value stays exact.
+    """
+    if not hasattr(estimator, "predict"):
+        return "search", None
     if not hasattr(fitted, "search_score_"):
-        raise TypeError(
-            f"{type(estimator).__name__} has no search_score_ after fit: search_certificate "
-            "needs the score the estimator's search optimized (every widefs selector and "
-            "learner exposes it), or score='cv' for any classifier."
-        )
-    null = null_scores(estimator, X, y, permutations, n_jobs=n_jobs)
+        return "cv", None
+    pilot = draw_permutations(y.shape[0], AUTO_PILOT, rng)
+    scores = []
+    while len(scores) < AUTO_PILOT and not (scores and scores[-1] >= 1.0):
+        row = pilot[len(scores) : len(scores) + 1]
+        scores.append(float(null_scores(estimator, X, y, row, n_jobs=n_jobs)[0]))
+    k = len(scores)
+    cert = SearchCertificate(float(fitted.search_score_), np.array(scores), pilot[:k], fitted)
+    return ("cv" if scores[-1] >= cert.max_score else "search"), cert
+
+
+def _search_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
+    """The certificate of ``search_score_`` (the batched path when the estimator has one)."""
+    if not hasattr(fitted, "search_score_"):
+        raise _missing_search_score(estimator)
+    observed = float(fitted.search_score_)
+    null = sequential_null_scores(
+        estimator, X, y, plan["permutations"], observed,
+        stop_after=plan["stop_after"], n_jobs=plan["n_jobs"],
+    )  # fmt: skip
     # A classifier's search score is that of the model it kept (an empty conjunction or rule
     # list scores the default class); a selector's is its search's best find, whatever its
     # threshold then keeps, so only a classifier's selection can make the score empty.
     mask = _support(fitted, X) if hasattr(fitted, "predict") else None
     n_selected = None if mask is None else np.array([mask.sum()])
     return SearchCertificate(
-        float(fitted.search_score_), null, permutations, fitted, n_selected=n_selected
-    )
+        observed, null, plan["permutations"][: null.size], fitted, n_selected=n_selected,
+        stop_after=plan["stop_after"], n_planned=len(plan["permutations"]),
+    )  # fmt: skip
 
 
-def _cv_certificate(estimator, X, y, permutations, folds, n_jobs) -> SearchCertificate:
-    """The certificate of the cross-validated score on the folds ``folds`` fixes."""
-    from sklearn.base import clone
-
+def _cv_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
+    """The certificate of the cross-validated score on the folds ``plan["folds"]`` fixes."""
     X = X if hasattr(X, "iloc") else np.asarray(X)
+    folds = plan["folds"]
     real = cross_validated_score(estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"])
-    null = null_scores(estimator, X, y, permutations, cv=folds, n_jobs=n_jobs)
+    observed = real.value(folds["scoring"])
+    null = sequential_null_scores(
+        estimator, X, y, plan["permutations"], observed,
+        stop_after=plan["stop_after"], cv=folds, n_jobs=plan["n_jobs"],
+    )  # fmt: skip
     return SearchCertificate(
-        real.value(folds["scoring"]),
+        observed,
         null,
-        permutations,
-        clone(estimator).fit(X, y),
+        plan["permutations"][: null.size],
+        fitted,
         score="cv",
         scoring=folds["scoring"],
         n_selected=real.n_selected,
         cross_validation=real,
+        stop_after=plan["stop_after"],
+        n_planned=len(plan["permutations"]),
     )
 
 

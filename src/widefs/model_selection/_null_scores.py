@@ -2,7 +2,10 @@
 
 The permutations are drawn once, in the caller, and every score is computed by one of two
 picklable functions (:func:`search_score`, :func:`cv_score`), row by row in permutation
-order; chunks of rows may run in parallel without changing any value.
+order, or by the estimator's batched path over many relabellings; chunks of rows may run in
+parallel without changing any value. :func:`sequential_null_scores` scores them in blocks
+and stops at the relabelling where the null has settled (Besag & Clifford 1991): the
+scores it returns are the first ones of the full null, whatever the block size.
 """
 
 from __future__ import annotations
@@ -11,9 +14,20 @@ from functools import partial
 
 import numpy as np
 
-from widefs.model_selection._cross_validated import cross_validated_score
+from widefs.model_selection._cross_validated import (
+    cross_validated_score,
+    stratified_folds,
+)
+from widefs.model_selection._metrics import balanced_accuracy
 
-__all__ = ["cv_score", "draw_permutations", "null_scores", "search_score"]
+__all__ = [
+    "cv_score",
+    "draw_permutations",
+    "null_scores",
+    "search_score",
+    "sequential_null_scores",
+    "stopping_point",
+]
 
 
 def draw_permutations(n_samples: int, n_permutations: int, rng) -> np.ndarray:
@@ -63,14 +77,17 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
 
     from widefs._utils import parallel_calls
 
-    if cv is None:
-        from sklearn.base import clone
+    from sklearn.base import clone
 
+    if cv is None:
         batched = getattr(clone(estimator), "permutation_search_scores", None)
         if batched is not None:
             return np.asarray(batched(X, y, permutations, n_jobs=n_jobs), dtype=float)
         score = partial(search_score, estimator)
     else:
+        batched = getattr(clone(estimator), "out_of_fold_predictions", None)
+        if batched is not None:
+            return _batched_cv_scores(batched, X, y, permutations, cv, n_jobs)
         score = partial(cv_score, estimator, **cv)
     n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
     if n_chunks == 1:
@@ -80,3 +97,50 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
         _scores, [(score, X, y, permutations[c]) for c in chunks], n_jobs=n_chunks
     )
     return np.concatenate(parts)
+
+
+def _batched_cv_scores(out_of_fold_predictions, X, y, permutations, cv, n_jobs) -> np.ndarray:
+    """:func:`cv_score` of every relabelling from the estimator's batched predictions."""
+    Y = y[permutations]
+    folds = np.array([stratified_folds(row, cv["n_splits"], cv["seed"]) for row in Y])
+    folds = folds.reshape(Y.shape)
+    predictions = out_of_fold_predictions(X, Y, folds, n_jobs=n_jobs)
+    if cv["scoring"] == "accuracy":
+        return np.mean(predictions == Y, axis=1).astype(float)
+    classes = np.unique(y)
+    return np.array([balanced_accuracy(t, p, classes) for t, p in zip(Y, predictions)])
+
+
+def stopping_point(scores, observed: float, needed: int) -> int | None:
+    """The number of leading ``scores`` up to the ``needed``-th one ``>= observed`` (None
+    when fewer reach it): where a sequential null that still needs that many stops."""
+    reached = np.flatnonzero(np.asarray(scores) >= observed)
+    return int(reached[needed - 1]) + 1 if reached.size >= needed else None
+
+
+def sequential_null_scores(
+    estimator, X, y, permutations, observed, *, stop_after, cv=None, n_jobs=None
+) -> np.ndarray:
+    """The leading null scores up to the ``stop_after``-th that reaches ``observed``.
+
+    All of them when fewer reach it or ``stop_after`` is None (then in one call of
+    :func:`null_scores`). Blocks of ``max(stop_after, n_jobs)`` rows are scored in turn:
+    no null can stop before ``stop_after`` rows, and the result is a prefix of the full
+    null, the same for any block size and ``n_jobs``.
+    """
+    from joblib import effective_n_jobs
+
+    if stop_after is None:
+        return null_scores(estimator, X, y, permutations, cv=cv, n_jobs=n_jobs)
+    block = max(int(stop_after), effective_n_jobs(n_jobs))
+    parts, reached = [], 0
+    for start in range(0, len(permutations), block):
+        rows = permutations[start : start + block]
+        scores = null_scores(estimator, X, y, rows, cv=cv, n_jobs=n_jobs)
+        stop = stopping_point(scores, observed, int(stop_after) - reached)
+        if stop is not None:
+            parts.append(scores[:stop])
+            break
+        reached += int(np.count_nonzero(scores >= observed))
+        parts.append(scores)
+    return np.concatenate(parts) if parts else np.empty(0)
