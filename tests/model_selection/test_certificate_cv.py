@@ -220,8 +220,12 @@ def test_auto_draws_the_pilot_after_the_permutations_and_the_folds():
     # A classifier without a search score is certified cross-validated, without a pilot.
     plain = search_certificate(Centroid(), X, y, cv=3, n_permutations=5, random_state=4)
     assert plain.score == "cv" and plain.replaced is None
-    np.testing.assert_array_equal(plain.null_scores, search_certificate(
-        Centroid(), X, y, score="cv", cv=3, n_permutations=5, random_state=4).null_scores)
+    np.testing.assert_array_equal(
+        plain.null_scores,
+        search_certificate(
+            Centroid(), X, y, score="cv", cv=3, n_permutations=5, random_state=4
+        ).null_scores,
+    )
 
 
 class Coin(Centroid):

@@ -327,28 +327,43 @@ def search_certificate(
     >>> cert.null_scores.shape, cert.permutations.shape, cert.pvalue, cert.uninformative
     ((19,), (19, 30), 0.05, None)
     """
-    from sklearn.base import clone
+    y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
+    plan = _plan(y.shape[0], n_permutations, stop_after, cv, scoring, random_state, n_jobs)
+    return _certify(estimator, X, y, score, plan)
+
+
+def _plan(n_samples, n_permutations, stop_after, cv, scoring, random_state, n_jobs) -> dict:
+    """The permutations and the folds' seed, drawn in that order from ``random_state`` (the
+    generator, left for the pilot), and how the null is scored."""
     from sklearn.utils import check_random_state
 
-    from widefs._utils import sharing_label_free_work
-
-    y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
     rng = check_random_state(random_state)
-    permutations = draw_permutations(y.shape[0], int(n_permutations), rng)
+    permutations = draw_permutations(n_samples, int(n_permutations), rng)
     seed = int(rng.randint(np.iinfo(np.int32).max))  # of the folds, drawn before any score
-    plan = {
+    return {
         "permutations": permutations,
         "stop_after": stop_after,
         "n_jobs": n_jobs,
         "folds": {"n_splits": int(cv), "seed": seed, "scoring": scoring},
+        "rng": rng,
+        "cv": cv,  # as given, for the checks' messages
     }
+
+
+def _certify(estimator, X, y, score, plan) -> SearchCertificate:
+    """The certificate of ``score`` (``"auto"`` resolved by its pilot), sharing label-free
+    work between every fit."""
+    from sklearn.base import clone
+
+    from widefs._utils import sharing_label_free_work
+
     with sharing_label_free_work():
         fitted = clone(estimator).fit(X, y)
         pilot = None
         if score == "auto":
-            score, pilot = _auto_score(estimator, fitted, X, y, rng, n_jobs)
+            score, pilot = _auto_score(estimator, fitted, X, y, plan["rng"], plan["n_jobs"])
         if score == "cv":
-            check_cv_arguments(y, cv, scoring)
+            check_cv_arguments(y, plan["cv"], plan["folds"]["scoring"])
             return replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
         return _search_certificate(estimator, fitted, X, y, plan)
 

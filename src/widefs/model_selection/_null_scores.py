@@ -74,10 +74,9 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
     :func:`cv_score` keywords. Chunks of permutations run on ``n_jobs`` workers.
     """
     from joblib import effective_n_jobs
+    from sklearn.base import clone
 
     from widefs._utils import parallel_calls
-
-    from sklearn.base import clone
 
     if cv is None:
         batched = getattr(clone(estimator), "permutation_search_scores", None)

@@ -52,8 +52,7 @@ def permutation_search_scores(estimator, X, y, permutations, n_jobs=None) -> np.
     def work(idx):
         # A shallow copy shares the read-only encoding and table, learns its own rules.
         return [
-            copy.copy(base)._learn_codes(Xe, y_codes[permutations[i]]).search_score_
-            for i in idx
+            copy.copy(base)._learn_codes(Xe, y_codes[permutations[i]]).search_score_ for i in idx
         ]
 
     return np.array(_threaded(work, len(permutations), n_jobs), dtype=float)
