@@ -8,6 +8,8 @@ between rounds.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import stats
 
@@ -51,6 +53,13 @@ class _Found:
         self.quality = quality
 
 
+@functools.lru_cache(maxsize=64)
+def _chi2_threshold(alpha: float, df: int) -> float:
+    """``chi2.isf(alpha, df)``, remembered: scipy's call costs more than a small beam search,
+    and every rule search of every refit asks for the same few values."""
+    return float(stats.chi2.isf(alpha, df))
+
+
 def _round_args(est, table: CandidateTable, y, C: int, base, target):
     """The arguments of every beam round of one search (the same for each round), and the
     quality of the empty rule: ``(leading, trailing, root_quality)``."""
@@ -63,7 +72,7 @@ def _round_args(est, table: CandidateTable, y, C: int, base, target):
     base_p = base / base.sum()
     test = alpha is not None
     df = int((base_p > 0).sum()) - 1
-    threshold = float(stats.chi2.isf(alpha, df)) if test and df >= 1 else np.inf
+    threshold = _chi2_threshold(float(alpha), df) if test and df >= 1 else np.inf
     max_len = 0 if est.max_rule_length is None else int(est.max_rule_length)
     trailing = (max_len, kind, entropy_work, m, tgt, int(est.min_covered), test, base_p, threshold,
                 int(est.beam_width))  # fmt: skip
