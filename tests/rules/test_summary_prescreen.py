@@ -8,7 +8,6 @@ from sklearn.model_selection import train_test_split
 
 from widefs.rules import CN2Classifier, rules_summary
 
-
 SEEN = []  # module level: clone() deep-copies a list parameter
 
 
@@ -36,7 +35,7 @@ def test_the_screen_sees_the_training_rows_only():
     X, y = _data()
     SEEN.clear()
     summary = rules_summary(X, y, random_state=3, prescreen=_Spy())
-    train, test = train_test_split(np.arange(45), test_size=0.33, random_state=3, stratify=y)
+    train, _ = train_test_split(np.arange(45), test_size=0.33, random_state=3, stratify=y)
     assert len(SEEN) == 1
     np.testing.assert_array_equal(np.sort(SEEN[0]), np.sort(train.astype(float)))
     np.testing.assert_array_equal(summary.prescreen_support, np.arange(30) < 2)
