@@ -12,7 +12,6 @@ with one line and status 130.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import re
 import sys
@@ -48,21 +47,9 @@ _RUN_ENVIRONMENT = {
 }
 
 
-# The report step after which each group's search certificates are shown.
-STEP_GROUPS = {
-    "chance analysis and discriminative selection": "chance",
-    "Set Covering Machines": "scm",
-    "CN2-POE rules": "rules",
-    "class-specific ensemble feature selection": "cefs",
-}
-
-
-def _summary(data: LoadedData) -> Section:
-    import numpy as np
-
+def _summary(data: LoadedData, classes, counts) -> Section:
     from widefs.cli._report import Note, Section, Table
 
-    classes, counts = np.unique(data.y, return_counts=True)
     rows = [
         ("source", data.source),
         ("target column", data.target),
@@ -194,53 +181,79 @@ def _warnings_section(caught) -> Section | None:
     return section
 
 
-def _steps(args, groups, p_error, certificates) -> list:
-    """(description, build(data, seed, progress) -> sections) of each chosen report part."""
+def _analysis(args, data: LoadedData, groups, p_error, progress):
+    """The library's analysis of ``data`` with the run's options (names escaped for text)."""
+    import numpy as np
+
+    from widefs.analysis import analyse
+
+    labels = np.array([visible(str(v)) for v in data.y], dtype=object)
+    if data.in_memory:
+        names = [visible(str(c)) for c in data.feature_names]
+    else:  # a store's names are looked up one at a time, escaped
+        names = data.feature_names
+    return analyse(
+        data.X,
+        data.y if all(a == b for a, b in zip(labels, data.y, strict=True)) else labels,
+        methods=groups,
+        quick=args.quick,
+        random_state=args.seed,
+        n_jobs=args.jobs,
+        progress=progress,
+        feature_names=names,
+        p_error=p_error,
+        null=args.null,
+        n_permutations=args.permutations,
+        n_null_permutations=null_permutations(args, data.X.shape[1]),
+    )
+
+
+def _sections(analysis, data: LoadedData) -> list:
+    """The report's sections of each part, each part followed by its search certificates."""
+    from widefs.cli._certificates import certificate_sections
     from widefs.cli._chance import chance_sections
     from widefs.cli._compare import comparison_section
-    from widefs.cli._methods import candidates
     from widefs.cli._models import cefs_sections, rules_sections, scm_sections
 
-    def chance(data, seed, progress):
-        return chance_sections(
-            data,
-            seed=seed,
-            progress=progress,
-            p_error=p_error,
-            null=args.null,
-            n_permutations=null_permutations(args, data.X.shape[1]),
-            quick=args.quick,
-            n_jobs=args.jobs,
-        )
-
-    def compare(data, seed, progress):
-        folds, repeats = (3, 1) if args.quick else (5, 2)
-        return comparison_section(
-            data,
-            candidates(groups, quick=args.quick, n_features=data.X.shape[1]),
-            seed=seed,
-            folds=folds,
-            repeats=repeats,
-            progress=progress,
-            search_pvalues=certificates.pvalue_column(groups, progress),
-            n_jobs=args.jobs,
-        )
-
-    parts = {
-        "chance": ("chance analysis and discriminative selection", chance),
-        "scm": ("Set Covering Machines", scm_sections),
-        "rules": ("CN2-POE rules", rules_sections),
-        "cefs": ("class-specific ensemble feature selection", cefs_sections),
-        "compare": ("method comparison", compare),
+    renderers = {
+        "chance": chance_sections,
+        "scm": scm_sections,
+        "rules": rules_sections,
+        "cefs": cefs_sections,
+        "compare": comparison_section,
     }
-    return [parts[group] for group in parts if group in groups]
+    sections = []
+    for part in analysis.methods:
+        sections += renderers[part](analysis, data)
+        sections += certificate_sections(analysis, part)
+    return sections
+
+
+class _Progress:
+    """Shows an analysis's progress events on a rich progress display."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.tasks: dict[str, object] = {}
+
+    def __call__(self, event) -> None:
+        task = self.tasks.get(event.task)
+        if event.finished:
+            if task is not None:
+                self.progress.remove_task(self.tasks.pop(event.task))
+            return
+        if task is None:
+            task = self.tasks[event.task] = self.progress.add_task(
+                event.description, total=event.total
+            )
+        self.progress.update(task, description=event.description, completed=event.completed)
 
 
 def _analyse(args, data: LoadedData, groups, p_error, console: Console):
-    """Run every chosen part on ``data`` and return the report (not yet written)."""
+    """Analyse ``data`` and return the report (not yet written)."""
+    import numpy as np
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from widefs.cli._certificates import CertificateRun
     from widefs.cli._markup import Markup
     from widefs.cli._report import Report
     from widefs.plotting import literal_text
@@ -254,32 +267,22 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
             seed=args.seed,
         ),
     )
-    _show(console, report.add(_summary(data)))
+    classes, counts = np.unique(data.y, return_counts=True)
+    _show(console, report.add(_summary(data, classes, counts)))
     if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
         groups = [g for g in groups if g == "scm"]
         if not groups:
             raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(_how_to_read(groups))
-    certificates = CertificateRun(
-        data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
-    )
-    steps = _steps(args, groups, p_error, certificates)
     columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
     with (
         literal_text(),
         Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress,
     ):
-        task = progress.add_task("analysing", total=len(steps))
-        for description, build in steps:
-            progress.update(task, description=description)
-            group = STEP_GROUPS.get(description)
-            certified = certificates.sections(group, progress) if group and data.in_memory else ()
-            for section in itertools.chain(
-                build(data, seed=args.seed, progress=progress), certified
-            ):  # each section is shown as soon as it is built
-                report.add(section)
-                _show(progress.console, section)
-            progress.advance(task)
+        analysis = _analysis(args, data, groups, p_error, _Progress(progress))
+        for section in _sections(analysis, data):
+            report.add(section)
+            _show(progress.console, section)
         report.add(_citing(groups))
     return report
 
