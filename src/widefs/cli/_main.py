@@ -188,10 +188,8 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
     from widefs.analysis import analyse
 
     labels = np.array([visible(str(v)) for v in data.y], dtype=object)
-    if data.in_memory:
-        names = [visible(str(c)) for c in data.feature_names]
-    else:  # a store's names are looked up one at a time, escaped
-        names = data.feature_names
+    # A store's names are looked up one at a time, already escaped.
+    names = [visible(str(c)) for c in data.feature_names] if data.in_memory else data.feature_names
     return analyse(
         data.X,
         data.y if all(a == b for a, b in zip(labels, data.y, strict=True)) else labels,

@@ -10,9 +10,9 @@ import argparse
 from pathlib import Path
 
 import widefs
-from widefs.cli import _cite, _reproduce
 from widefs.analysis import METHODS as METHOD_GROUPS
 from widefs.analysis import QUICK_NULL_PERMUTATIONS, certificate_permutations
+from widefs.cli import _cite, _reproduce
 from widefs.exceptions import DataError
 
 __all__ = [
