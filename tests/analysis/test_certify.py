@@ -3,7 +3,7 @@
 import numpy as np
 
 from widefs.analysis import CERTIFIED, _certify
-from widefs.cli import _certificates
+from widefs.cli.render import _certificates
 from widefs.model_selection import Prescreened, majority_baseline
 from widefs.rules import CN2Classifier
 from widefs.scm import PACBayesSCM

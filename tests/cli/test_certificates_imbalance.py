@@ -11,7 +11,8 @@ import pytest
 from sklearn.naive_bayes import GaussianNB
 
 from widefs.analysis import CERTIFIED, CertificateOutcome
-from widefs.cli import _certificates, _compare, main
+from widefs.cli import main
+from widefs.cli.render import _certificates, _compare
 from widefs.model_selection import (
     SearchCertificate,
     majority_baseline,

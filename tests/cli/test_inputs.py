@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from widefs.cli import main
-from widefs.cli._data import load_cli_data
-from widefs.cli._text import sniff_delimiter
+from widefs.cli.io._data import load_cli_data
+from widefs.cli.io._text import sniff_delimiter
 from widefs.exceptions import DataError
 
 

@@ -29,7 +29,7 @@ from widefs.cli._markup import (
     spans_of,
     visible,
 )
-from widefs.cli._report import Table, Text
+from widefs.cli.render._report import Table, Text
 
 from .hostile import HOSTILE_NAMES
 

@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 
 from widefs.cli import main
-from widefs.cli._data import LoadedData, load_cli_data
-from widefs.cli._report import Code, Table
+from widefs.cli.io._data import LoadedData, load_cli_data
+from widefs.cli.render._report import Code, Table
 from widefs.exceptions import DataError
 
 
@@ -220,7 +220,7 @@ def test_rule_boxes_escape_line_breaks_in_labels():
     from argparse import Namespace
 
     from widefs.cli._main import _analysis
-    from widefs.cli._models import rules_sections, scm_sections
+    from widefs.cli.render._models import rules_sections, scm_sections
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 6))

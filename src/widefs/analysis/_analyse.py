@@ -35,26 +35,22 @@ def analyse(
 ) -> Analysis:
     """Analyse a wide dataset: chance levels, fitted methods, certificates, a comparison.
 
-    The analysis ``widefs run`` reports, without the report: every part is fitted with
-    ``random_state`` as its seed, so the same call gives the same numbers as the command
-    line with the same ``--seed``.
+    What ``widefs run`` reports, as numbers (the same for ``random_state`` = ``--seed``).
 
     Parameters
     ----------
     X : ndarray or DataFrame of shape (n_samples, n_features)
-        Numeric features (a DataFrame's column names name them). A 2-D boolean or integer
-        array read where it lies (a zarr array) runs ``methods=["scm"]`` only.
+        Numeric features, named by a DataFrame's columns. A 2-D boolean or integer array
+        read where it lies (a zarr array) runs ``methods=["scm"]`` only.
     y : ndarray or Series of shape (n_samples,)
         Class labels: at least two classes of at least two samples each.
     methods : sequence of str, optional
-        Parts among ``"chance"`` (chance analysis and discriminative selection), ``"scm"``,
-        ``"rules"`` (CN2-POE), ``"cefs"`` and ``"compare"`` (nested cross-validation of
-        the methods of the chosen parts, beside two baselines); None: all.
+        Parts among ``chance``, ``scm``, ``rules`` (CN2-POE), ``cefs`` and ``compare``
+        (nested cross-validation of the chosen parts' methods and two baselines); None: all.
     quick : bool, default=False
-        Fewer folds, repeats and permutations (1 x 3-fold comparison, 9 certificate
-        permutations, at most 100 for the chance screen's null).
+        Fewer folds, repeats and permutations (as ``widefs run --quick``).
     covariates, groups : None
-        Not supported yet: given, they raise ``ValueError`` rather than being ignored.
+        Not supported yet: they raise ``ValueError`` rather than being ignored.
     random_state : int, optional
         Seed of every split and permutation (None: 0).
     n_jobs : int, optional
@@ -63,25 +59,21 @@ def analyse(
         Receives a :class:`ProgressEvent` as each stage starts, moves on and ends.
     feature_names : sequence of str, optional
         Names by feature index (default: a DataFrame's columns, else ``x0, x1, ...``).
-    p_error : "auto", "uniform" or float, default="auto"
-        Chance error rate of the analytic null of the chance analysis.
-    null : {"auto", "analytic", "permutation"}, default="auto"
-        The null of the chance thresholds (both are computed).
-    n_permutations : int, optional
-        Label permutations of every search certificate (default 29; 9 when quick).
-    n_null_permutations : int, optional
-        Label permutations of the chance screen's null (default: 1000, fewer above 20,000
-        features, at most 100 when quick).
+    p_error, null : optional
+        The chance analysis's analytic error rate and the null of its thresholds, as
+        :class:`~widefs.univariate.DiscriminativeSelector` takes them.
+    n_permutations, n_null_permutations : int, optional
+        Label permutations of each search certificate (default 29, 9 when quick) and of the
+        chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
 
     Returns
     -------
     Analysis
-        The parts' results; ``comparison`` is a DataFrame with one row per method.
+        The parts' results (``comparison``: a DataFrame, one row per method).
 
     See Also
     --------
     widefs.model_selection.nested_evaluate : The comparison's evaluation.
-    widefs.model_selection.search_certificate : The certificates.
 
     Examples
     --------
@@ -91,10 +83,8 @@ def analyse(
     >>> X[y == "b", :3] += 2
     >>> result = analyse(X, y, methods=["chance", "compare"], quick=True, random_state=0,
     ...                  n_permutations=2, n_null_permutations=20)
-    >>> list(result.comparison.columns[:2])
-    ['applies', 'accuracy']
-    >>> "balanced_accuracy" in result.comparison
-    True
+    >>> list(result.comparison.columns[1:3]), "balanced_accuracy" in result.comparison
+    (['accuracy', 'accuracy_sd'], True)
     """
     from widefs.analysis._inputs import check_inputs
 

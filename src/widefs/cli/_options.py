@@ -217,7 +217,7 @@ def _p_error_option(value: str):
 
 def check_options(args) -> tuple[list[str], object, int | None]:
     """The run's options that can be wrong: (method groups, --p-error, --max-memory bytes)."""
-    from widefs.cli._memory import parse_size
+    from widefs.cli.io import parse_size
 
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)

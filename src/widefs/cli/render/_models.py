@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from widefs.cli._markup import Markup
-from widefs.cli._report import Code, Figure, Note, Section, Table, Text
+from widefs.cli.render._report import Code, Figure, Note, Section, Table, Text
 
 __all__ = ["cefs_sections", "rules_sections", "scm_sections"]
 

@@ -8,7 +8,7 @@ that cannot inform (null at the maximum, nothing selected) says so in words.
 from __future__ import annotations
 
 from widefs.cli._markup import Markup
-from widefs.cli._report import Figure, Note, Section, Table, Text
+from widefs.cli.render._report import Figure, Note, Section, Table, Text
 
 __all__ = ["certificate_sections", "pvalue_text", "score_label"]
 

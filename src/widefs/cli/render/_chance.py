@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from widefs.cli._markup import Markup, csv_text, visible
-from widefs.cli._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
+from widefs.cli.render._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
 
 if TYPE_CHECKING:
     from widefs.analysis import Analysis, ChanceAnalysis
-    from widefs.cli._data import LoadedData
+    from widefs.cli.io import LoadedData
 
 __all__ = ["RULES", "chance_sections"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from widefs.cli._certificates import pvalue_text
 from widefs.cli._markup import Markup, visible
-from widefs.cli._report import Figure, Note, Section, Table, Text
+from widefs.cli.render._certificates import pvalue_text
+from widefs.cli.render._report import Figure, Note, Section, Table, Text
 
 __all__ = ["comparison_section"]
 
