@@ -100,9 +100,9 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         F statistic of every input feature (NaN for constant features).
-    screen_support_ : ndarray of bool, shape (n_features_in_,)
+    screen_support_ : ndarray of bool, shape (n_features,)
         The features passed to the search.
     estimator_ : classifier
         ``estimator`` fitted on the screened features.
@@ -186,7 +186,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features_in_)
+        X : array_like or DataFrame of shape (n_samples, n_features)
             Samples with every input feature.
 
         Returns
@@ -203,7 +203,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features_in_)
+        X : array_like or DataFrame of shape (n_samples, n_features)
             Samples with every input feature.
 
         Returns
@@ -225,7 +225,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         support : ndarray
-            Boolean mask of shape (n_features_in_,), or the indices of its True entries.
+            Boolean mask of shape (n_features,), or the indices of its True entries.
         """
         check_is_fitted(self)
         mask = self.screen_support_.copy()
