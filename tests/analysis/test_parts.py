@@ -113,3 +113,32 @@ def test_wide_intervals_and_fallbacks_are_flagged():
     assert info.top_features == {"b": [(0, 1.0), (1, 0.5)]}  # a frequency of 0 is not listed
     assert _compare._info(y, {"a": res(0.5, 0.9001, None)}, 5, 5, 2).wide
     assert _compare._info(y, {"a": res(0.5, 0.6, None)}, 3, 3, 1).wide  # 3 test folds < 10
+
+
+def test_leave_one_out_rows_well_below_the_majority_are_flagged():
+    from widefs.analysis import LooOutcome
+
+    majority = 0.75  # exact in binary, as are the accuracies below
+    rows = [
+        LooOutcome("all", 0.5, 100.0, 0, 8),
+        LooOutcome("mgm", 0.625, 3.0, 0, 8),  # 0.125 below: flagged
+        LooOutcome("fdr", 0.7, 0.0, 8, 8),  # at most 0.05 below (float: just above): not
+        LooOutcome("max_chance", 0.75, 1.0, 0, 8),
+        LooOutcome("oracle", 0.25, 2.0, 0, 8),  # an upper reference: never flagged
+    ]
+    assert _chance.below_majority(rows, majority) == ("all", "mgm")
+    at_edge = [LooOutcome("mgm", majority - _chance.BELOW_MAJORITY, 1.0, 0, 8)]
+    assert _chance.below_majority(at_edge, majority) == ()  # strictly below only
+
+
+def test_ten_test_folds_with_narrow_intervals_are_not_wide():
+    res = {
+        "ci": (0.5, 0.6),
+        "n_selected": None,
+        "selection_frequency": np.ones(3),
+        "mean": 0.5,
+    }
+    y = np.repeat([0, 1], 10)
+    assert not _compare._info(y, {"a": res}, 5, 5, 2).wide  # 5 x 2 = 10 test folds
+    assert _compare._info(y, {"a": res}, 3, 3, 3).wide  # 9 test folds
+    assert _compare._info(y, {"a": None}, 5, 5, 2).wide is False  # nothing evaluated

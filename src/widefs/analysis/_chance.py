@@ -127,6 +127,17 @@ def _loo(X, y, *, seed, p_error, null, n_permutations):
     return curve, rows
 
 
+def below_majority(loo, majority: float) -> tuple[str, ...]:
+    """Rules (not the oracle) whose leave-one-out accuracy is well below the majority class's.
+
+    Leave-one-out works against a classifier that learnt nothing (removing the held-out
+    example makes its class rarer), so such rows mean no usable signal.
+    """
+    return tuple(
+        o.rule for o in loo if o.rule != "oracle" and o.accuracy < majority - BELOW_MAJORITY
+    )
+
+
 def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs):
     """Score every feature, both nulls, every threshold, and the leave-one-out curve.
 
@@ -167,9 +178,7 @@ def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs)
         loo=loo,
         loo_curve=curve,
         loo_permutations=n_loo,
-        loo_below_majority=tuple(
-            o.rule for o in loo if o.rule != "oracle" and o.accuracy < majority - BELOW_MAJORITY
-        ),
+        loo_below_majority=below_majority(loo, majority),
         loo_min_pvalue=nulls["analytic"].min_pvalue,
     )
 
