@@ -117,6 +117,8 @@ def test_the_same_seed_gives_the_same_numbers(colon):
         (dict(methods=["chance", "bogus"]), ValueError, "unknown methods bogus"),
         (dict(methods=[]), ValueError, "unknown methods (none)"),
         (dict(feature_names=["a"]), ValueError, "feature_names must hold 3 names"),
+        (dict(n_permutations=0), ValueError, "n_permutations must be a positive integer, got 0"),
+        (dict(n_null_permutations=2.5), ValueError, "n_null_permutations must be a positive"),
     ],
 )
 def test_bad_arguments_are_one_clear_error(kwargs, error, words):

@@ -88,7 +88,10 @@ def analyse(
     """
     from widefs.analysis._inputs import check_inputs
 
-    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names)
+    X, y, names, methods = check_inputs(
+        X, y, methods, covariates, groups, feature_names,
+        n_permutations=n_permutations, n_null_permutations=n_null_permutations,
+    )  # fmt: skip
     seed = 0 if random_state is None else int(random_state)
     return _run(
         X, y, names, methods,
@@ -106,7 +109,8 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     from widefs.model_selection import majority_baseline
 
     seed, quick = opts["seed"], opts["quick"]
-    n_perm = opts["n_permutations"] or certificate_permutations(quick)
+    n_perm = opts["n_permutations"]
+    n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress
@@ -143,7 +147,8 @@ def _part(part, X, y, names, opts, certificates, progress) -> dict:
     if part == "chance":
         from widefs.analysis._spec import null_permutations
 
-        n_null = opts["n_null_permutations"] or null_permutations(X.shape[1], opts["quick"])
+        n_null = opts["n_null_permutations"]
+        n_null = null_permutations(X.shape[1], opts["quick"]) if n_null is None else n_null
         chance = _chance.chance_analysis(
             X, y, seed=seed, p_error=opts["p_error"], null=opts["null"],
             n_permutations=n_null, quick=opts["quick"], n_jobs=opts["n_jobs"],

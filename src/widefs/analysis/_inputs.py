@@ -69,8 +69,15 @@ def _methods(methods) -> tuple[str, ...]:
     return tuple(m for m in METHODS if m in methods)  # report order
 
 
-def check_inputs(X, y, methods, covariates, groups, feature_names):
+def _check_counts(**counts) -> None:
+    for name, value in counts.items():
+        if value is not None and (not isinstance(value, int | np.integer) or value < 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def check_inputs(X, y, methods, covariates, groups, feature_names, **counts):
     """(X, y, feature names, methods), or one clear error naming the problem."""
+    _check_counts(**counts)
     for name, value in (("covariates", covariates), ("groups", groups)):
         if value is not None:
             raise ValueError(
