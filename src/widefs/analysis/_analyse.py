@@ -88,17 +88,11 @@ def analyse(
     """
     from widefs.analysis._inputs import check_inputs
 
-    X, y, names, methods = check_inputs(
-        X, y, methods, covariates, groups, feature_names,
-        n_permutations=n_permutations, n_null_permutations=n_null_permutations,
-    )  # fmt: skip
+    counts = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
+    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **counts)
     seed = 0 if random_state is None else int(random_state)
-    return _run(
-        X, y, names, methods,
-        dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, groups=methods,
-             n_permutations=n_permutations, n_null_permutations=n_null_permutations),
-        progress,
-    )  # fmt: skip
+    opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, **counts)
+    return _run(X, y, names, methods, {**opts, "groups": methods}, progress)
 
 
 def _run(X, y, names, methods, opts, progress) -> Analysis:
