@@ -10,7 +10,7 @@ Builds, in a scratch directory (deleted afterwards unless ``--keep``):
 
 and runs each in a child process under ``ulimit -v`` (default 2,000,000 KB), printing the
 exit status, the wall time, the peak resident memory and the last line on stderr. The wide
-file is read with :func:`widefs.cli._data.load_cli_data` (``--full-run`` also runs
+file is read with :func:`widefs.cli.io._data.load_cli_data` (``--full-run`` also runs
 ``widefs run --quick`` on it, about two minutes); the genotype file goes to ``widefs run``
 under the limit and is read by ``load_cli_data`` without it (where it is refused or read
 according to the machine's free memory: about 8 minutes and 4 GB of numbers).
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 LOAD = (
-    "import sys; from widefs.cli._data import load_cli_data; "
+    "import sys; from widefs.cli.io._data import load_cli_data; "
     "d = load_cli_data(sys.argv[1]); print(d.X.shape, len(set(d.y)), 'classes')"
 )
 

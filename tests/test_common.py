@@ -8,7 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.exceptions import HeuristicBoundWarning
-from widefs.model_selection import PriorFallbackClassifier
+from widefs.model_selection import Prescreened, PriorFallbackClassifier
 from widefs.rules import CN2Classifier
 from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
 from widefs.search import (
@@ -27,6 +27,8 @@ ESTIMATORS = [
     # model_selection
     PriorFallbackClassifier(),
     PriorFallbackClassifier(KNeighborsClassifier(3)),
+    Prescreened(CN2Classifier(), k=2),
+    Prescreened(KNeighborsClassifier(3), k=10),
     # scm
     SampleCompressionSCM(max_rules=3),
     OccamSCM(max_rules=3),

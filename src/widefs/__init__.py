@@ -13,6 +13,7 @@ ensemble         ClassSpecificEnsemble (class-specific ensemble feature selectio
 rules            CN2 rule induction with process-oriented estimation (CN2-POE)
 scm              Set Covering Machines of decision stumps with their risk bounds
 model_selection  nested evaluation, search certificates, the prior fallback classifier
+analysis         analyse(X, y): the numbers of ``widefs run`` (chance, fits, certificates)
 datasets         bundled real datasets (load_dataset, list_datasets)
 plotting         the figures of the report and the docs
 utils            seeds, parallel calls, shared label-free work, column blocks

@@ -10,9 +10,15 @@ import pandas as pd
 import pytest
 from sklearn.naive_bayes import GaussianNB
 
-from widefs.cli import _certificates, _compare, main
-from widefs.cli._methods import Candidate
-from widefs.model_selection import SearchCertificate, nested_evaluate, search_certificate
+from widefs.analysis import CERTIFIED, CertificateOutcome
+from widefs.cli import main
+from widefs.cli.render import _certificates, _compare
+from widefs.model_selection import (
+    SearchCertificate,
+    majority_baseline,
+    nested_evaluate,
+    search_certificate,
+)
 from widefs.rules import CN2Classifier
 
 SICK, WELL = "<sick>", "well & fine"  # labels that are markup in HTML and markdown
@@ -85,7 +91,7 @@ def test_cn2_certificate_is_cross_validated_balanced_accuracy(imbalanced_run):
         + (f"{cert.observed:.3f} on the real labels")
         in section
     )
-    assert f"| search p-value | {_certificates.pvalue_text(cert)} |" in section
+    assert f"| search p-value | {_cell(cert)} |" in section
     real = cert.cross_validation
     assert f"| cross-validated accuracy (real labels) | {real.accuracy:.3f} |" in section
     assert f"| cross-validated balanced accuracy | {real.balanced_accuracy:.3f} |" in section
@@ -93,53 +99,69 @@ def test_cn2_certificate_is_cross_validated_balanced_accuracy(imbalanced_run):
     assert f"{real.class_recall[0]:.3f}" in recall and f"{real.class_recall[1]:.3f}" in recall
     assert "| majority class: accuracy / balanced accuracy | 0.893 / 0.500 |" in section
     table = md.split("**Nested cross-validated accuracy**")[1]
-    assert _row(table, "CN2 rules (significance)").split("|")[-3].strip() == (
-        _certificates.pvalue_text(cert)
-    )
+    assert _row(table, "CN2 rules (significance)").split("|")[-3].strip() == (_cell(cert))
 
 
-def _certified(name):
-    return next(item for item in _certificates.CERTIFIED if item.name == name)
+def _cell(cert):
+    """The comparison's p-value cell of a certificate, written independently of the CLI."""
+    if cert.uninformative is not None:
+        return f"none ({cert.uninformative})"
+    return f"{cert.pvalue:.3f}"
+
+
+def _outcome(name, cert=None, error=None):
+    item = next(item for item in CERTIFIED if item.name == name)
+    fields = dict(group=item.group, name=item.name, score=item.score, compared_as=item.compared_as)
+    return CertificateOutcome(**fields, certificate=cert, error=error)
 
 
 def test_uninformative_certificates_in_words():
     perms = np.zeros((4, 3), int)
     saturated = SearchCertificate(1.0, np.array([1.0, 1.0, 0.95, 1.0]), perms, None)
-    assert _certificates.pvalue_text(saturated) == "none (null at maximum)"
     empty = SearchCertificate(0.7, np.array([0.6, 0.7, 0.5, 0.6]), perms, None, n_selected=[0])
-    assert _certificates.pvalue_text(empty) == "none (nothing selected)"
-    assert _certificates.pvalue_text(SearchCertificate(0.9, empty.null_scores, perms, None)) == (
-        "0.200"
-    )
-    assert _certificates.pvalue_text("ValueError: boom") == "failed"
+    informative = SearchCertificate(0.9, empty.null_scores, perms, None)
+    for cert, cell in [
+        (saturated, "none (null at maximum)"),
+        (empty, "none (nothing selected)"),
+        (informative, "0.200"),
+    ]:
+        out = _outcome("PAC-Bayes SCM", cert)
+        assert _certificates.pvalue_text(out.status, out.pvalue) == cell
+    failed = _outcome("PAC-Bayes SCM", error="ValueError: boom")
+    assert _certificates.pvalue_text(failed.status, failed.pvalue) == "failed"
+    assert _certificates.pvalue_text("not certified", float("nan")) == "-"
 
-    class Run:
-        n_permutations = 4
-        baseline = _certificates.majority_baseline([0, 1] * 5)
-
-    item = _certified("PAC-Bayes SCM")
+    baseline = majority_baseline([0, 1] * 5)
     for cert, words in [
         (saturated, "no score on the real labels could give a p-value below 0.800"),
         (empty, "the method kept no feature on the real labels"),
     ]:
-        section = _certificates._section(item, cert, Run)
+        section = _certificates._section(_outcome("PAC-Bayes SCM", cert), 4, baseline)
         text = "\n".join(block.markdown() for block in section.blocks if hasattr(block, "markdown"))
         assert "**No search p-value**" in text and words in text
         assert "**Search p-value" not in text
         assert "| search p-value | none: " in text
+    section = _certificates._section(failed, 4, baseline)
+    text = "\n".join(block.markdown() for block in section.blocks if hasattr(block, "markdown"))
+    assert "could not be computed: ValueError: boom" in text
 
 
-def test_comparison_row_without_any_kept_feature_has_no_pvalue():
-    res = {
-        "n_selected": np.zeros(3, int),
-        "selection_frequency": np.zeros(5),
+def test_comparison_row_without_any_kept_feature_says_so():
+    row = {
+        "applies": True,
+        "features": 0.0,
         "stability": float("nan"),
-        "test_score": np.ones(3),
+        "search_pvalue": float("nan"),
+        "certificate": "uninformative: no feature kept",
+        "empty_folds": 3,
+        "folds": 3,
+        "note": "note",
     }
-    cand = Candidate("E[X(1)] + naive Bayes", None, "note")
-    n_sel, stability, pvalue, note = _compare._selection_cells(cand, res, {cand.name: "0.033"})
+    n_sel, stability, pvalue, note = _compare._selection_cells(row)
     assert (n_sel, stability, pvalue) == ("0", "", "none (no feature kept)")
     assert note.startswith("note; fallback in 3 of 3 folds")
-    res["n_selected"] = np.array([0, 1, 0])
-    assert _compare._selection_cells(cand, res, {cand.name: "0.033"})[2] == "0.033"
-    assert _compare._selection_cells(cand, res, {})[2] == "-"
+    row.update(certificate="ok", search_pvalue=0.0333, empty_folds=2, features=float("nan"))
+    assert _compare._selection_cells(row)[:3] == ("all", "", "0.033")
+    assert _compare._selection_cells(row)[3].startswith("note; fallback in 2 of 3 folds")
+    row.update(certificate="not certified", empty_folds=0)
+    assert _compare._selection_cells(row)[2:] == ("-", "note")

@@ -12,9 +12,9 @@ from pybtex.database import parse_string as pybtex_parse
 from pybtex.plugin import find_plugin
 
 import widefs
+from widefs.analysis import METHODS as METHOD_GROUPS
 from widefs.cli import main
 from widefs.cli._cite import METHOD_REFERENCES, REFERENCES, Reference, _entry, bibtex
-from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
 
 # Fields a BibTeX style needs to typeset each entry type (the standard styles' required set).

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from widefs.cli import main
-from widefs.cli._report import OUTPUT_FILES
+from widefs.cli.render._report import OUTPUT_FILES
 
 from .hostile import HOSTILE_NAMES
 

@@ -19,8 +19,8 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from widefs.cli import main
-from widefs.cli._chance import TOP_REPORT
 from widefs.cli._markup import visible
+from widefs.cli.render._chance import TOP_REPORT
 
 from .hostile import HOSTILE_NAMES
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from widefs.cli import main
-from widefs.cli._data import load_cli_data
-from widefs.cli._text import sniff_delimiter
+from widefs.cli.io._data import load_cli_data
+from widefs.cli.io._text import sniff_delimiter
 from widefs.exceptions import DataError
 
 
@@ -188,7 +188,7 @@ def test_non_numeric_cell_still_named(tmp_path):
 
 
 def test_library_warnings_are_summarised_once():
-    from widefs.cli._main import _warnings_section
+    from widefs.cli.render import warnings_section
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -199,8 +199,8 @@ def test_library_warnings_are_summarised_once():
                 stacklevel=1,
             )
         warnings.warn("something else", RuntimeWarning, stacklevel=1)
-    section = _warnings_section(caught)
+    section = warnings_section(caught)
     table = section.blocks[1]
     assert [(r[0], r[2]) for r in table.rows] == [("UserWarning", 3), ("RuntimeWarning", 1)]
     assert "site-packages" not in section.blocks[1].markdown()
-    assert _warnings_section([]) is None
+    assert warnings_section([]) is None

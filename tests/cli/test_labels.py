@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from widefs.cli import main
-from widefs.cli._data import load_cli_data
+from widefs.cli.io._data import load_cli_data
 from widefs.exceptions import DataError
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -29,7 +29,7 @@ from widefs.cli._markup import (
     spans_of,
     visible,
 )
-from widefs.cli._report import Table, Text
+from widefs.cli.render._report import Table, Text
 
 from .hostile import HOSTILE_NAMES
 
@@ -212,7 +212,7 @@ def test_markup_templates_are_literals():
     """A template built from data (an f-string, ``+`` or ``.format``) would be parsed as markup."""
     cli = Path(__file__).parents[2] / "src" / "widefs" / "cli"
     n_calls = 0
-    for path in sorted(cli.glob("*.py")):
+    for path in sorted(cli.rglob("*.py")):
         for call in _markup_calls(ast.parse(path.read_text())):
             n_calls += 1
             first = call.args[0] if call.args else None

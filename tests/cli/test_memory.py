@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from widefs.cli import _memory as memory
 from widefs.cli import main
-from widefs.cli._data import load_cli_data
-from widefs.cli._memory import Budget, check_fits, memory_budget, numbers_need, parse_size
+from widefs.cli.io import _memory as memory
+from widefs.cli.io._data import load_cli_data
+from widefs.cli.io._memory import Budget, check_fits, memory_budget, numbers_need, parse_size
 from widefs.exceptions import DataError
 
 MB = 1 << 20
@@ -135,7 +135,7 @@ def test_a_header_over_16_mib_is_read_whole(tmp_path):
 
 
 def test_a_header_longer_than_a_read_chunk(tmp_path, monkeypatch):
-    monkeypatch.setattr("widefs.cli._text._CHUNK", 64)
+    monkeypatch.setattr("widefs.cli.io._text._CHUNK", 64)
     frame = pd.DataFrame(np.arange(40 * 300, dtype=float).reshape(40, 300) % 7)
     frame.columns = [f"gene number {j}" for j in range(300)]
     frame["class"] = ["x", "y"] * 20
@@ -155,7 +155,7 @@ def test_a_line_without_end_is_refused_unread(tmp_path):
 GROWTH = """
 import resource, sys
 import numpy, pandas, pyarrow, pyarrow.parquet, pyarrow.feather
-from widefs.cli._data import load_cli_data
+from widefs.cli.io._data import load_cli_data
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 data = load_cli_data(sys.argv[1])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base, data.X.nbytes, data.X[3, 7])

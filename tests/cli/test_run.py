@@ -297,7 +297,7 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("widefs.cli._data.load_cli_data", interrupted)
+    monkeypatch.setattr("widefs.cli.io.load_cli_data", interrupted)
     assert main(["run", "colon", "--out", str(tmp_path / "o")]) == 130
     assert capsys.readouterr().err == "widefs: interrupted\n"
     assert not (tmp_path / "o").exists()

@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 
 from widefs.cli import main
-from widefs.cli._data import LoadedData, load_cli_data
-from widefs.cli._report import Code, Table
+from widefs.cli.io._data import LoadedData, load_cli_data
+from widefs.cli.render._report import Code, Table
 from widefs.exceptions import DataError
 
 
@@ -217,7 +217,10 @@ def _row_blocks(text):
 
 
 def test_rule_boxes_escape_line_breaks_in_labels():
-    from widefs.cli._models import rules_sections, scm_sections
+    from argparse import Namespace
+
+    from widefs.cli._main import _analysis
+    from widefs.cli.render._models import rules_sections, scm_sections
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 6))
@@ -226,9 +229,13 @@ def test_rule_boxes_escape_line_breaks_in_labels():
     data = LoadedData(
         "d", X, y.astype(object), np.array([f"g{j}" for j in range(6)], object), "d", []
     )
+    args = Namespace(
+        quick=True, seed=0, jobs=None, null="auto", permutations=2, null_permutations=None
+    )
+    analysis = _analysis(args, data, ["scm", "rules"], "auto", None)
     boxes = [
         b
-        for s in rules_sections(data, seed=0) + scm_sections(data, seed=0)
+        for s in rules_sections(analysis, data) + scm_sections(analysis, data)
         for b in s.blocks
         if isinstance(b, Code)
     ]

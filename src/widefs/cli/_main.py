@@ -12,9 +12,7 @@ with one line and status 130.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-import re
 import sys
 import time
 import warnings
@@ -30,8 +28,7 @@ from widefs.exceptions import DataError
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
     from rich.console import Console
 
-    from widefs.cli._data import LoadedData
-    from widefs.cli._report import Section
+    from widefs.cli.io import LoadedData
 
 __all__ = ["main"]
 
@@ -48,50 +45,13 @@ _RUN_ENVIRONMENT = {
 }
 
 
-# The report step after which each group's search certificates are shown.
-STEP_GROUPS = {
-    "chance analysis and discriminative selection": "chance",
-    "Set Covering Machines": "scm",
-    "CN2-POE rules": "rules",
-    "class-specific ensemble feature selection": "cefs",
-}
-
-
-def _summary(data: LoadedData) -> Section:
-    import numpy as np
-
-    from widefs.cli._report import Note, Section, Table
-
-    classes, counts = np.unique(data.y, return_counts=True)
-    rows = [
-        ("source", data.source),
-        ("target column", data.target),
-        ("samples", str(data.X.shape[0])),
-        ("features", str(data.X.shape[1])),
-        ("classes", ", ".join(f"{c} ({k})" for c, k in zip(classes, counts, strict=True))),
-    ]
-    if data.imputed_columns:
-        rows.append(("imputed columns", f"{len(data.imputed_columns)} (median)"))
-    section = Section("Dataset")
-    section.add(Table(["", ""], rows, title=f"Dataset: {data.name}"))
-    for note in data.notes:
-        section.add(Note(note))
-    return section
-
-
-def _show(console: Console, section: Section) -> None:
-    for block in section.blocks:
-        renderable = block.rich() if hasattr(block, "rich") else None
-        if renderable is not None:
-            console.print(renderable)
-
-
 def _run(args, console: Console) -> int:
     console.print(f"widefs run: {visible(args.data)}", markup=False, highlight=False)
     from rich.text import Text
 
-    from widefs.cli._data import load_cli_data
+    from widefs.cli import render
     from widefs.cli._guard import check_output_dir
+    from widefs.cli.io import load_cli_data
 
     t0 = time.perf_counter()
     groups, p_error, max_memory = check_options(args)
@@ -109,9 +69,9 @@ def _run(args, console: Console) -> int:
                 max_memory=max_memory,
             )
         report = _analyse(args, data, groups, p_error, console)
-    section = _warnings_section(caught)
+    section = render.warnings_section(caught)
     if section is not None:
-        _show(console, report.add(section))
+        render.show(console, report.add(section))
     written = report.write(args.out, inputs=inputs)
     console.print(
         Text.assemble(
@@ -123,129 +83,60 @@ def _run(args, console: Console) -> int:
     return 0
 
 
-def _how_to_read(groups) -> Section:
-    """The report's reading guide: what each kind of number means and what to compare it with."""
-    from widefs.cli._markup import Markup
-    from widefs.cli._report import Section, Text
+def _analysis(args, data: LoadedData, groups, p_error, progress):
+    """The library's analysis of ``data`` with the run's options (names escaped for text)."""
+    import numpy as np
 
-    section = Section("How to read this report")
-    section.add(
-        Text(
-            Markup(
-                "- **Accuracy** (%) is the share of examples classified correctly on data that "
-                "neither selected the features nor trained the classifier. Compare it with the "
-                "**majority-class** accuracy (always predicting the most frequent class), "
-                "stated in each section: a method is useful only above it.\n"
-                "- **Chance level**: with thousands of features, the best of many useless "
-                "features looks good by luck. The chance analysis says how good; a feature's "
-                "accuracy means something only beyond it.\n"
-                "- **95% intervals** show how much an accuracy could move with other samples. "
-                "Wide intervals (few samples, few folds) are flagged; methods whose intervals "
-                "overlap cannot be told apart on these data.\n"
-                "- **MGM** is the multiplicity-gap midpoint (Palatucci & Carlson 2008): a "
-                "feature is kept when it makes fewer validation errors than halfway between "
-                "what a useless feature makes on average and what the best of that many useless "
-                "features makes by luck.\n"
-                "- **pooled %** (method comparison): the share of all held-out predictions "
-                "that were right, every example counted once per repeat; the accuracy column "
-                "beside it is the mean of the folds' accuracies.\n"
-                "- **Fallback** rows: when a threshold keeps no feature, the classifier predicts "
-                "the class proportions of its training data; such rows are marked, with the "
-                "reason.\n"
-                "- **Risk bounds** are guarantees: the true error is below the bound with 95% "
-                "probability. A bound at or above the majority-class error guarantees nothing "
-                "useful and is marked **vacuous**.\n"
-                "- **Long tables** show their top rows; every feature, in the same order and "
-                "with the same column names, is in `features.csv` (and, in the HTML report, "
-                "under the table's full list)."
-            )
-        )
+    from widefs.analysis import analyse
+
+    labels = np.array([visible(str(v)) for v in data.y], dtype=object)
+    # A store's names are looked up one at a time, already escaped.
+    names = [visible(str(c)) for c in data.feature_names] if data.in_memory else data.feature_names
+    return analyse(
+        data.X,
+        data.y if all(a == b for a, b in zip(labels, data.y, strict=True)) else labels,
+        methods=groups,
+        quick=args.quick,
+        random_state=args.seed,
+        n_jobs=args.jobs,
+        progress=progress,
+        feature_names=names,
+        p_error=p_error,
+        null=args.null,
+        n_permutations=args.permutations,
+        n_null_permutations=null_permutations(args, data.X.shape[1]),
     )
-    return section
 
 
-def _warnings_section(caught) -> Section | None:
-    """Warnings raised by libraries during the analysis, once each with a count, no paths."""
-    if not caught:
-        return None
-    from widefs.cli._markup import Markup
-    from widefs.cli._report import Note, Section, Table
+class _Progress:
+    """Shows an analysis's progress events on a rich progress display."""
 
-    counts: dict[tuple[str, str], int] = {}
-    examples: dict[tuple[str, str], str] = {}
-    for w in caught:
-        text = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
-        key = (w.category.__name__, re.sub(r"\d+", "#", text))
-        counts[key] = counts.get(key, 0) + 1
-        examples.setdefault(key, text)
-    rows = [(cat, examples[key], n) for key, n in counts.items() for cat in [key[0]]]
-    section = Section("Warnings from libraries")
-    section.add(
-        Note(
-            Markup(
-                "{n} warnings were raised by the libraries during the analysis ({k} kinds); each "
-                "kind is listed once with an example and its count. They did not stop the analysis.",
-                n=len(caught),
-                k=len(counts),
+    def __init__(self, progress):
+        self.progress = progress
+        self.tasks: dict[str, object] = {}
+
+    def __call__(self, event) -> None:
+        task = self.tasks.get(event.task)
+        if event.finished:
+            if task is not None:
+                self.progress.remove_task(self.tasks.pop(event.task))
+            return
+        if task is None:
+            task = self.tasks[event.task] = self.progress.add_task(
+                event.description, total=event.total
             )
-        )
-    )
-    section.add(Table(["warning", "example", "times"], rows, title="Library warnings"))
-    return section
-
-
-def _steps(args, groups, p_error, certificates) -> list:
-    """(description, build(data, seed, progress) -> sections) of each chosen report part."""
-    from widefs.cli._chance import chance_sections
-    from widefs.cli._compare import comparison_section
-    from widefs.cli._methods import candidates
-    from widefs.cli._models import cefs_sections, rules_sections, scm_sections
-
-    def chance(data, seed, progress):
-        return chance_sections(
-            data,
-            seed=seed,
-            progress=progress,
-            p_error=p_error,
-            null=args.null,
-            n_permutations=null_permutations(args, data.X.shape[1]),
-            quick=args.quick,
-            n_jobs=args.jobs,
-        )
-
-    def compare(data, seed, progress):
-        folds, repeats = (3, 1) if args.quick else (5, 2)
-        return comparison_section(
-            data,
-            candidates(groups, quick=args.quick, n_features=data.X.shape[1]),
-            seed=seed,
-            folds=folds,
-            repeats=repeats,
-            progress=progress,
-            search_pvalues=certificates.pvalue_column(groups, progress),
-            n_jobs=args.jobs,
-        )
-
-    parts = {
-        "chance": ("chance analysis and discriminative selection", chance),
-        "scm": ("Set Covering Machines", scm_sections),
-        "rules": ("CN2-POE rules", rules_sections),
-        "cefs": ("class-specific ensemble feature selection", cefs_sections),
-        "compare": ("method comparison", compare),
-    }
-    return [parts[group] for group in parts if group in groups]
+        self.progress.update(task, description=event.description, completed=event.completed)
 
 
 def _analyse(args, data: LoadedData, groups, p_error, console: Console):
-    """Run every chosen part on ``data`` and return the report (not yet written)."""
+    """Analyse ``data`` and return the report (not yet written)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from widefs.cli._certificates import CertificateRun
+    from widefs.cli import render
     from widefs.cli._markup import Markup
-    from widefs.cli._report import Report
     from widefs.plotting import literal_text
 
-    report = Report(
+    report = render.Report(
         title=f"widefs report: {data.name}",
         intro=Markup(
             "Generated by `widefs run` (widefs {version}, seed {seed}). Every accuracy below was "
@@ -254,53 +145,23 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
             seed=args.seed,
         ),
     )
-    _show(console, report.add(_summary(data)))
+    render.show(console, report.add(render.summary_section(data, *data.class_counts)))
     if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
         groups = [g for g in groups if g == "scm"]
         if not groups:
             raise DataError("a zarr store runs the scm part only; use --methods scm")
-    report.add(_how_to_read(groups))
-    certificates = CertificateRun(
-        data, seed=args.seed, n_permutations=args.permutations, n_jobs=args.jobs
-    )
-    steps = _steps(args, groups, p_error, certificates)
+    report.add(render.how_to_read(groups))
     columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
     with (
         literal_text(),
         Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress,
     ):
-        task = progress.add_task("analysing", total=len(steps))
-        for description, build in steps:
-            progress.update(task, description=description)
-            group = STEP_GROUPS.get(description)
-            certified = certificates.sections(group, progress) if group and data.in_memory else ()
-            for section in itertools.chain(
-                build(data, seed=args.seed, progress=progress), certified
-            ):  # each section is shown as soon as it is built
-                report.add(section)
-                _show(progress.console, section)
-            progress.advance(task)
-        report.add(_citing(groups))
+        analysis = _analysis(args, data, groups, p_error, _Progress(progress))
+        for section in render.analysis_sections(analysis, data):
+            report.add(section)
+            render.show(progress.console, section)
+        report.add(render.citing_section(groups))
     return report
-
-
-def _citing(groups) -> Section:
-    """The report's last section: CITATION.bib with widefs and the papers of the methods run."""
-    from widefs.cli._markup import Markup
-    from widefs.cli._report import Section, Text
-
-    section = Section("Citing")
-    section.add(
-        Text(
-            Markup(
-                "`CITATION.bib` holds the BibTeX of widefs and of the papers behind the methods "
-                "of this report; `widefs cite --methods {methods}` prints the same entries.",
-                methods=",".join(groups),
-            )
-        )
-    )
-    section.files["CITATION.bib"] = _cite.bibtex(groups)
-    return section
 
 
 def _datasets(console: Console) -> int:

@@ -10,13 +10,13 @@ import argparse
 from pathlib import Path
 
 import widefs
+from widefs.analysis import METHODS as METHOD_GROUPS
+from widefs.analysis import QUICK_NULL_PERMUTATIONS, certificate_permutations
 from widefs.cli import _cite, _reproduce
-from widefs.cli._methods import METHOD_GROUPS
 from widefs.exceptions import DataError
 
 __all__ = [
     "DEFAULT_PERMUTATIONS",
-    "QUICK_NULL_PERMUTATIONS",
     "QUICK_PERMUTATIONS",
     "UsageError",
     "check_options",
@@ -26,13 +26,9 @@ __all__ = [
 
 DEFAULT_DATA = "colon"
 MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
-# Label permutations of the search certificates: p-values down to 1/30 while every method's
-# whole search is re-run that often.
-DEFAULT_PERMUTATIONS = 29
-QUICK_PERMUTATIONS = 9
-# At most this many label permutations for the chance screen's permutation null with --quick
-# (the default, widefs.cli._chance.default_permutations, shrinks with the number of features).
-QUICK_NULL_PERMUTATIONS = 100
+# The analysis's defaults, stated in --help.
+DEFAULT_PERMUTATIONS = certificate_permutations(quick=False)
+QUICK_PERMUTATIONS = certificate_permutations(quick=True)
 
 
 class UsageError(Exception):
@@ -156,7 +152,9 @@ def _analysis_arguments(run: argparse.ArgumentParser) -> None:
         "--null",
         default="auto",
         choices=["auto", "analytic", "permutation"],
-        help="which null the chance thresholds use (both are reported; auto: analytic)",
+        help="which null the chance thresholds use (both are reported; auto: the analytic null "
+        "on balanced classes, the label-permutation null on imbalanced ones, where the analytic "
+        "one is only a bound)",
     )
     run.add_argument(
         "--permutations",
@@ -219,7 +217,7 @@ def _p_error_option(value: str):
 
 def check_options(args) -> tuple[list[str], object, int | None]:
     """The run's options that can be wrong: (method groups, --p-error, --max-memory bytes)."""
-    from widefs.cli._memory import parse_size
+    from widefs.cli.io import parse_size
 
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
@@ -236,10 +234,9 @@ def check_options(args) -> tuple[list[str], object, int | None]:
 
 
 def null_permutations(args, n_features: int) -> int:
-    """The chance screen's permutation count: the option, else the size-aware default."""
-    from widefs.cli._chance import default_permutations
+    """The chance screen's permutation count: the option, else the analysis's default."""
+    from widefs.analysis import null_permutations as default
 
     if args.null_permutations is not None:
         return args.null_permutations
-    n = default_permutations(n_features)
-    return min(n, QUICK_NULL_PERMUTATIONS) if args.quick else n
+    return default(n_features, args.quick)

@@ -8,11 +8,14 @@ from widefs.model_selection._nested import (
     selected_feature_mask,
     selection_stability,
 )
+from widefs.model_selection._prescreen import Prescreened, f_scores_blockwise
 
 __all__ = [
     "MajorityBaseline",
+    "Prescreened",
     "PriorFallbackClassifier",
     "SearchCertificate",
+    "f_scores_blockwise",
     "majority_baseline",
     "nested_evaluate",
     "search_certificate",

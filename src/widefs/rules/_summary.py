@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
 from widefs.rules._cn2 import CN2Classifier
@@ -27,6 +28,8 @@ class RulesSummary:
     n_train, n_test : int
     text : str
         ``str(model)`` followed by the held-out errors, ready to print.
+    prescreen_support : ndarray of bool or None
+        The input features the pre-screen passed to CN2 (None without a pre-screen).
 
     See Also
     --------
@@ -47,9 +50,17 @@ class RulesSummary:
     n_train: int
     n_test: int
     text: str
+    prescreen_support: np.ndarray | None = None
 
 
-def rules_summary(X, y, *, test_size=0.33, random_state=0, **params) -> RulesSummary:
+def _columns(X, columns):
+    """The ``columns`` of ``X``, a DataFrame staying a DataFrame (CN2 keeps the names)."""
+    return X.iloc[:, columns] if hasattr(X, "iloc") else np.asarray(X)[:, columns]
+
+
+def rules_summary(
+    X, y, *, test_size=0.33, random_state=0, prescreen=None, **params
+) -> RulesSummary:
     """Fit ``CN2Classifier(stopping="poe", **params)`` on a random split and report it.
 
     The split follows Domingos (1999): 67% training, 33% held out (stratified when every
@@ -65,6 +76,10 @@ def rules_summary(X, y, *, test_size=0.33, random_state=0, **params) -> RulesSum
         Fraction held out.
     random_state : int, RandomState instance or None, default=0
         Seed of the split.
+    prescreen : feature selector, optional
+        An unfitted selector with ``fit`` and ``get_support`` (e.g. ``SelectKBest(f_classif,
+        k=2000)``), cloned and fitted on the training part only; CN2 searches the columns it
+        keeps, so the held-out part stays unseen by every step.
     **params
         Further :class:`CN2Classifier` parameters.
 
@@ -95,6 +110,10 @@ def rules_summary(X, y, *, test_size=0.33, random_state=0, **params) -> RulesSum
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=test_size, random_state=random_state, stratify=stratify
     )
+    support = None
+    if prescreen is not None:
+        support = np.asarray(clone(prescreen).fit(X_tr, y_tr).get_support(), dtype=bool)
+        X_tr, X_te = (_columns(part, np.flatnonzero(support)) for part in (X_tr, X_te))
     params = {"stopping": "poe", **params}
     model = CN2Classifier(**params).fit(X_tr, y_tr)
     test_error = float(np.mean(model.predict(X_te) != y_te))
@@ -105,4 +124,4 @@ def rules_summary(X, y, *, test_size=0.33, random_state=0, **params) -> RulesSum
         f"{model}\nheld-out error {test_error:.3f} on {len(y_te)} examples "
         f"(majority-class error {default_error:.3f}); trained on {len(y_tr)}."
     )
-    return RulesSummary(model, test_error, default_error, len(y_tr), len(y_te), text)
+    return RulesSummary(model, test_error, default_error, len(y_tr), len(y_te), text, support)

@@ -81,11 +81,11 @@ def _labels(group, target: str, path: Path, n: int) -> np.ndarray:
     empty = np.flatnonzero(np.char.strip(y.astype(str)) == "")
     if empty.size:
         raise DataError(f"{target!r} in {path} has {empty.size} empty labels")
-    return y  # (the class counts are checked as for any data: widefs.cli._data)
+    return y  # (the class counts are checked as for any data: widefs.cli.io._data)
 
 
 def load_store(path: Path, target: str | None) -> dict:
-    """The fields of :class:`~widefs.cli._data.LoadedData` for the store (``X``: the zarr array)."""
+    """The fields of :class:`~widefs.cli.io._data.LoadedData` for the store (``X``: the zarr array)."""
     target = "class" if target is None else target
     group = _open(path)
     X = _array(group, "X", path, "samples x features")

@@ -7,7 +7,7 @@
   or row; the sample ids are the first column or the header.
 
 The shape is checked against the memory budget before the numbers are read (see
-:mod:`widefs.cli._memory`); the fast reader (:mod:`widefs.cli._numeric`) reads plain numbers,
+:mod:`widefs.cli.io._memory`); the fast reader (:mod:`widefs.cli.io._numeric`) reads plain numbers,
 and pandas reads what it cannot, when that fits in memory, to name every non-numeric column.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from widefs.cli._memory import Budget, check_fits, numbers_need, row_need
-from widefs.cli._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
-from widefs.cli._tables import (
+from widefs.cli.io._memory import Budget, check_fits, numbers_need, row_need
+from widefs.cli.io._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
+from widefs.cli.io._tables import (
     RawTable,
     first_line,
     from_frame,
@@ -31,7 +31,7 @@ from widefs.cli._tables import (
     show_names,
     unique_names,
 )
-from widefs.cli._text import TextHead, count_lines, data_lines, read_head
+from widefs.cli.io._text import TextHead, count_lines, data_lines, read_head
 from widefs.exceptions import DataError
 
 __all__ = ["read_delimited"]

@@ -1,90 +1,37 @@
-"""The SCM, CN2-POE and CEFS parts of ``widefs run``: each method fitted on the data and shown."""
+"""The SCM, CN2-POE and CEFS sections of ``widefs run``, from the analysis's fits."""
 
 from __future__ import annotations
 
-import math
-import warnings
-
-import numpy as np
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
-from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup
-from widefs.cli._methods import PRESCREEN, f_screen
-from widefs.cli._report import Code, Figure, Note, Section, Table, Text
-from widefs.ensemble import ClassSpecificEnsemble
-from widefs.exceptions import HeuristicBoundWarning
-from widefs.plotting import OKABE_ITO
-from widefs.rules import rules_summary
-from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_model
+from widefs.cli.render._report import Code, Figure, Note, Section, Table, Text
 
-__all__ = ["cefs_sections", "frame_of", "rules_sections", "scm_sections"]
+__all__ = ["cefs_sections", "rules_sections", "scm_sections"]
 
-TEST_FRACTION = 0.33  # Domingos (1999): 67% training, 33% held out
-
-SCM_LEARNERS = {
-    "PAC-Bayes SCM": (PACBayesSCM, "PAC-Bayes (Theorem 5), Gibbs risk"),
-    "sample-compression SCM": (SampleCompressionSCM, "sample compression (eqs. 4-5)"),
-    "Occam SCM": (OccamSCM, "Occam's razor (Theorem 2)"),
+# The bound behind each learner's risk bound, in words.
+SCM_BOUNDS = {
+    "PAC-Bayes SCM": "PAC-Bayes (Theorem 5), Gibbs risk",
+    "sample-compression SCM": "sample compression (eqs. 4-5)",
+    "Occam SCM": "Occam's razor (Theorem 2)",
 }
 
 
-def frame_of(data: LoadedData) -> pd.DataFrame:
-    """The features as a DataFrame, so fitted models name features, not column indices."""
-    return pd.DataFrame(data.X, columns=[str(c) for c in data.feature_names])
-
-
-def _scm_input(data: LoadedData):
-    """The features as the SCMs read them (a frame, or a store packed once in bits), their
-    names and the labels, with line breaks in names and labels escaped: a description is
-    one block of text, so data must not be able to break or fake one of its lines."""
-    from widefs.cli._markup import visible
-
-    y = np.array([visible(str(v)) for v in data.y], dtype=object)
-    if not data.in_memory:  # a store's names are looked up one at a time, escaped
-        from widefs.scm import pack_binary
-
-        packed = pack_binary(data.X)
-        return (data.X if packed is None else packed), data.feature_names, y
-    names = [visible(str(c)) for c in data.feature_names]
-    return pd.DataFrame(data.X, columns=names), None, y
-
-
-def _fit_scms(X, y) -> dict:
-    """The three Set Covering Machines fitted on all examples, by report name."""
-    models = {}
-    for name, (cls, _) in SCM_LEARNERS.items():
-        with warnings.catch_warnings():
-            # Without an a-priori feature range the bound takes the training range; said below.
-            warnings.simplefilter("ignore", HeuristicBoundWarning)
-            models[name] = cls().fit(X, y)
-    return models
-
-
-def _bound_rows(models: dict, majority_error: float):
-    """The table rows (learner, stumps, risks, judgement) and the learners with vacuous bounds."""
-    rows, vacuous = [], []
-    for name, model in models.items():
-        # PAC-Bayes bounds the Gibbs classifier, so its training Gibbs risk is the one shown.
-        training = getattr(model, "gibbs_risk_", getattr(model, "empirical_risk_", None))
-        bound = float(model.risk_bound_)
-        if bound >= majority_error:
-            vacuous.append(name)
-            verdict = f"vacuous: not below the majority-class error {majority_error:.3f}"
-        else:
-            verdict = f"informative: below the majority-class error {majority_error:.3f}"
+def _bound_rows(scm) -> list[tuple]:
+    """The table rows: learner, stumps, risks, the verdict on the bound, the bound used."""
+    rows = []
+    for b in scm.bounds:
+        side = "vacuous: not below" if b.vacuous else "informative: below"
+        verdict = f"{side} the majority-class error {scm.majority_error:.3f}"
         rows.append(
             (
-                name,
-                len(model.rules_),
-                f"{training:.3f}",
-                f"{bound:.3f}",
+                b.name,
+                b.n_rules,
+                f"{b.training_risk:.3f}",
+                f"{b.bound:.3f}",
                 verdict,
-                SCM_LEARNERS[name][1],
+                SCM_BOUNDS[b.name],
             )
         )
-    return rows, vacuous
+    return rows
 
 
 def _machine_rows(models: dict) -> list[tuple]:
@@ -140,18 +87,14 @@ def _scm_intro(majority_error: float, n_classes: int, n_candidates: int) -> list
     return texts
 
 
-def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """Fit the three Set Covering Machines on all data and show rules with risk bounds."""
-    from widefs.scm import n_candidate_machines
-
+def scm_sections(analysis, data) -> list[Section]:
+    """The three Set Covering Machines fitted on all data: rules with risk bounds."""
+    scm = analysis.scm
+    n_classes = analysis.classes.size
     section = Section("Set Covering Machines of decision stumps (Shah, Marchand & Corbeil 2010)")
-    X, names, y = _scm_input(data)
-    models = _fit_scms(X, y)
-    _, counts = np.unique(data.y, return_counts=True)
-    majority_error = 1 - counts.max() / counts.sum()
-    for text in _scm_intro(majority_error, counts.size, n_candidate_machines(counts.size)):
+    for text in _scm_intro(scm.majority_error, n_classes, scm.n_candidate_machines):
         section.add(text)
-    rows, vacuous = _bound_rows(models, majority_error)
+    vacuous = [b.name for b in scm.bounds if b.vacuous]
     if vacuous:
         section.add(
             Note(
@@ -160,37 +103,39 @@ def scm_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]
                     "rule better than predicting the majority class. The rules may still be "
                     "useful (see their cross-validated accuracy), but the bound does not show it.",
                     names=", ".join(vacuous),
-                    n=data.y.size,
+                    n=analysis.n_samples,
                 )
             )
         )
     section.add(
         Table(
             ["learner", "stumps", "training risk", "risk bound", "judgement", "bound"],
-            rows,
+            _bound_rows(scm),
             title="SCM rules and risk bounds (fitted on all examples)",
             terminal_columns=[0, 1, 2, 3, 4],
         )
     )
-    if counts.size > 2:
+    if n_classes > 2:
         section.add(
             Table(
                 ["learner", "machine", "separates", "examples", "stumps", "bound share"],
-                _machine_rows(models),
+                _machine_rows(scm.models),
                 title="The machines of each decision list",
             )
         )
-    texts = [describe_model(m, feature_names=names) for m in models.values()]
-    section.add(Code("\n\n".join(texts)))
-    if counts.size == 2:
-        section.add(_bound_path_figure(models, majority_error))
+    section.add(Code("\n\n".join(scm.descriptions.values())))
+    if n_classes == 2:
+        section.add(_bound_path_figure(scm.models, scm.majority_error))
     return [section]
 
 
 def _bound_path_figure(models: dict, majority_error: float) -> Figure:
     """The bound of each binary SCM after each added stump, the chosen size starred."""
+    import numpy as np
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.ticker import MaxNLocator
+
+    from widefs.plotting import OKABE_ITO
 
     fig = MplFigure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
@@ -219,25 +164,10 @@ def _bound_path_figure(models: dict, majority_error: float) -> Figure:
     )
 
 
-def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
-    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error.
-
-    The held-out part holds at least one example per class (so the stratified split exists
-    for tiny data, where every class has at least two examples); the text says when it was
-    enlarged for that.
-    """
-    n_classes = np.unique(data.y).size
-    n_test = math.ceil(TEST_FRACTION * data.y.size)
-    test_size = TEST_FRACTION if n_test >= n_classes else n_classes
-    X = frame_of(data)
-    screened = data.X.shape[1] > PRESCREEN
-    if screened:
-        # The same split rules_summary makes; the pre-screen sees its training part only.
-        train, _ = train_test_split(
-            np.arange(data.y.size), test_size=test_size, random_state=seed, stratify=data.y
-        )
-        X = X.iloc[:, _top_f(data.X[train], data.y[train])]
-    summary = rules_summary(X, data.y, test_size=test_size, random_state=seed)
+def rules_sections(analysis, data) -> list[Section]:
+    """CN2 with process-oriented stopping on a 67/33 split: the rule list and held-out error."""
+    rules = analysis.rules
+    summary = rules.summary
     section = Section("CN2 rules with process-oriented estimation (Domingos 1999)")
     section.add(
         Text(
@@ -252,23 +182,23 @@ def rules_sections(data: LoadedData, *, seed: int, progress=None) -> list[Sectio
                 "compared before keeping this one; POE treats the rule as the best of m "
                 "guesses, so its error estimate (POE error) moves from the rule's training error "
                 "toward the prior error as log2(m) grows.{screen}",
-                order=", ".join(str(c) for c in np.unique(data.y)),
-                enlarged=""
-                if test_size == TEST_FRACTION
-                else " The held-out part was enlarged from a third to one example per class.",
+                order=", ".join(str(c) for c in analysis.classes),
+                enlarged=" The held-out part was enlarged from a third to one example per class."
+                if rules.enlarged
+                else "",
                 n_train=summary.n_train,
                 n_test=summary.n_test,
                 error=summary.test_error,
                 default=summary.default_error,
                 verdict="better than that"
-                if summary.test_error < summary.default_error
+                if rules.better_than_default
                 else "no better than that: the rules found no usable signal",
                 screen=(
-                    f" The search saw only the {PRESCREEN} of {data.X.shape[1]} features with the "
-                    "largest F statistic on the training part (a pre-screen that keeps the run "
-                    "short); m does not count that pre-selection, so the POE estimates are "
-                    "somewhat optimistic, while the held-out error stays honest."
-                    if screened
+                    f" The search saw only the {rules.prescreened} of {analysis.n_features} "
+                    "features with the largest F statistic on the training part (a pre-screen that "
+                    "keeps the run short); m does not count that pre-selection, so the POE "
+                    "estimates are somewhat optimistic, while the held-out error stays honest."
+                    if rules.prescreened is not None
                     else ""
                 ),
             )
@@ -289,26 +219,11 @@ def _rule_lines(model) -> list[str]:
     return [*lines, text[len(prefix) + 1 :]]
 
 
-def _top_f(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Column indices of the :data:`PRESCREEN` largest F statistics, in column order."""
-    return np.flatnonzero(f_screen(PRESCREEN).fit(X, y).get_support())
-
-
-def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section]:
+def cefs_sections(analysis, data) -> list[Section]:
     """Class-specific ensemble feature selection: per-class subsets beside the overall one."""
-    X = frame_of(data)
-    screened = data.X.shape[1] > PRESCREEN
-    if screened:  # no accuracy is claimed here, so the pre-screen may see every example
-        X = X.iloc[:, _top_f(data.X, data.y)]
-    model = ClassSpecificEnsemble(random_state=seed).fit(X, data.y)
-    rows = [(str(c), len(s), ", ".join(map(str, s))) for c, s in model.class_subsets_.items()]
-    rows.append(
-        (
-            "overall (all classes)",
-            len(model.overall_subset_),
-            ", ".join(map(str, model.overall_subset_)),
-        )
-    )
+    cefs = analysis.cefs
+    rows = [(str(c), len(s), ", ".join(s)) for c, s in cefs.class_subsets.items()]
+    rows.append(("overall (all classes)", len(cefs.overall_subset), ", ".join(cefs.overall_subset)))
     section = Section("Class-specific ensemble feature selection (Soares 2010)")
     section.add(
         Text(
@@ -318,9 +233,10 @@ def cefs_sections(data: LoadedData, *, seed: int, progress=None) -> list[Section
                 "overall. The ensemble predicts the class its members agree on and defers to the "
                 "overall-subset model when they disagree (members agreed on {agree:.0f}% of the "
                 "training examples).{screen}",
-                agree=100 * model.agreement_rate_,
-                screen=f" The searches saw the {PRESCREEN} features with the largest F statistic."
-                if screened
+                agree=100 * cefs.model.agreement_rate_,
+                screen=f" The searches saw the {cefs.prescreened} features with the largest F "
+                "statistic."
+                if cefs.prescreened is not None
                 else "",
             )
         )

@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-from widefs.cli._numeric import FEATURE_NA_VALUES
-from widefs.cli._tables import RawTable, show_names, show_rows
+from widefs.cli.io._numeric import FEATURE_NA_VALUES
+from widefs.cli.io._tables import RawTable, show_names, show_rows
 from widefs.exceptions import DataError
 
 __all__ = ["MAX_ABS_VALUE", "MISSING_LIKE_LABELS", "check_labels", "check_values"]

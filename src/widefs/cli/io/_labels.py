@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from widefs.cli._memory import Budget
-from widefs.cli._tables import RawTable, show_names
-from widefs.cli._text import count_lines, data_lines, read_head
+from widefs.cli.io._memory import Budget
+from widefs.cli.io._tables import RawTable, show_names
+from widefs.cli.io._text import count_lines, data_lines, read_head
 from widefs.exceptions import DataError
 
 __all__ = ["LabelFile", "join_labels", "read_labels"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from widefs.cli._text import TextHead, data_lines
+from widefs.cli.io._text import TextHead, data_lines
 
 __all__ = ["FEATURE_NA_VALUES", "Layout", "Misfit", "Rows", "read_rows"]
 

@@ -1,24 +1,21 @@
-"""The chance-analysis and discriminative-selection part of ``widefs run``.
+"""The chance-analysis and discriminative-selection sections of ``widefs run``.
 
-Every number comes from a library fit: the selector's error counts and both nulls of them
-(``chance_nulls_``), the class-difference screen's pooled p-values, the leave-one-out curve.
-This module only chooses, words and lays them out.
+Every number comes from :class:`widefs.analysis.ChanceAnalysis`; this module only words and
+lays them out.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup, csv_text, visible
-from widefs.cli._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
-from widefs.exceptions import NothingSelectedWarning
-from widefs.univariate import DiscriminativeSelector, default_permutations, threshold_in_errors
+from widefs.cli.render._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
 
-__all__ = ["RULES", "chance_sections", "default_permutations"]
+if TYPE_CHECKING:
+    from widefs.analysis import Analysis, ChanceAnalysis
+    from widefs.cli.io import LoadedData
+
+__all__ = ["RULES", "chance_sections"]
 
 RULES = {
     "mgm": "MGM",
@@ -26,74 +23,17 @@ RULES = {
     "fdr": "FDR 5%",
     "bonferroni": "Bonferroni 5%",
 }
-ERROR_RULES = ("mgm", "max_chance")
 LOO_LABELS = {"all": "no selection", "oracle": "oracle (upper reference)"}
 TOP_TERMINAL = 15
 TOP_REPORT = 20
 
 
-@dataclass
-class ChanceFit:
-    """The fits the chance part shows: error counts with both nulls, and the FDR screens."""
-
-    errors: DiscriminativeSelector  # statistic "errors", the null in use; both nulls known
-    nulls: dict  # {"analytic": ChanceNull, "permutation": ChanceNull}
-    screens: dict  # {"fdr": selector, "bonferroni": selector}: the class-difference screen
-    selections: dict  # rule -> boolean mask
-    n_permutations: int
-
-    @property
-    def used(self) -> str:
-        return self.errors.null_
-
-    def accuracy(self, errors: float) -> str:
-        return f"{100 * (1 - errors / self.errors.n_validation_):.1f}%"
+def _accuracy(value: float) -> str:
+    return f"{100 * value:.1f}%"
 
 
-def _fit(data: LoadedData, *, seed, p_error, null, n_permutations, n_jobs) -> ChanceFit:
-    """The selector under the requested null; the permutation null beside it in any case."""
-
-    def errors_fit(which, threshold="all"):
-        return DiscriminativeSelector(
-            threshold,
-            statistic="errors",
-            p_error=p_error,
-            null=which,
-            n_permutations=n_permutations,
-            random_state=seed,
-            n_jobs=n_jobs,
-        ).fit(data.X, data.y)
-
-    with warnings.catch_warnings():
-        # Selecting nothing is an outcome the tables report.
-        warnings.simplefilter("ignore", NothingSelectedWarning)
-        sel = errors_fit(null)
-        nulls = dict(sel.chance_nulls_)
-        if "permutation" not in nulls:
-            nulls["permutation"] = errors_fit("permutation").chance_nulls_["permutation"]
-        screens = {
-            rule: DiscriminativeSelector(rule, random_state=seed, n_jobs=n_jobs).fit(data.X, data.y)
-            for rule in ("fdr", "bonferroni")
-        }
-    selections = {
-        rule: threshold_in_errors(
-            rule,
-            sel.n_errors_,
-            sel.n_validation_,
-            sel.p_error_,
-            n_scored=max(sel.n_scored_, 1),
-            eligible=~sel.constant_features_,
-            expected_errors=sel.expected_errors_,
-            expected_min_errors=sel.expected_min_errors_,
-        )[1]
-        for rule in ERROR_RULES
-    }
-    selections.update({rule: s.get_support() for rule, s in screens.items()})
-    return ChanceFit(sel, nulls, screens, selections, n_permutations)
-
-
-def _headline(fit: ChanceFit, seed: int) -> Markup:
-    sel, perm, analytic = fit.errors, fit.nulls["permutation"], fit.nulls["analytic"]
+def _headline(fit: ChanceAnalysis, seed: int) -> Markup:
+    sel, perm, analytic = fit.selector, fit.nulls["permutation"], fit.nulls["analytic"]
     return Markup(
         "With M = {M} features scored on N = {N} validation examples (stratified random "
         "halves, seed {seed}), the best of M features that carry **no information at all** "
@@ -107,29 +47,28 @@ def _headline(fit: ChanceFit, seed: int) -> Markup:
         N=sel.n_validation_,
         seed=seed,
         e_p=perm.expected_min_errors,
-        acc_p=fit.accuracy(perm.expected_min_errors),
+        acc_p=_accuracy(fit.chance_accuracy["permutation"]),
         B=fit.n_permutations,
         p=sel.p_error_,
         e_a=analytic.expected_min_errors,
-        acc_a=fit.accuracy(analytic.expected_min_errors),
-        used=fit.used,
+        acc_a=_accuracy(fit.chance_accuracy["analytic"]),
+        used=fit.null_used,
     )
 
 
-def _bound_note(fit: ChanceFit) -> Markup:
+def _bound_note(fit: ChanceAnalysis) -> Markup:
     return Markup(
         "**The analytic value is only a bound here.** On these imbalanced classes its chance "
         "rate is the majority-class error, a lower bound on a classifier's chance errors: the "
         "best chance accuracy is at most {acc_a}, and the permutation value ({acc_p}) is the "
         "estimate.",
-        acc_a=fit.accuracy(fit.nulls["analytic"].expected_min_errors),
-        acc_p=fit.accuracy(fit.nulls["permutation"].expected_min_errors),
+        acc_a=_accuracy(fit.chance_accuracy["analytic"]),
+        acc_p=_accuracy(fit.chance_accuracy["permutation"]),
     )
 
 
-def _chance_rows(fit: ChanceFit) -> list:
-    sel, perm, analytic = fit.errors, fit.nulls["permutation"], fit.nulls["analytic"]
-    eligible = ~sel.constant_features_
+def _chance_rows(fit: ChanceAnalysis) -> list:
+    sel, perm, analytic = fit.selector, fit.nulls["permutation"], fit.nulls["analytic"]
     a_label = "analytic bound" if analytic.is_bound else "analytic"
     return [
         ("features scored (M)", f"{sel.n_scored_}"),
@@ -147,35 +86,31 @@ def _chance_rows(fit: ChanceFit) -> list:
         ),
         (
             f"E[A_H]: highest expected chance accuracy, permutation / {a_label}",
-            f"{fit.accuracy(perm.expected_min_errors)} / "
-            f"{fit.accuracy(analytic.expected_min_errors)}"
+            f"{_accuracy(fit.chance_accuracy['permutation'])} / "
+            f"{_accuracy(fit.chance_accuracy['analytic'])}"
             + (" (at most)" if analytic.is_bound else ""),
         ),
-        ("multiplicity-gap thresholds use", f"the {fit.used} null"),
+        ("multiplicity-gap thresholds use", f"the {fit.null_used} null"),
         (
             "MGM threshold (errors)",
-            f"{0.5 * (sel.expected_errors_ + sel.expected_min_errors_):.2f}",
+            f"{fit.mgm_threshold:.2f}",
         ),
         (
             "best observed feature",
-            f"{int(sel.n_errors_[eligible].min())} errors "
-            f"({100 * sel.scores_[eligible].max():.1f}%)",
+            f"{fit.best_errors} errors ({100 * fit.best_accuracy:.1f}%)",
         ),
     ]
 
 
-def _chance_section(fit: ChanceFit, seed: int) -> Section:
+def _chance_section(fit: ChanceAnalysis, seed: int) -> Section:
     from widefs.plotting import plot_chance_curves
 
-    sel = fit.errors
+    sel = fit.selector
     chance = Section("Chance analysis")
     chance.add(Text(_headline(fit, seed)))
     if fit.nulls["analytic"].is_bound:
         chance.add(Text(_bound_note(fit)))
-    gap = abs(
-        fit.nulls["analytic"].expected_min_errors - fit.nulls["permutation"].expected_min_errors
-    )
-    if gap > 1:
+    if fit.null_gap > 1:
         chance.add(
             Text(
                 Markup(
@@ -184,7 +119,7 @@ def _chance_section(fit: ChanceFit, seed: int) -> Section:
                     "and imbalanced classes break; the permutation value is calibrated on these "
                     "data (`--null permutation` or `--null analytic` chooses the one the "
                     "multiplicity-gap thresholds use).",
-                    gap=gap,
+                    gap=fit.null_gap,
                 )
             )
         )
@@ -209,8 +144,7 @@ def _chance_section(fit: ChanceFit, seed: int) -> Section:
     return chance
 
 
-def _rules_text(fit: ChanceFit, n_examples: int) -> Markup:
-    screen = fit.screens["fdr"]
+def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
     return Markup(
         "Two kinds of rule. The **multiplicity-gap midpoint (MGM)** and **E[X(1)]** rules of "
         "Palatucci & Carlson keep features whose one-feature naive Bayes, trained on one half "
@@ -222,49 +156,35 @@ def _rules_text(fit: ChanceFit, n_examples: int) -> Markup:
         "statistic of the means and of the absolute deviations), with p-values from a pooled "
         "permutation null ({draws} draws: the smallest p-value is {floor:.1g}, below "
         "alpha / M = {need:.1g}, so the resolution of the null never decides a selection).",
-        used=fit.used,
+        used=fit.null_used,
         n=n_examples,
-        draws=sum(screen.n_null_draws_),
-        floor=screen.min_pvalue_,
-        need=0.05 / max(screen.n_scored_, 1),
+        draws=fit.screen_null_draws,
+        floor=fit.screen_min_pvalue,
+        need=fit.bonferroni_cut,
     )
 
 
-def _order(sel) -> np.ndarray:
-    """Best first (fewest errors, lowest index among ties); constant features last."""
-    eligible = ~sel.constant_features_
-    return np.concatenate(
-        [
-            np.flatnonzero(eligible)[np.argsort(sel.n_errors_[eligible], kind="stable")],
-            np.flatnonzero(~eligible),
-        ]
-    )
-
-
-def _feature_rows(fit: ChanceFit, names, order) -> list:
-    sel, screen = fit.errors, fit.screens["fdr"]
+def _feature_rows(table, names) -> list:
     return [
         (
             names[j],
-            int(sel.n_errors_[j]),
-            f"{100 * sel.scores_[j]:.1f}",
-            f"{sel.pvalues_[j]:.2e}",
-            f"{screen.pvalues_[j]:.2e}",
-            *("yes" if fit.selections[r][j] else "" for r in RULES),
+            int(row.errors),
+            f"{100 * row.accuracy:.1f}",
+            f"{row.pvalue_errors:.2e}",
+            f"{row.pvalue_class_difference:.2e}",
+            *("yes" if getattr(row, r) else "" for r in RULES),
         )
-        for j in order[: min(order.size, FULL_LIST_MAX)]
+        for j, row in zip(table.index[:FULL_LIST_MAX], table.iloc[:FULL_LIST_MAX].itertuples())
     ]
 
 
-def _features_csv(fit: ChanceFit, names, order) -> str:
-    sel, screen = fit.errors, fit.screens["fdr"]
-    analytic, perm = fit.nulls["analytic"].pvalues, fit.nulls["permutation"].pvalues
+def _features_csv(fit: ChanceAnalysis, table, names) -> str:
     return csv_text(
         [
             "feature",
             "errors",
             "accuracy %",
-            f"p-value (errors, {fit.used} null)",
+            f"p-value (errors, {fit.null_used} null)",
             "p-value (errors, analytic)",
             "p-value (errors, permutation)",
             "F (class means)",
@@ -276,24 +196,24 @@ def _features_csv(fit: ChanceFit, names, order) -> str:
         (
             (
                 names[j],
-                sel.n_errors_[j],
-                f"{100 * sel.scores_[j]:.4f}",
-                f"{sel.pvalues_[j]:.6e}",
-                f"{analytic[j]:.6e}",
-                f"{perm[j]:.6e}",
-                f"{screen.location_statistics_[j]:.6g}",
-                f"{screen.spread_statistics_[j]:.6g}",
-                f"{screen.pvalues_[j]:.6e}",
-                int(sel.constant_features_[j]),
-                *(int(fit.selections[r][j]) for r in RULES),
+                row.errors,
+                f"{100 * row.accuracy:.4f}",
+                f"{row.pvalue_errors:.6e}",
+                f"{row.pvalue_errors_analytic:.6e}",
+                f"{row.pvalue_errors_permutation:.6e}",
+                f"{row.f_location:.6g}",
+                f"{row.f_spread:.6g}",
+                f"{row.pvalue_class_difference:.6e}",
+                int(row.constant),
+                *(int(getattr(row, r)) for r in RULES),
             )
-            for j in order
+            for j, row in zip(table.index, table.itertuples())
         ),
     )
 
 
-def _selection_section(fit: ChanceFit, data: LoadedData) -> Section:
-    sel = fit.errors
+def _selection_section(fit: ChanceAnalysis, table, data: LoadedData) -> Section:
+    sel = fit.selector
     selection = Section("Discriminative feature selection")
     selection.add(Text(_rules_text(fit, data.y.size)))
     summary = [(RULES[r], int(mask.sum())) for r, mask in fit.selections.items()]
@@ -311,7 +231,6 @@ def _selection_section(fit: ChanceFit, data: LoadedData) -> Section:
                 )
             )
         )
-    order = _order(sel)
     selection.add(
         Table(
             [
@@ -322,47 +241,47 @@ def _selection_section(fit: ChanceFit, data: LoadedData) -> Section:
                 "p-value (class difference)",
                 *RULES.values(),
             ],
-            _feature_rows(fit, data.feature_names, order),
+            _feature_rows(table, data.feature_names),
             title=f"Best features (validation errors out of {sel.n_validation_})",
             terminal_rows=TOP_TERMINAL,
             terminal_columns=[0, 1, 2, 4, 5, 7],
             top=TOP_REPORT,
-            total_rows=order.size,
+            total_rows=len(table),
             more=Markup(
                 "Features with equal errors are tied and listed in file order. A class-difference "
                 "p-value of {floor:.1e} means beyond every null draw. All {n} features, in this "
                 "order and with these columns (plus every p-value and both F statistics), are in "
                 "`features.csv`.",
-                floor=fit.screens["fdr"].min_pvalue_,
-                n=order.size,
+                floor=fit.screen_min_pvalue,
+                n=len(table),
             ),
         )
     )
-    selection.files["features.csv"] = _features_csv(fit, data.feature_names, order)
+    selection.files["features.csv"] = _features_csv(fit, table, data.feature_names)
     return selection
 
 
-def _loo_note(rule, outcome, n_rounds) -> str:
+def _loo_note(rule, outcome) -> str:
     if rule == "all":
         return "every feature, no selection"
     if rule == "oracle":
         return "chosen with the test labels: not an honest estimate"
-    if outcome.empty_rounds == n_rounds:
+    if outcome.empty_rounds == outcome.n_rounds:
         return "fallback in every round: no feature kept, class proportions predicted"
     if outcome.empty_rounds:
         return (
-            f"fallback in {outcome.empty_rounds} of {n_rounds} rounds "
+            f"fallback in {outcome.empty_rounds} of {outcome.n_rounds} rounds "
             "(no feature kept: class proportions predicted there)"
         )
     return ""
 
 
-def _loo_text(fit: ChanceFit, n_loo: int, majority: float) -> Markup:
-    floor = fit.nulls["analytic"].min_pvalue
+def _loo_text(fit: ChanceAnalysis, n_loo: int, majority: float) -> Markup:
+    floor = fit.loo_min_pvalue
     rounds = (
         f"Each round's thresholds come from its own null ({n_loo} label permutations within its "
         "halves)."
-        if fit.used == "permutation"
+        if fit.null_used == "permutation"
         else "Each round's thresholds come from the analytic null of its validation half."
     )
     return Markup(
@@ -380,40 +299,22 @@ def _loo_text(fit: ChanceFit, n_loo: int, majority: float) -> Markup:
     )
 
 
-def _loo_section(fit: ChanceFit, data: LoadedData, *, seed, p_error, quick) -> Section:
+def _loo_section(fit: ChanceAnalysis, data: LoadedData, majority: float) -> Section:
     from widefs.plotting import plot_errors_allowed
-    from widefs.univariate import leave_one_out_threshold_curve
 
-    # Each round's null needs E[X] and E[X(1)]: a few hundred permutations estimate them well.
-    n_loo = min(fit.n_permutations, 100 if quick else 200)
-    curve = leave_one_out_threshold_curve(
-        data.X,
-        data.y,
-        random_state=seed,
-        thresholds=("all", *RULES),
-        p_error=p_error,
-        null=fit.used,
-        n_permutations=n_loo,
-    )
-    _, counts = np.unique(data.y, return_counts=True)
-    majority = counts.max() / counts.sum()
     rows = [
         (
-            LOO_LABELS.get(r) or RULES[r],
+            LOO_LABELS.get(o.rule) or RULES[o.rule],
             f"{100 * o.accuracy:.1f}",
-            f"{np.median(o.n_selected):.0f}",
+            f"{o.median_selected:.0f}",
             o.empty_rounds,
-            _loo_note(r, o, data.y.size),
+            _loo_note(o.rule, o),
         )
-        for r, o in curve.outcomes.items()
+        for o in fit.loo
     ]
     loo = Section("Leave-one-out accuracy by threshold")
-    loo.add(Text(_loo_text(fit, n_loo, majority)))
-    below = [
-        LOO_LABELS.get(r) or RULES[r]
-        for r, o in curve.outcomes.items()
-        if r != "oracle" and o.accuracy < majority - 0.05
-    ]
+    loo.add(Text(_loo_text(fit, fit.loo_permutations, majority)))
+    below = [LOO_LABELS.get(r) or RULES[r] for r in fit.loo_below_majority]
     if below:
         loo.add(Note(_below_majority_note(below)))
     loo.add(
@@ -425,7 +326,7 @@ def _loo_section(fit: ChanceFit, data: LoadedData, *, seed, p_error, quick) -> S
         )
     )
     figure = plot_errors_allowed(
-        curve, title=f"{visible(data.name)}: leave-one-out accuracy vs errors allowed"
+        fit.loo_curve, title=f"{visible(data.name)}: leave-one-out accuracy vs errors allowed"
     ).figure
     loo.add(
         Figure(
@@ -449,28 +350,11 @@ def _below_majority_note(rows) -> Markup:
     )
 
 
-def chance_sections(
-    data: LoadedData,
-    *,
-    seed: int,
-    progress=None,
-    p_error="auto",
-    null: str = "auto",
-    n_permutations: int = 1000,
-    quick: bool = False,
-    n_jobs=None,
-) -> list[Section]:
-    """Score every feature, both nulls, every threshold, and the leave-one-out curve.
-
-    ``null`` chooses the null of the multiplicity-gap thresholds (``"auto"``: as
-    :class:`DiscriminativeSelector` chooses it: analytic on balanced classes, permutation on
-    imbalanced ones); the other null is shown beside it.
-    """
-    fit = _fit(
-        data, seed=seed, p_error=p_error, null=null, n_permutations=n_permutations, n_jobs=n_jobs
-    )
+def chance_sections(analysis: Analysis, data: LoadedData) -> list[Section]:
+    """The chance analysis, the discriminative selection and the leave-one-out curve."""
+    fit = analysis.chance
     return [
-        _chance_section(fit, seed),
-        _selection_section(fit, data),
-        _loo_section(fit, data, seed=seed, p_error=p_error, quick=quick),
+        _chance_section(fit, analysis.seed),
+        _selection_section(fit, analysis.features, data),
+        _loo_section(fit, data, analysis.majority.accuracy),
     ]

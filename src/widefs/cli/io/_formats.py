@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from widefs.cli._memory import Budget, check_fits, numbers_need
-from widefs.cli._numeric import FEATURE_NA_VALUES
-from widefs.cli._tables import (
+from widefs.cli.io._memory import Budget, check_fits, numbers_need
+from widefs.cli.io._numeric import FEATURE_NA_VALUES
+from widefs.cli.io._tables import (
     RawTable,
     first_line,
     from_frame,

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from widefs.cli._memory import Budget, check_fits, format_bytes
-from widefs.cli._tables import first_line
+from widefs.cli.io._memory import Budget, check_fits, format_bytes
+from widefs.cli.io._tables import first_line
 from widefs.exceptions import DataError
 
 __all__ = [

@@ -1,10 +1,10 @@
 """Load and check the data given to the command line (a table file or a bundled name).
 
-Files: delimited text (see :mod:`widefs.cli._text` for what is detected and
-:mod:`widefs.cli._delimited` for the layouts), parquet and feather (pyarrow) and xlsx
+Files: delimited text (see :mod:`widefs.cli.io._text` for what is detected and
+:mod:`widefs.cli.io._delimited` for the layouts), parquet and feather (pyarrow) and xlsx
 (openpyxl), the last three through the optional extra ``widefs[formats]``. Labels are a
 column of the table, a row of it (``transpose=True``), or a file of their own
-(``labels=``, see :mod:`widefs.cli._labels`). Every file's shape is checked against the
+(``labels=``, see :mod:`widefs.cli.io._labels`). Every file's shape is checked against the
 memory the machine has (or ``max_memory``) before its numbers are read.
 
 Everything that is read differently from what a reader might expect gets a one-line note:
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from widefs.cli._checks import check_classes, check_labels, check_values
-from widefs.cli._delimited import read_delimited, read_unlabelled
-from widefs.cli._formats import read_arrow, read_xlsx
-from widefs.cli._labels import join_labels, read_labels
-from widefs.cli._memory import Budget, memory_budget
-from widefs.cli._store import is_store, load_store
-from widefs.cli._tables import RawTable, from_frame
+from widefs.cli.io._checks import check_classes, check_labels, check_values
+from widefs.cli.io._delimited import read_delimited, read_unlabelled
+from widefs.cli.io._formats import read_arrow, read_xlsx
+from widefs.cli.io._labels import join_labels, read_labels
+from widefs.cli.io._memory import Budget, memory_budget
+from widefs.cli.io._store import is_store, load_store
+from widefs.cli.io._tables import RawTable, from_frame
 from widefs.datasets import list_datasets, load_dataset
 from widefs.exceptions import DataError
 
@@ -55,13 +55,18 @@ class LoadedData:
 
     @property
     def in_memory(self) -> bool:
-        """False for a zarr store read where it lies (see :mod:`widefs.cli._store`)."""
+        """False for a zarr store read where it lies (see :mod:`widefs.cli.io._store`)."""
         return isinstance(self.X, np.ndarray)
 
     @property
     def smallest_class(self) -> int:
         """Number of examples of the least frequent class."""
-        return int(np.unique(self.y, return_counts=True)[1].min())
+        return int(self.class_counts[1].min())
+
+    @property
+    def class_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The classes read (sorted) and how many examples each has."""
+        return np.unique(self.y, return_counts=True)
 
 
 def _kind(path: Path) -> str:

@@ -1,24 +1,17 @@
-"""The method comparison of ``widefs run``: nested cross-validation of every method.
+"""The method comparison of ``widefs run``: the nested cross-validation table and stability.
 
-Every number comes from :func:`widefs.model_selection.nested_evaluate` and
-:func:`widefs.model_selection.majority_baseline`; this module only lays them out. On
-imbalanced classes the table adds balanced accuracy (corrected t interval over the folds) and
-each class's recall (pooled over the test predictions, Clopper-Pearson interval).
+Every number comes from :attr:`widefs.analysis.Analysis.comparison` (one row per method) and
+its ``comparison_info``; this module only lays them out. On imbalanced classes the table
+adds balanced accuracy and each class's recall.
 """
 
 from __future__ import annotations
 
-import warnings
+import math
 
-import numpy as np
-
-from widefs.cli._data import LoadedData
 from widefs.cli._markup import Markup, visible
-from widefs.cli._methods import Candidate
-from widefs.cli._report import Figure, Note, Section, Table, Text
-from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
-from widefs.model_selection import majority_baseline, nested_evaluate
-from widefs.plotting import plot_selection_frequency
+from widefs.cli.render._certificates import pvalue_text
+from widefs.cli.render._report import Figure, Note, Section, Table, Text
 
 __all__ = ["comparison_section"]
 
@@ -27,126 +20,66 @@ _BALANCED_HEADERS = ["balanced accuracy % (mean, 95% CI)", "recall % per class (
 _TAIL_HEADERS = ["features (median)", "stability", "search p-value", "note"]
 
 
-def comparison_section(
-    data: LoadedData,
-    candidates: list[Candidate],
-    *,
-    seed: int,
-    folds: int = 5,
-    repeats: int = 1,
-    progress=None,
-    search_pvalues: dict[str, str] | None = None,
-    n_jobs=None,
-) -> list[Section]:
-    """Nested CV of every candidate on the same folds; table, stability and its figure.
-
-    ``folds`` is lowered to the size of the smallest class (at least 2, checked when the
-    data were loaded) so that every outer fold holds every class; the text says so.
-    """
-    requested, folds = folds, min(folds, data.smallest_class)
-    baseline = majority_baseline(data.y)
-    results = _evaluate_all(data, candidates, seed, folds, repeats, progress, n_jobs)
-    pvalues = search_pvalues or {}
-    rows = [_row(c, results.get(c.name), pvalues, baseline.imbalanced) for c in candidates]
+def comparison_section(analysis, data) -> list[Section]:
+    """The comparison table with its notes, then the stability section and its figure."""
+    frame, info, baseline = analysis.comparison, analysis.comparison_info, analysis.majority
+    classes = [str(c) for c in analysis.classes]
+    rows = [_row(name, row, classes, baseline.imbalanced) for name, row in frame.iterrows()]
     section = Section("Method comparison (nested cross-validation)")
-    for paragraph in _intro(repeats, folds, baseline):
+    for paragraph in _intro(info.repeats, info.folds, baseline):
         section.add(Text(paragraph))
-    if folds < requested:
-        section.add(Text(_fewer_folds(data.smallest_class, folds, requested)))
-    widths = [r["ci"][1] - r["ci"][0] for r in results.values()]
-    if widths and (folds * repeats < 10 or max(widths) > 0.4):
-        section.add(Note(_wide_intervals(max(widths), repeats, folds, data.y.size / folds)))
-    fallbacks = [name for name, res in results.items() if _empty_folds(res)]
-    if fallbacks:
-        section.add(Note(_fallback_note(fallbacks)))
+    if info.folds < info.requested_folds:
+        section.add(Text(_fewer_folds(info.smallest_class, info.folds, info.requested_folds)))
+    if info.wide:
+        section.add(
+            Note(_wide_intervals(info.max_ci_width, info.repeats, info.folds, info.test_examples))
+        )
+    if info.fallbacks:
+        section.add(Note(_fallback_note(list(info.fallbacks))))
     section.add(_table(rows, baseline.imbalanced))
-    return [section, *_stability_sections(data, results)]
-
-
-def _evaluate_all(data, candidates, seed, folds, repeats, progress, n_jobs) -> dict:
-    """``{name: nested_evaluate result}`` of every candidate that applies to the data."""
-    n_classes = np.unique(data.y).size
-    results = {}
-    task = progress.add_task("nested cross-validation", total=len(candidates)) if progress else None
-    for cand in candidates:
-        if cand.binary_only and n_classes != 2:
-            continue
-        if progress:
-            progress.update(task, description=f"nested CV: {cand.name}")
-        with warnings.catch_warnings():
-            # Selecting nothing in a fold is a legitimate outcome, reported in the table.
-            warnings.filterwarnings("ignore", category=NothingSelectedWarning)
-            warnings.filterwarnings("ignore", category=HeuristicBoundWarning)  # SCM text says
-            warnings.filterwarnings("ignore", message="No features were selected")
-            warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
-            results[cand.name] = nested_evaluate(
-                cand.make(seed),
-                data.X,
-                data.y,
-                cv=folds,
-                n_repeats=repeats,
-                random_state=seed,
-                n_jobs=n_jobs,
-            )
-        if progress:
-            progress.advance(task)
-    return results
-
-
-def _selects(res) -> bool:
-    """Whether the method chose among the features (some feature left out in some fold)."""
-    return res["n_selected"] is not None and res["selection_frequency"].min() < 1
-
-
-def _empty_folds(res) -> int:
-    """Folds in which the method kept no feature (and predicted one class)."""
-    return 0 if res["n_selected"] is None else int(np.count_nonzero(res["n_selected"] == 0))
+    return [section, *_stability_sections(analysis, data)]
 
 
 def _percent_interval(lo: float, hi: float) -> str:
     return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def _recall_cell(res) -> str:
+def _recall_cell(row, classes) -> str:
     """Each class's pooled recall with its interval, e.g. ``normal 45 [28, 64]; tumor 90 ...``."""
     return "; ".join(
-        f"{c} {100 * r:.0f} [{100 * lo:.0f}, {100 * hi:.0f}]"
-        for c, r, (lo, hi) in zip(
-            res["classes"].astype(str), res["class_recall"], res["class_recall_ci"], strict=True
-        )
+        f"{c} {100 * row[f'recall {c}']:.0f} "
+        f"[{100 * row[f'recall {c} low']:.0f}, {100 * row[f'recall {c} high']:.0f}]"
+        for c in classes
     )
 
 
-def _row(cand: Candidate, res, pvalues: dict[str, str], imbalanced: bool) -> tuple:
-    """One row of the table (``res`` None: the method does not apply to these data)."""
-    if res is None:
+def _row(name, row, classes, imbalanced: bool) -> tuple:
+    """One row of the table (a method that does not apply to these data: blank cells)."""
+    if not row["applies"]:
         blanks = ("",) * (len(_HEADERS) + len(_TAIL_HEADERS) - 3)
         balanced = ("", "") if imbalanced else ()
-        return (cand.name, "binary data only", *balanced, *blanks, cand.note)
+        return (name, "binary data only", *balanced, *blanks, row["note"])
     head = (
-        cand.name,
-        f"{100 * res['mean']:.1f} ± {100 * res['std']:.1f}",
-        _percent_interval(*res["ci"]),
-        f"{100 * res['pooled_accuracy']:.1f}",
+        name,
+        f"{100 * row['accuracy']:.1f} ± {100 * row['accuracy_sd']:.1f}",
+        _percent_interval(row["accuracy_ci_low"], row["accuracy_ci_high"]),
+        f"{100 * row['pooled_accuracy']:.1f}",
     )
     balanced = (
-        f"{100 * res['balanced_mean']:.1f} {_percent_interval(*res['balanced_ci'])}",
-        _recall_cell(res),
+        f"{100 * row['balanced_accuracy']:.1f} "
+        + _percent_interval(row["balanced_ci_low"], row["balanced_ci_high"]),
+        _recall_cell(row, classes),
     )
-    return (*head, *(balanced if imbalanced else ()), *_selection_cells(cand, res, pvalues))
+    return (*head, *(balanced if imbalanced else ()), *_selection_cells(row))
 
 
-def _selection_cells(cand: Candidate, res, pvalues: dict[str, str]) -> tuple:
+def _selection_cells(row) -> tuple:
     """Features kept, stability, search p-value and the note (which says about fallbacks)."""
-    selects = _selects(res)
-    n_sel = f"{np.median(res['n_selected']):.0f}" if selects else "all"
-    hidden = np.isnan(res["stability"]) or not selects
-    stability = "" if hidden else f"{round(res['stability'], 2) + 0.0:.2f}"
-    empty, folds = _empty_folds(res), len(res["test_score"])
-    pvalue = pvalues.get(cand.name, "-")
-    if empty == folds and pvalue != "-":
-        pvalue = "none (no feature kept)"  # the fallback's score, not the method's search
-    note = cand.note
+    n_sel = "all" if math.isnan(row["features"]) else f"{row['features']:.0f}"
+    stability = "" if math.isnan(row["stability"]) else f"{round(row['stability'], 2) + 0.0:.2f}"
+    pvalue = pvalue_text(row["certificate"], row["search_pvalue"])
+    note = row["note"]
+    empty, folds = int(row["empty_folds"]), int(row["folds"])
     if empty:
         note += (
             f"; fallback in {empty} of {folds} folds: no feature kept, so one class was "
@@ -238,10 +171,12 @@ def _fallback_note(names: list[str]) -> Markup:
     )
 
 
-def _stability_sections(data: LoadedData, results: dict) -> list[Section]:
+def _stability_sections(analysis, data) -> list[Section]:
     """How often each method's top features were selected, and the best method's figure."""
-    selecting = {name: res for name, res in results.items() if _selects(res)}
-    if not selecting:
+    from widefs.plotting import plot_selection_frequency
+
+    info = analysis.comparison_info
+    if not info.top_features:
         return []
     stab = Section("Stability of the selected features")
     stab.add(
@@ -254,14 +189,14 @@ def _stability_sections(data: LoadedData, results: dict) -> list[Section]:
         )
     )
     rows = [
-        (name, _top_features(data, res["selection_frequency"])) for name, res in selecting.items()
+        (name, _top_features(data.feature_names, top)) for name, top in info.top_features.items()
     ]
     stab.add(
         Table(["method", "most frequently selected features"], rows, title="Most stable features")
     )
-    best = max(selecting, key=lambda name: selecting[name]["mean"])
+    best = info.most_accurate_selector
     fig = plot_selection_frequency(
-        selecting[best]["selection_frequency"],
+        analysis.evaluations[best]["selection_frequency"],
         [visible(str(n)) for n in data.feature_names],
         title=f"Selection stability: {best}",
     ).figure
@@ -270,7 +205,6 @@ def _stability_sections(data: LoadedData, results: dict) -> list[Section]:
     return [stab]
 
 
-def _top_features(data: LoadedData, freq) -> str:
-    top = np.argsort(-freq, kind="stable")[:5]
-    named = ", ".join(f"{data.feature_names[j]} ({freq[j]:.0%})" for j in top if freq[j] > 0)
+def _top_features(names, top) -> str:
+    named = ", ".join(f"{names[j]} ({freq:.0%})" for j, freq in top)
     return named or "(no feature selected in any fold)"

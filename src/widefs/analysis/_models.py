@@ -1,0 +1,124 @@
+"""The Set Covering Machines, CN2-POE and CEFS fitted on the data, with what they claim."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from widefs.analysis._result import CefsAnalysis, RulesAnalysis, ScmAnalysis, ScmBound
+from widefs.analysis._spec import PRESCREEN
+
+__all__ = ["TEST_FRACTION", "cefs_analysis", "rules_analysis", "scm_analysis", "scm_bounds"]
+
+TEST_FRACTION = 0.33  # Domingos (1999): 67% training, 33% held out
+SCM_NAMES = {
+    "PAC-Bayes SCM": "PACBayesSCM",
+    "sample-compression SCM": "SampleCompressionSCM",
+    "Occam SCM": "OccamSCM",
+}
+
+
+def scm_bounds(models: dict, majority_error: float) -> list[ScmBound]:
+    """Each fitted SCM's training risk and bound, and whether the bound is vacuous.
+
+    A bound at or above the majority-class error certifies nothing a classifier without
+    features would not reach: it is vacuous.
+    """
+    out = []
+    for name, model in models.items():
+        # PAC-Bayes bounds the Gibbs classifier, so its training Gibbs risk is the one shown.
+        training = getattr(model, "gibbs_risk_", getattr(model, "empirical_risk_", None))
+        bound = float(model.risk_bound_)
+        out.append(ScmBound(name, len(model.rules_), training, bound, bound >= majority_error))
+    return out
+
+
+def scm_analysis(X, y, feature_names) -> ScmAnalysis:
+    """The three Set Covering Machines fitted on all examples (a store packed in bits)."""
+    import pandas as pd
+
+    import widefs.scm as scm
+    from widefs.exceptions import HeuristicBoundWarning
+
+    names = None
+    if isinstance(X, np.ndarray):
+        X = pd.DataFrame(X, columns=[str(c) for c in feature_names])
+    else:  # out of core: read where it lies, packed once; names looked up when described
+        packed = scm.pack_binary(X)
+        X = X if packed is None else packed
+        names = feature_names
+    models = {}
+    for name, cls in SCM_NAMES.items():
+        with warnings.catch_warnings():
+            # Without an a-priori feature range the bound takes the training range.
+            warnings.simplefilter("ignore", HeuristicBoundWarning)
+            models[name] = getattr(scm, cls)().fit(X, y)
+    _, counts = np.unique(y, return_counts=True)
+    majority_error = 1 - counts.max() / counts.sum()
+    return ScmAnalysis(
+        models=models,
+        bounds=scm_bounds(models, majority_error),
+        descriptions={
+            name: scm.describe_model(m, feature_names=names) for name, m in models.items()
+        },
+        majority_error=majority_error,
+        n_candidate_machines=scm.n_candidate_machines(counts.size),
+    )
+
+
+def _frame(X, feature_names):
+    import pandas as pd
+
+    return pd.DataFrame(X, columns=[str(c) for c in feature_names])
+
+
+def rules_analysis(X, y, feature_names, *, seed) -> RulesAnalysis:
+    """CN2-POE on a 67/33 split, behind the F pre-screen (fitted on the training part) when wide.
+
+    The held-out part holds at least one example per class (so the stratified split exists
+    for tiny data, where every class has at least two examples).
+    """
+    from widefs.model_selection import f_scores_blockwise
+    from widefs.rules import rules_summary
+
+    n_classes = np.unique(y).size
+    n_test = math.ceil(TEST_FRACTION * y.size)
+    test_size = TEST_FRACTION if n_test >= n_classes else n_classes
+    prescreen = None
+    if X.shape[1] > PRESCREEN:
+        from sklearn.feature_selection import SelectKBest
+
+        prescreen = SelectKBest(f_scores_blockwise, k=PRESCREEN)
+    summary = rules_summary(
+        _frame(X, feature_names), y, test_size=test_size, random_state=seed, prescreen=prescreen
+    )
+    return RulesAnalysis(
+        summary=summary,
+        test_size=test_size,
+        enlarged=test_size != TEST_FRACTION,
+        better_than_default=summary.test_error < summary.default_error,
+        prescreened=None if prescreen is None else PRESCREEN,
+    )
+
+
+def cefs_analysis(X, y, feature_names, *, seed) -> CefsAnalysis:
+    """Class-specific ensemble feature selection on all examples (pre-screened when wide).
+
+    No accuracy is claimed from this fit, so the pre-screen may see every example.
+    """
+    from widefs.ensemble import ClassSpecificEnsemble
+    from widefs.model_selection import Prescreened
+
+    frame = _frame(X, feature_names)
+    wide = X.shape[1] > PRESCREEN
+    estimator = ClassSpecificEnsemble(random_state=seed)
+    fitted = Prescreened(estimator, k=PRESCREEN).fit(frame, y) if wide else None
+    model = fitted.estimator_ if wide else estimator.fit(frame, y)
+    return CefsAnalysis(
+        model=model,
+        class_subsets={c: list(map(str, s)) for c, s in model.class_subsets_.items()},
+        overall_subset=list(map(str, model.overall_subset_)),
+        prescreened=PRESCREEN if wide else None,
+    )

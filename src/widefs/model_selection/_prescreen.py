@@ -1,0 +1,235 @@
+"""A search behind a univariate F-test pre-screen, as one estimator.
+
+Wrapper searches (Set Covering Machines, CN2, class-specific ensembles) cost time in the
+number of features they search; on tens of thousands of features a one-pass F test that
+keeps the ``k`` best first makes them affordable. Written as one estimator rather than a
+``Pipeline`` so that it answers like the search it wraps: ``search_score_`` (what
+:func:`search_certificate` certifies) and ``get_support()`` over the *input* features. Its
+``fit`` screens on the labels it is given, so a certificate re-runs the screen on every
+relabelling and a cross-validation screens on each training fold only.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.feature_selection import f_classif
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from widefs._compat import HasMethods, Interval, fit_context
+from widefs._utils import block_width, iter_column_blocks
+
+__all__ = ["Prescreened", "f_scores_blockwise"]
+
+
+def f_scores_blockwise(X, y):
+    """scikit-learn's ``f_classif``, computed a block of features at a time.
+
+    The same values (``f_classif`` reduces each column on its own), with temporaries of one
+    block instead of several copies of ``X``: on 80 x 200,000 a fit's peak memory falls by
+    about 300 MB. Constant columns get F = NaN silently (ranked last by a screen).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Numeric features.
+    y : array_like of shape (n_samples,)
+        Class labels.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        The one-way ANOVA F statistic of each feature.
+    pvalues : ndarray of shape (n_features,)
+        Its p-value.
+
+    See Also
+    --------
+    sklearn.feature_selection.f_classif : The same statistic on the whole matrix at once.
+    Prescreened : Keeps the features of largest F before a search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [0.1, 0.0], [1.0, 1.0], [1.1, 0.0]])
+    >>> F, p = f_scores_blockwise(X, [0, 0, 1, 1])
+    >>> bool(F[0] > F[1])
+    True
+    """
+    X = np.asarray(X)
+    scores = np.empty(X.shape[1])
+    pvalues = np.empty(X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns: F undefined
+        for b in iter_column_blocks(X.shape[1], block_width(X.shape[0])):
+            scores[b], pvalues[b] = f_classif(X[:, b], y)
+    return scores, pvalues
+
+
+def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Mask of the ``k`` largest scores (NaN last), as ``SelectKBest`` breaks ties."""
+    mask = np.zeros(scores.size, dtype=bool)
+    if k >= scores.size:
+        mask[:] = True
+        return mask
+    ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
+    mask[np.argsort(ranked, kind="mergesort")[-k:]] = True
+    return mask
+
+
+class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Fit ``estimator`` on the ``k`` features of largest F statistic, screened in ``fit``.
+
+    The screen is part of the estimator: refitted on every training set (each fold of a
+    cross-validation, each relabelling of a search certificate), it never sees labels the
+    search would not see. With ``k`` at least the number of features every feature is kept.
+
+    Parameters
+    ----------
+    estimator : classifier
+        The search to run on the screened features (a widefs wrapper such as
+        :class:`widefs.rules.CN2Classifier`, or any classifier).
+    k : int, default=2000
+        Features kept: those of largest one-way ANOVA F statistic (constant features last;
+        ties broken as :class:`sklearn.feature_selection.SelectKBest` breaks them).
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        F statistic of every input feature (NaN for constant features).
+    screen_support_ : ndarray of bool, shape (n_features,)
+        The features passed to the search.
+    estimator_ : classifier
+        ``estimator`` fitted on the screened features.
+    classes_ : ndarray
+        Class labels.
+    n_features_in_ : int
+        Number of input features.
+    search_score_ : float
+        The wrapped search's own ``search_score_`` (present when it has one).
+
+    See Also
+    --------
+    f_scores_blockwise : The F statistic, a block of features at a time.
+    search_certificate : Certifies ``search_score_``, screen included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from widefs.rules import CN2Classifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 50))
+    >>> y = (X[:, 7] > 0).astype(int)
+    >>> model = Prescreened(CN2Classifier(), k=5).fit(X, y)
+    >>> int(model.screen_support_.sum()), bool(model.get_support()[7])
+    (5, True)
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "k": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, estimator, k=2000):
+        self.estimator = estimator
+        self.k = k
+
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Screen the features on ``(X, y)``, then fit the search on the kept ones.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric features; a DataFrame reaches the search with its column names.
+        y : array_like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        frame = X if hasattr(X, "iloc") else None
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        self.scores_ = f_scores_blockwise(X, y)[0]
+        self.screen_support_ = _top_k(self.scores_, self.k)
+        self.estimator_ = clone(self.estimator).fit(self._screen(X if frame is None else frame), y)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def _screen(self, X):
+        columns = np.flatnonzero(self.screen_support_)
+        # A DataFrame stays one, so that the search names its features.
+        return X.iloc[:, columns] if hasattr(X, "iloc") else X[:, columns]
+
+    def _inner_X(self, X):
+        check_is_fitted(self)
+        frame = X if hasattr(X, "iloc") else None
+        X = validate_data(self, X, reset=False)
+        return self._screen(X if frame is None else frame)
+
+    @property
+    def search_score_(self):
+        # The wrapped search's score: the attribute exists exactly when the search has it.
+        check_is_fitted(self)
+        return self.estimator_.search_score_
+
+    def predict(self, X):
+        """Predict with the search, on the screened features of ``X``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Samples with every input feature.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        X = self._inner_X(X)  # checks that the model is fitted
+        return self.estimator_.predict(X)
+
+    @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the search, on the screened features of ``X``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Samples with every input feature.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities in the order of ``classes_``.
+        """
+        X = self._inner_X(X)
+        return self.estimator_.predict_proba(X)
+
+    def get_support(self, indices=False):
+        """The input features the fitted search uses (all screened ones if it does not say).
+
+        Parameters
+        ----------
+        indices : bool, default=False
+            Return column indices instead of a mask.
+
+        Returns
+        -------
+        support : ndarray
+            Boolean mask of shape (n_features,), or the indices of its True entries.
+        """
+        check_is_fitted(self)
+        mask = self.screen_support_.copy()
+        inner = getattr(self.estimator_, "get_support", None)
+        if inner is not None:
+            mask[np.flatnonzero(mask)[~np.asarray(inner(), bool)]] = False
+        return np.flatnonzero(mask) if indices else mask

@@ -1,0 +1,101 @@
+"""Prescreened: the F-test pre-screen and the search it feeds, as one estimator."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.feature_selection import SelectKBest, f_classif
+from sklearn.naive_bayes import GaussianNB
+
+from widefs._utils import block_width
+from widefs.model_selection import Prescreened, f_scores_blockwise, search_certificate
+from widefs.rules import CN2Classifier
+
+
+def test_blockwise_f_equals_f_classif_across_blocks():
+    rng = np.random.default_rng(0)
+    n_rows = 20
+    n_cols = 2 * block_width(n_rows) + 7  # three blocks, the last one short
+    X = rng.normal(size=(n_rows, n_cols))
+    X[:, 5] = 1.0  # constant: F undefined
+    X[:, -1] = 2.0
+    y = np.repeat([0, 1, 2, 3], 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        F_ref, p_ref = f_classif(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the constant columns warn nothing
+        F, p = f_scores_blockwise(X, y)
+    np.testing.assert_array_equal(F, F_ref)
+    np.testing.assert_array_equal(p, p_ref)
+    assert np.isnan(F[[5, -1]]).all()
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 39, 40, 41])
+def test_screen_keeps_what_select_k_best_keeps_ties_and_constants_included(k):
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(12, 40)).astype(float)  # integer data: many equal F
+    X[:, [2, 9]] = 4.0  # constant columns rank last
+    X[:, 11] = X[:, 4]  # an exact tie
+    y = np.repeat([0, 1], 6)
+    est = Prescreened(GaussianNB(), k=k).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = SelectKBest(f_classif, k=min(k, 40)).fit(X, y).get_support()
+    np.testing.assert_array_equal(est.screen_support_, want)
+    assert est.screen_support_.sum() == min(k, 40)
+    if k < 38:
+        assert not est.screen_support_[[2, 9]].any()
+
+
+def test_prescreened_search_reruns_the_screen_on_every_relabelling():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 40))
+    y = (X[:, 3] + 0.5 * rng.normal(size=30) > 0).astype(int)
+    cert = search_certificate(Prescreened(CN2Classifier(), k=5), X, y, n_permutations=4,
+                              random_state=1)  # fmt: skip
+    for perm, score in zip(cert.permutations, cert.null_scores, strict=True):
+        yp = y[perm]
+        # The oracle: screen on the relabelled y, then the plain search on the kept columns.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            keep = SelectKBest(f_classif, k=5).fit(X, yp).get_support()
+        want = clone(CN2Classifier()).fit(X[:, keep], yp).search_score_
+        assert score == want
+    assert cert.estimator.screen_support_.sum() == 5
+
+
+def test_predicts_and_reports_its_features_as_input_columns():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 40))
+    y = (X[:, 7] > 0).astype(int)
+    est = Prescreened(CN2Classifier(), k=5).fit(X, y)
+    keep = np.flatnonzero(est.screen_support_)
+    inner = est.estimator_.get_support(indices=True)
+    np.testing.assert_array_equal(est.get_support(), np.isin(np.arange(40), keep[inner]))
+    np.testing.assert_array_equal(est.get_support(indices=True), keep[inner])
+    assert est.get_support()[7]
+    np.testing.assert_array_equal(est.predict(X), est.estimator_.predict(X[:, keep]))
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+    assert est.search_score_ == est.estimator_.search_score_
+
+
+def test_a_frame_reaches_the_search_with_its_names():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(30, 12)), columns=[f"g{i}" for i in range(12)])
+    y = (frame["g7"] > 0).astype(int).to_numpy()
+    est = Prescreened(CN2Classifier(), k=3).fit(frame, y)
+    assert "g7" in list(est.estimator_.feature_names_in_)
+    np.testing.assert_array_equal(est.predict(frame), est.estimator_.predict(frame[
+        list(est.estimator_.feature_names_in_)]))  # fmt: skip
+
+
+def test_search_without_score_or_support():
+    X = np.random.default_rng(4).normal(size=(20, 6))
+    y = np.repeat([0, 1], 10)
+    est = Prescreened(GaussianNB(), k=2).fit(X, y)
+    assert not hasattr(est, "search_score_")  # GaussianNB has no search score
+    np.testing.assert_array_equal(est.get_support(), est.screen_support_)
+    assert est.predict_proba(X).shape == (20, 2)
