@@ -54,7 +54,7 @@ def test_prescreened_search_reruns_the_screen_on_every_relabelling():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 40))
     y = (X[:, 3] + 0.5 * rng.normal(size=30) > 0).astype(int)
-    cert = search_certificate(Prescreened(CN2Classifier(), k=5), X, y, n_permutations=4,
+    cert = search_certificate(Prescreened(CN2Classifier(), k=5), X, y, score="search", n_permutations=4,
                               random_state=1)  # fmt: skip
     for perm, score in zip(cert.permutations, cert.null_scores, strict=True):
         yp = y[perm]

@@ -49,6 +49,7 @@ def _section(item, n_permutations: int, baseline) -> Section:
         )
         return section
     label = score_label(item, cert)
+    n_permutations = cert.n_permutations  # relabellings scored (fewer when the null stopped)
     section.add(Text(_intro(item, cert, label, n_permutations)))
     section.add(Text(_pvalue_sentence(cert, n_permutations)))
     if cert.score == "cv":
@@ -85,6 +86,16 @@ def _intro(item, cert, label: str, n_permutations: int) -> Markup:
 def _pvalue_sentence(cert, n_permutations: int) -> Markup:
     if cert.uninformative is not None:
         return Markup("**No search p-value**: this certificate cannot inform (see the note).")
+    if cert.stopped:
+        return Markup(
+            "**Search p-value {p:.3f}**: the null stopped once {h} relabellings had scored at "
+            "least as well as the real labels, after {n} of them (a sequential p-value, "
+            "Besag & Clifford 1991: {h} / {n}, valid, and settled: more relabellings could "
+            "not make it small).",
+            p=cert.pvalue,
+            h=cert.stop_after,
+            n=n_permutations,
+        )
     return Markup(
         "**Search p-value {p:.3f}**: the share of relabellings, counting the real one, on which "
         "the search scored at least as well (the smallest possible value is {pmin:.3f}).",
@@ -97,11 +108,10 @@ def _why_cross_validated(item, cert, label: str) -> Markup:
     fields = dict(name=item.name, search=item.score, score=label)
     if cert.replaced is not None:
         return Markup(
-            "Its own search score, the {search}, reached the maximum on at least half of the "
-            "relabellings, so it could not tell signal from noise; the certificate therefore "
-            "certifies the {score} of the whole method, on a fresh set of relabellings (the "
-            "switch depends only on the first set, not on the real labels, so the p-value "
-            "stays exact). Each relabelling is cross-validated on the same kind of folds, "
+            "Its own search score, the {search}, reached the maximum on one of up to four "
+            "pilot relabellings, so it could not tell signal from noise; the certificate "
+            "therefore certifies the {score} of the whole method (the switch depends only on "
+            "the pilot relabellings, not on the real labels, so the p-value stays exact). Each relabelling is cross-validated on the same kind of folds, "
             "fixed by the seed.",
             **fields,
         )
@@ -169,8 +179,14 @@ def _score_rows(label: str, cert, n_permutations: int) -> list[tuple[str, str]]:
         ("null 5% / 50% / 95%", f"{q[0.05]:.3f} / {q[0.5]:.3f} / {q[0.95]:.3f}"),
         ("search p-value", pvalue),
         ("smallest p-value any score could get here", f"{cert.pvalue_floor:.3f}"),
-        ("label permutations", str(n_permutations)),
+        ("label permutations", _permutation_count(cert)),
     ]
+
+
+def _permutation_count(cert) -> str:
+    if cert.stopped:
+        return f"{cert.n_permutations} of {cert.n_planned} (stopped early)"
+    return str(cert.n_permutations)
 
 
 def _balance_rows(cert, baseline) -> list[tuple[str, str]]:
