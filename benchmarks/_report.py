@@ -208,7 +208,7 @@ def store_section(name: str, markdown: str, *, headline: str | None = None):
     if headline:
         section["headline"] = headline
     STORE.mkdir(parents=True, exist_ok=True)
-    with open(STORE / ".lock", "w") as lock:
+    with open(RESULTS.with_suffix(".lock"), "w") as lock:  # ignored by git
         fcntl.flock(lock, fcntl.LOCK_EX)
         (STORE / f"{name}.json").write_text(json.dumps(section, indent=1) + "\n")
         for path, text in render_pages().items():
