@@ -95,6 +95,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="widefs run --jobs (default 1)")
     parser.add_argument("--note", default="", help="a sentence on the machine's load")
     args = parser.parse_args(argv)
+    machine = machine_note()  # the load before the runs start
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
@@ -111,12 +112,14 @@ def main(argv=None) -> int:
             f"{r['rss_mb']:.0f} | {r['first_output']:.1f} | {r['load']:.1f} | {r['status']} |"
         )
     sizes = " ".join(map(str, args.sizes))
-    text = f"""## `widefs run`, the default analysis, on 100 samples x {sizes} features
+    shown = " / ".join(f"{n:,}" for n in args.sizes)
+    note = f"{machine} {args.note}".strip()
+    text = f"""## `widefs run`, the default analysis, on 100 samples x {shown} features
 
 Command: `nice -n 10 python benchmarks/bench_cli.py --sizes {sizes} --jobs {args.jobs}`: for each
 size a CSV from `benchmarks/make_wide_csv.py` (two balanced classes, 20 informative features),
 then `/usr/bin/time -v widefs run wide.csv --out report --jobs {args.jobs}` (every method, search
-certificates, 2 x 5-fold comparison) in a fresh process. {machine_note()} {args.note}
+certificates, 2 x 5-fold comparison) in a fresh process. {note}
 
 On a shared machine the wall clock also measures the other jobs: read the CPU time.
 
