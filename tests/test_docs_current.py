@@ -129,12 +129,3 @@ def test_code_text_has_no_issue_numbers_or_session_diary(path):
     assert _hits(ISSUE, text) == []
     assert _hits(SESSION, text) == []
     assert _hits(COMMIT, text) == []
-
-
-def test_benchmark_machine_note_has_no_date():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks/_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert _hits(ISO_DATE, module.machine_note()) == []
