@@ -129,10 +129,10 @@ def main(argv=None):
 Command: `nice python benchmarks/bench_certificate_calibration.py`. {machine_note()}
 
 {n_datasets} null datasets ({n_samples} examples, {n_features} standard normal features,
-balanced labels in random order), {B} permutations each. KS: p-value of the
-Kolmogorov-Smirnov test against U(0, 1); "at 0.05": datasets with p <= 0.05, which must lie
-in the binomial 99 % band. "Reported" is `SearchCertificate.pvalue`; "tie-broken" breaks
-ties between the observed and null scores at random and jitters within the step.
+labels in random order), {B} permutations each. KS: p-value of the Kolmogorov-Smirnov test
+against U(0, 1); "at 0.05": datasets with p <= 0.05, which must lie in the binomial 99 %
+band. "Reported" is `SearchCertificate.pvalue`; "tie-broken" breaks ties between observed
+and null scores at random.
 
 | search | KS p (reported) | at 0.05 (reported) | KS p (tie-broken) | at 0.05 (tie-broken) | 99 % band | mean reported p |
 |---|---|---|---|---|---|---|

@@ -108,7 +108,9 @@ def null_cost(repeat: int = 5) -> tuple[str, bool]:
     X, y = load_dataset("colon", return_X_y=True)
     rows, ok = [], True
     for scorer in ("gaussian_nb", "stump"):
-        analytic = DiscriminativeSelector(scorer=scorer, random_state=0)
+        # On colon's imbalanced classes null="auto" resolves to the permutation null, so the
+        # analytic fit is asked for by name.
+        analytic = DiscriminativeSelector(scorer=scorer, null="analytic", random_state=0)
         perm = DiscriminativeSelector(
             scorer=scorer, null="permutation", n_permutations=1000, random_state=0
         )
@@ -133,10 +135,9 @@ def null_cost(repeat: int = 5) -> tuple[str, bool]:
         "",
         f"Command: `python benchmarks/bench_discriminative.py --null-only`. {machine_note()} "
         f"One BLAS thread. Median of {repeat} interleaved fits of "
-        "`DiscriminativeSelector(random_state=0)` (analytic null, MGM) and of the same with "
-        '`null="permutation", n_permutations=1000`: each permutation refits all 2000 '
-        "one-feature classifiers on the same halves with permuted labels; what does not "
-        "depend on the labels (centring, squares, presorts, validation rows) is computed once.",
+        '`DiscriminativeSelector(null="analytic")` and of the same with `null="permutation", '
+        "n_permutations=1000` (MGM threshold): each permutation refits all 2000 one-feature "
+        "classifiers on the same halves; what does not depend on the labels is computed once.",
         "",
         "| scorer | analytic fit (s) | 1000 permutations (s) | ratio | ms per permutation | E[X(1)] analytic / permutation | MGM selects analytic / permutation |",
         "|---|---|---|---|---|---|---|",
@@ -171,14 +172,10 @@ def main(argv=None) -> int:
         "",
         f"Command: `{command}`. {machine_note()} One BLAS thread.",
         "",
-        "widefs: `leave_one_out_threshold_curve` (all rounds, all thresholds, the whole "
-        "errors-allowed curve, final classifiers); 'scores only' is the per-feature "
-        "validation-error pass alone. scikit-learn: `GaussianNB().fit(X[train][:, [j]])` "
-        "and `predict` per feature and round, timed on a random subset of features and "
-        "rounds and extrapolated linearly to all of them (its cost is one fit and predict "
-        "per feature and round). 'same errors' checks the subset's error counts are "
-        "identical. 'read once per round' is the time to stream X from memory once per "
-        "round (a sum), the memory-bandwidth floor.",
+        "widefs: `leave_one_out_threshold_curve` (every round, threshold and final "
+        "classifier). scikit-learn: `GaussianNB` fitted per feature and round, timed on a "
+        "random subset and extrapolated linearly; 'same errors' compares the subset's error "
+        "counts. 'read once per round': streaming X once per round, the memory-bandwidth floor.",
         "",
         "| data | widefs protocol (s) | widefs scores only (s) | sklearn loop (s, extrapolated) | ratio | same errors | read once per round (s) | widefs / read |",
         "|---|---|---|---|---|---|---|---|",
@@ -200,7 +197,11 @@ def main(argv=None) -> int:
     md = "\n".join(lines)
     print(md)
     if not args.quick:
-        write_section("discriminative", md)
+        headline = (
+            f"the chance-aware selector's whole leave-one-out protocol is {fmri['ratio']:,.0f}x "
+            "faster than a scikit-learn GaussianNB loop with the same errors"
+        )
+        write_section("discriminative", md, headline=headline)
     return 0 if all(r["same"] for r in rows) else 1
 
 

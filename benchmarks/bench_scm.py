@@ -208,8 +208,8 @@ def main(argv=None) -> int:
                     f"{row['extra_pyscm']:.0f})",
                     flush=True,
                 )
-    base_w, pandas_w = stack_baseline(sys.executable)
-    base_p, pandas_p = stack_baseline(str(pyscm_python))
+    base_w, _ = stack_baseline(sys.executable)
+    base_p, _ = stack_baseline(str(pyscm_python))
     cmd = "nice python benchmarks/bench_scm.py " + " ".join(argv or sys.argv[1:])
     lines = [
         "## Set Covering Machine: widefs `SampleCompressionSCM` vs pyscm-ml "
@@ -217,16 +217,13 @@ def main(argv=None) -> int:
         "",
         f"Command: `{cmd.strip()}`. {machine_note()}",
         "",
-        "Synthetic microarray-like data (integer values, round(1000 x normal), like Affymetrix "
-        "intensities; planted conjunction of two features, 10% label noise, seed "
-        f"{args.seed}), saved once; each library runs in its own processes; `max_rules="
-        f"{args.max_rules}`, `select='none'`. **Time**: the fit only (data loaded, a warm-up "
-        "fit on a slice done), median wall-clock time of the repeated fits ('fits'), with the "
-        "process's CPU time beside it. **Memory**: *process peak* = peak resident set "
-        "(VmHWM) of a fresh process that imports the library, loads the data and fits once: "
-        "what a user pays, and what the memory target refers to; *import* = its resident set "
-        "after the imports; *fit's own* = peak during a fit minus the resident set just "
-        "before it (in the timing process, VmHWM reset before the first timed fit).",
+        "Synthetic microarray-like data (integer values, planted conjunction of two "
+        f"features, 10% label noise, seed {args.seed}); each library in its own processes; "
+        f"`max_rules={args.max_rules}`, `select='none'`, `feature_reuse=True` (pyscm may put "
+        "several stumps on one feature). Time: the fit only, median of the repeated fits. "
+        "*Process peak*: peak resident set of a fresh process that imports the library, loads "
+        "the data and fits once; *import*: after the imports; *fit's own*: the peak during a "
+        "fit minus the resident set before it.",
         "",
         "| data (m x n) | p | rules | same rules | fits | widefs s | pyscm s | speed-up | "
         "widefs CPU s | pyscm CPU s | process peak widefs MB | process peak pyscm MB | "
@@ -265,36 +262,25 @@ def main(argv=None) -> int:
             else " The fit's own memory is not lower at " + ", ".join(own_heavier) + "."
         ),
         "",
-        "Import baselines: pyscm-ml's venv gets the same scikit-learn as widefs's environment "
-        f"(on numpy 1.x, with pandas < 3), so both sides pay the same import cost; a fresh "
-        f"process doing only `import sklearn.base` peaks at {base_w:.0f} MB in widefs's "
-        f"environment ({'with' if pandas_w else 'without'} pandas) and at {base_p:.0f} MB in "
-        f"pyscm-ml's ({'with' if pandas_p else 'without'} pandas). "
-        "Importing widefs.scm adds about 2 MB to that; this learner imports no numba "
-        f"(numba loaded in the memory process at: {', '.join(numba_used) or 'no size'}).",
+        f"Import baselines: both environments have the same scikit-learn; `import "
+        f"sklearn.base` alone peaks at {base_w:.0f} MB in widefs's environment and "
+        f"{base_p:.0f} MB in pyscm-ml's, which is the gap in process peak at the smallest size. "
+        "Importing widefs.scm adds about 2 MB; "
+        + ("no numba." if not numba_used else f"numba loaded at {', '.join(numba_used)}."),
         "",
-        "How: both learn one stump per step with utility |Q| - p|R| over all features, both "
-        "directions and thresholds at training values, with the same tie order (utility, then "
-        "training-error decrease, then lowest feature index, then smallest threshold); pyscm "
-        "may put several stumps on one feature, so widefs runs with `feature_reuse=True` here "
-        "(its default is the paper's one stump per attribute). pyscm argsorts X (int64), then "
-        "copies X and the argsort at every step and scans them in C++. widefs "
-        "(`widefs.scm._covering`, numpy only, no JIT) sorts each block of columns once "
-        "(`widefs.stumps.packed_presort`) into a packed position-major array (row index plus run-start and run-end flags: 1 byte "
-        "per entry for m <= 64, 2 up to 16384) with one integer sort of order-preserving keys "
-        "(32-bit up to 256 rows: an integer column's offsets from its minimum, other columns "
-        "scaled, shared keys re-sorted on 64-bit keys; 64-bit above); "
-        "a step is a few vectorized passes per block (gather class codes, row-wise cumulative "
-        "sums giving 2 (q + r (|N| + 1)) + [a cut follows], one look-up in a precomputed "
-        "table of the dense rank of (q - p r, q - r), column maxima); for matrices of 2e7 "
-        "entries or more the blocks run in threads (2 on this machine) on numpy's GIL-free "
-        "kernels (hence CPU time above wall time at 1000 x 100000); a feature whose last exact best utility plus p times the positives "
-        "removed since cannot reach the step's best is not rescanned, and removed examples "
-        "are compacted away once three quarters of the rows are inactive. pyscm is "
+        "Both learn one stump per step with utility |Q| - p|R| and the same tie order. widefs "
+        "(`widefs.scm`, numpy only) sorts each block of columns once into a packed presort and "
+        "scans it with a few vectorized passes per step, in threads for matrices of 2e7 "
+        "entries or more; pyscm copies X and its argsort at every step and scans them in C++, "
         "single-threaded.",
     ]
+    speedups = [r["speedup"] for r in rows]
+    headline = (
+        "the sample-compression SCM learns pyscm-ml's rules "
+        f"{min(speedups):.1f}x to {max(speedups):.0f}x faster"
+    )
     if not args.no_write:
-        write_section("scm", "\n".join(lines))
+        write_section("scm", "\n".join(lines), headline=headline)
     else:
         print("\n".join(lines))
     return 0 if all_same else 1

@@ -113,13 +113,11 @@ def _timing_markdown(full, slices, n: int, write_s: float, cpus: int) -> str:
         "",
         "`nice -n 10 python benchmarks/bench_scm_presence.py`: the synthetic k-mer task of "
         f"`benchmarks/_kmers.py` ({_kmers.N_SAMPLES} genomes x {n:,} k-mers) in a zarr store "
-        f"(written chunk-wise in {write_s:.0f} s). Each fit in a fresh process on {cpus} "
+        f"(written in {write_s:.0f} s). Each fit in a fresh process on {cpus} "
         f"cores ({platform.machine()}, Python {platform.python_version()}): time = wall clock "
-        "including reading, checking and packing the store; CPU = the process's CPU time "
-        "over all its threads; peak = resident memory of the process tree; load = the "
-        "machine's 1-minute load average meanwhile (other jobs shared the cores: on a quiet "
-        "machine the wall clock is near the CPU time). Float = the out-of-core float engines "
-        "on slices of the same store. Rules and equivalence groups: "
+        "including reading and packing the store; CPU = over all threads; peak = resident "
+        "memory of the process tree; load = the 1-minute load average meanwhile. Float = the "
+        "out-of-core float engines on slices of the same store. Rules: "
         "[scm_multiclass.md](scm_multiclass.md).",
         "",
         "| learner | k-mers | path | time (s) | CPU (s) | peak (MB) | load | stumps | bound |",
@@ -156,7 +154,7 @@ def _kmer_markdown(full, n: int) -> str:
         f"genes of {_kmers.GENE_KMERS} k-mers each are planted, and a genome is resistant "
         "where gene A is present and gene B absent (5% of labels flipped). Each learner is "
         "fitted on all k-mers, packed in bits (time and memory: "
-        "[benchmarks.md](benchmarks.md)); each rule is shown with the k-mers equivalent to it "
+        "[benchmarks at scale](benchmarks_scale.md)); each rule is shown with the k-mers equivalent to it "
         "on the training genomes (the same split of the 200 genomes) and the planted gene "
         "they belong to.",
         "",
@@ -222,10 +220,22 @@ def main(argv=None) -> int:
     kmers = _kmer_markdown(full, n)
     print(timing, kmers, sep="\n")
     if not args.quick:
-        write_section("scm_presence", timing)
+        cpu = [r["cpu_seconds"] for r in full]
+        headline = (
+            f"Set Covering Machines fit {_kmers.N_SAMPLES} genomes x {n:,} k-mers in "
+            f"{min(cpu):.0f}-{max(cpu):.0f} CPU seconds and at most "
+            f"{max(r['peak_mb'] for r in full) / 1024:.1f} GB"
+        )
+        write_section("scm_presence", timing, headline=headline)
         from scm_multiclass import write_page_section
 
-        write_page_section("kmer_task", kmers)
+        planted = sum(all(_kmers.gene_of(f, n) for f in r["features"]) for r in full)
+        write_page_section(
+            "kmer_task",
+            kmers,
+            f"on a synthetic k-mer task the rules of {planted} of {len(full)} learners lie on the "
+            "planted genes, each rule with its equivalent k-mers",
+        )
     return 0
 
 

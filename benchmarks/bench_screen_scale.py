@@ -193,7 +193,13 @@ def main(argv=None) -> int:
     text = section(args, mem, ooc, n_mem, n_ooc)
     print(text)
     if not args.quick:
-        write_section("screen_scale", text)
+        w, f = mem["widefs"], mem["f_classif"]
+        headline = (
+            f"the default FDR screen of {N_SAMPLES} x {n_mem:,} features in memory takes "
+            f"{w['wall'] / f['wall']:.2f}x the time and {w['extra'] / max(f['extra'], 1):.2f}x "
+            "the extra memory of scikit-learn's f_classif"
+        )
+        write_section("screen_scale", text, headline=headline)
     return 0
 
 

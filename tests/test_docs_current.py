@@ -78,6 +78,45 @@ def test_benchmarks_page_is_current_results_only():
     assert not re.search(r"^#+ .*\bsession\b", text, flags=re.M | re.I)
 
 
+MAX_RESULT_WORDS = 3500
+MAX_VERDICT_CHARS = 600  # five lines of 120 characters
+# docs/results/fdr.md is written by benchmarks/bench_fdr.py, whose page is reworked apart.
+PAGES_WITHOUT_VERDICT_YET = {"fdr.md"}
+
+
+def _result_pages():
+    for path in sorted(RESULTS.glob("*.md")):
+        marks = (
+            [pytest.mark.xfail(reason="bench_fdr.py does not write its verdict yet", strict=False)]
+            if path.name in PAGES_WITHOUT_VERDICT_YET
+            else []
+        )
+        yield pytest.param(path, marks=marks, id=path.name)
+
+
+@pytest.mark.parametrize("page", list(_result_pages()))
+def test_results_page_opens_with_its_verdict_and_is_short(page):
+    text = page.read_text()
+    n_words = len(text.split())
+    assert n_words <= MAX_RESULT_WORDS, f"{page.name} has {n_words} words"
+    title, verdict = text.split("\n\n")[:2]
+    assert title.startswith("# ") and "\n" not in title
+    assert verdict.startswith("**Verdict.** "), "the verdict comes right after the title"
+    assert len(verdict.splitlines()) <= 5 and len(verdict) <= MAX_VERDICT_CHARS
+
+
+def test_testing_page_describes_the_tests_briefly():
+    text = (DOCS / "testing.md").read_text()
+    assert len(text.splitlines()) <= 200
+    # Survivor lists are data beside the mutation script, not pages of the site.
+    assert "## Surviving mutants" not in text
+    assert "benchmarks/mutation_survivors/" in text
+
+
+def test_readme_is_short():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
 def _sources():
     for folder in ("src", "benchmarks"):
         yield from sorted((ROOT / folder).rglob("*.py"))
@@ -90,12 +129,3 @@ def test_code_text_has_no_issue_numbers_or_session_diary(path):
     assert _hits(ISSUE, text) == []
     assert _hits(SESSION, text) == []
     assert _hits(COMMIT, text) == []
-
-
-def test_benchmark_machine_note_has_no_date():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks/_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert _hits(ISO_DATE, module.machine_note()) == []

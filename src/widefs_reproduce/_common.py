@@ -1,6 +1,7 @@
 """What every reproduction shares: where it writes, how it names its command, paper tables.
 
-A reproduction writes ``<out>/<paper>.md`` and its data files (raw results, figures) under
+A reproduction writes ``<out>/<paper>.md`` (and, when its detail would make the page long,
+``<out>/<paper>_appendix.md``) and its data files (raw results, figures) under
 ``<out>/<paper>/``. ``<out>`` is the user's ``--out`` directory, by default a new folder
 ``widefs-<paper>`` in the current directory; the repository's ``docs/results`` pages are
 produced with ``--out docs/results``. The numbers a paper prints live in

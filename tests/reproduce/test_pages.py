@@ -37,6 +37,10 @@ def test_page_is_what_its_command_writes(paper, tmp_path, monkeypatch):
     written = (tmp_path / "docs" / "results" / f"{paper}.md").read_text(encoding="utf-8")
     assert written.splitlines()[:6] == committed.splitlines()[:6]  # the header first
     assert written == committed
+    # An appendix the command writes beside the page is its output too.
+    for appendix in RESULTS.glob(f"{paper}_*.md"):
+        rendered = tmp_path / "docs" / "results" / appendix.name
+        assert rendered.read_text(encoding="utf-8") == appendix.read_text(encoding="utf-8")
 
 
 def test_command_is_read_from_the_header():

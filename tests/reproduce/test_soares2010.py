@@ -102,16 +102,19 @@ def test_page_is_made_of_the_run(small, monkeypatch):
     p = raw[(raw["variant"] == "protocol") & (raw["dataset"] == "wine")]
     d = 100 * (p["cefs"] - p["traditional"]).to_numpy()
     row = next(line for line in text.splitlines() if line.startswith("| wine | kNN/SFS |"))
-    assert row.split("|")[5].strip() == f"{d.mean():+.2f}"
+    assert row.split("|")[3].strip() == f"{d.mean():+.2f}"  # the paired-test table
     assert "widefs reproduce soares2010 --quick --datasets wine" in text
-    # The paired-test and hypotheses tables are made of the stored pairs.
-    assert "\n".join(tables.paired_table(stored)) in text
-    assert "\n".join(tables.hypotheses_table(stored)) in text
+    # The paired-test table (page) and the hypotheses per pair (appendix) are made of the
+    # stored pairs.
+    appendix = (out / "soares2010_appendix.md").read_text()
+    assert "\n".join(tables.paired_summary_table(stored)) in text
+    assert "\n".join(tables.hypotheses_table(stored)) in appendix
     # --render-only rewrites the same page from the stored tasks, computing nothing.
     monkeypatch.setattr(_store, "run_tasks", lambda *a: pytest.fail("computed"))
     (out / "soares2010.md").unlink()
     assert run.main([*argv, "--out", str(out), "--render-only"]) == 0
     assert (out / "soares2010.md").read_text() == text
+    assert (out / "soares2010_appendix.md").read_text() == appendix
     # The dissertation's columns come from its Appendix A runs (15 per pair).
     assert data.PAPER_RUNS[("colon cancer", "kNN/GA")].shape == (15, 3)
 

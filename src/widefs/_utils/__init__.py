@@ -14,6 +14,7 @@ from widefs._utils._blocks import (
     load_columns,
     validate_lazy_xy,
 )
+from widefs._utils._docstrings import Substitution
 from widefs._utils._encoding import (
     MISSING_CODE,
     UNSEEN_CODE,
@@ -45,6 +46,7 @@ __all__ = [
     "UNSEEN_CODE",
     "FeatureEncoding",
     "LabelFreeCache",
+    "Substitution",
     "SupervisedSelectorMixin",
     "SupportMixin",
     "array_key",

@@ -36,6 +36,7 @@ from widefs.scm._base import (
 )
 from widefs.scm._bitpacked import OCCAM, PackedBinary, PackedUtility, per_range
 from widefs.scm._bounds import BoundScope, dyadic_search, occam_bound
+from widefs.scm._docs import scm_docs
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
 from widefs.scm._rules import LearnedStump
@@ -269,6 +270,7 @@ def _occam_stump(X, y_pos, active, best, lo, hi, lazy) -> LearnedStump | None:
 
 
 @serializable
+@scm_docs
 class OccamSCM(BaseSCM):
     """Set Covering Machine of decision stumps with the Occam's razor bound (Theorem 2).
 
@@ -280,20 +282,14 @@ class OccamSCM(BaseSCM):
 
     Parameters
     ----------
-    model_type : {"conjunction", "disjunction"}, default="conjunction"
-        Learn a conjunction, or a disjunction (the conjunction of the negated stumps for
-        the swapped classes).
-    p : float, default=1.0
-        Penalty for each positive example a stump covers (misclassifies).
+    %(model_type)s
+    %(p_covered)s
     eta : float, default=0.01
         Cost of each code bit in the utility.
     max_rules : int, default=10
         Maximum number of stumps ``v``.
-    delta : float, default=0.05
-        The bound holds with probability ``1 - delta``.
-    select : {"bound", "none"}, default="bound"
-        ``"bound"``: keep the prefix (number of stumps) whose bound is smallest (first
-        minimum); ``"none"``: keep every stump the greedy added.
+    %(delta)s
+    %(select_prefix)s
     feature_range : (low, high) or None, default=None
         A-priori range ``[A_i, B_i]`` of every attribute (scalars or arrays of length
         n_features), from the data's definition. ``None`` uses the training minimum and
@@ -327,18 +323,10 @@ class OccamSCM(BaseSCM):
     search_score_ : float
         ``1 - empirical_risk_``, the training accuracy of the kept model (higher is
         better): the score :func:`widefs.model_selection.search_certificate` certifies.
-        The bound is not what is certified (it is already a certificate of its own).
-    n_rules_learned_ : int
-        Stumps the greedy added before ``select``.
+        %(certified)s
     feature_range_ : tuple of ndarray
         The ranges used.
-    classes_ : ndarray of shape (n_classes,)
-    machines_ : list of ClassMachine
-        More than two classes: the decision list (``rules_``: all its rules in order,
-        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
+    %(fitted_common)s
 
     See Also
     --------

@@ -28,6 +28,7 @@ from widefs._utils import load_columns
 from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns
 from widefs.scm._bitpacked import PAC_BAYES, PackedBinary, PackedUtility, per_range
 from widefs.scm._bounds import BoundScope, pac_bayes_bound
+from widefs.scm._docs import scm_docs
 from widefs.scm._multiclass import list_decisions, list_probabilities
 from widefs.scm._parallel import block_pool
 from widefs.scm._presorted import presorted_blocks
@@ -128,6 +129,7 @@ def _apply(X, y_pos, w, f, d, a, b, t, *, lazy) -> LearnedStump | None:
 
 
 @serializable
+@scm_docs
 class PACBayesSCM(BaseSCM):
     """Conjunction of decision stumps with margin intervals and the PAC-Bayes bound (Theorem 5).
 
@@ -142,17 +144,14 @@ class PACBayesSCM(BaseSCM):
 
     Parameters
     ----------
-    model_type : {"conjunction", "disjunction"}, default="conjunction"
-        Learn a conjunction, or a disjunction (the conjunction of the negated stumps for
-        the swapped classes).
+    %(model_type)s
     p : float, default=1.0
         Penalty on the positive-side error ``E``.
     eta : float, default=0.01
         Weight of the margin term ``ln((B - A) / (b - a))``.
     max_rules : int, default=10
         Maximum number of stumps ``v``.
-    delta : float, default=0.05
-        The bound holds with probability ``1 - delta``.
+    %(delta)s
     select : {"bound", "none"}, default="bound"
         ``"bound"``: keep the prefix with the smallest Theorem 5 bound (first minimum);
         ``"none"``: keep every stump the greedy added.
@@ -182,24 +181,16 @@ class PACBayesSCM(BaseSCM):
     search_score_ : float
         ``1 - gibbs_risk_``, the training Gibbs accuracy of the kept model (higher is
         better): the score :func:`widefs.model_selection.search_certificate` certifies.
-        The bound is not what is certified (it is already a certificate of its own).
+        %(certified)s
     margin_ratios_ : ndarray
         ``(b_k - a_k) / (B_k - A_k)`` of the kept stumps.
     selected_features_ : ndarray of int
         The rules' features, in rule order.
     feature_importances_ : ndarray of shape (n_features,)
         Share of the negative weight covered by each kept stump when it was added.
-    n_rules_learned_ : int
-        Stumps the greedy added before ``select``.
     feature_range_ : tuple of ndarray
         The ranges used.
-    classes_ : ndarray of shape (n_classes,)
-    machines_ : list of ClassMachine
-        More than two classes: the decision list (``rules_``: all its rules in order,
-        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
+    %(fitted_common)s
 
     See Also
     --------

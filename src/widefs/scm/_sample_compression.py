@@ -17,6 +17,7 @@ from widefs.scm._base import BaseSCM, LearnedPath, chosen_columns, conj_fires, p
 from widefs.scm._bitpacked import SAMPLE_COMPRESSION, PackedBinary, PackedUtility
 from widefs.scm._bounds import BoundScope, sample_compression_bound
 from widefs.scm._covering import sc_greedy
+from widefs.scm._docs import scm_docs
 from widefs.scm._rules import LearnedStump
 from widefs.scm._serialize import serializable
 
@@ -67,6 +68,7 @@ def compression_set(X, stumps: list[LearnedStump], wrong: np.ndarray) -> np.ndar
 
 
 @serializable
+@scm_docs
 class SampleCompressionSCM(BaseSCM):
     """Set Covering Machine of decision stumps with the sample-compression bound.
 
@@ -84,18 +86,12 @@ class SampleCompressionSCM(BaseSCM):
 
     Parameters
     ----------
-    model_type : {"conjunction", "disjunction"}, default="conjunction"
-        Learn a conjunction, or a disjunction (the conjunction of the negated stumps for
-        the swapped classes).
-    p : float, default=1.0
-        Penalty for each positive example a stump covers (misclassifies).
+    %(model_type)s
+    %(p_covered)s
     max_rules : int, default=10
         Maximum number of stumps ``s``.
-    delta : float, default=0.05
-        The bound holds with probability ``1 - delta``.
-    select : {"bound", "none"}, default="bound"
-        ``"bound"``: keep the prefix (number of stumps) whose bound is smallest (first
-        minimum); ``"none"``: keep every stump the greedy added.
+    %(delta)s
+    %(select_prefix)s
     message_prior : {"paper", "ordered"}, default="paper"
         Message prior of the bound: ``1 / (C(n, k) 2^k)`` (eq. 5), or additionally
         ``1 / k!`` (``"ordered"``).
@@ -122,20 +118,12 @@ class SampleCompressionSCM(BaseSCM):
     search_score_ : float
         ``1 - empirical_risk_``, the training accuracy of the kept model (higher is
         better): the score :func:`widefs.model_selection.search_certificate` certifies.
-        The bound is not what is certified (it is already a certificate of its own).
+        %(certified)s
     compression_set_ : ndarray of int
         ``len(rules_)`` distinct training rows; row ``compression_set_[i]`` has the
         threshold of ``rules_[i]`` as its value (unless another rule took the only such
         row: it then pads the set with a correctly classified row).
-    n_rules_learned_ : int
-        Stumps the greedy added before ``select``.
-    classes_ : ndarray of shape (n_classes,)
-    machines_ : list of ClassMachine
-        More than two classes: the decision list (``rules_``: all its rules in order,
-        ``risk_bound_``: the sum of its machines' bounds; see ``docs/methods/scm.md``).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
+    %(fitted_common)s
 
     See Also
     --------

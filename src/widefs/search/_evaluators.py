@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, clone
 from widefs._compat import HasMethods, Interval, StrOptions
 from widefs.search._criterion import Criterion
 from widefs.search._cross_validation import CrossValidationEvaluator, SubsetClassifier
+from widefs.search._docs import search_docs
 from widefs.search._knn import KNNLeaveOneOut
 from widefs.search._knn_model import KNNModel
 from widefs.search._naive_bayes import NaiveBayesLeaveOneOut, NaiveBayesModel
@@ -41,32 +42,6 @@ __all__ = [
 #: k values tried for class-specific members (Soares 2010, Section 5.2.5.2: larger k made
 #: members "recallers").
 CLASS_K_GRID = tuple(range(1, 11))
-
-_SHARED_PARAMS = """
-    target_class : label, default=None
-        Score only this class (the class-specific criterion of CEFS): with
-        ``class_criterion="recall"`` the leave-one-out accuracy on its instances.
-        The classifier still learns from all instances.
-    class_criterion : {"recall", "balanced"}, default="recall"
-        With ``target_class``: ``"recall"`` is Soares' criterion; ``"balanced"`` averages
-        that recall with the specificity (instances of other classes not predicted as the
-        target), so a classifier that calls everything the target scores 1/2.
-    categorical_features : "from_dtype", None or array-like, default="from_dtype"
-        Nominal columns (indices, names or a boolean mask). ``"from_dtype"``:
-        non-numeric columns of a DataFrame or object array. Nominal values are compared
-        for equality only; a missing nominal value is its own category.
-    n_jobs : int, default=None
-        Threads for scoring candidates (processes for :class:`ClassifierEvaluator`).
-        Results do not depend on it."""
-
-_SEE_ALSO = """
-    See Also
-    --------
-    KNNEvaluator : Exact leave-one-out kNN.
-    NaiveBayesEvaluator : Closed-form leave-one-out naive Bayes.
-    ClassifierEvaluator : Any scikit-learn classifier, cross-validated.
-    SequentialSelector : Forward or backward selection scored by an evaluator.
-    GeneticSelector : The genetic algorithm scored by an evaluator."""
 
 
 def dissertation_k_grid(n_samples: int) -> tuple[int, ...]:
@@ -197,8 +172,9 @@ class _SubsetEvaluator(BaseEstimator):
         raise NotImplementedError
 
 
+@search_docs
 class KNNEvaluator(_SubsetEvaluator):
-    __doc__ = f"""Score subsets by exact leave-one-out k-nearest neighbours.
+    """Score subsets by exact leave-one-out k-nearest neighbours.
 
     Squared Euclidean distance on numeric columns plus a 0/1 mismatch per nominal column,
     distance ties to the lower row index, vote ties to the class of the nearest tied
@@ -213,9 +189,10 @@ class KNNEvaluator(_SubsetEvaluator):
         ``evaluator_`` then holds the chosen k.
     k_grid : array-like of int, default=None
         Candidate k for ``"auto"``; ``None`` is the dissertation's
-        ``{{1..10, 15, 25, n/4, n/2, 3n/4}}`` (k < n), :func:`dissertation_k_grid`.
-    {_SHARED_PARAMS}
-    {_SEE_ALSO}
+        ``{1..10, 15, 25, n/4, n/2, 3n/4}`` (k < n), :func:`dissertation_k_grid`.
+    %(evaluator_params)s
+
+    %(evaluator_see_also)s
 
     Examples
     --------
@@ -276,8 +253,9 @@ class KNNEvaluator(_SubsetEvaluator):
         return clone(self).set_params(n_neighbors=k), scores
 
 
+@search_docs
 class NaiveBayesEvaluator(_SubsetEvaluator):
-    __doc__ = f"""Score subsets by closed-form leave-one-out naive Bayes.
+    """Score subsets by closed-form leave-one-out naive Bayes.
 
     Gaussian on numeric columns and categorical (Laplace ``alpha``) on nominal ones;
     every candidate move is scored in closed form (:class:`NaiveBayesLeaveOneOut`), a
@@ -290,8 +268,9 @@ class NaiveBayesEvaluator(_SubsetEvaluator):
         for all subsets and folds, unlike ``GaussianNB``'s per-fit value).
     alpha : float, default=1.0
         Laplace smoothing of the category counts.
-    {_SHARED_PARAMS}
-    {_SEE_ALSO}
+    %(evaluator_params)s
+
+    %(evaluator_see_also)s
 
     Examples
     --------
@@ -336,8 +315,9 @@ class NaiveBayesEvaluator(_SubsetEvaluator):
         )
 
 
+@search_docs
 class ClassifierEvaluator(_SubsetEvaluator):
-    __doc__ = f"""Score subsets by the cross-validated predictions of any scikit-learn classifier.
+    """Score subsets by the cross-validated predictions of any scikit-learn classifier.
 
     Each subset costs one ``cross_val_predict`` (one fit per fold,
     :class:`CrossValidationEvaluator`): the slow path, for classifiers without a
@@ -351,8 +331,9 @@ class ClassifierEvaluator(_SubsetEvaluator):
     cv : int, cross-validation generator or iterable, default=5
         The folds of ``cross_val_predict``; an int means stratified k-fold, capped by the
         smallest class (at least 2). ``LeaveOneOut()`` gives leave-one-out predictions.
-    {_SHARED_PARAMS}
-    {_SEE_ALSO}
+    %(evaluator_params)s
+
+    %(evaluator_see_also)s
 
     Examples
     --------

@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state
 from widefs._compat import Interval
 from widefs.search._base import SearchProblem, SearchResult, WrapperSelector, logger
 from widefs.search._chunks import _map_chunks, _split
+from widefs.search._docs import search_docs
 from widefs.search._knn import KNNLeaveOneOut
-from widefs.search._sequential import _COMMON_ATTRS, _COMMON_PARAMS, _SEE_ALSO
 
 __all__ = ["GeneticSelector"]
 
@@ -65,8 +65,9 @@ def _initial_population(
     return pop
 
 
+@search_docs
 class GeneticSelector(WrapperSelector):
-    __doc__ = f"""Genetic-algorithm feature selection scored by leave-one-out (Soares 2010).
+    """Genetic-algorithm feature selection scored by leave-one-out (Soares 2010).
 
     An individual is a feature subset; its fitness is the leave-one-out score, ties to
     fewer features. The initial population comes in five equal parts holding about 10,
@@ -93,7 +94,7 @@ class GeneticSelector(WrapperSelector):
     mutation_rate : float, default=0.001
     elitism : float, default=0.8
     initial_fractions : array-like of float, default=(0.1, 0.2, 0.4, 0.6, 0.8)
-    {_COMMON_PARAMS}
+    %(selector_params)s
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -112,8 +113,9 @@ class GeneticSelector(WrapperSelector):
         Its scores.
     n_evaluations_ : int
         Distinct subsets scored.
-    {_COMMON_ATTRS}
-    {_SEE_ALSO}
+    %(selector_attrs)s
+
+    %(selector_see_also)s
 
     Examples
     --------

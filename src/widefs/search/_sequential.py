@@ -8,53 +8,14 @@ import numpy as np
 
 from widefs._compat import Interval, StrOptions
 from widefs.search._base import SearchProblem, SearchResult, WrapperSelector, logger
+from widefs.search._docs import search_docs
 
 __all__ = ["SequentialSelector"]
 
-_COMMON_PARAMS = """
-    evaluator : KNNEvaluator, NaiveBayesEvaluator or ClassifierEvaluator, default=None
-        What scores a subset: the classifier, its settings, the criterion
-        (``target_class``, ``class_criterion``), the nominal columns
-        (``categorical_features``) and the threads (``n_jobs``). ``None`` means
-        ``KNNEvaluator()``: leave-one-out kNN with k chosen from the dissertation's grid.
-        Cloned, never modified.
-    verbose : int, default=0
-        Progress through the ``widefs.search`` logger."""
 
-_COMMON_ATTRS = """
-    search_score_ : float
-        The score the search maximized, ``score_`` (higher is better): what
-        :func:`widefs.model_selection.search_certificate` compares with the same search
-        on permuted labels.
-    evaluator_ : KNNEvaluator, NaiveBayesEvaluator or ClassifierEvaluator
-        A copy of ``evaluator`` with the settings chosen before the search (the k of
-        ``n_neighbors="auto"``) that scored the subsets; its ``fit_model`` fits that
-        classifier on a subset.
-    n_neighbors_ : int or None
-        k of a :class:`KNNEvaluator` (``evaluator_.n_neighbors``); ``None`` for others.
-    k_scores_ : dict or None
-        Leave-one-out score of each k tried by ``n_neighbors="auto"``.
-    categorical_features_ : ndarray of bool
-        Columns treated as nominal.
-    classes_ : ndarray
-        Class labels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of str
-        Only when ``X`` has string column names."""
-
-_SEE_ALSO = """
-    See Also
-    --------
-    SequentialSelector : Forward or backward selection on the same evaluators.
-    GeneticSelector : The genetic algorithm on the same evaluators.
-    KNNEvaluator : Leave-one-out kNN, the default evaluator.
-    NaiveBayesEvaluator : Closed-form leave-one-out naive Bayes.
-    widefs.ensemble.ClassSpecificEnsemble : One search per class (CEFS)."""
-
-
+@search_docs
 class SequentialSelector(WrapperSelector):
-    __doc__ = f"""Sequential forward or backward feature selection, scored by leave-one-out.
+    """Sequential forward or backward feature selection, scored by leave-one-out.
 
     Forward selection (SFS) starts from no feature and adds, at each step, the feature
     whose addition gives the best leave-one-out score; backward selection (SBS) starts
@@ -71,7 +32,7 @@ class SequentialSelector(WrapperSelector):
 
     Parameters
     ----------
-    direction : {{"forward", "backward"}}, default="forward"
+    direction : {"forward", "backward"}, default="forward"
     n_features : "auto", int or float, default="auto"
         ``"auto"``: stop when the score stops improving (see ``tol``); an int: that
         many features (fewer than there are, as in scikit-learn's
@@ -79,7 +40,7 @@ class SequentialSelector(WrapperSelector):
         (at least 1).
     tol : float, default=0.0
         Minimum gain (forward) or largest tolerated loss (backward) for ``"auto"``.
-    {_COMMON_PARAMS}
+    %(selector_params)s
 
     Attributes
     ----------
@@ -91,8 +52,9 @@ class SequentialSelector(WrapperSelector):
         One entry per step: ``step``, ``feature`` (index added or removed; ``None`` for
         the starting full set of backward selection), ``n_features`` and ``score``
         after the step.
-    {_COMMON_ATTRS}
-    {_SEE_ALSO}
+    %(selector_attrs)s
+
+    %(selector_see_also)s
 
     Examples
     --------

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from widefs_reproduce import _store
 from widefs_reproduce._common import add_out_argument, command_line, output_paths, paper_tables
 from widefs_reproduce.palatucci2008._figures import write_figures
-from widefs_reproduce.palatucci2008._findings import commentary, findings_table
+from widefs_reproduce.palatucci2008._findings import commentary, findings_table, verdict
 from widefs_reproduce.palatucci2008._null import DATASETS as NULL_DATASETS
 from widefs_reproduce.palatucci2008._null import NULLS, null_section, null_task, sets_task
 from widefs_reproduce.palatucci2008._page import example_and_figure1, figure2_table
@@ -186,6 +186,7 @@ def main(argv=None) -> int:
     command = command_line(PAPER, argv if argv is not None else sys.argv[1:])
     paper = paper_tables(PAPER)["tables"]
     lines = _header(command, s, groups) + example_and_figure1(paper)
+    lines[2:2] = verdict(paper, runs, synthetic)
     lines += figure2_table(runs, synthetic, len(s.seeds), args.quick)
     lines += [
         "## Figure 3: accuracy against errors allowed",

@@ -6,7 +6,7 @@ import numpy as np
 
 from widefs_reproduce.palatucci2008._page import summary
 
-__all__ = ["commentary", "findings_table"]
+__all__ = ["commentary", "findings_table", "verdict"]
 
 
 def _pct(x) -> str:
@@ -41,6 +41,32 @@ def findings_table(paper, runs, synthetic) -> list[str]:
     ]
     lines += [f"| {f['text']} | {ours[f['key']]} |" for f in paper["findings"]]
     return [*lines, ""]
+
+
+def verdict(paper, runs, synthetic) -> list[str]:
+    """The page's opening lines: the paper's claims on colon and the fMRI-sized task, ours."""
+    from widefs.stats import highest_chance_accuracy
+
+    ex = paper["example_4_1"]
+    value = highest_chance_accuracy(ex["M"], ex["N"], ex["p_error"])
+    cs = summary(next(r for r in runs if r["dataset"] == "colon"))
+    per = [summary(r) for r in synthetic]
+    inside = int(sum(bool(p["inside"][0]) for p in per))
+    closer = abs(cs["oracle"]["acc"] - cs["mgm"]["acc"]) < abs(
+        cs["oracle"]["acc"] - cs["max_chance"]["acc"]
+    )
+    return [
+        f"**Verdict.** Theorem 4.1 reproduces (Example 4.1: {value:.4f}, the paper's "
+        f'"{ex["printed"]}"). On '
+        f"colon, E[X(1)] lifts accuracy from {_pct(cs['all']['acc'])} to "
+        f"{_pct(cs['max_chance']['acc'])} and the oracle's threshold falls in the multiplicity "
+        f"gap in {int(cs['inside'].sum())} of {cs['inside'].size} seeds ({inside} of {len(per)} "
+        "synthetic subjects), as the paper says; MGM is "
+        + ("" if closer else "not ")
+        + "closer to the oracle than E[X(1)], unlike the paper. On imbalanced data the paper's "
+        "chance rate admits noise genes (the calibrated-null section measures how many).",
+        "",
+    ]
 
 
 def _bh_needs(M, N, max_errors=2) -> list[int]:

@@ -40,7 +40,7 @@ from widefs_reproduce.shah2010._compare_page import (
     disjunction_shares,
 )
 from widefs_reproduce.shah2010._data import DATASETS, PAPER_NAME, grids
-from widefs_reproduce.shah2010._page import RunInfo, render_page
+from widefs_reproduce.shah2010._page import APPENDIX, RunInfo, render_appendix, render_page
 from widefs_reproduce.shah2010._runs import one_conjunction, one_repetition
 from widefs_reproduce.shah2010._scm import engine_fingerprint
 from widefs_reproduce.shah2010._summary import summarize
@@ -268,5 +268,6 @@ def main(argv=None) -> int:
     }
     H = summarize_hypotheses(hyp) if hyp else {}
     page.write_text(render_page(S, H, info, s.grids, parts))
-    print(f"wrote {page} in {elapsed:.1f} s")
+    page.with_name(APPENDIX).write_text(render_appendix(H, info))
+    print(f"wrote {page} and {page.with_name(APPENDIX)} in {elapsed:.1f} s")
     return 0

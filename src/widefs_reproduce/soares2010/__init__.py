@@ -34,7 +34,7 @@ import sys
 from widefs_reproduce import _store
 from widefs_reproduce._common import add_out_argument, command_line, output_paths
 from widefs_reproduce.soares2010._data import METHODS, PAPER_NAME
-from widefs_reproduce.soares2010._page import render_page
+from widefs_reproduce.soares2010._page import APPENDIX, render_appendix, render_page
 from widefs_reproduce.soares2010._probes import coding_task, scaling_task
 from widefs_reproduce.soares2010._runs import engine_fingerprint, from_stored, pair_task
 
@@ -141,5 +141,6 @@ def main(argv=None) -> int:
         missing=missing,
     )
     page.write_text(text)
-    print(f"wrote {page}")
+    page.with_name(APPENDIX).write_text(render_appendix(results, command=command))
+    print(f"wrote {page} and {page.with_name(APPENDIX)}")
     return 0

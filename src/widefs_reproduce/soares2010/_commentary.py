@@ -88,7 +88,7 @@ def _why(results) -> str:
         parts.append(f"*{variant}* flips " + (", ".join(flips) if flips else "no pair"))
     return (
         "**Why CEFS loses: the hypotheses, tested.** Each variant changes one thing on the same "
-        "splits (the hypotheses table): "
+        "splits (per pair in the appendix): "
         + "; ".join(parts)
         + ". A variant that flips a pair moves a near-zero mean difference across zero; none "
         "turns the losses into the dissertation's clean sweep, so the three hypotheses do not "
@@ -109,7 +109,7 @@ def _recallers(results) -> str:
     with_rec = [p for p in losers if sum(bool(x["recallers"]) for x in results[p]["runs"]) >= 3]
     return (
         "**Recallers.** Members that call at least 95% of the test instances their own class "
-        "(the members table) appear in at least 3 splits on: "
+        "(the appendix's members table) appear in at least 3 splits on: "
         + (", ".join(top) or "no pair")
         + f". {len(with_rec)} of the {len(losers)} pairs where CEFS loses are among them. "
         "The dissertation's remedy, limiting members to k <= 10, does not prevent them here; "
@@ -128,7 +128,7 @@ def _balanced(results) -> str:
         "**Beyond the paper.** Scoring members by the class-balanced criterion raises CEFS "
         f"accuracy on {len(ups)} of the {len(results)} pairs ("
         + ", ".join(ups)
-        + "; the variants table). The specialist combiner equals the unanimous rule for two "
+        + "; the appendix's variants table). The specialist combiner equals the unanimous rule for two "
         "classes (the two members agree exactly when exactly one of them claims its own class)."
     )
 
