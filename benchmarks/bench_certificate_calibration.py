@@ -65,7 +65,15 @@ def calibration(est, *, n_datasets, n_permutations, n_samples, n_features, seed=
     for d in range(n_datasets):
         X = rng.normal(size=(n_samples, n_features))
         y = rng.permutation(np.repeat([0, 1], [half, n_samples - half]))
-        cert = search_certificate(est, X, y, n_permutations=n_permutations, random_state=d)
+        cert = search_certificate(
+            est,
+            X,
+            y,
+            score="search",
+            n_permutations=n_permutations,
+            random_state=d,
+            stop_after=None,
+        )
         reported.append(cert.pvalue)
         randomized.append(cert.randomized_pvalue(rng))
     return np.array(reported), np.array(randomized)
@@ -82,9 +90,11 @@ def power(n_permutations=199):
     X = rng.normal(size=(60, 20))
     y = (X[:, 4] + X[:, 11] + X[:, 15] > 0).astype(int)
     sfs = SequentialSelector(n_features=3, evaluator=KNNEvaluator(3))
-    cert = search_certificate(sfs, X, y, n_permutations=n_permutations, random_state=0)
+    cert = search_certificate(
+        sfs, X, y, n_permutations=n_permutations, random_state=0, stop_after=None
+    )
     noise = search_certificate(
-        sfs, X, rng.permutation(y), n_permutations=n_permutations, random_state=0
+        sfs, X, rng.permutation(y), n_permutations=n_permutations, random_state=0, stop_after=None
     )
     return cert, noise
 
