@@ -11,6 +11,11 @@
 - binomial tails and Langford's inversion, Bernoulli KL and its inverse:
   :func:`binomial_tail`, :func:`binomial_tail_inversion`, :func:`kl_divergence`,
   :func:`kl_inverse_upper`, :func:`log_binomial_coefficient`;
+- moderated t and F statistics (limma's empirical Bayes, Smyth 2004):
+  :func:`linear_model_fit`, :func:`fit_f_dist`, :func:`squeeze_var`, :func:`moderated_t`,
+  :func:`moderated_f`, :func:`trigamma_inverse`; counts to log-CPM with precision weights
+  (:func:`voom`, Law et al. 2014) and :func:`looks_like_counts`; exact conditional p-values
+  of two-valued features (:func:`binary_exact_pvalues`);
 - multiple-testing adjustments: :func:`benjamini_hochberg`, :func:`bonferroni`,
   :func:`reject_at`.
 """
@@ -31,10 +36,28 @@ from widefs.stats._chance import (
     multiplicity_gap,
     permutation_pvalues,
 )
+from widefs.stats._moderated import (
+    LinearModelFit,
+    ModeratedTest,
+    fit_f_dist,
+    linear_model_fit,
+    moderated_f,
+    moderated_t,
+    squeeze_var,
+    trigamma_inverse,
+)
 from widefs.stats._multitest import benjamini_hochberg, bonferroni, reject_at
 from widefs.stats._pooled import null_heterogeneity, pooled_permutation_pvalues
 
 __all__ = [
+    "LinearModelFit",
+    "ModeratedTest",
+    "fit_f_dist",
+    "linear_model_fit",
+    "moderated_f",
+    "moderated_t",
+    "squeeze_var",
+    "trigamma_inverse",
     "benjamini_hochberg",
     "binomial_tail",
     "binomial_tail_inversion",
