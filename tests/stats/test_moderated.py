@@ -70,7 +70,12 @@ def _loop_tests(X, D, coefs, W=None):
 
 @pytest.mark.parametrize(
     ("sizes", "weighted", "covariate"),
-    [((4, 4), False, False), ((3, 5, 6), False, True), ((4, 4), True, False), ((5, 3, 4), True, True)],
+    [
+        ((4, 4), False, False),
+        ((3, 5, 6), False, True),
+        ((4, 4), True, False),
+        ((5, 3, 4), True, True),
+    ],
 )
 def test_moderated_statistics_equal_a_per_feature_loop(sizes, weighted, covariate):
     rng = np.random.default_rng(sum(sizes) + 10 * weighted + covariate)
@@ -222,4 +227,6 @@ def test_equals_inmoose_limma():
     cov = np.asarray(fit.cov_coefficients)[1:, 1:]
     cor = cov / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))
     F_limma = np.einsum("jp,pq,jq->j", t, np.linalg.inv(cor), t) / 2
-    np.testing.assert_allclose(moderated_f(linear_model_fit(X, D), [1, 2]).statistics, F_limma, rtol=1e-10)
+    np.testing.assert_allclose(
+        moderated_f(linear_model_fit(X, D), [1, 2]).statistics, F_limma, rtol=1e-10
+    )

@@ -25,14 +25,17 @@ from widefs.univariate._scores import (
     halves_masks,
     stump_split_errors,
 )
+from widefs.univariate._screen import ClassDifferenceScreen, auto_spread_weight
 from widefs.univariate._selector import DiscriminativeSelector
 from widefs.univariate._thresholds import threshold_in_errors
 
 __all__ = [
     "ChanceNull",
+    "ClassDifferenceScreen",
     "DiscriminativeSelector",
     "LeaveOneOutCurve",
     "ThresholdOutcome",
+    "auto_spread_weight",
     "class_difference_scores",
     "default_permutations",
     "gaussian_nb_log_likelihoods",
