@@ -38,8 +38,14 @@ __all__ = ["CONSTANT", "GAUSSIAN", "KIND_NAMES", "RANKED", "TWO_VALUED", "FirstP
 CONSTANT, TWO_VALUED, GAUSSIAN, RANKED, COUNTS = 0, 1, 2, 3, 4
 #: Names of the kinds, indexed by their codes (``kinds_`` of the screen).
 KIND_NAMES = ("constant", "two_valued", "gaussian", "ranked", "counts")
-#: Share of Gaussian features the shape gate sends to the rank branch (both tests together).
+#: Share of Gaussian features the shape gate sends to the rank branch (both tests together):
+#: small where the rank branch has little power (few examples, location test only). When
+#: the spread test is on, the skewness test alone gets the larger level GATE_LEVEL_SPREAD:
+#: Levene's test on a skewed feature is liberal, and the rank branch then loses little power;
+#: the kurtosis test keeps the small level, as a spread difference itself raises the
+#: kurtosis of the pooled values and would send the very features it should find away.
 GATE_LEVEL = 2e-3
+GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
 
 
@@ -73,8 +79,9 @@ def _shape(Xb):
 
 
 @functools.lru_cache(maxsize=16)
-def shape_limits(n: int) -> tuple[float, float]:
-    """|skewness| and kurtosis that n Gaussian values exceed with probability GATE_LEVEL / 2.
+def shape_limits(n: int, skew_level: float = GATE_LEVEL) -> tuple[float, float]:
+    """|skewness| and kurtosis that n Gaussian values exceed with probability ``skew_level / 2``
+    and ``GATE_LEVEL / 2``.
 
     Monte Carlo under the Gaussian null with a fixed seed (both statistics are pivotal: they
     depend on n only), so the gate is the same on every fit.
@@ -85,9 +92,9 @@ def shape_limits(n: int) -> tuple[float, float]:
         skew, kurt = _shape(rng.standard_normal(size=(n, 20_000)))
         skews.append(np.abs(skew))
         kurts.append(kurt)
-    q = 1.0 - GATE_LEVEL / 2
-    return float(np.quantile(np.concatenate(skews), q)), float(
-        np.quantile(np.concatenate(kurts), q)
+    return (
+        float(np.quantile(np.concatenate(skews), 1.0 - skew_level / 2)),
+        float(np.quantile(np.concatenate(kurts), 1.0 - GATE_LEVEL / 2)),
     )
 
 
@@ -116,9 +123,9 @@ def _block_kinds(Xb, limits):
     return kinds, Xb == hi
 
 
-def class_medians(Xb, codes, n_classes):
-    """(n_classes, m) medians of every column within each class."""
-    return np.stack([np.median(Xb[codes == c], axis=0) for c in range(n_classes)])
+def class_means(Xb, codes, n_classes):
+    """(n_classes, m) means of every column within each class."""
+    return np.stack([Xb[codes == c].mean(axis=0) for c in range(n_classes)])
 
 
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
@@ -129,7 +136,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     """
     lazy = is_lazy_matrix(X)
     n, m = X.shape
-    limits = shape_limits(int(n))
+    limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     design = class_design(codes, n_classes)
     if counts is not None:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
@@ -153,7 +160,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         ties[cols][ranked] = tie_factor(Xb[:, ranked])
         loc.append(linear_model_fit(Xb, design))
         if spread:
-            dev = np.abs(Xb - class_medians(Xb, codes, n_classes)[codes])
+            dev = np.abs(Xb - class_means(Xb, codes, n_classes)[codes])
             spr.append(linear_model_fit(dev, design))
     return FirstPass(kinds, _concat(loc), _concat(spr) if spread else None, carriers, ties)
 

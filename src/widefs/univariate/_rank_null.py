@@ -70,7 +70,7 @@ def _f_stats(R, labels, n_classes, counts):
 
 
 def _spread_stats(R, labels, n_classes, counts):
-    """F of the absolute deviations from the class medians under every labelling: (B, g)."""
+    """F of the absolute deviations from the class means under every labelling: (B, g)."""
     n, g = R.shape
     out = np.empty((labels.shape[0], g))
     chunk = max(1, _CHUNK_VALUES // max(R.size, 1))
@@ -80,7 +80,7 @@ def _spread_stats(R, labels, n_classes, counts):
         for c in range(n_classes):
             rows = np.argsort(lab != c, axis=1, kind="stable")[:, : int(counts[c])]  # class c
             vals = R[rows]  # (b, n_c, g)
-            dev = np.abs(vals - np.median(vals, axis=1, keepdims=True))
+            dev = np.abs(vals - vals.mean(axis=1, keepdims=True))
             sums = dev.sum(axis=1)
             between = between + sums * sums / counts[c]
             total = total + sums
