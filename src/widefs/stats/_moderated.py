@@ -325,9 +325,12 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
         return float("nan"), float("nan")
     median = float(np.median(x))
     x = np.maximum(x, 1e-5 * (median if median > 0 else 1.0))
-    e = np.log(x) - digamma(d / 2) + np.log(d / 2)
+    # Degrees of freedom take few distinct values: the special functions once per value.
+    values, inverse = np.unique(d, return_inverse=True)
+    half = values / 2
+    e = np.log(x) - (digamma(half) - np.log(half))[inverse]
     e_mean = float(e.mean())
-    e_var = float(e.var(ddof=1)) - float(np.mean(polygamma(1, d / 2)))
+    e_var = float(e.var(ddof=1)) - float(np.mean(polygamma(1, half)[inverse]))
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
         return float(np.exp(e_mean + digamma(d0 / 2) - np.log(d0 / 2))), d0

@@ -47,6 +47,7 @@ KIND_NAMES = ("constant", "two_valued", "gaussian", "ranked", "counts")
 GATE_LEVEL = 2e-3
 GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
+_BLOCK_BYTES = 64 * 2**20  # the first pass's temporaries (about 8 copies of a block)
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     ties = np.zeros(m)
     loc, spr = [], []
     onehot = np.eye(n_classes)[codes]
-    for cols in iter_column_blocks(m, block_width(n, 8 * 8)):
+    for cols in iter_column_blocks(m, block_width(n, 8 * 8, _BLOCK_BYTES)):
         Xb = load_columns(X, cols) if lazy else np.asarray(X[:, cols], dtype=np.float64)
         if not np.isfinite(Xb).all():
             bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
