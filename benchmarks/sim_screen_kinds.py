@@ -100,8 +100,10 @@ if __name__ == "__main__":
         for sizes in ((4, 10, 30), (8, 40)):
             null(sizes, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
     elif what == "power":
-        for sizes in ((4, 4), (6, 6), (10, 10), (8, 8, 8, 8)):
-            power(sizes, int(sys.argv[2]) if len(sys.argv) > 2 else 5)
+        reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+        for sizes, shift in (((4, 4), 1.6), ((6, 6), 1.2), ((10, 10), 0.9), ((8, 8, 8, 8), 1.0)):
+            for q in (0.05, 0.1):
+                power(sizes, reps, shift=shift, q=q)
     else:
         for n_per in (15, 30):
             spread(n_per, int(sys.argv[2]) if len(sys.argv) > 2 else 3)

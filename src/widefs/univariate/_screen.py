@@ -49,6 +49,20 @@ def auto_spread_weight(class_sizes) -> float:
     Benjamini-Hochberg uses (measured: see the methods page), so any share given to it
     would only cost power on mean shifts; from 12 on it gets 0.35.
 
+    Parameters
+    ----------
+    class_sizes : array_like of int
+        Examples per class.
+
+    Returns
+    -------
+    float
+        The spread test's share of the level.
+
+    See Also
+    --------
+    ClassDifferenceScreen : uses it with ``spread_weight="auto"``.
+
     Examples
     --------
     >>> auto_spread_weight([4, 4]), auto_spread_weight([15, 15, 30])
