@@ -230,3 +230,17 @@ def test_equals_inmoose_limma():
     np.testing.assert_allclose(
         moderated_f(linear_model_fit(X, D), [1, 2]).statistics, F_limma, rtol=1e-10
     )
+
+
+def test_zero_weights_leave_observations_out_of_the_residual_df():
+    rng = np.random.default_rng(12)
+    y = np.repeat([0, 1], 5)
+    X = rng.normal(size=(10, 40))
+    W = rng.uniform(0.5, 2.0, size=(10, 40))
+    W[0, :10] = 0.0  # first observation dropped for ten features
+    D = _design(y)
+    fit = linear_model_fit(X, D, weights=W)
+    loop = _loop_fit(X, D, W)
+    np.testing.assert_array_equal(fit.df_residual, [f[2] for f in loop])
+    np.testing.assert_allclose(fit.variances, [f[1] for f in loop], rtol=1e-10)
+    assert fit.df_residual[:10].tolist() == [7.0] * 10 and fit.df_residual[10] == 8.0
