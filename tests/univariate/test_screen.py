@@ -274,7 +274,8 @@ def test_shape_and_tie_gates_at_their_boundaries():
     tie3[:3] = base[0]  # by 3: not
     integers = np.repeat(np.arange(20), 2).astype(float)  # range 19 < n / 2 = 20: few values
     wide = np.repeat(np.arange(0, 40, 2), 2).astype(float) + np.arange(40) % 2  # range 39
-    X = np.column_stack([heavy, tie4, tie3, integers, wide])
+    at_half = (np.arange(40) % 21).astype(float)  # range exactly n / 2: not few-valued
+    X = np.column_stack([heavy, tie4, tie3, integers, wide, at_half])
     X = X[rng.permutation(40)]
     sel = _fit(X, y, spread_weight=0.0)
-    assert sel.kinds_.tolist() == [RANKED, RANKED, GAUSSIAN, RANKED, GAUSSIAN]
+    assert sel.kinds_.tolist() == [RANKED, RANKED, GAUSSIAN, RANKED, GAUSSIAN, GAUSSIAN]
