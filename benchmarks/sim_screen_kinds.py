@@ -73,6 +73,7 @@ def power(sizes, reps, shift=1.0, m=10000, true=300, q=0.05):
         fdp.append(s.support_[true:].sum() / max(1, s.support_.sum()))
     print(
         sizes,
+        f"shift {shift} q {q}",
         {k: round(float(np.mean(v)), 4) for k, v in out.items()},
         "FDR",
         round(float(np.mean(fdp)), 4),
