@@ -211,6 +211,12 @@ def test_counts_are_recognised_and_voomed():
     assert sel.counts_ and "voom" in sel.note_ and sel.spread_weight_ == 0.0
     assert sel.kind_counts_["counts"] + sel.kind_counts_["constant"] == 400
     assert sel.get_support()[:20].sum() >= 10
+    # A gene never seen is constant, though its log-CPM follows the library sizes.
+    deeper = counts.copy()
+    deeper[y == 1] *= 3
+    deeper[:, 0] = 0
+    never = _fit(deeper, y)
+    assert never.kinds_[0] == CONSTANT and never.pvalues_[0] == 1.0
     plain = _fit(counts, y, counts=False)
     assert not plain.counts_ and plain.note_ == ""
 

@@ -143,7 +143,8 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     if counts is not None:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
         kinds = np.full(m, COUNTS, np.int8)
-        kinds[np.ptp(counts[0], axis=0) == 0] = CONSTANT
+        # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
+        kinds[np.ptp(np.asarray(X), axis=0) == 0] = CONSTANT
         return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.int64)
