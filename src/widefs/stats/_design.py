@@ -141,9 +141,17 @@ def _check_added(base, class_block, block, name, what):
             "class), so its effect cannot be separated from the class effect."
         )
     raise ValueError(
-        f"{what} {name!r} is redundant: it is a linear combination of the intercept and the "
-        "covariates before it; drop it."
+        f"{what} {name!r} is redundant: it is a linear combination of the intercept, the "
+        "class indicators and the covariates before it; drop it."
     )
+
+
+def _check_residual_df(n_coefficients: int, n_samples: int) -> None:
+    if n_coefficients >= n_samples:
+        raise ValueError(
+            f"the design has {n_coefficients} coefficients for {n_samples} samples: no "
+            "residual degree of freedom is left to estimate a variance; use fewer covariates."
+        )
 
 
 def build_design(y: ArrayLike, covariates=None, groups: ArrayLike | None = None) -> StudyDesign:
@@ -210,16 +218,13 @@ def build_design(y: ArrayLike, covariates=None, groups: ArrayLike | None = None)
         blocks.append(("groups", g.astype(str), "design column"))
     for name, values, what in blocks:
         cols, col_names = _encode(name, values, what)
+        _check_residual_df(matrix.shape[1] + cols.shape[1], n)
         _check_added(matrix, class_block, cols, name, what)
         matrix = np.column_stack([matrix, cols])
         names += (
             col_names if name != "groups" else [n.replace("groups[", "group[") for n in col_names]
         )
-    if matrix.shape[1] >= n:
-        raise ValueError(
-            f"the design has {matrix.shape[1]} coefficients for {n} samples: no residual "
-            "degree of freedom is left to estimate a variance; use fewer covariates."
-        )
+    _check_residual_df(matrix.shape[1], n)
     covariate_names = tuple(name for name, _, what in blocks if what == "covariate")
     return StudyDesign(
         matrix, tuple(names), tuple(range(1, classes.size)), classes, covariate_names
