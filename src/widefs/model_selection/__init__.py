@@ -1,6 +1,7 @@
 """Nested, leakage-free evaluation and search certificates (experiments and command line)."""
 
 from widefs.model_selection._certificate import SearchCertificate, search_certificate
+from widefs.model_selection._design_splits import DesignKFold, GroupCheckedCV, check_group_splits
 from widefs.model_selection._fallback import PriorFallbackClassifier
 from widefs.model_selection._metrics import MajorityBaseline, majority_baseline
 from widefs.model_selection._nested import (
@@ -10,9 +11,12 @@ from widefs.model_selection._nested import (
 )
 
 __all__ = [
+    "DesignKFold",
+    "GroupCheckedCV",
     "MajorityBaseline",
     "PriorFallbackClassifier",
     "SearchCertificate",
+    "check_group_splits",
     "majority_baseline",
     "nested_evaluate",
     "search_certificate",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import RepeatedStratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
@@ -12,12 +14,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import indexable
 
 from widefs._utils import parallel_calls
+from widefs.model_selection._design_splits import DesignKFold, GroupCheckedCV, check_group_splits
 from widefs.model_selection._metrics import (
     balanced_accuracy,
     corrected_t_interval,
     recall_counts,
     recall_interval,
 )
+from widefs.stats import exchangeability_scheme
 
 __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
 
@@ -129,10 +133,21 @@ def _inject_inner_cv(estimator, inner_cv):
     return estimator
 
 
-def _fit_score_fold(estimator, X, y, train, test, scoring):
-    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask."""
+def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
+    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask.
+
+    ``params`` (``groups``, ``covariates``) are cut to ``train`` and passed to ``fit`` with
+    scikit-learn's metadata routing on, so pipelines and searches route them to the steps
+    that request them.
+    """
     est = clone(estimator)
-    est.fit(_take(X, train), y[train])
+    if params:
+        with config_context(enable_metadata_routing=True):
+            est.fit(
+                _take(X, train), y[train], **{k: _take_param(v, train) for k, v in params.items()}
+            )
+    else:
+        est.fit(_take(X, train), y[train])
     Xte = _take(X, test)
     pred = est.predict(Xte)
     score = (
@@ -144,6 +159,13 @@ def _fit_score_fold(estimator, X, y, train, test, scoring):
 
 def _take(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
+def _take_param(value, idx):
+    """Rows ``idx`` of a design parameter: a DataFrame, a mapping of columns or an array."""
+    if isinstance(value, dict):
+        return {k: np.asarray(v)[idx] for k, v in value.items()}
+    return value.iloc[idx] if hasattr(value, "iloc") else np.asarray(value)[idx]
 
 
 def _require_two_classes(y: np.ndarray) -> None:
@@ -170,11 +192,23 @@ def nested_evaluate(
     confidence: float = 0.95,
     random_state=None,
     n_jobs=None,
+    groups=None,
+    covariates=None,
 ):
     """Evaluate an estimator with every selection and tuning step inside the training folds.
 
     The estimator (a pipeline, a ``GridSearchCV``, a widefs classifier, ...) is cloned and
     fitted on each outer training fold only; ``inner_cv`` reaches its ``cv`` parameter.
+
+    With ``groups`` (subject, pair, patient) no group is ever on both sides of a split: an
+    int ``cv`` becomes :class:`DesignKFold` (stratified group k-fold), any other splitter's
+    splits are checked, and the estimator's own ``cv`` (a search's inner splitter) becomes
+    group-aware too (:class:`DesignKFold` for an int or None, a checked wrapper otherwise).
+    ``groups`` and ``covariates``, cut to the training fold, reach ``fit`` through
+    scikit-learn's metadata routing (enabled for these calls): steps of a ``Pipeline`` or
+    the estimator of a ``GridSearchCV`` receive them if they request them
+    (``step.set_fit_request(covariates=True)``); an estimator that is not a meta-estimator
+    receives them if its ``fit`` takes them. Covariates that no step takes are refused.
 
     Parameters
     ----------
@@ -197,6 +231,11 @@ def nested_evaluate(
     random_state : int, RandomState instance or None
     n_jobs : int, optional
         Outer folds in parallel (joblib); results do not depend on it.
+    groups : array_like of shape (n_samples,), optional
+        Group of every sample; samples of a group are not independent.
+    covariates : DataFrame, mapping of columns or array_like with n_samples rows, optional
+        Passed (training rows) to the steps whose ``fit`` requests ``covariates``; used at
+        fit time only.
 
     Returns
     -------
@@ -206,7 +245,10 @@ def nested_evaluate(
         ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
         ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``,
         ``selection_frequency``, ``stability``, ``n_selected``; ``predictions`` (n_repeats,
-        n_samples); ``splits``; ``confidence``.
+        n_samples); ``splits``; ``confidence``; ``design_case`` (``"independent"``,
+        ``"within groups"`` or ``"between groups"``, see
+        :func:`widefs.stats.exchangeability_scheme`) and ``routed_params`` (the names of the
+        design parameters that reached ``fit``).
 
     See Also
     --------
@@ -230,23 +272,86 @@ def nested_evaluate(
     _require_two_classes(y)
     if not is_classifier(estimator) and not hasattr(estimator, "predict"):
         raise TypeError("estimator must be a classifier with fit and predict.")
-    splitter, n_rep = _outer_splitter(cv, n_repeats, y, random_state)
+    rng = check_random_state(random_state)
+    splitter, n_rep = _outer_splitter(cv, n_repeats, y, rng, grouped=groups is not None)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
-    splits = list(splitter.split(X, y))
+    if groups is None:
+        splits = list(splitter.split(X, y))
+    else:
+        groups = _check_groups(groups, y.shape[0])
+        estimator = _group_inner_cv(estimator, rng)
+        splits = check_group_splits(splitter.split(X, y, groups), groups)
+    params = _design_params(estimator, groups, covariates, y.shape[0])
     folds = parallel_calls(
-        _fit_score_fold, [(estimator, X, y, tr, te, scoring) for tr, te in splits], n_jobs=n_jobs
+        _fit_score_fold,
+        [(estimator, X, y, tr, te, scoring, params) for tr, te in splits],
+        n_jobs=n_jobs,
     )
-    return _summary(y, splits, folds, n_rep, confidence)
+    result = _summary(y, splits, folds, n_rep, confidence)
+    result["design_case"] = exchangeability_scheme(y, groups).case
+    result["routed_params"] = tuple(sorted(params))
+    return result
 
 
-def _outer_splitter(cv, n_repeats, y, random_state):
-    """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold)."""
-    if isinstance(cv, numbers.Integral):
-        rng = check_random_state(random_state)
-        seed = rng.randint(np.iinfo(np.int32).max)
-        return RepeatedStratifiedKFold(n_splits=cv, n_repeats=n_repeats, random_state=seed), (
-            n_repeats
+def _check_groups(groups, n_samples: int) -> np.ndarray:
+    groups = np.asarray(groups)
+    if groups.shape != (n_samples,):
+        raise ValueError(
+            f"groups must have one label per sample ({n_samples}); got shape {groups.shape}."
         )
+    return groups
+
+
+def _group_inner_cv(estimator, rng):
+    """Make a search's inner splitter keep groups on one side (int/None: DesignKFold)."""
+    if "cv" not in estimator.get_params():
+        return estimator
+    cv = estimator.get_params()["cv"]
+    if cv is None or isinstance(cv, numbers.Integral):
+        seed = rng.randint(np.iinfo(np.int32).max)
+        return estimator.set_params(cv=DesignKFold(5 if cv is None else cv, random_state=seed))
+    if isinstance(cv, DesignKFold | GroupCheckedCV):
+        return estimator
+    return estimator.set_params(cv=GroupCheckedCV(cv))
+
+
+def _consumed_fit_params(estimator, names) -> set:
+    """Which of ``names`` the estimator's ``fit`` takes, routed as scikit-learn would."""
+    from sklearn.utils.metadata_routing import MetadataRouter, get_routing_for_object
+
+    with config_context(enable_metadata_routing=True):
+        routing = get_routing_for_object(estimator)
+        if isinstance(routing, MetadataRouter):
+            return set(routing.consumes("fit", list(names)))
+    return {k for k in names if k in inspect.signature(estimator.fit).parameters}
+
+
+def _design_params(estimator, groups, covariates, n_samples: int) -> dict:
+    """The design parameters to pass to ``fit``; covariates nothing takes are refused."""
+    given = {k: v for k, v in (("groups", groups), ("covariates", covariates)) if v is not None}
+    if not given:
+        return {}
+    if covariates is not None:
+        columns = covariates.values() if isinstance(covariates, dict) else [covariates]
+        if any(len(c) != n_samples for c in columns):
+            raise ValueError(f"covariates must have one row per sample ({n_samples}).")
+    consumed = _consumed_fit_params(estimator, given)
+    if covariates is not None and "covariates" not in consumed:
+        raise ValueError(
+            f"covariates were given but no step of {type(estimator).__name__} takes them in "
+            "fit: a step whose fit has a covariates parameter must request it with "
+            "step.set_fit_request(covariates=True); otherwise drop the covariates."
+        )
+    return {k: v for k, v in given.items() if k in consumed}
+
+
+def _outer_splitter(cv, n_repeats, y, rng, *, grouped=False):
+    """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold,
+    group-aware with ``grouped``)."""
+    if isinstance(cv, numbers.Integral):
+        seed = rng.randint(np.iinfo(np.int32).max)
+        kind = DesignKFold if grouped else RepeatedStratifiedKFold
+        return kind(n_splits=cv, n_repeats=n_repeats, random_state=seed), n_repeats
     if n_repeats != 1:
         raise ValueError("n_repeats applies to an int cv only; repeat inside the splitter instead.")
     return check_cv(cv, y, classifier=True), 1
