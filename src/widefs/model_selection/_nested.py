@@ -168,8 +168,8 @@ def _take_param(value, idx):
     return value.iloc[idx] if hasattr(value, "iloc") else np.asarray(value)[idx]
 
 
-def _require_two_classes(y: np.ndarray) -> None:
-    """One class makes every prediction right: a 100% that measures nothing."""
+def _require_two_classes(y: np.ndarray, estimator) -> np.ndarray:
+    """``y``, checked: one class makes every prediction right, a 100% that measures nothing."""
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(
@@ -178,6 +178,9 @@ def _require_two_classes(y: np.ndarray) -> None:
             if classes.size
             else "y is empty: nested_evaluate needs examples of at least 2 classes."
         )
+    if not is_classifier(estimator) and not hasattr(estimator, "predict"):
+        raise TypeError("estimator must be a classifier with fit and predict.")
+    return y
 
 
 def nested_evaluate(
@@ -200,42 +203,27 @@ def nested_evaluate(
     The estimator (a pipeline, a ``GridSearchCV``, a widefs classifier, ...) is cloned and
     fitted on each outer training fold only; ``inner_cv`` reaches its ``cv`` parameter.
 
-    With ``groups`` (subject, pair, patient) no group is ever on both sides of a split: an
-    int ``cv`` becomes :class:`DesignKFold` (stratified group k-fold), any other splitter's
-    splits are checked, and the estimator's own ``cv`` (a search's inner splitter) becomes
-    group-aware too (:class:`DesignKFold` for an int or None, a checked wrapper otherwise).
-    ``groups`` and ``covariates``, cut to the training fold, reach ``fit`` through
-    scikit-learn's metadata routing (enabled for these calls): steps of a ``Pipeline`` or
-    the estimator of a ``GridSearchCV`` receive them if they request them
-    (``step.set_fit_request(covariates=True)``); an estimator that is not a meta-estimator
-    receives them if its ``fit`` takes them. Covariates that no step takes are refused.
-
     Parameters
     ----------
     estimator : classifier
-        Cloned for every outer fold.
     X : array_like or DataFrame of shape (n_samples, n_features)
-        Data.
     y : array_like of shape (n_samples,)
-        Class labels.
     cv : int, splitter, iterable of (train, test) or None, default=5
-        An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
-        seeded by ``random_state``; None means unshuffled stratified 5-fold.
+        An int k: stratified k-fold, repeated ``n_repeats`` times, shuffled with
+        ``random_state`` (grouped with ``groups``); None: unshuffled stratified 5-fold.
     inner_cv : int or splitter, optional
         Splitter given to the estimator's own ``cv`` parameter (nested tuning).
     n_repeats : int, default=1
     scoring : callable ``scorer(estimator, X, y)``, optional
         The per-fold ``test_score``; default accuracy.
     confidence : float, default=0.95
-        Level of the intervals.
     random_state : int, RandomState instance or None
     n_jobs : int, optional
         Outer folds in parallel (joblib); results do not depend on it.
-    groups : array_like of shape (n_samples,), optional
-        Group of every sample; samples of a group are not independent.
-    covariates : DataFrame, mapping of columns or array_like with n_samples rows, optional
-        Passed (training rows) to the steps whose ``fit`` requests ``covariates``; used at
-        fit time only.
+    groups, covariates : array_like, optional
+        ``groups`` (subject, pair, patient): no group on both sides of an outer or inner
+        split (:class:`DesignKFold`, other splitters checked). Training rows of both reach
+        ``fit`` by metadata routing; covariates that no step requests are refused.
 
     Returns
     -------
@@ -245,10 +233,7 @@ def nested_evaluate(
         ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
         ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``,
         ``selection_frequency``, ``stability``, ``n_selected``; ``predictions`` (n_repeats,
-        n_samples); ``splits``; ``confidence``; ``design_case`` (``"independent"``,
-        ``"within groups"`` or ``"between groups"``, see
-        :func:`widefs.stats.exchangeability_scheme`) and ``routed_params`` (the names of the
-        design parameters that reached ``fit``).
+        n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
 
     See Also
     --------
@@ -268,38 +253,28 @@ def nested_evaluate(
     (True, np.True_)
     """
     X, y = indexable(X, y)
-    y = np.asarray(y)
-    _require_two_classes(y)
-    if not is_classifier(estimator) and not hasattr(estimator, "predict"):
-        raise TypeError("estimator must be a classifier with fit and predict.")
+    y = _require_two_classes(np.asarray(y), estimator)
     rng = check_random_state(random_state)
     splitter, n_rep = _outer_splitter(cv, n_repeats, y, rng, grouped=groups is not None)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
-    if groups is None:
-        splits = list(splitter.split(X, y))
-    else:
-        groups = _check_groups(groups, y.shape[0])
-        estimator = _group_inner_cv(estimator, rng)
-        splits = check_group_splits(splitter.split(X, y, groups), groups)
+    estimator, splits = _grouped_splits(estimator, splitter, X, y, groups, rng)
     params = _design_params(estimator, groups, covariates, y.shape[0])
-    folds = parallel_calls(
-        _fit_score_fold,
-        [(estimator, X, y, tr, te, scoring, params) for tr, te in splits],
-        n_jobs=n_jobs,
-    )
-    result = _summary(y, splits, folds, n_rep, confidence)
-    result["design_case"] = exchangeability_scheme(y, groups).case
-    result["routed_params"] = tuple(sorted(params))
-    return result
+    calls = [(estimator, X, y, tr, te, scoring, params) for tr, te in splits]
+    folds = parallel_calls(_fit_score_fold, calls, n_jobs=n_jobs)
+    return _summary(y, splits, folds, n_rep, confidence, (groups, params))
 
 
-def _check_groups(groups, n_samples: int) -> np.ndarray:
+def _grouped_splits(estimator, splitter, X, y, groups, rng):
+    """The outer splits (checked against ``groups``) and the estimator with a grouped inner cv."""
+    if groups is None:
+        return estimator, list(splitter.split(X, y))
     groups = np.asarray(groups)
-    if groups.shape != (n_samples,):
+    if groups.shape != y.shape:
         raise ValueError(
-            f"groups must have one label per sample ({n_samples}); got shape {groups.shape}."
+            f"groups must have one label per sample ({y.shape[0]}); got shape {groups.shape}."
         )
-    return groups
+    splits = check_group_splits(splitter.split(X, y, groups), groups)
+    return _group_inner_cv(estimator, rng), splits
 
 
 def _group_inner_cv(estimator, rng):
@@ -357,8 +332,13 @@ def _outer_splitter(cv, n_repeats, y, rng, *, grouped=False):
     return check_cv(cv, y, classifier=True), 1
 
 
-def _summary(y, splits, folds, n_rep, confidence) -> dict:
-    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks."""
+def _summary(y, splits, folds, n_rep, confidence, design=(None, {})) -> dict:
+    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks.
+
+    ``design`` is ``(groups, routed params)``: the result names the exchangeability case
+    (``"independent"``, ``"within groups"``, ``"between groups"``) and what reached ``fit``.
+    """
+    groups, params = design
     classes = np.unique(y)
     predictions = _predictions(y, splits, folds, n_rep)
     n_test = np.mean([len(te) for _, te in splits])
@@ -391,6 +371,8 @@ def _summary(y, splits, folds, n_rep, confidence) -> dict:
         **_selection_summary([fold[2] for fold in folds]),
         "predictions": predictions,
         "splits": splits,
+        "design_case": exchangeability_scheme(y, groups).case,
+        "routed_params": tuple(sorted(params)),
     }
 
 

@@ -50,12 +50,11 @@ from widefs.stats._exact import (
 )
 from widefs.stats._exchangeability import (
     ExchangeabilityScheme,
-    FreedmanLaneTest,
     exchangeability_scheme,
-    freedman_lane_test,
     n_relabellings,
     permutation_indices,
 )
+from widefs.stats._freedman_lane import FreedmanLaneTest, freedman_lane_test
 from widefs.stats._moderated import (
     LinearModelFit,
     ModeratedTest,

@@ -12,9 +12,8 @@ allowed under "no class effect" depends on how the classes sit in the groups:
   keeps its class (Winkler et al.'s whole-block shuffling needs blocks of equal size).
 
 :func:`permutation_indices` draws index arrays ``perm`` (labels ``y[perm]``) in the parent
-from ``random_state``; :func:`freedman_lane_test` uses the same schemes to permute the
-residuals of the model without the class (Freedman & Lane 1983), which keeps the
-covariates' effect in every permuted data set.
+from ``random_state``; :func:`widefs.stats.freedman_lane_test` uses the same schemes to
+permute the residuals of the model without the class.
 """
 
 from __future__ import annotations
@@ -27,9 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "ExchangeabilityScheme",
-    "FreedmanLaneTest",
     "exchangeability_scheme",
-    "freedman_lane_test",
     "n_relabellings",
     "permutation_indices",
 ]
@@ -229,120 +226,3 @@ def permutation_indices(
     if scheme.kind == "between":
         return _between(scheme.group_codes, int(n_permutations), rng)
     return _within(scheme.group_codes, int(n_permutations), rng)
-
-
-@dataclass(frozen=True)
-class FreedmanLaneTest:
-    """Per-feature permutation p-values of a class effect adjusted for covariates.
-
-    A frozen dataclass; its fields are the constructor's parameters.
-
-    Parameters
-    ----------
-    statistics : ndarray of shape (n_features,)
-        Ordinary F of the class coefficients (t squared for two classes).
-    pvalues : ndarray of shape (n_features,)
-        ``(1 + #{F*_b >= F}) / (n_permutations + 1)``.
-    n_permutations : int
-    case : str
-        The exchangeability case of the permutations (see :class:`ExchangeabilityScheme`).
-
-    See Also
-    --------
-    freedman_lane_test : computes it.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> res = freedman_lane_test(rng.normal(size=(8, 3)), [0, 1] * 4, n_permutations=19,
-    ...                          random_state=0)
-    >>> res.pvalues.shape, res.case
-    ((3,), 'independent')
-    """
-
-    statistics: NDArray[np.float64]
-    pvalues: NDArray[np.float64]
-    n_permutations: int
-    case: str
-
-
-def _ordinary_f(R, pinv, D, idx, inv_block):
-    """Ordinary F of coefficients ``idx`` for every column of ``R`` (no moderation)."""
-    beta = pinv @ R
-    resid = R - D @ beta
-    df = D.shape[0] - D.shape[1]
-    s2 = np.einsum("ij,ij->j", resid, resid) / df
-    b = beta[idx]
-    quad = np.einsum("pj,pq,qj->j", b, inv_block, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        F = quad / (idx.size * s2)
-    return np.where(np.isnan(F), 0.0, F)
-
-
-def freedman_lane_test(
-    X: ArrayLike,
-    y: ArrayLike,
-    *,
-    covariates=None,
-    groups=None,
-    n_permutations: int = 999,
-    random_state=None,
-) -> FreedmanLaneTest:
-    """Freedman-Lane permutation test of the class effect, per feature, with covariates.
-
-    The design ``D = [intercept | classes | covariates | blocks]`` comes from
-    :func:`build_design` (blocks when groups hold several classes). Each feature is
-    regressed on the reduced design ``Z`` (``D`` without the classes); the residuals
-    ``r = (I - H_Z) x`` are permuted by the design's scheme and ``Z g + P r`` refitted on
-    ``D``. As ``Z g`` lies in the span of ``D``, the statistic of ``Z g + P r`` is that of
-    ``P r``, which is what is computed. The statistic is the ordinary F of the class
-    coefficients. Groups holding one class each are permuted as whole groups of equal
-    size; the model is then fitted on samples, so use it for a null that respects the
-    groups, not to average them.
-
-    Parameters
-    ----------
-    X : array_like of shape (n_samples, n_features)
-    y : array_like of shape (n_samples,)
-    covariates : DataFrame, dict of columns or array_like, optional
-    groups : array_like of shape (n_samples,), optional
-    n_permutations : int, default=999
-    random_state : int, RandomState instance or None
-
-    Returns
-    -------
-    FreedmanLaneTest
-
-    See Also
-    --------
-    permutation_indices, build_design
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> age = rng.normal(size=20); y = np.repeat([0, 1], 10)
-    >>> X = rng.normal(size=(20, 2)) + 3 * age[:, None]; X[:, 0] += 2 * y
-    >>> p = freedman_lane_test(X, y, covariates={"age": age}, random_state=0).pvalues
-    >>> bool(p[0] < 0.01), bool(p[1] > 0.01)
-    (True, True)
-    """
-    from widefs.stats._design import build_design
-
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
-    scheme = exchangeability_scheme(y, groups)
-    design = build_design(y, covariates, groups if scheme.kind == "within" else None)
-    D, Z = design.matrix, design.reduced_matrix
-    R = X - Z @ np.linalg.lstsq(Z, X, rcond=None)[0]
-    pinv = np.linalg.pinv(D)
-    idx = np.asarray(design.class_coefficients)
-    inv_block = np.linalg.inv(np.linalg.inv(D.T @ D)[np.ix_(idx, idx)])
-    observed = _ordinary_f(R, pinv, D, idx, inv_block)
-    perms = permutation_indices(y, groups, n_permutations=n_permutations, random_state=random_state)
-    exceed = np.zeros(X.shape[1])
-    tol = 1e-9 * np.maximum(1.0, np.abs(observed))  # ties within rounding count as ties
-    for perm in perms:  # vectorized over features; one refit per permutation
-        exceed += _ordinary_f(R[perm], pinv, D, idx, inv_block) >= observed - tol
-    return FreedmanLaneTest(
-        observed, (1.0 + exceed) / (n_permutations + 1.0), int(n_permutations), scheme.case
-    )
