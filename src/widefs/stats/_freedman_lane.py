@@ -56,17 +56,36 @@ class FreedmanLaneTest:
     case: str
 
 
-def _ordinary_f(R, pinv, D, idx, inv_block):
-    """Ordinary F of coefficients ``idx`` for every column of ``R`` (no moderation)."""
-    beta = pinv @ R
-    resid = R - D @ beta
-    df = D.shape[0] - D.shape[1]
-    s2 = np.einsum("ij,ij->j", resid, resid) / df
-    b = beta[idx]
-    quad = np.einsum("pj,pq,qj->j", b, inv_block, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        F = quad / (idx.size * s2)
-    return np.where(np.isnan(F), 0.0, F)
+class _OrdinaryF:
+    """Ordinary F of the class coefficients of ``R[perm]`` for many permutations at once.
+
+    ``R[perm]`` is never formed: ``A @ R[perm] = A[:, argsort(perm)] @ R``, so a chunk of
+    permutations is one matrix product of the stacked small matrices (the orthonormal basis
+    of the design for the fitted sum of squares, the rows of its pseudo-inverse for the
+    class coefficients) with ``R``; the residual sum of squares is the total minus the fit's.
+    """
+
+    def __init__(self, R, D, idx):
+        self.R = R
+        self.Q = np.linalg.qr(D)[0].T  # (p, n)
+        self.rows = np.linalg.pinv(D)[idx]  # (q, n): the class coefficients
+        self.inv_block = np.linalg.inv(np.linalg.inv(D.T @ D)[np.ix_(idx, idx)])
+        self.total = np.einsum("ij,ij->j", R, R)
+        self.df = D.shape[0] - D.shape[1]
+
+    def __call__(self, perms):
+        p, q = self.Q.shape[0], self.rows.shape[0]
+        inverse = np.argsort(perms, axis=1)
+        small = np.concatenate([self.Q, self.rows])  # (p + q, n)
+        stacked = small[:, inverse].transpose(1, 0, 2).reshape(-1, small.shape[1])
+        prod = (stacked @ self.R).reshape(perms.shape[0], p + q, -1)
+        fitted = np.einsum("bkj,bkj->bj", prod[:, :p], prod[:, :p])
+        b = prod[:, p:]
+        quad = np.einsum("bpj,pq,bqj->bj", b, self.inv_block, b)
+        s2 = np.maximum(self.total - fitted, 0.0) / self.df
+        with np.errstate(divide="ignore", invalid="ignore"):
+            F = quad / (q * s2)
+        return np.where(np.isfinite(F), F, 0.0)
 
 
 def freedman_lane_test(
@@ -122,15 +141,14 @@ def freedman_lane_test(
     design = build_design(y, covariates, groups if scheme.kind == "within" else None)
     D, Z = design.matrix, design.reduced_matrix
     R = X - Z @ np.linalg.lstsq(Z, X, rcond=None)[0]
-    pinv = np.linalg.pinv(D)
-    idx = np.asarray(design.class_coefficients)
-    inv_block = np.linalg.inv(np.linalg.inv(D.T @ D)[np.ix_(idx, idx)])
-    observed = _ordinary_f(R, pinv, D, idx, inv_block)
+    stat = _OrdinaryF(R, D, list(design.class_coefficients))
+    observed = stat(np.arange(X.shape[0])[None, :])[0]
     perms = permutation_indices(y, groups, n_permutations=n_permutations, random_state=random_state)
     exceed = np.zeros(X.shape[1])
     tol = 1e-9 * np.maximum(1.0, np.abs(observed))  # ties within rounding count as ties
-    for perm in perms:  # vectorized over features; one refit per permutation
-        exceed += _ordinary_f(R[perm], pinv, D, idx, inv_block) >= observed - tol
+    chunk = max(1, 2**22 // max(1, X.shape[1] * (D.shape[1] + 4)))  # ~32 MB per product
+    for start in range(0, perms.shape[0], chunk):
+        exceed += (stat(perms[start : start + chunk]) >= observed - tol).sum(axis=0)
     return FreedmanLaneTest(
         observed, (1.0 + exceed) / (n_permutations + 1.0), int(n_permutations), scheme.case
     )
