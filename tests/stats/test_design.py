@@ -180,3 +180,30 @@ def test_batch_adjustment_removes_batch_false_positives():
     adjusted = design_moderated_f(X, y, covariates={"batch": batch}).test.pvalues
     assert np.mean(naive[:200] < 0.05) > 0.5
     assert np.mean(adjusted[:200] < 0.05) < 0.05 + 3 * 0.015
+
+
+def test_equals_inmoose_limma_on_a_patsy_design():
+    # The design built independently by patsy's formula (treatment coding), fitted by
+    # inmoose's limma (lmFit, eBayes, the F of the class t's as topTableF computes it).
+    limma = pytest.importorskip("inmoose.limma")
+    patsy = pytest.importorskip("patsy")
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame(
+        {
+            "cls": np.tile(["ctl", "ko", "trt"], 6),
+            "age": rng.normal(50, 8, 18),
+            "batch": np.repeat(["b1", "b2", "b3"], 6),
+        }
+    )
+    X = rng.normal(size=(18, 250)) * np.exp(0.5 * rng.normal(size=250))
+    D = np.asarray(patsy.dmatrix("C(cls) + age + C(batch)", frame))
+    fit = limma.eBayes(limma.lmFit(X.T.copy(), pd.DataFrame(D, columns=list("abcdef"))))
+    t = np.asarray(fit.t)[:, 1:3]
+    cov = np.asarray(fit.cov_coefficients)[1:3, 1:3]
+    cor = cov / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))
+    F_limma = np.einsum("jp,pq,jq->j", t, np.linalg.inv(cor), t) / 2
+    ours = design_moderated_f(X, frame["cls"], covariates=frame[["age", "batch"]])
+    # same coding; patsy puts the categorical terms before the numeric ones
+    assert np.allclose(ours.design.matrix[:, [0, 1, 2, 4, 5, 3]], D)
+    np.testing.assert_allclose(ours.test.statistics, F_limma, rtol=1e-9)
+    np.testing.assert_allclose(ours.test.prior_df, float(np.asarray(fit.df_prior)), rtol=1e-9)

@@ -195,3 +195,20 @@ def test_freedman_lane_with_few_pairs_is_valid_if_conservative():
     ).pvalues
     se = np.sqrt(0.05 * 0.95 / m)
     assert np.mean(p <= 0.05) < 0.05 + 3.5 * se
+
+
+def test_boundaries_singleton_groups_size_one_and_single_class():
+    y = np.array([0, 0, 1, 1, 1])
+    # every sample its own group: each group holds one class, all of size 1 -> free
+    assert exchangeability_scheme(y, np.arange(5)).kind == "between"
+    assert n_relabellings(y, np.arange(5)) == n_relabellings(y) == 10.0
+    perms = permutation_indices(y, np.arange(5), n_permutations=4000, random_state=0)
+    assert len({tuple(y[p]) for p in perms}) == 10
+    # one sample: the identity only
+    assert permutation_indices([1], n_permutations=3).tolist() == [[0], [0], [0]]
+    assert n_relabellings([1]) == 1.0
+    # pairs where one pair has tied classes: that pair keeps its labels
+    y2, g2 = np.array([0, 1, 1, 1]), np.array([0, 0, 1, 1])
+    assert n_relabellings(y2, g2) == 2.0
+    drawn = {tuple(y2[p]) for p in permutation_indices(y2, g2, n_permutations=200, random_state=0)}
+    assert drawn == {(0, 1, 1, 1), (1, 0, 1, 1)}
