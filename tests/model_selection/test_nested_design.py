@@ -177,3 +177,11 @@ def test_no_design_keeps_the_previous_splits():
         np.array_equal(te, te2) for (_, te), (_, te2) in zip(a["splits"], expected, strict=True)
     )
     assert a["routed_params"] == ()
+
+
+def test_cv_none_with_groups_is_grouped():
+    X, y, patient, _ = _data()
+    res = nested_evaluate(GaussianNB(), X, y, cv=None, groups=patient, random_state=0)
+    assert len(res["splits"]) == 5
+    for train, test in res["splits"]:
+        assert set(patient[train]).isdisjoint(patient[test])

@@ -210,7 +210,7 @@ def nested_evaluate(
     y : array_like of shape (n_samples,)
     cv : int, splitter, iterable of (train, test) or None, default=5
         An int k: stratified k-fold, repeated ``n_repeats`` times, shuffled with
-        ``random_state`` (grouped with ``groups``); None: unshuffled stratified 5-fold.
+        ``random_state``; None: unshuffled stratified 5-fold (with ``groups``: as 5).
     inner_cv : int or splitter, optional
         Splitter given to the estimator's own ``cv`` parameter (nested tuning).
     n_repeats : int, default=1
@@ -323,6 +323,8 @@ def _design_params(estimator, groups, covariates, n_samples: int) -> dict:
 def _outer_splitter(cv, n_repeats, y, rng, *, grouped=False):
     """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold,
     group-aware with ``grouped``)."""
+    if cv is None and grouped:
+        cv = 5  # the unshuffled stratified default would split groups
     if isinstance(cv, numbers.Integral):
         seed = rng.randint(np.iinfo(np.int32).max)
         kind = DesignKFold if grouped else RepeatedStratifiedKFold

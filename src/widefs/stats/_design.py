@@ -170,7 +170,8 @@ def build_design(y: ArrayLike, covariates=None, groups: ArrayLike | None = None)
     covariates : DataFrame, dict of columns, array_like of shape (n_samples,) or
         (n_samples, n_covariates), optional
         Columns to adjust for. Numeric dtypes enter as numbers; strings, booleans,
-        categoricals and objects as categories.
+        categoricals and objects as categories (batches coded 1, 2, 3 are numbers: pass
+        them as strings or a pandas Categorical).
     groups : array_like of shape (n_samples,), optional
         Blocks entered as fixed effects. Only meaningful when blocks hold several classes;
         groups holding one class each are confounded with the classes (an error).
