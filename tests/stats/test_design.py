@@ -220,3 +220,21 @@ def test_repeated_samples_without_groups_inflate_and_with_groups_do_not():
     grouped = design_moderated_f(X, y, groups=patient).test.pvalues
     assert np.mean(naive <= 0.05) > 0.2
     assert abs(np.mean(grouped <= 0.05) - 0.05) < 3 * 0.005
+
+
+def test_resolve_design_checks_every_case_up_front():
+    from widefs.stats import resolve_design
+
+    y = np.repeat([0, 1], 6)
+    design, scheme = resolve_design(y, {"age": np.arange(12.0) ** 1.5})
+    assert scheme.case == "independent" and design.matrix.shape == (12, 3)
+    pairs = np.repeat(np.arange(6), 2)
+    design, scheme = resolve_design(np.tile([0, 1], 6), groups=pairs)
+    assert scheme.case == "within groups" and design.column_names[-1] == "group[5]"
+    patient = np.repeat(np.arange(4), 3)
+    design, scheme = resolve_design(y, {"sex": np.repeat(list("FMFM"), 3)}, groups=patient)
+    assert scheme.case == "between groups" and design.matrix.shape == (4, 3)
+    with pytest.raises(ValueError, match="covariate 'age' varies within groups"):
+        resolve_design(y, {"age": np.arange(12.0)}, groups=patient)
+    with pytest.raises(ValueError, match="'site' is confounded with the classes"):
+        resolve_design(y, {"site": np.repeat(list("ab"), 6)}, groups=patient)

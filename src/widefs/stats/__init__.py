@@ -18,8 +18,8 @@
   of two-valued features (:func:`binary_exact_pvalues`) and Tarone's testable set
   (:func:`tarone_testable`);
 - study designs: :func:`build_design` (classes, covariates and blocks as a full-rank design,
-  :class:`StudyDesign`), the covariate-adjusted screen :func:`design_moderated_f`
-  (:class:`DesignTest`), permutations that respect groups (:func:`exchangeability_scheme`,
+  :class:`StudyDesign`), every check of a design up front (:func:`resolve_design`), the
+  covariate-adjusted screen :func:`design_moderated_f` (:class:`DesignTest`), permutations that respect groups (:func:`exchangeability_scheme`,
   :func:`permutation_indices`, :func:`n_relabellings`) and the Freedman-Lane test of a class
   effect with covariates (:func:`freedman_lane_test`);
 - multiple-testing adjustments: :func:`benjamini_hochberg`, :func:`bonferroni`,
@@ -42,7 +42,13 @@ from widefs.stats._chance import (
     multiplicity_gap,
     permutation_pvalues,
 )
-from widefs.stats._design import DesignTest, StudyDesign, build_design, design_moderated_f
+from widefs.stats._design import (
+    DesignTest,
+    StudyDesign,
+    build_design,
+    design_moderated_f,
+    resolve_design,
+)
 from widefs.stats._exact import (
     binary_exact_pvalues,
     binary_table_distribution,
@@ -107,6 +113,7 @@ __all__ = [
     "permutation_pvalues",
     "pooled_permutation_pvalues",
     "reject_at",
+    "resolve_design",
     "squeeze_var",
     "tarone_testable",
     "trigamma_inverse",

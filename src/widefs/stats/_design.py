@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from widefs.stats._exchangeability import exchangeability_scheme
 from widefs.stats._moderated import ModeratedTest, linear_model_fit, moderated_f
 
-__all__ = ["DesignTest", "StudyDesign", "build_design", "design_moderated_f"]
+__all__ = ["DesignTest", "StudyDesign", "build_design", "design_moderated_f", "resolve_design"]
 
 
 @dataclass(frozen=True)
@@ -266,24 +266,63 @@ class DesignTest:
     case: str
 
 
-def _group_means(X, y, covariates, groups):
-    """One row per group: mean features; the group's class and covariates (constant in it)."""
-    levels, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
-    counts = np.bincount(codes).astype(np.float64)
-    onehot = (codes[None, :] == np.arange(levels.size)[:, None]).astype(np.float64)
-    Xg = (onehot @ X) / counts[:, None]
-    first = np.array([np.flatnonzero(codes == g)[0] for g in range(levels.size)])
+def _group_rows(y, covariates, codes):
+    """The class and covariates of every group (one row per group; constant within it)."""
+    n_groups = codes.max() + 1
+    first = np.array([np.flatnonzero(codes == g)[0] for g in range(n_groups)])
     cov_g = None
     if covariates is not None:
         cov_g = {}
         for name, values in _covariate_columns(covariates, len(codes)):
-            if any(np.unique(values[codes == g]).size > 1 for g in range(levels.size)):
+            if any(np.unique(values[codes == g]).size > 1 for g in range(n_groups)):
                 raise ValueError(
                     f"covariate {name!r} varies within groups: with one class per group the "
                     "comparison is between groups, and a covariate must be a group property."
                 )
             cov_g[name] = values[first]
-    return Xg, np.asarray(y)[first], cov_g
+    return np.asarray(y)[first], cov_g
+
+
+def resolve_design(y: ArrayLike, covariates=None, groups=None):
+    """The design a screen fits for ``(y, covariates, groups)`` and how labels are exchanged.
+
+    Runs every check of a design before any analysis: :func:`build_design`'s (a covariate
+    missing, constant, confounded with the classes or redundant) and, for groups holding one
+    class each, that every covariate is constant within a group. Groups holding several
+    classes enter as blocks; groups holding one class each make the design one row per
+    group (in the order of the sorted group labels, as
+    :func:`exchangeability_scheme`'s ``group_codes``).
+
+    Parameters
+    ----------
+    y : array_like of shape (n_samples,)
+    covariates : DataFrame, dict of columns or array_like, optional
+    groups : array_like of shape (n_samples,), optional
+
+    Returns
+    -------
+    design : StudyDesign
+    scheme : ExchangeabilityScheme
+        Its ``case`` is the sentence a report states.
+
+    See Also
+    --------
+    design_moderated_f : fits this design.
+
+    Examples
+    --------
+    >>> patient = np.repeat(["p1", "p2", "p3", "p4"], 2)
+    >>> design, scheme = resolve_design(np.repeat([0, 1], 4), groups=patient,
+    ...                                 covariates={"age": np.repeat([40, 47, 52, 38], 2)})
+    >>> scheme.case, design.matrix.shape
+    ('between groups', (4, 3))
+    """
+    y = np.asarray(y)
+    scheme = exchangeability_scheme(y, groups)
+    if scheme.kind == "between":
+        y_g, cov_g = _group_rows(y, covariates, scheme.group_codes)
+        return build_design(y_g, cov_g), scheme
+    return build_design(y, covariates, groups if scheme.kind == "within" else None), scheme
 
 
 def design_moderated_f(
@@ -331,14 +370,13 @@ def design_moderated_f(
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be 2-D with one row per label ({y.shape[0]}); got {X.shape}.")
-    scheme = exchangeability_scheme(y, groups)
+    design, scheme = resolve_design(y, covariates, groups)
     if scheme.kind == "between":
         if weights is not None:
             raise ValueError("weights cannot be combined with groups that hold one class each.")
-        X, y, covariates = _group_means(X, y, covariates, groups)
-        design = build_design(y, covariates)
-    else:
-        design = build_design(y, covariates, groups if scheme.kind == "within" else None)
+        codes = scheme.group_codes
+        onehot = (codes[None, :] == np.arange(codes.max() + 1)[:, None]).astype(np.float64)
+        X = (onehot @ X) / onehot.sum(axis=1)[:, None]
     fit = linear_model_fit(X, design.matrix, weights=weights)
     test = moderated_f(fit, list(design.class_coefficients))
     return DesignTest(test, design, scheme.case)
