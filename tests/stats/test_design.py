@@ -238,3 +238,16 @@ def test_resolve_design_checks_every_case_up_front():
         resolve_design(y, {"age": np.arange(12.0)}, groups=patient)
     with pytest.raises(ValueError, match="'site' is confounded with the classes"):
         resolve_design(y, {"site": np.repeat(list("ab"), 6)}, groups=patient)
+
+
+def test_lazy_float32_matrix_is_read_by_blocks_with_the_same_result(tmp_path):
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(12, 300)).astype(np.float32)
+    np.save(tmp_path / "x.npy", X)
+    lazy = np.load(tmp_path / "x.npy", mmap_mode="r")
+    cov = {"age": np.arange(12.0)}
+    a = design_moderated_f(lazy, [0, 1] * 6, covariates=cov).test.pvalues
+    b = design_moderated_f(X.astype(np.float64), [0, 1] * 6, covariates=cov).test.pvalues
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="one row per label"):
+        design_moderated_f(X[:5], [0, 1] * 6)

@@ -366,14 +366,16 @@ def design_moderated_f(
     >>> res.case, bool(res.test.pvalues[0] < 0.01)
     ('within groups', True)
     """
-    X = np.asarray(X, dtype=np.float64)
+    if not hasattr(X, "shape"):
+        X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+    if len(X.shape) != 2 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be 2-D with one row per label ({y.shape[0]}); got {X.shape}.")
     design, scheme = resolve_design(y, covariates, groups)
-    if scheme.kind == "between":
+    if scheme.kind == "between":  # lazy matrices (memmap, zarr, dask) are read here
         if weights is not None:
             raise ValueError("weights cannot be combined with groups that hold one class each.")
+        X = np.asarray(X, dtype=np.float64)
         codes = scheme.group_codes
         onehot = (codes[None, :] == np.arange(codes.max() + 1)[:, None]).astype(np.float64)
         X = (onehot @ X) / onehot.sum(axis=1)[:, None]
