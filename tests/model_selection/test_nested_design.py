@@ -185,3 +185,17 @@ def test_cv_none_with_groups_is_grouped():
     assert len(res["splits"]) == 5
     for train, test in res["splits"]:
         assert set(patient[train]).isdisjoint(patient[test])
+
+
+def test_same_result_for_any_n_jobs_with_a_design():
+    X, y, patient, cov = _data(4)
+    X = X[:, 1:] + y[:, None]  # drop the id column; a class effect
+    search = GridSearchCV(
+        make_pipeline(DefaultRecorder(), GaussianNB()), {"defaultrecorder__k": [1, 2]}
+    )
+    one = nested_evaluate(search, X, y, cv=3, groups=patient, covariates=cov, random_state=0)
+    two = nested_evaluate(
+        search, X, y, cv=3, groups=patient, covariates=cov, random_state=0, n_jobs=2
+    )
+    assert np.array_equal(one["predictions"], two["predictions"])
+    assert [te.tolist() for _, te in one["splits"]] == [te.tolist() for _, te in two["splits"]]
