@@ -199,3 +199,11 @@ def test_same_result_for_any_n_jobs_with_a_design():
     )
     assert np.array_equal(one["predictions"], two["predictions"])
     assert [te.tolist() for _, te in one["splits"]] == [te.tolist() for _, te in two["splits"]]
+
+
+def test_missing_group_labels_are_refused_before_any_fit():
+    X, y, patient, _ = _data()
+    groups = patient.astype(object)
+    groups[3] = None
+    with pytest.raises(ValueError, match="groups has 1 missing labels"):
+        nested_evaluate(GaussianNB(), X, y, groups=groups)

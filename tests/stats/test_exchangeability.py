@@ -100,6 +100,10 @@ def test_cases_and_errors():
         permutation_indices([0, 0, 1], [0, 0, 1], n_permutations=5)
     with pytest.raises(ValueError, match="one label per sample"):
         exchangeability_scheme([0, 1, 0], [0, 1])
+    with pytest.raises(ValueError, match="groups has 1 missing labels"):
+        exchangeability_scheme([0, 1, 0], ["a", None, "b"])
+    with pytest.raises(ValueError, match="groups has 2 missing labels"):
+        exchangeability_scheme([0, 1, 0], [1.0, np.nan, np.nan])
     with pytest.raises(ValueError, match="at least 1"):
         permutation_indices([0, 1], n_permutations=0)
 

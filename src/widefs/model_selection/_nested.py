@@ -269,10 +269,7 @@ def _grouped_splits(estimator, splitter, X, y, groups, rng):
     if groups is None:
         return estimator, list(splitter.split(X, y))
     groups = np.asarray(groups)
-    if groups.shape != y.shape:
-        raise ValueError(
-            f"groups must have one label per sample ({y.shape[0]}); got shape {groups.shape}."
-        )
+    exchangeability_scheme(y, groups)  # one label per sample, none missing: before any fit
     splits = check_group_splits(splitter.split(X, y, groups), groups)
     return _group_inner_cv(estimator, rng), splits
 

@@ -99,6 +99,13 @@ def exchangeability_scheme(y: ArrayLike, groups: ArrayLike | None = None) -> Exc
         raise ValueError(
             f"groups must have one label per sample ({y.shape[0]}); got shape {g.shape}."
         )
+    missing = (
+        np.isnan(g) if g.dtype.kind == "f" else np.array([v is None or v != v for v in g.ravel()])
+    )
+    if missing.any():
+        raise ValueError(
+            f"groups has {int(missing.sum())} missing labels; give every sample its group."
+        )
     _, codes = np.unique(g.astype(str) if g.dtype.kind == "O" else g, return_inverse=True)
     _, yc = np.unique(y, return_inverse=True)
     pairs = np.unique(np.column_stack([codes, yc]), axis=0)
