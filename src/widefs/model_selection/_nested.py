@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import RepeatedStratifiedKFold, check_cv
 from sklearn.pipeline import Pipeline
@@ -12,12 +14,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import indexable
 
 from widefs._utils import parallel_calls
+from widefs.model_selection._design_splits import DesignKFold, GroupCheckedCV, check_group_splits
 from widefs.model_selection._metrics import (
     balanced_accuracy,
     corrected_t_interval,
     recall_counts,
     recall_interval,
 )
+from widefs.stats import exchangeability_scheme
 
 __all__ = ["nested_evaluate", "selected_feature_mask", "selection_stability"]
 
@@ -129,10 +133,21 @@ def _inject_inner_cv(estimator, inner_cv):
     return estimator
 
 
-def _fit_score_fold(estimator, X, y, train, test, scoring):
-    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask."""
+def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
+    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask.
+
+    ``params`` (``groups``, ``covariates``) are cut to ``train`` and passed to ``fit`` with
+    scikit-learn's metadata routing on, so pipelines and searches route them to the steps
+    that request them.
+    """
     est = clone(estimator)
-    est.fit(_take(X, train), y[train])
+    if params:
+        with config_context(enable_metadata_routing=True):
+            est.fit(
+                _take(X, train), y[train], **{k: _take_param(v, train) for k, v in params.items()}
+            )
+    else:
+        est.fit(_take(X, train), y[train])
     Xte = _take(X, test)
     pred = est.predict(Xte)
     score = (
@@ -146,8 +161,15 @@ def _take(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
-def _require_two_classes(y: np.ndarray) -> None:
-    """One class makes every prediction right: a 100% that measures nothing."""
+def _take_param(value, idx):
+    """Rows ``idx`` of a design parameter: a DataFrame, a mapping of columns or an array."""
+    if isinstance(value, dict):
+        return {k: np.asarray(v)[idx] for k, v in value.items()}
+    return value.iloc[idx] if hasattr(value, "iloc") else np.asarray(value)[idx]
+
+
+def _require_two_classes(y: np.ndarray, estimator) -> np.ndarray:
+    """``y``, checked: one class makes every prediction right, a 100% that measures nothing."""
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(
@@ -156,6 +178,9 @@ def _require_two_classes(y: np.ndarray) -> None:
             if classes.size
             else "y is empty: nested_evaluate needs examples of at least 2 classes."
         )
+    if not is_classifier(estimator) and not hasattr(estimator, "predict"):
+        raise TypeError("estimator must be a classifier with fit and predict.")
+    return y
 
 
 def nested_evaluate(
@@ -170,6 +195,8 @@ def nested_evaluate(
     confidence: float = 0.95,
     random_state=None,
     n_jobs=None,
+    groups=None,
+    covariates=None,
 ):
     """Evaluate an estimator with every selection and tuning step inside the training folds.
 
@@ -179,24 +206,24 @@ def nested_evaluate(
     Parameters
     ----------
     estimator : classifier
-        Cloned for every outer fold.
     X : array_like or DataFrame of shape (n_samples, n_features)
-        Data.
     y : array_like of shape (n_samples,)
-        Class labels.
     cv : int, splitter, iterable of (train, test) or None, default=5
-        An int k means stratified k-fold, repeated ``n_repeats`` times with shuffling
-        seeded by ``random_state``; None means unshuffled stratified 5-fold.
+        An int k: stratified k-fold, repeated ``n_repeats`` times, shuffled with
+        ``random_state``; None: unshuffled stratified 5-fold (with ``groups``: as 5).
     inner_cv : int or splitter, optional
         Splitter given to the estimator's own ``cv`` parameter (nested tuning).
     n_repeats : int, default=1
     scoring : callable ``scorer(estimator, X, y)``, optional
         The per-fold ``test_score``; default accuracy.
     confidence : float, default=0.95
-        Level of the intervals.
     random_state : int, RandomState instance or None
     n_jobs : int, optional
         Outer folds in parallel (joblib); results do not depend on it.
+    groups, covariates : array_like, optional
+        ``groups`` (subject, pair, patient): no group on both sides of an outer or inner
+        split (:class:`DesignKFold`, other splitters checked). Training rows of both reach
+        ``fit`` by metadata routing; covariates that no step requests are refused.
 
     Returns
     -------
@@ -206,7 +233,7 @@ def nested_evaluate(
         ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
         ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``,
         ``selection_frequency``, ``stability``, ``n_selected``; ``predictions`` (n_repeats,
-        n_samples); ``splits``; ``confidence``.
+        n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
 
     See Also
     --------
@@ -226,34 +253,91 @@ def nested_evaluate(
     (True, np.True_)
     """
     X, y = indexable(X, y)
-    y = np.asarray(y)
-    _require_two_classes(y)
-    if not is_classifier(estimator) and not hasattr(estimator, "predict"):
-        raise TypeError("estimator must be a classifier with fit and predict.")
-    splitter, n_rep = _outer_splitter(cv, n_repeats, y, random_state)
+    y = _require_two_classes(np.asarray(y), estimator)
+    rng = check_random_state(random_state)
+    splitter, n_rep = _outer_splitter(cv, n_repeats, y, rng, grouped=groups is not None)
     estimator = _inject_inner_cv(clone(estimator), inner_cv)
-    splits = list(splitter.split(X, y))
-    folds = parallel_calls(
-        _fit_score_fold, [(estimator, X, y, tr, te, scoring) for tr, te in splits], n_jobs=n_jobs
-    )
-    return _summary(y, splits, folds, n_rep, confidence)
+    estimator, splits = _grouped_splits(estimator, splitter, X, y, groups, rng)
+    params = _design_params(estimator, groups, covariates, y.shape[0])
+    calls = [(estimator, X, y, tr, te, scoring, params) for tr, te in splits]
+    folds = parallel_calls(_fit_score_fold, calls, n_jobs=n_jobs)
+    return _summary(y, splits, folds, n_rep, confidence, (groups, params))
 
 
-def _outer_splitter(cv, n_repeats, y, random_state):
-    """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold)."""
-    if isinstance(cv, numbers.Integral):
-        rng = check_random_state(random_state)
+def _grouped_splits(estimator, splitter, X, y, groups, rng):
+    """The outer splits (checked against ``groups``) and the estimator with a grouped inner cv."""
+    if groups is None:
+        return estimator, list(splitter.split(X, y))
+    groups = np.asarray(groups)
+    exchangeability_scheme(y, groups)  # one label per sample, none missing: before any fit
+    splits = check_group_splits(splitter.split(X, y, groups), groups)
+    return _group_inner_cv(estimator, rng), splits
+
+
+def _group_inner_cv(estimator, rng):
+    """Make a search's inner splitter keep groups on one side (int/None: DesignKFold)."""
+    if "cv" not in estimator.get_params():
+        return estimator
+    cv = estimator.get_params()["cv"]
+    if cv is None or isinstance(cv, numbers.Integral):
         seed = rng.randint(np.iinfo(np.int32).max)
-        return RepeatedStratifiedKFold(n_splits=cv, n_repeats=n_repeats, random_state=seed), (
-            n_repeats
+        return estimator.set_params(cv=DesignKFold(5 if cv is None else cv, random_state=seed))
+    if isinstance(cv, DesignKFold | GroupCheckedCV):
+        return estimator
+    return estimator.set_params(cv=GroupCheckedCV(cv))
+
+
+def _consumed_fit_params(estimator, names) -> set:
+    """Which of ``names`` the estimator's ``fit`` takes, routed as scikit-learn would."""
+    from sklearn.utils.metadata_routing import MetadataRouter, get_routing_for_object
+
+    with config_context(enable_metadata_routing=True):
+        routing = get_routing_for_object(estimator)
+        if isinstance(routing, MetadataRouter):
+            return set(routing.consumes("fit", list(names)))
+    return {k for k in names if k in inspect.signature(estimator.fit).parameters}
+
+
+def _design_params(estimator, groups, covariates, n_samples: int) -> dict:
+    """The design parameters to pass to ``fit``; covariates nothing takes are refused."""
+    given = {k: v for k, v in (("groups", groups), ("covariates", covariates)) if v is not None}
+    if not given:
+        return {}
+    if covariates is not None:
+        columns = covariates.values() if isinstance(covariates, dict) else [covariates]
+        if any(len(c) != n_samples for c in columns):
+            raise ValueError(f"covariates must have one row per sample ({n_samples}).")
+    consumed = _consumed_fit_params(estimator, given)
+    if covariates is not None and "covariates" not in consumed:
+        raise ValueError(
+            f"covariates were given but no step of {type(estimator).__name__} takes them in "
+            "fit: a step whose fit has a covariates parameter must request it with "
+            "step.set_fit_request(covariates=True); otherwise drop the covariates."
         )
+    return {k: v for k, v in given.items() if k in consumed}
+
+
+def _outer_splitter(cv, n_repeats, y, rng, *, grouped=False):
+    """The outer splitter and its number of repeats (an int ``cv``: repeated stratified k-fold,
+    group-aware with ``grouped``)."""
+    if cv is None and grouped:
+        cv = 5  # the unshuffled stratified default would split groups
+    if isinstance(cv, numbers.Integral):
+        seed = rng.randint(np.iinfo(np.int32).max)
+        kind = DesignKFold if grouped else RepeatedStratifiedKFold
+        return kind(n_splits=cv, n_repeats=n_repeats, random_state=seed), n_repeats
     if n_repeats != 1:
         raise ValueError("n_repeats applies to an int cv only; repeat inside the splitter instead.")
     return check_cv(cv, y, classifier=True), 1
 
 
-def _summary(y, splits, folds, n_rep, confidence) -> dict:
-    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks."""
+def _summary(y, splits, folds, n_rep, confidence, design=(None, {})) -> dict:
+    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks.
+
+    ``design`` is ``(groups, routed params)``: the result names the exchangeability case
+    (``"independent"``, ``"within groups"``, ``"between groups"``) and what reached ``fit``.
+    """
+    groups, params = design
     classes = np.unique(y)
     predictions = _predictions(y, splits, folds, n_rep)
     n_test = np.mean([len(te) for _, te in splits])
@@ -286,6 +370,8 @@ def _summary(y, splits, folds, n_rep, confidence) -> dict:
         **_selection_summary([fold[2] for fold in folds]),
         "predictions": predictions,
         "splits": splits,
+        "design_case": exchangeability_scheme(y, groups).case,
+        "routed_params": tuple(sorted(params)),
     }
 
 

@@ -17,6 +17,11 @@
   (:func:`voom`, Law et al. 2014) and :func:`looks_like_counts`; exact conditional p-values
   of two-valued features (:func:`binary_exact_pvalues`) and Tarone's testable set
   (:func:`tarone_testable`);
+- study designs: :func:`build_design` (classes, covariates and blocks as a full-rank design,
+  :class:`StudyDesign`), every check of a design up front (:func:`resolve_design`), the
+  covariate-adjusted screen :func:`design_moderated_f` (:class:`DesignTest`), permutations that respect groups (:func:`exchangeability_scheme`,
+  :func:`permutation_indices`, :func:`n_relabellings`) and the Freedman-Lane test of a class
+  effect with covariates (:func:`freedman_lane_test`);
 - multiple-testing adjustments: :func:`benjamini_hochberg`, :func:`bonferroni`,
   :func:`reject_at`.
 """
@@ -37,11 +42,25 @@ from widefs.stats._chance import (
     multiplicity_gap,
     permutation_pvalues,
 )
+from widefs.stats._design import (
+    DesignTest,
+    StudyDesign,
+    build_design,
+    design_moderated_f,
+    resolve_design,
+)
 from widefs.stats._exact import (
     binary_exact_pvalues,
     binary_table_distribution,
     tarone_testable,
 )
+from widefs.stats._exchangeability import (
+    ExchangeabilityScheme,
+    exchangeability_scheme,
+    n_relabellings,
+    permutation_indices,
+)
+from widefs.stats._freedman_lane import FreedmanLaneTest, freedman_lane_test
 from widefs.stats._moderated import (
     LinearModelFit,
     ModeratedTest,
@@ -57,18 +76,26 @@ from widefs.stats._pooled import null_heterogeneity, pooled_permutation_pvalues
 from widefs.stats._voom import looks_like_counts, lowess, voom
 
 __all__ = [
+    "DesignTest",
+    "ExchangeabilityScheme",
+    "FreedmanLaneTest",
     "LinearModelFit",
     "ModeratedTest",
+    "StudyDesign",
     "benjamini_hochberg",
     "binary_exact_pvalues",
     "binary_table_distribution",
     "binomial_tail",
     "binomial_tail_inversion",
     "bonferroni",
+    "build_design",
     "chance_error_rate",
+    "design_moderated_f",
+    "exchangeability_scheme",
     "expected_errors",
     "expected_min_errors",
     "fit_f_dist",
+    "freedman_lane_test",
     "highest_chance_accuracy",
     "kl_divergence",
     "kl_inverse_upper",
@@ -80,10 +107,13 @@ __all__ = [
     "moderated_f",
     "moderated_t",
     "multiplicity_gap",
+    "n_relabellings",
     "null_heterogeneity",
+    "permutation_indices",
     "permutation_pvalues",
     "pooled_permutation_pvalues",
     "reject_at",
+    "resolve_design",
     "squeeze_var",
     "tarone_testable",
     "trigamma_inverse",
