@@ -46,8 +46,8 @@ def fit_f_prior(s2, df):
     e = np.log(s2) - special.digamma(df / 2) + np.log(df / 2)
     emean = e.mean()
     evar = e.var(ddof=1) - special.polygamma(1, df / 2)
-    if evar <= 0:
-        return np.inf, float(np.exp(emean))
+    if evar <= 0:  # no detectable spread of the variances: the pooled variance (limma >= 3.30)
+        return np.inf, float(np.mean(s2))
     d0 = 2 * _trigamma_inverse(evar)
     return d0, float(np.exp(emean + special.digamma(d0 / 2) - np.log(d0 / 2)))
 
