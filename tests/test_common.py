@@ -18,12 +18,14 @@ from widefs.search import (
     NaiveBayesEvaluator,
     SequentialSelector,
 )
-from widefs.univariate import DiscriminativeSelector
+from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
 ESTIMATORS = [
     # univariate
     DiscriminativeSelector(random_state=0),
     DiscriminativeSelector(threshold=3, scorer="stump", cv=3, random_state=0),
+    ClassDifferenceScreen(random_state=0),
+    ClassDifferenceScreen(3, spread_weight=0.2, random_state=0),
     # model_selection
     PriorFallbackClassifier(),
     PriorFallbackClassifier(KNeighborsClassifier(3)),

@@ -18,6 +18,9 @@ from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._distribution_kernels import block_sums
 from widefs.univariate._pooled_null import second_stage_draws
 
+# The deprecated continuous statistics of DiscriminativeSelector are still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
+
 
 def oracle(X, y, weight=LOCATION_WEIGHT):
     """Per-feature refit: location F, spread F, combined score (log10 units)."""

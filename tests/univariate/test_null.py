@@ -25,6 +25,9 @@ from widefs.univariate import (
     stump_split_errors,
 )
 
+# The deprecated continuous statistics of DiscriminativeSelector are still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
+
 SCORERS = {"gaussian_nb": gaussian_nb_split_errors, "stump": stump_split_errors}
 
 

@@ -7,6 +7,9 @@ from joblib import parallel_config
 from widefs._utils import block_width
 from widefs.univariate import DiscriminativeSelector
 
+# The deprecated continuous statistics of DiscriminativeSelector are still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
+
 
 @pytest.fixture(scope="module")
 def wide():

@@ -12,6 +12,9 @@ from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import expected_min_errors, mgm_threshold
 from widefs.univariate import DiscriminativeSelector, threshold_in_errors
 
+# The deprecated continuous statistics of DiscriminativeSelector are still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
+
 
 def planted(n=40, F=2000, informative=10, shift=2.0, seed=0):
     rng = np.random.default_rng(seed)

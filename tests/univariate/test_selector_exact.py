@@ -12,13 +12,18 @@ import pytest
 from widefs.exceptions import NothingSelectedWarning
 from widefs.univariate import DiscriminativeSelector, _selector
 
+# The deprecated continuous statistics of DiscriminativeSelector are still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
+
 
 def _fit_recording(sel, X, y):
-    """Fit ``sel``; the text of every warning, by category name."""
+    """Fit ``sel``; the text of every warning but the deprecation, by category name."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sel.fit(X, y)
-    return [(w.category.__name__, str(w.message)) for w in caught]
+    return [
+        (w.category.__name__, str(w.message)) for w in caught if w.category is not FutureWarning
+    ]
 
 
 def test_one_example_per_class_warns_exactly_and_reports_no_null():
@@ -184,6 +189,7 @@ def test_fewer_features_than_classes_are_still_tested():
     X[:, 1] += 4.0 * (y == 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", "DiscriminativeSelector.*deprecated", FutureWarning)
         sel = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
     assert sel.get_support().tolist() == [False, True]
     assert sel.n_null_draws_[0] > 0 and sel.min_pvalue_ < 0.05 / 2
@@ -362,3 +368,17 @@ def test_warnings_point_at_the_callers_line():
         DiscriminativeSelector("fdr", random_state=0).fit(rng.normal(size=(20, 5)), [0, 1] * 10)
     assert len(caught) >= 3  # untestable, nothing selected (twice)
     assert {w.filename for w in caught} == {__file__}
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")
+def test_continuous_statistics_warn_naming_the_screen_and_errors_do_not():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 30)), np.repeat([0, 1], 10)
+    for kwargs in ({"threshold": "fdr"}, {"threshold": 3, "statistic": "location"}):
+        with pytest.warns(FutureWarning, match="ClassDifferenceScreen") as record:
+            DiscriminativeSelector(random_state=0, **kwargs).fit(X, y)
+        assert "statistic='errors'" in str(record[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        DiscriminativeSelector("fdr", statistic="errors", null="analytic").fit(X, y)
+        DiscriminativeSelector("mgm", random_state=0).fit(X, y)

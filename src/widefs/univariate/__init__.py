@@ -1,9 +1,11 @@
 """Univariate, chance-aware discriminative feature selection (Palatucci & Carlson 2008).
 
+- :class:`ClassDifferenceScreen`: the FDR screen, per-feature p-values valid for every kind
+  of feature (limma's moderated F for Gaussian-looking features, exact tests for two-valued
+  ones, rank statistics for skewed or tied ones, voom for counts);
 - :class:`DiscriminativeSelector`: one-feature classifiers scored on validation data,
-  thresholds from an analytic or a label-permutation null (the paper's protocol), or a
-  continuous class-difference statistic on all examples with pooled permutation p-values
-  (the default for the FDR and Bonferroni rules);
+  thresholds from an analytic or a label-permutation null (the paper's protocol; its
+  continuous statistics with pooled permutation p-values are deprecated);
 - :func:`class_difference_scores`: that statistic, usable like ``f_classif``;
 - :func:`leave_one_out_threshold_curve`: the paper's leave-one-out protocol;
 - scorers vectorized over features, splits and label vectors
@@ -25,14 +27,17 @@ from widefs.univariate._scores import (
     halves_masks,
     stump_split_errors,
 )
+from widefs.univariate._screen import ClassDifferenceScreen, auto_spread_weight
 from widefs.univariate._selector import DiscriminativeSelector
 from widefs.univariate._thresholds import threshold_in_errors
 
 __all__ = [
     "ChanceNull",
+    "ClassDifferenceScreen",
     "DiscriminativeSelector",
     "LeaveOneOutCurve",
     "ThresholdOutcome",
+    "auto_spread_weight",
     "class_difference_scores",
     "default_permutations",
     "gaussian_nb_log_likelihoods",

@@ -53,7 +53,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
       class proportions and *these* correlated features).
     - **distribution**: a continuous score computed on all examples, which sees what a
       one-feature Gaussian classifier separates classes by: the class means (the F statistic
-      of ``f_classif``) and the class spreads (the same F on ``|x - median(x)|``), combined
+      of ``f_classif``) and the class spreads (the same F on ``|x - mean(x)|``), combined
       as ``-log10 min(p_loc / 0.85, p_spread / 0.15)`` (:func:`class_difference_scores`). Its
       p-values come from a *pooled* permutation null: every feature is scored under every
       one of B label permutations, and a feature's p-value is its rank among all those
@@ -62,6 +62,11 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
       distributed, whatever the distribution); ``null_heterogeneity_`` measures how far the
       features' nulls differ (0 when alike; a fit warns above 0.3). ``"location"`` is the same with the
       location F alone.
+
+    **Deprecated**: the distribution and location statistics (and ``"auto"`` with ``"fdr"`` or
+    ``"bonferroni"``, which resolves to the distribution statistic) warn with a
+    ``FutureWarning`` and will be removed; :class:`ClassDifferenceScreen` is the FDR screen,
+    with p-values valid for every feature. Until then they behave as before.
 
     ``statistic="auto"`` (the default) uses the distribution statistic for ``"fdr"`` and
     ``"bonferroni"`` (the error-controlling rules, where the continuous statistic on all
@@ -182,6 +187,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
 
     See Also
     --------
+    ClassDifferenceScreen : the FDR screen (per-feature valid p-values).
     class_difference_scores : the distribution statistic with asymptotic p-values.
     threshold_in_errors : the paper's threshold rules.
     leave_one_out_threshold_curve : the paper's leave-one-out protocol.
@@ -203,9 +209,8 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
     ('analytic', 31, 0.355, 2.73)
     >>> sel.chance_nulls_["analytic"].is_bound  # colon's classes are imbalanced (40 / 22)
     True
-    >>> fdr = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
-    >>> fdr.statistic_, bool(fdr.min_pvalue_ < 0.05 / 2000), int(fdr.get_support().sum()) > 50
-    ('distribution', True, True)
+    >>> sel.search_score_ > 0.8
+    True
     """
 
     _parameter_constraints: dict = {
@@ -332,6 +337,8 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.statistic_ = self._resolve_statistic()
         X, y_codes, lazy = self._validate(X, y)
         rng = check_random_state(self.random_state)
+        if self.statistic_ != "errors":
+            warnings.warn(self._deprecation_message(), FutureWarning, stacklevel=3)
         if self.statistic_ == "errors":
             self._fit_errors(X, y_codes, lazy, rng)
         else:
@@ -343,6 +350,16 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
             # The caller's line: fit is wrapped by scikit-learn's fit context (one more frame).
             warnings.warn(self._nothing_selected_message(), NothingSelectedWarning, stacklevel=3)
         return self
+
+    def _deprecation_message(self) -> str:
+        return (
+            f"DiscriminativeSelector({self.threshold!r}) with the {self.statistic_} statistic "
+            "is deprecated and will be removed: its pooled permutation p-values are valid only "
+            "on average over features. Use widefs.univariate.ClassDifferenceScreen (threshold "
+            "'fdr', 'bonferroni' or k; every feature's p-value in pvalues_), whose p-values are "
+            "valid for every feature; DiscriminativeSelector keeps the error-count protocol "
+            "(statistic='errors')."
+        )
 
     def _fit_errors(self, X, y_codes, lazy, rng):
         result = fit_error_counts(self, X, y_codes, self.classes_.size, lazy, rng)
