@@ -62,7 +62,6 @@ DEFAULT, LIMMA, VOOM, FTEST = "widefs default", "limma", "limma-voom", "SelectFd
 PAPER_A, PAPER_P = "paper protocol, analytic", "paper protocol, permutation"
 METHODS = (DEFAULT, LIMMA, VOOM, FTEST, PAPER_A, PAPER_P)
 OUT = ROOT / "docs" / "results"
-DATA = OUT / "fdr"
 OLD_DEFAULT_DESCRIPTION = (
     '`DiscriminativeSelector("fdr")` with its defaults: the class-difference statistic (F of '
     "the class means and of the absolute deviations, combined as a weighted smaller p-value) "
