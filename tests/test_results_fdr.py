@@ -134,3 +134,23 @@ def test_limma_path_equals_the_independent_moderated_statistics():
     E = means[:, y] + (E - means[:, y]) / np.sqrt(s2)[:, None]
     assert limma.fit_f_prior(limma.group_fit(E, y)[2], df)[0] == np.inf
     np.testing.assert_allclose(limma.limma_pvalues(E, y), limma.moderated_pvalues(E, y), rtol=1e-10)
+
+
+def test_simulated_data_is_what_the_page_says():
+    sim = _module("_simulate_fdr")
+    by = {r.label: r for r in sim.REGIMES}
+    X, y, truth = sim.make_data(by["microarray 4v4"], 7)
+    assert X.shape == (8, 10_000) and 0.02 <= truth.mean() <= 0.05 and truth[: truth.sum()].all()
+    shift = X[y == 1].mean(axis=0) - X[y == 0].mean(axis=0)
+    assert abs(np.abs(shift[truth]).mean() - 1) < 0.2 and abs(shift[~truth].mean()) < 0.05
+    C, y, truth = sim.make_data(by["RNA-seq 6v6"], 7)
+    assert C.dtype.kind == "i" and C.min() >= 0 and C.max() > 1000 and 0.02 <= truth.mean() <= 0.05
+    X, y, kind = sim.make_data(by["mixed null, 8/40"], 7)
+    assert np.bincount(kind).tolist() == [2000, 250, 250, 250, 250]
+    binary = X[:, kind == 4]
+    assert set(np.unique(binary)) == {0.0, 1.0} and (binary.sum(axis=0) == 2).all()
+    assert 0.6 < (X[:, kind == 2] == 0).mean() < 0.8
+    # Same seed, same data: every method sees the same replicate.
+    np.testing.assert_array_equal(
+        sim.make_data(by["RNA-seq 6v6"], 3)[0], sim.make_data(by["RNA-seq 6v6"], 3)[0]
+    )
