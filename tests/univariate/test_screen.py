@@ -240,3 +240,41 @@ def test_validation_messages_and_untestable():
         warnings.simplefilter("error", NothingSelectedWarning)
         with pytest.raises(NothingSelectedWarning, match="'fdr' threshold"):
             _fit(np.random.default_rng(0).normal(size=(10, 20)), [0, 1] * 5)
+
+
+def test_dask_and_zarr_equal_in_memory(tmp_path):
+    da = pytest.importorskip("dask.array")
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(10)
+    y = np.repeat([0, 1], 12)
+    X = np.hstack(
+        [rng.normal(size=(24, 50)), rng.standard_cauchy(size=(24, 10)), rng.integers(0, 2, (24, 5))]
+    ).astype(np.float32)
+    X[:, :4] += 2 * y[:, None]
+    ref = _fit(X, y)
+    z = zarr.create_array(
+        store=str(tmp_path / "X.zarr"), shape=X.shape, chunks=(24, 16), dtype="f4"
+    )
+    z[:] = X
+    for lazy in (da.from_array(X, chunks=(24, 7)), z):
+        sel = _fit(lazy, y)
+        np.testing.assert_allclose(sel.pvalues_, ref.pvalues_, rtol=1e-12)
+        np.testing.assert_array_equal(sel.kinds_, ref.kinds_)
+        np.testing.assert_array_equal(sel.transform(lazy), ref.transform(X))
+
+
+def test_shape_and_tie_gates_at_their_boundaries():
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1], 20)
+    base = stats.norm.ppf((np.arange(40) + 0.5) / 40)
+    heavy = base.copy()
+    heavy[[0, -1]] = [-25.0, 25.0]  # symmetric: no skewness, a huge kurtosis
+    tie4, tie3 = base.copy(), base.copy()
+    tie4[:4] = base[0]  # the smallest value shared by ceil(0.1 n) = 4 examples: tied
+    tie3[:3] = base[0]  # by 3: not
+    integers = np.repeat(np.arange(20), 2).astype(float)  # range 19 < n / 2 = 20: few values
+    wide = np.repeat(np.arange(0, 40, 2), 2).astype(float) + np.arange(40) % 2  # range 39
+    X = np.column_stack([heavy, tie4, tie3, integers, wide])
+    X = X[rng.permutation(40)]
+    sel = _fit(X, y, spread_weight=0.0)
+    assert sel.kinds_.tolist() == [RANKED, RANKED, GAUSSIAN, RANKED, GAUSSIAN]

@@ -7,10 +7,11 @@ carriers of two-valued features (for their exact p-values), and each feature's *
 - ``CONSTANT``: one value; p-value 1.
 - ``TWO_VALUED``: two values; exact conditional p-value (:func:`widefs.stats.binary_exact_pvalues`).
 - ``GAUSSIAN``: the moderated F's reference holds: its values are neither skewed nor
-  heavy-tailed beyond what n Gaussian values show once in 2,000 features, and have no
+  heavy-tailed beyond what n Gaussian values show once in 500 features, and have no
   large ties.
-- ``RANKED``: skewed, heavy-tailed or tied (a value shared by at least a tenth of the
-  examples, or integers on fewer values than half the examples): a rank statistic calibrated
+- ``RANKED``: skewed, heavy-tailed or tied (its smallest or largest value shared by at least
+  a tenth of the examples, as zero-inflated or censored values are, or integers on fewer
+  values than half the examples): a rank statistic calibrated
   by permutations pooled among features with the same amount of ties.
 
 Why the kind is decided without the labels: it is then a function of the feature's values

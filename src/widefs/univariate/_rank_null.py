@@ -2,8 +2,9 @@
 
 Skewed, heavy-tailed and tied features are scored on their mid-ranks. A rank statistic's
 permutation distribution depends on nothing but the tie pattern: every feature without ties
-has *exactly* the same null (that of the ranks 1..n), so pooling their permutation draws is
-exact, and its resolution is that of all the draws together. Tied features are grouped into
+has *exactly* the same null (that of the ranks 1..n): their p-values come from draws of the
+statistic on 1..n under random labellings, independent of the data, as many as Bonferroni over
+all features needs (up to MAX_UNTIED_DRAWS), so they are exact and the floor does not decide. Tied features are grouped into
 strata of similar tie factor ``sum(t^3 - t) / (n^3 - n)`` (the share of the rank variance the
 ties remove: a zero-inflated count with half its values at 0 has about 0.25), and draws are
 pooled only within a stratum. The tie factor is computed without the labels, so a feature's
@@ -30,6 +31,9 @@ MAX_STRATA = 40
 #: Tie factor below which a feature's rank null is that of untied ranks (a few tied pairs of
 #: n >= 10 values change the rank variance by less than 0.01 %).
 NEGLIGIBLE_TIES = 1e-4
+_UNTIED_CHUNK = 50_000  # labellings of the untied null scored at once
+#: Most draws of the untied null (its floor then reaches alpha / M up to M = 100,000).
+MAX_UNTIED_DRAWS = 2_000_000
 _CHUNK_VALUES = 2**21  # values of the deviations held at once in the spread part
 
 
@@ -117,8 +121,30 @@ def _read(X, columns, lazy):
     return rankdata(block, axis=0)
 
 
+def _untied_null(codes, n_classes, counts, log_w, draws, gen):
+    """Scores of the ranks 1..n under ``draws`` random labellings, in chunks of labellings.
+
+    Every feature without ties has this exact null (its mid-ranks are a permutation of
+    1..n), and these draws are independent of the features: their p-values are exact."""
+    R = np.arange(1.0, codes.size + 1.0)[:, None]
+    out = []
+    for start in range(0, draws, _UNTIED_CHUNK):
+        labels = gen.permuted(np.tile(codes, (min(_UNTIED_CHUNK, draws - start), 1)), axis=1)
+        out.append(_scores(R, labels, n_classes, counts, log_w)[0].ravel())
+    return out
+
+
 def rank_branch(
-    X, columns, ties, codes, n_classes, spread_weight, rng, *, draws=STRATUM_DRAWS
+    X,
+    columns,
+    ties,
+    codes,
+    n_classes,
+    spread_weight,
+    rng,
+    *,
+    draws=STRATUM_DRAWS,
+    untied_draws=STRATUM_DRAWS,
 ) -> RankBranch:
     """Pooled-within-stratum permutation p-values of the ranked features ``columns``.
 
@@ -135,9 +161,11 @@ def rank_branch(
     spread_weight : float
         Share of the level given to the spread statistic (0: location only).
     rng : RandomState
-        Draws every stratum's permutations, stratum by stratum.
+        Seeds every stratum's permutations.
     draws : int
-        Null draws per stratum.
+        Null draws per stratum of tied features.
+    untied_draws : int
+        Null draws of the features without ties (one exact null for all of them).
 
     Returns
     -------
@@ -151,19 +179,22 @@ def rank_branch(
     # Fisher-Yates shuffles of the labels (no sort), seeded from rng: identical for a seed.
     gen = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
     perms = [
-        gen.permuted(np.tile(codes, (max(2, -(-draws // g)), 1)), axis=1) if g else None
-        for g in sizes
+        gen.permuted(np.tile(codes, (max(2, -(-draws // g)), 1)), axis=1) if g and s else None
+        for s, g in enumerate(sizes)
     ]
     obs, loc, spr = (np.empty(columns.size) for _ in range(3))
     null = [[] for _ in sizes]
+    if sizes[0]:
+        null[0] = _untied_null(codes, n_classes, counts, log_w, untied_draws, gen)
     lazy = is_lazy_matrix(X)
     for part in iter_column_blocks(columns.size, block_width(codes.size, 8 * 4)):
         R = _read(X, columns[part], lazy)
         score, F_loc, F_spr = _scores(R, codes[None, :], n_classes, counts, log_w)
         obs[part], loc[part], spr[part] = score[0], F_loc[0], F_spr[0]
         for s in np.unique(strata[part]):
-            in_s = strata[part] == s
-            null[s].append(_scores(R[:, in_s], perms[s], n_classes, counts, log_w)[0].ravel())
+            if s:
+                in_s = strata[part] == s
+                null[s].append(_scores(R[:, in_s], perms[s], n_classes, counts, log_w)[0].ravel())
     pvalues = np.ones(columns.size)
     floors = np.ones(columns.size)
     for s in np.flatnonzero(sizes):

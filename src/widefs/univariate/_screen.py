@@ -32,7 +32,7 @@ from widefs.univariate._kinds import (
     class_design,
     first_pass,
 )
-from widefs.univariate._rank_null import rank_branch
+from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._thresholds import top_k
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight"]
@@ -90,8 +90,8 @@ class ClassDifferenceScreen(SupervisedSelectorMixin, SelectorMixin, BaseEstimato
       weights (Law et al. 2014), then the weighted moderated F, as limma-voom does.
 
     The selection is Benjamini-Hochberg (``"fdr"``) or Bonferroni on ``pvalues_``, counting
-    only features whose smallest attainable p-value could pass (Tarone 1990, Gilbert 2005):
-    rare two-valued features cost the others nothing. An int k keeps the k smallest p-values.
+    only features whose smallest exact attainable p-value could pass (Tarone 1990, Gilbert
+    2005): rare two-valued features cost the others nothing. An int k keeps the k smallest p-values.
 
     Parameters
     ----------
@@ -307,7 +307,18 @@ class ClassDifferenceScreen(SupervisedSelectorMixin, SelectorMixin, BaseEstimato
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
-            branch = rank_branch(X, ranked, passed.ties[ranked], codes, C, self.spread_weight_, rng)
+            n_scored = int(np.sum(self.kinds_ != 0))
+            untied = int(min(MAX_UNTIED_DRAWS, max(STRATUM_DRAWS, np.ceil(n_scored / self.alpha))))
+            branch = rank_branch(
+                X,
+                ranked,
+                passed.ties[ranked],
+                codes,
+                C,
+                self.spread_weight_,
+                rng,
+                untied_draws=untied,
+            )
             self.pvalues_[ranked], self.min_pvalues_[ranked] = branch.pvalues, branch.min_pvalues
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
@@ -366,7 +377,11 @@ class ClassDifferenceScreen(SupervisedSelectorMixin, SelectorMixin, BaseEstimato
             mask = top_k(self.threshold, self.pvalues_, eligible)
             return eligible, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
         testable = np.zeros(eligible.shape, bool)
-        t_mask, K = tarone_testable(self.min_pvalues_[eligible], self.alpha)
+        # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
+        # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
+        # property of its test: it stays counted.
+        floors = np.where(self.kinds_ == TWO_VALUED, self.min_pvalues_, 0.0)
+        t_mask, K = tarone_testable(floors[eligible], self.alpha)
         testable[np.flatnonzero(eligible)[t_mask]] = True
         from widefs.stats import benjamini_hochberg
 
