@@ -139,30 +139,31 @@ def verdict(cells: Cells, kinds: list[dict], checks: list[str]) -> list[str]:
         lo = min(pc, key=lambda c: c[2] - c[3])
         hi = max(pc, key=lambda c: c[2] - c[3])
         lines.append(
-            f"Mean shifts (q = 0.05): the default's power is within {POWER_MARGIN} of limma's "
-            f"(limma-voom's on counts) or above it in {within} of {len(pc)} regimes; furthest "
-            f"behind at {lo[0].label} ({lo[2]:.2f} vs {lo[3]:.2f}), furthest ahead at "
-            f"{hi[0].label} ({hi[2]:.2f} vs {hi[3]:.2f})."
+            f"**Verdict.** Mean shifts (q = 0.05): power within {POWER_MARGIN} of limma "
+            f"(limma-voom on counts) or above in {within} of {len(pc)} regimes; worst "
+            f"{lo[0].label} ({lo[2]:.2f} vs {lo[3]:.2f}), best {hi[0].label} "
+            f"({hi[2]:.2f} vs {hi[3]:.2f})."
         )
     spread = [c for c in _spread_cells(cells) if c[1] == 0.05]
     if spread:
         others = max(cells.get(r, m, 0.05)["power"] for r, *_ in spread for m in (LIMMA, FTEST))
         lines.append(
-            "Spread only (q = 0.05): the default finds "
-            + ", ".join(f"{p:.2f} at {r.classes[0]} per class" for r, _, p, _ in spread)
-            + f"; limma and the F-test at most {others:.3f}."
+            "Spread only: "
+            + ", ".join(f"{p:.2f} at {r.classes[0]}/class" for r, _, p, _ in spread)
+            + f"; limma and the F-test <= {others:.3f}."
         )
     kc = kind_checks(kinds)
     if kc:
         worst = max(kc, key=lambda r: r["p001"])
         lim = max((r for r in kinds if r["method"] == LIMMA), key=lambda r: r["p001"])
         lines.append(
-            f"Mixed global nulls: the default's highest rate of p <= 1e-3 is {worst['p001']:.1e} "
-            f"({worst['kind']}, {worst['regime']}) against 1e-3 expected; limma's "
-            f"{lim['p001']:.1e} ({lim['kind']})."
+            f"Mixed nulls: highest rate of p <= 1e-3 {worst['p001']:.1e} ({worst['kind']}, "
+            f"{worst['regime']}); limma's {lim['p001']:.1e} ({lim['kind']})."
         )
     passed = sum("**PASS**" in c for c in checks)
-    lines.append(f"Acceptance checks below: {passed} of {len(checks)} pass.")
+    lines.append(f"Acceptance checks: {passed} of {len(checks)} pass.")
+    if not lines[0].startswith("**Verdict.**"):
+        lines[0] = "**Verdict.** " + lines[0]
     return lines
 
 
