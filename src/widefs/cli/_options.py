@@ -20,6 +20,7 @@ __all__ = [
     "QUICK_PERMUTATIONS",
     "UsageError",
     "check_options",
+    "data_options",
     "null_permutations",
     "parser",
 ]
@@ -83,7 +84,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "data",
         nargs="?",
         default=DEFAULT_DATA,
-        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx; "
+        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx, "
+        "AnnData .h5ad; "
         "features in columns, one target column), a zarr store of presence/absence data "
         "(arrays X, class and optionally feature_names; only the SCMs run) or a bundled dataset name "
         f"(default: {DEFAULT_DATA})",
@@ -128,6 +130,23 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         help="memory the data may take, e.g. 8G (default: what the machine, its address-space "
         "limit and its container leave free); a larger file is refused before it is read",
     )
+    _reading_arguments(run)
+
+
+def _reading_arguments(run: argparse.ArgumentParser) -> None:
+    """``widefs run``'s options on which parts of a file are features."""
+    run.add_argument(
+        "--layer",
+        metavar="NAME",
+        default=None,
+        help='for an AnnData .h5ad file (pip install "widefs[anndata]"): the layer to analyse '
+        "instead of X; the labels are the obs column --target, the features var_names",
+    )
+
+
+def data_options(args) -> dict:
+    """The reading options passed to :func:`~widefs.cli.io.load_cli_data` as keywords."""
+    return dict(layer=args.layer)
 
 
 def _analysis_arguments(run: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from widefs.cli.io._anndata import read_h5ad
 from widefs.cli.io._checks import check_classes, check_labels, check_values
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._formats import read_arrow, read_xlsx
@@ -37,6 +38,7 @@ _MAGIC = {
     b"ARROW1": "feather",
     b"PK\x03\x04": "xlsx",
     b"\xd0\xcf\x11\xe0": "xls",
+    b"\x89HDF\r\n\x1a\n": "h5ad",
 }
 
 
@@ -82,7 +84,9 @@ def _kind(path: Path) -> str:
     return "text"
 
 
-def _read_file(path: Path, target: str, transpose: bool, labels, budget: Budget) -> RawTable:
+def _read_file(
+    path: Path, target: str, transpose: bool, labels, budget: Budget, layer: str | None = None
+) -> RawTable:
     if not path.exists():
         raise DataError(f"file not found: {path}")
     if path.is_dir():
@@ -93,6 +97,10 @@ def _read_file(path: Path, target: str, transpose: bool, labels, budget: Budget)
     if kind != "text" and kind != "gzip" and (transpose or labels is not None):
         option = "--transpose" if transpose else "--labels"
         raise DataError(f"{option} applies to delimited text files, not {kind}")
+    if layer is not None and kind != "h5ad":
+        raise DataError("--layer applies to an AnnData .h5ad file")
+    if kind == "h5ad":
+        return read_h5ad(path, target, layer, budget)
     if kind in ("parquet", "feather"):
         return read_arrow(path, kind, target, budget)
     if kind == "xlsx":
@@ -126,6 +134,7 @@ def load_cli_data(
     transpose: bool = False,
     labels: str | None = None,
     max_memory: int | None = None,
+    layer: str | None = None,
 ) -> LoadedData:
     """Read ``data`` and check it is usable; raise :class:`DataError` naming the problem.
 
@@ -142,7 +151,8 @@ def load_cli_data(
     ``target=None`` means the default ``"class"``; giving another one for a bundled dataset
     is noted (a bundled dataset's target is always its ``class`` column). ``labels``: a file
     of sample ids and labels joined to the data by id. ``max_memory``: bytes the data may
-    take (default: what the machine has free).
+    take (default: what the machine has free). ``layer``: the layer of an AnnData ``.h5ad``
+    file to analyse instead of its ``X``.
     """
     path = Path(data)
     if is_store(path):
@@ -156,7 +166,7 @@ def load_cli_data(
     else:
         target = "class" if target is None else target
         label_file = None if labels is None else read_labels(Path(labels), target, budget)
-        table, notes = _read_file(path, target, transpose, label_file, budget), []
+        table, notes = _read_file(path, target, transpose, label_file, budget, layer), []
         source, name = str(path), path.name
     notes += table.notes
     y = check_labels(table, target, source, notes)
