@@ -23,6 +23,7 @@ from widefs.cli.io._anndata import read_h5ad
 from widefs.cli.io._checks import check_classes, check_labels, check_values
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._formats import read_arrow, read_xlsx
+from widefs.cli.io._geo import read_geo
 from widefs.cli.io._labels import join_labels, read_labels
 from widefs.cli.io._memory import Budget, memory_budget
 from widefs.cli.io._store import is_store, load_store
@@ -106,6 +107,14 @@ def _read_file(
     if kind == "xlsx":
         return read_xlsx(path, target, budget)
     compressed = kind == "gzip"
+    if labels is None and not transpose:
+
+        def samples_in_columns(ids):
+            return read_unlabelled(path, compressed=compressed, sample_ids=ids, budget=budget)
+
+        geo = read_geo(path, target, compressed, budget, samples_in_columns)
+        if geo is not None:
+            return geo
     if labels is not None:
         if transpose:
             raise DataError("--labels and --transpose: give one (--labels finds the orientation)")

@@ -112,7 +112,7 @@ def _features_in_rows(
     names, renamed = unique_names(rows.ids)
     notes = [renamed_note(renamed, "row")] if renamed else []
     notes.append(f"{how}: {len(names)} features in rows, {len(ids)} samples in columns")
-    return RawTable(names, rows.X.T, labels, [], notes, np.array(ids, dtype=object))
+    return RawTable(names, rows.X.T, labels, [], notes, np.array(ids, dtype=object), in_rows=True)
 
 
 def _check_pandas_fits(head: TextHead, misfit: Misfit | None, budget: Budget) -> None:
@@ -210,7 +210,8 @@ def _transposed_pandas(head: TextHead, label_row: str | None, misfit: Misfit) ->
     non_numeric = [names[i] for i in np.flatnonzero(bad.any(axis=1))]
     X = None if non_numeric else numbers.reshape(values.shape).T.copy()
     ids = np.array([str(c) for c in cells.columns], dtype=object)
-    return RawTable(names, X, labels, non_numeric, notes, ids, misfit.reason if non_numeric else "")
+    example = misfit.reason if non_numeric else ""
+    return RawTable(names, X, labels, non_numeric, notes, ids, example, in_rows=True)
 
 
 def _target_missing(head: TextHead, target: str, names: list[str]) -> str:

@@ -37,6 +37,7 @@ class RawTable:
     notes: list[str] = field(default_factory=list)
     ids: np.ndarray | None = None  # row ids (sample names) when the file names its rows
     example: str = ""  # where the first non-numeric cell is, for the message
+    in_rows: bool = False  # features in the file's rows (samples in its columns), for messages
 
 
 def show_names(cols) -> str:
