@@ -142,11 +142,18 @@ def _reading_arguments(run: argparse.ArgumentParser) -> None:
         help='for an AnnData .h5ad file (pip install "widefs[anndata]"): the layer to analyse '
         "instead of X; the labels are the obs column --target, the features var_names",
     )
+    run.add_argument(
+        "--exclude",
+        metavar="COL[,COL...]",
+        default=None,
+        help="columns that are not features (e.g. age,batch,os_time): left out of the analysis "
+        "(rows, for a file with its features in rows)",
+    )
 
 
 def data_options(args) -> dict:
     """The reading options passed to :func:`~widefs.cli.io.load_cli_data` as keywords."""
-    return dict(layer=args.layer)
+    return dict(layer=args.layer, exclude=args.exclude)
 
 
 def _analysis_arguments(run: argparse.ArgumentParser) -> None:

@@ -21,7 +21,9 @@ import numpy as np
 
 from widefs.cli.io._anndata import read_h5ad
 from widefs.cli.io._checks import check_classes, check_labels, check_values
+from widefs.cli.io._columns import annotation_note, drop_excluded, parse_exclude
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
+from widefs.cli.io._exclusion import excluding
 from widefs.cli.io._formats import read_arrow, read_xlsx
 from widefs.cli.io._geo import read_geo
 from widefs.cli.io._labels import join_labels, read_labels
@@ -144,6 +146,7 @@ def load_cli_data(
     labels: str | None = None,
     max_memory: int | None = None,
     layer: str | None = None,
+    exclude: str | None = None,
 ) -> LoadedData:
     """Read ``data`` and check it is usable; raise :class:`DataError` naming the problem.
 
@@ -161,23 +164,27 @@ def load_cli_data(
     is noted (a bundled dataset's target is always its ``class`` column). ``labels``: a file
     of sample ids and labels joined to the data by id. ``max_memory``: bytes the data may
     take (default: what the machine has free). ``layer``: the layer of an AnnData ``.h5ad``
-    file to analyse instead of its ``X``.
+    file to analyse instead of its ``X``. ``exclude``: names of columns (rows, with the
+    features in rows) that are not features, separated by commas.
     """
     path = Path(data)
     if is_store(path):
         fields = load_store(path, target)
         check_classes(fields["y"], fields["target"])
         return LoadedData(**fields)
-    budget = memory_budget(max_memory)
-    if data in list_datasets().index and not path.exists():
-        table, notes = _bundled(data, target, transpose, labels)
-        source, name, target = f"bundled dataset {data!r}", data, "class"
-    else:
-        target = "class" if target is None else target
-        label_file = None if labels is None else read_labels(Path(labels), target, budget)
-        table, notes = _read_file(path, target, transpose, label_file, budget, layer), []
-        source, name = str(path), path.name
-    notes += table.notes
+    budget, excluded = memory_budget(max_memory), parse_exclude(exclude)
+    with excluding(excluded):
+        if data in list_datasets().index and not path.exists():
+            table, notes = _bundled(data, target, transpose, labels)
+            source, name, target = f"bundled dataset {data!r}", data, "class"
+        else:
+            target = "class" if target is None else target
+            label_file = None if labels is None else read_labels(Path(labels), target, budget)
+            table, notes = _read_file(path, target, transpose, label_file, budget, layer), []
+            source, name = str(path), path.name
+        notes += table.notes
+        drop_excluded(table, excluded, str(target), notes)
+    annotation_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
     return LoadedData(

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs.cli.io._exclusion import take_excluded
 from widefs.cli.io._memory import Budget, check_fits, numbers_need
 from widefs.cli.io._numeric import FEATURE_NA_VALUES
 from widefs.cli.io._tables import (
@@ -145,7 +146,12 @@ def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
     unique, renamed = unique_names(names)
     notes = [renamed_note(renamed)] if renamed else []
     labels = source.column(names.index(target))
-    features = [j for j, n in enumerate(names) if n != target and not n.startswith(_INDEX_PREFIX)]
+    left_out = take_excluded(n for n in names if n != target)
+    features = [
+        j
+        for j, n in enumerate(names)
+        if n != target and not n.startswith(_INDEX_PREFIX) and n not in left_out
+    ]
     ids = None
     index = [j for j, n in enumerate(names) if n.startswith(_INDEX_PREFIX)]
     if index:
