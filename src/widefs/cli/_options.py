@@ -106,9 +106,10 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "--labels",
         metavar="FILE",
         default=None,
-        help="the labels in a file of their own (e.g. beside a GEO series matrix): a table "
-        "whose first column holds the sample ids and whose column --target (or second column) "
-        "the classes; joined to the data by sample id, samples in rows or in columns",
+        help="the labels in a file of their own (a sample sheet): a table with a column of "
+        "sample ids (any column; case and R's X prefix forgiven, with a note) and the classes in "
+        "the column --target (or the second of two); joined to the data by sample id, samples "
+        "in rows or in columns; its other columns never become features",
     )
     run.add_argument(
         "--out",

@@ -120,7 +120,9 @@ def _read_file(
     if labels is not None:
         if transpose:
             raise DataError("--labels and --transpose: give one (--labels finds the orientation)")
-        table = read_unlabelled(path, compressed=compressed, sample_ids=labels.ids, budget=budget)
+        table = read_unlabelled(
+            path, compressed=compressed, sample_ids=labels.candidates, budget=budget
+        )
         join_labels(table, labels, path)
         return table
     return read_delimited(path, target, compressed=compressed, transpose=transpose, budget=budget)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs.cli.io._ids import id_key
 from widefs.cli.io._memory import Budget, check_fits, numbers_need, row_need
 from widefs.cli.io._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
 from widefs.cli.io._tables import (
@@ -263,8 +264,8 @@ def read_unlabelled(path: Path, *, compressed: bool, sample_ids, budget: Budget)
     """A delimited file without labels; samples in the header's columns if their names are
     among ``sample_ids``, else in rows (named by the first column)."""
     head = read_head(path, compressed, budget)
-    wanted = set(sample_ids)
-    if sum(name.strip() in wanted for name in head.header[1:]) > 0:
+    wanted = {id_key(i) for i in sample_ids}  # ids up to case and R's make.names
+    if sum(id_key(name) in wanted for name in head.header[1:]) > 0:
         table = _features_in_rows(head, None, budget, how="samples in columns")
     else:
         names, renamed = unique_names(head.header)
