@@ -150,11 +150,19 @@ def _reading_arguments(run: argparse.ArgumentParser) -> None:
         help="columns that are not features (e.g. age,batch,os_time): left out of the analysis "
         "(rows, for a file with its features in rows)",
     )
+    run.add_argument(
+        "--counts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read the values as counts (e.g. RNA-seq reads) or not (--no-counts); default: "
+        "counts when every value is a non-negative integer, with zeros, and the largest is at "
+        "least 1000; the report says which",
+    )
 
 
 def data_options(args) -> dict:
     """The reading options passed to :func:`~widefs.cli.io.load_cli_data` as keywords."""
-    return dict(layer=args.layer, exclude=args.exclude)
+    return dict(layer=args.layer, exclude=args.exclude, counts=args.counts)
 
 
 def _analysis_arguments(run: argparse.ArgumentParser) -> None:

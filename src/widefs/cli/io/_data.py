@@ -22,6 +22,7 @@ import numpy as np
 from widefs.cli.io._anndata import read_h5ad
 from widefs.cli.io._checks import check_classes, check_labels, check_values
 from widefs.cli.io._columns import annotation_note, drop_excluded, parse_exclude
+from widefs.cli.io._counts import decide_counts
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._exclusion import excluding
 from widefs.cli.io._formats import read_arrow, read_xlsx
@@ -57,6 +58,7 @@ class LoadedData:
     imputed_columns: list[str]
     notes: list[str] = field(default_factory=list)
     target: str = "class"
+    counts: bool = False  # read as counts (see :mod:`widefs.cli.io._counts`)
 
     @property
     def in_memory(self) -> bool:
@@ -149,6 +151,7 @@ def load_cli_data(
     max_memory: int | None = None,
     layer: str | None = None,
     exclude: str | None = None,
+    counts: bool | None = None,
 ) -> LoadedData:
     """Read ``data`` and check it is usable; raise :class:`DataError` naming the problem.
 
@@ -167,7 +170,8 @@ def load_cli_data(
     of sample ids and labels joined to the data by id. ``max_memory``: bytes the data may
     take (default: what the machine has free). ``layer``: the layer of an AnnData ``.h5ad``
     file to analyse instead of its ``X``. ``exclude``: names of columns (rows, with the
-    features in rows) that are not features, separated by commas.
+    features in rows) that are not features, separated by commas. ``counts``: read the
+    values as counts (True), not (False), or as recognised from them (None).
     """
     path = Path(data)
     if is_store(path):
@@ -189,6 +193,7 @@ def load_cli_data(
     annotation_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
+    is_counts = decide_counts(X, counts, notes)
     return LoadedData(
         name=name,
         X=X,
@@ -198,4 +203,5 @@ def load_cli_data(
         imputed_columns=imputed,
         notes=notes,
         target=str(target),
+        counts=is_counts,
     )
