@@ -22,7 +22,7 @@ from widefs.cli.io._exclusion import dropped_so_far
 from widefs.cli.io._tables import RawTable, show_names
 from widefs.exceptions import DataError
 
-__all__ = ["annotation_note", "drop_excluded", "parse_exclude"]
+__all__ = ["annotation_note", "date_names_note", "drop_excluded", "parse_exclude"]
 
 # Names of sample annotations (whole names, or words of them such as "os_time", "Age_years").
 _ANNOTATION = re.compile(
@@ -30,6 +30,12 @@ _ANNOTATION = re.compile(
     r"grade|bmi|weight|height|days|months|years|visit|week|day|treatment|group|arm|site|"
     r"plate|lane|run|replicate|subject|patient|donor)([_.\s-]|$)",
     re.IGNORECASE,
+)
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+# Gene names Excel turned into dates: "2-Sep" (SEPT2), "Mar-01" (MARCH1), and the datetime an
+# xlsx header cell of such a date becomes ("2026-09-02 00:00:00").
+_EXCEL_DATE = re.compile(
+    rf"^(\d{{1,2}}-{_MONTH}|{_MONTH}-\d{{1,2}}|\d{{4}}-\d{{2}}-\d{{2}}( 00:00:00)?)$", re.IGNORECASE
 )
 _FEW = 5  # distinct values of a column that looks like a code, not a measurement
 _EDGE = 50  # columns looked at from each end of the table for few distinct values
@@ -97,3 +103,15 @@ def annotation_note(table: RawTable, notes: list[str]) -> None:
         f"values): {show_names(flagged)}; they are analysed as features: leave out any that "
         "describes the design or the outcome with --exclude"
     )
+
+
+def date_names_note(table: RawTable, notes: list[str]) -> None:
+    """Note feature names that look like dates Excel made of gene names (SEPT2 -> 2-Sep)."""
+    dates = [str(n) for n in table.names if _EXCEL_DATE.match(str(n))]
+    if dates:
+        notes.append(
+            f"{len(dates)} feature names look like dates, as Excel turns gene names into "
+            f"(SEPT2 -> 2-Sep, MARCH1 -> 1-Mar): {show_names(dates)}; correct them at the "
+            "source (read the file into Excel as text, or use the current symbols SEPTIN2, "
+            "MARCHF1)"
+        )

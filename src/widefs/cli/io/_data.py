@@ -20,8 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from widefs.cli.io._anndata import read_h5ad
+from widefs.cli.io._archives import TEXT_COMPRESSIONS, zip_kind
 from widefs.cli.io._checks import check_classes, check_labels, check_values
-from widefs.cli.io._columns import annotation_note, drop_excluded, parse_exclude
+from widefs.cli.io._columns import (
+    annotation_note,
+    date_names_note,
+    drop_excluded,
+    parse_exclude,
+)
 from widefs.cli.io._counts import decide_counts
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._exclusion import excluding
@@ -43,6 +49,8 @@ _MAGIC = {
     b"PK\x03\x04": "xlsx",
     b"\xd0\xcf\x11\xe0": "xls",
     b"\x89HDF\r\n\x1a\n": "h5ad",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
 }
 
 
@@ -99,7 +107,9 @@ def _read_file(
     kind = _kind(path)
     if kind == "xls":
         raise DataError(f"{path} is an old Excel .xls file; save it as .xlsx or CSV")
-    if kind != "text" and kind != "gzip" and (transpose or labels is not None):
+    if kind == "xlsx":
+        kind = zip_kind(path)
+    if kind not in ("text", *TEXT_COMPRESSIONS) and (transpose or labels is not None):
         option = "--transpose" if transpose else "--labels"
         raise DataError(f"{option} applies to delimited text files, not {kind}")
     if layer is not None and kind != "h5ad":
@@ -110,7 +120,7 @@ def _read_file(
         return read_arrow(path, kind, target, budget)
     if kind == "xlsx":
         return read_xlsx(path, target, budget)
-    compressed = kind == "gzip"
+    compressed = kind if kind in TEXT_COMPRESSIONS else False
     if labels is None and not transpose:
 
         def samples_in_columns(ids):
@@ -191,6 +201,7 @@ def load_cli_data(
         notes += table.notes
         drop_excluded(table, excluded, str(target), notes)
     annotation_note(table, notes)
+    date_names_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
     is_counts = decide_counts(X, counts, notes)

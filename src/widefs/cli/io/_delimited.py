@@ -32,7 +32,7 @@ from widefs.cli.io._tables import (
     show_names,
     unique_names,
 )
-from widefs.cli.io._text import TextHead, count_lines, data_lines, read_head
+from widefs.cli.io._text import TextHead, compression, count_lines, data_lines, read_head
 from widefs.exceptions import DataError
 
 __all__ = ["read_delimited"]
@@ -138,7 +138,7 @@ def _csv_options(head: TextHead) -> dict:
     return {
         "sep": head.delim,
         "encoding": head.encoding,
-        "compression": "gzip" if head.compressed else None,
+        "compression": compression(head.compressed),
         "skiprows": head.preamble,
         "comment": None,
     }
@@ -240,7 +240,7 @@ def _target_missing(head: TextHead, target: str, names: list[str]) -> str:
 
 
 def read_delimited(
-    path: Path, target: str, *, compressed: bool, transpose: bool, budget: Budget
+    path: Path, target: str, *, compressed: bool | str, transpose: bool, budget: Budget
 ) -> RawTable:
     """A delimited file with its labels in a column (or, ``transpose``, in a row)."""
     head = read_head(path, compressed, budget)
@@ -260,7 +260,7 @@ def read_delimited(
     return table
 
 
-def read_unlabelled(path: Path, *, compressed: bool, sample_ids, budget: Budget) -> RawTable:
+def read_unlabelled(path: Path, *, compressed: bool | str, sample_ids, budget: Budget) -> RawTable:
     """A delimited file without labels; samples in the header's columns if their names are
     among ``sample_ids``, else in rows (named by the first column)."""
     head = read_head(path, compressed, budget)

@@ -177,6 +177,11 @@ def _check_xlsx_size(path: Path, budget: Budget) -> None:
     check_fits(expanded * _XLSX_FACTOR, budget, f"{path} ({expanded:,} bytes unpacked)")
 
 
+def _header_name(cell) -> str:
+    """A header cell as text (an empty cell: "", for ``Unnamed: j``)."""
+    return "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+
+
 def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
     """The first sheet of an xlsx workbook; labels read as written ("NA" stays a label)."""
     try:
@@ -190,7 +195,11 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
             frame = pd.read_excel(
                 path, engine="openpyxl", keep_default_na=False, na_values=FEATURE_NA_VALUES
             )
-            frame.columns = [str(c) for c in frame.columns]
+            # pandas makes repeated names unique silently: the header as written, for the note
+            header = pd.read_excel(path, engine="openpyxl", header=None, nrows=1)
+            written = [] if header.empty else [_header_name(c) for c in header.iloc[0]]
+            names, renamed = unique_names(written)
+            frame.columns = names if len(names) == frame.shape[1] else frame.columns.astype(str)
             if target in frame.columns:
                 labels = pd.read_excel(
                     path, engine="openpyxl", usecols=[target], dtype=str, na_filter=False
@@ -203,8 +212,6 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
             f"target column {target!r} not found in {path}; columns are: "
             f"{show_names(frame.columns)} (choose one with --target)"
         )
-    names, renamed = unique_names(list(frame.columns))
-    frame.columns = names
     table = from_frame(frame, target)
     table.notes += [renamed_note(renamed)] if renamed else []
     return table

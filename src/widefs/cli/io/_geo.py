@@ -13,13 +13,12 @@ prefix stripped; ``--target title`` and ``--target source_name`` take those line
 from __future__ import annotations
 
 import csv
-import gzip
 from pathlib import Path
 
 from widefs.cli.io._labels import LabelFile, join_labels
 from widefs.cli.io._memory import Budget
-from widefs.cli.io._tables import RawTable, show_names
-from widefs.cli.io._text import _detect_encoding, _read_line, open_text
+from widefs.cli.io._tables import RawTable, first_line, show_names
+from widefs.cli.io._text import _ERRORS, _detect_encoding, _read_line, open_binary, open_text
 from widefs.exceptions import DataError
 
 __all__ = ["read_geo"]
@@ -34,10 +33,10 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in next(csv.reader([line.rstrip("\r\n")], delimiter="\t"), [])]
 
 
-def _sample_lines(path: Path, compressed: bool, budget: Budget) -> dict[str, list] | None:
+def _sample_lines(path: Path, compressed: bool | str, budget: Budget) -> dict[str, list] | None:
     """The ``!Sample_`` lines of the preamble (characteristics as a list of lines), or None
     when the file is not a series matrix."""
-    with (gzip.open if compressed else open)(path, "rb") as fh:
+    with open_binary(path, compressed) as fh:
         encoding, _ = _detect_encoding(fh.read(4096))
     found: dict[str, list] = {_CHARACTERISTICS: []}
     with open_text(path, compressed, encoding) as fh:
@@ -100,12 +99,19 @@ def _labels(found: dict[str, list], target: str, path: Path) -> tuple[list, str]
     return keys[target], f"the sample characteristic {target!r} ({_CHARACTERISTICS} lines)"
 
 
-def read_geo(path: Path, target: str, compressed: bool, budget: Budget, read) -> RawTable | None:
+def read_geo(
+    path: Path, target: str, compressed: bool | str, budget: Budget, read
+) -> RawTable | None:
     """A GEO series matrix labelled from its sample lines, or None if ``path`` is not one.
 
     ``read(sample_ids)`` reads the table with its samples in columns (the ``--labels`` route).
     """
-    found = _sample_lines(path, compressed, budget)
+    try:
+        found = _sample_lines(path, compressed, budget)
+    except _ERRORS as exc:
+        raise DataError(f"cannot read {path}: {first_line(exc)}") from exc
+    except DataError as exc:  # the encoding's check names the problem, not the file
+        raise DataError(f"{path} {exc}" if str(exc).startswith("holds") else str(exc)) from None
     if found is None:
         return None
     ids = found["!Sample_geo_accession"]
