@@ -84,8 +84,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "data",
         nargs="?",
         default=DEFAULT_DATA,
-        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx, "
-        "AnnData .h5ad; "
+        help="a data file (CSV/TSV/text with the delimiter detected, gzip, bz2, xz, parquet, "
+        "feather, xlsx, AnnData .h5ad; "
         "features in columns, one target column), a zarr store of presence/absence data "
         "(arrays X, class and optionally feature_names; only the SCMs run) or a bundled dataset name "
         f"(default: {DEFAULT_DATA})",
@@ -94,7 +94,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "--target",
         default=None,
         help="name of the target column (the label row with --transpose, the labels' column "
-        "with --labels; default: class)",
+        "with --labels, the obs column of an .h5ad file; for a GEO series matrix a sample "
+        "characteristic such as 'disease state', or title or source_name; default: class)",
     )
     run.add_argument(
         "--transpose",

@@ -1,15 +1,19 @@
 """Load and check the data given to the command line (a table file or a bundled name).
 
-Files: delimited text (see :mod:`widefs.cli.io._text` for what is detected and
-:mod:`widefs.cli.io._delimited` for the layouts), parquet and feather (pyarrow) and xlsx
-(openpyxl), the last three through the optional extra ``widefs[formats]``. Labels are a
-column of the table, a row of it (``transpose=True``), or a file of their own
-(``labels=``, see :mod:`widefs.cli.io._labels`). Every file's shape is checked against the
+Files: delimited text, plain or gzip/bzip2/xz-compressed (see :mod:`widefs.cli.io._text` for
+what is detected and :mod:`widefs.cli.io._delimited` for the layouts), parquet and feather
+(pyarrow) and xlsx (openpyxl) through the optional extra ``widefs[formats]``, AnnData
+``.h5ad`` through ``widefs[anndata]`` (:mod:`widefs.cli.io._anndata`). Labels are a column of
+the table, a row of it (``transpose=True``), a file of their own (``labels=``, see
+:mod:`widefs.cli.io._labels`), a GEO series matrix's sample characteristic
+(:mod:`widefs.cli.io._geo`) or an ``obs`` column. Every file's shape is checked against the
 memory the machine has (or ``max_memory``) before its numbers are read.
 
 Everything that is read differently from what a reader might expect gets a one-line note:
 renamed duplicate names, a row-index column left out, labels such as "NA" kept as classes,
-missing values imputed, constant columns, decimal commas, another encoding.
+missing values imputed, constant columns, decimal commas, another encoding, columns left out
+(``exclude``), columns that look like sample annotations, gene names Excel made into dates,
+counts (:mod:`widefs.cli.io._counts`).
 """
 
 from __future__ import annotations
