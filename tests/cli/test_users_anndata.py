@@ -128,3 +128,24 @@ def test_run_on_h5ad_gives_the_csv_features(tmp_path, fmt):
         tables.append(pd.read_csv(out / "features.csv"))
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert set(tables[0].sort_values("errors")["feature"].iloc[:2]) == {"g4", "g11"}
+
+
+def test_obs_labels_of_other_types(tmp_path):
+    n = 8
+    rng = np.random.default_rng(0)
+    obs = pd.DataFrame(
+        {
+            "flag": np.arange(n) % 2 == 0,
+            "code": pd.array([0, 1] * 4, dtype="Int64"),
+            "text": pd.array(["a", "b"] * 3 + ["a", None], dtype="string"),
+        },
+        index=[f"c{i}" for i in range(n)],
+    )
+    adata = ad.AnnData(X=rng.normal(size=(n, 6)), obs=obs)
+    with ad.settings.override(allow_write_nullable_strings=True):
+        adata.write_h5ad(tmp_path / "o.h5ad")
+    path = str(tmp_path / "o.h5ad")
+    assert list(load_cli_data(path, target="flag").y) == ["True", "False"] * 4
+    assert list(load_cli_data(path, target="code").y) == ["0", "1"] * 4
+    with pytest.raises(DataError, match="empty label"):  # the missing string, located
+        load_cli_data(path, target="text")

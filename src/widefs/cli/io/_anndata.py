@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from widefs.cli.io._memory import Budget, check_fits, format_bytes, numbers_need
 from widefs.cli.io._tables import RawTable, first_line, show_names
@@ -24,7 +25,14 @@ __all__ = ["ANNDATA_HINT", "read_h5ad"]
 ANNDATA_HINT = 'pip install "widefs[anndata]"'
 _NUMBER_KINDS = "biuf"  # bool, signed and unsigned integers, floats: the only matrix dtypes read
 _SPARSE = {"csr_matrix": "CSR", "csc_matrix": "CSC"}
-_LABEL_ENCODINGS = {"array", "string-array", "categorical", "nullable-integer", "nullable-boolean"}
+_LABEL_ENCODINGS = {
+    "array",
+    "string-array",
+    "categorical",
+    "nullable-integer",
+    "nullable-boolean",
+    "nullable-string-array",
+}
 _BLOCK_BYTES = 64 << 20  # dense float64 bytes expanded from a sparse matrix at a time
 
 
@@ -132,7 +140,9 @@ def _obs_column(obs, target: str, read_elem) -> np.ndarray:
     values = read_elem(elem)
     values = values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else values
     labels = np.asarray(values, dtype=object)
-    missing = np.array([v is None or (isinstance(v, float) and v != v) for v in labels])
+    missing = np.array(
+        [v is None or v is pd.NA or (isinstance(v, float) and v != v) for v in labels]
+    )
     labels[missing] = None
     return labels
 
