@@ -119,6 +119,18 @@ def test_missing_cell_is_located_by_probe_and_sample(tmp_path):
         load_cli_data(str(tmp_path / "m.txt"), target="disease state")
 
 
+def test_samples_without_the_key_are_named(tmp_path):
+    series_matrix(tmp_path / "GSE1_series_matrix.txt.gz")
+    text = gzip.decompress((tmp_path / "GSE1_series_matrix.txt.gz").read_bytes()).decode()
+    (tmp_path / "m.txt").write_text(text.replace('"disease state: tumor"', '""', 1))
+    with pytest.raises(
+        DataError,
+        match=r"1 of the 16 samples have no value in the sample "
+        r"characteristic 'disease state' .*: GSM101; choose another --target",
+    ):
+        load_cli_data(str(tmp_path / "m.txt"), target="disease state")
+
+
 def test_run_end_to_end(tmp_path):
     path, *_ = series_matrix(tmp_path / "GSE1_series_matrix.txt.gz", swap_lines=True)
     out = tmp_path / "out"

@@ -120,7 +120,13 @@ def read_geo(
         raise DataError(
             f"{path}: {where} has {len(values)} cells for {len(ids)} samples ({show_names(ids)})"
         )
-    labels = LabelFile(path, list(ids), [v or "" for v in values], ["ID_REF", target], 1)
+    empty = [i for i, v in zip(ids, values, strict=True) if not v]
+    if empty:
+        raise DataError(
+            f"{path}: {len(empty)} of the {len(ids)} samples have no value in {where}: "
+            f"{show_names(empty)}; choose another --target, or give the labels with --labels FILE"
+        )
+    labels = LabelFile(path, list(ids), list(values), ["ID_REF", target], 1)
     table = read(ids)
     join_labels(table, labels, path)
     table.notes[-1] = (
