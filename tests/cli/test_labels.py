@@ -92,7 +92,10 @@ def test_the_labels_column_by_target_and_a_file_without_header(tmp_path):
             "1 ids of .* are not samples of .*expr.csv: GSM999; check that both files",
         ),
         (lambda t: pd.concat([t, t.iloc[:1]]), "sample ids appear more than once in .*: GSM100"),
-        (lambda t: t.assign(sample=t["sample"].str.lower()), "12 of the 12 samples"),
+        (
+            lambda t: t.assign(sample=t["sample"] + "x"),
+            "no sample id of .*expr.csv is in .*s.tsv: the data's sample ids: GSM100, ",
+        ),
     ],
 )
 def test_ids_missing_or_repeated_on_either_side_are_one_line(tmp_path, capsys, edit, message):

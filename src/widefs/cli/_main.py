@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING
 import widefs
 from widefs.cli import _cite, _reproduce
 from widefs.cli._markup import visible
-from widefs.cli._options import UsageError, check_options, null_permutations, parser
+from widefs.cli._options import (
+    UsageError,
+    check_options,
+    data_options,
+    null_permutations,
+    parser,
+)
 from widefs.exceptions import DataError
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
@@ -67,6 +73,7 @@ def _run(args, console: Console) -> int:
                 transpose=args.transpose,
                 labels=args.labels,
                 max_memory=max_memory,
+                **data_options(args),
             )
         report = _analyse(args, data, groups, p_error, console)
     section = render.warnings_section(caught)

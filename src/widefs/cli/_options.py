@@ -20,6 +20,7 @@ __all__ = [
     "QUICK_PERMUTATIONS",
     "UsageError",
     "check_options",
+    "data_options",
     "null_permutations",
     "parser",
 ]
@@ -83,7 +84,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "data",
         nargs="?",
         default=DEFAULT_DATA,
-        help="a data file (CSV/TSV/text with the delimiter detected, gzip, parquet, feather, xlsx; "
+        help="a data file (CSV/TSV/text with the delimiter detected, gzip, bz2, xz, parquet, "
+        "feather, xlsx, AnnData .h5ad; "
         "features in columns, one target column), a zarr store of presence/absence data "
         "(arrays X, class and optionally feature_names; only the SCMs run) or a bundled dataset name "
         f"(default: {DEFAULT_DATA})",
@@ -92,7 +94,8 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "--target",
         default=None,
         help="name of the target column (the label row with --transpose, the labels' column "
-        "with --labels; default: class)",
+        "with --labels, the obs column of an .h5ad file; for a GEO series matrix a sample "
+        "characteristic such as 'disease state', or title or source_name; default: class)",
     )
     run.add_argument(
         "--transpose",
@@ -104,9 +107,10 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         "--labels",
         metavar="FILE",
         default=None,
-        help="the labels in a file of their own (e.g. beside a GEO series matrix): a table "
-        "whose first column holds the sample ids and whose column --target (or second column) "
-        "the classes; joined to the data by sample id, samples in rows or in columns",
+        help="the labels in a file of their own (a sample sheet): a table with a column of "
+        "sample ids (any column; case and R's X prefix forgiven, with a note) and the classes in "
+        "the column --target (or the second of two); joined to the data by sample id, samples "
+        "in rows or in columns; its other columns never become features",
     )
     run.add_argument(
         "--out",
@@ -128,6 +132,38 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         help="memory the data may take, e.g. 8G (default: what the machine, its address-space "
         "limit and its container leave free); a larger file is refused before it is read",
     )
+    _reading_arguments(run)
+
+
+def _reading_arguments(run: argparse.ArgumentParser) -> None:
+    """``widefs run``'s options on which parts of a file are features."""
+    run.add_argument(
+        "--layer",
+        metavar="NAME",
+        default=None,
+        help='for an AnnData .h5ad file (pip install "widefs[anndata]"): the layer to analyse '
+        "instead of X; the labels are the obs column --target, the features var_names",
+    )
+    run.add_argument(
+        "--exclude",
+        metavar="COL[,COL...]",
+        default=None,
+        help="columns that are not features (e.g. age,batch,os_time): left out of the analysis "
+        "(rows, for a file with its features in rows)",
+    )
+    run.add_argument(
+        "--counts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read the values as counts (e.g. RNA-seq reads) or not (--no-counts); default: "
+        "counts when every value is a non-negative integer, with zeros, and the largest is at "
+        "least 1000; the report says which",
+    )
+
+
+def data_options(args) -> dict:
+    """The reading options passed to :func:`~widefs.cli.io.load_cli_data` as keywords."""
+    return dict(layer=args.layer, exclude=args.exclude, counts=args.counts)
 
 
 def _analysis_arguments(run: argparse.ArgumentParser) -> None:

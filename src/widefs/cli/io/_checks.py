@@ -148,8 +148,13 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}" + ("s" if n != 1 else "")
 
 
-def _missing(X: np.ndarray, names: np.ndarray, impute: bool, notes: list[str]) -> list[str]:
-    """Impute or refuse NaN and infinite cells; return the imputed columns' names."""
+def _missing(
+    X: np.ndarray, names: np.ndarray, impute: bool, notes: list[str], ids=None
+) -> list[str]:
+    """Impute or refuse NaN and infinite cells; return the imputed columns' names.
+
+    ``ids``: the sample ids of a file with its features in rows, to locate a cell as the
+    file has it (feature row, sample column)."""
     bad = np.isfinite(X)
     np.logical_not(bad, out=bad)  # one boolean matrix at a time: X may be gigabytes
     if not bad.any():
@@ -160,12 +165,14 @@ def _missing(X: np.ndarray, names: np.ndarray, impute: bool, notes: list[str]) -
     row, col = (int(a[0]) for a in np.nonzero(bad))
     kinds = [_count(int(nan.sum()), "missing value")] if nan.any() else []
     kinds += [_count(int(inf.sum()), "infinite value")] if inf.any() else []
-    what = f"{' and '.join(kinds)} in {_count(columns.size, 'column')}"
+    what = f"{' and '.join(kinds)} in {_count(columns.size, 'column' if ids is None else 'row')}"
+    where = f"data row {row + 1}, column {str(names[col])!r}"
+    if ids is not None:
+        where = f"row {str(names[col])!r}, column {str(ids[row])!r}"
     if not impute:
         raise DataError(
-            f"{what}: {show_names(columns)} (the first in data row {row + 1}, column "
-            f"{str(names[col])!r}); rerun with --impute to replace them by each column's "
-            "median, or fill them in"
+            f"{what}: {show_names(columns)} (the first in {where}); rerun with --impute to "
+            "replace them by each column's median, or fill them in"
         )
     X[inf] = np.nan
     with warnings.catch_warnings():
@@ -201,15 +208,16 @@ def check_values(table: RawTable, impute: bool, transpose: bool, notes: list[str
     """(X, feature names, imputed columns) after every check on the numbers."""
     if table.non_numeric:
         example = f"; e.g. {table.example}" if table.example else ""
+        axis = "row" if table.in_rows else "column"
         raise DataError(
-            f"non-numeric feature columns: {show_names(table.non_numeric)}{example}. widefs "
-            "reads numbers: convert or remove those columns (a missing value may be an empty "
+            f"non-numeric feature {axis}s: {show_names(table.non_numeric)}{example}. widefs "
+            f"reads numbers: convert or remove those {axis}s (a missing value may be an empty "
             f"cell or one of {_MISSING_SPELLINGS})"
         )
     _set_aside_index(table, notes)
     X = np.array(table.X, dtype=float, order="C", copy=None)
     names = np.asarray(table.names, dtype=object)
-    imputed = _missing(X, names, impute, notes)
+    imputed = _missing(X, names, impute, notes, table.ids if table.in_rows else None)
     largest = np.maximum(X.max(axis=0), -X.min(axis=0))  # per column, no copy of X
     big = largest > MAX_ABS_VALUE
     if big.any():

@@ -1,15 +1,19 @@
 """Load and check the data given to the command line (a table file or a bundled name).
 
-Files: delimited text (see :mod:`widefs.cli.io._text` for what is detected and
-:mod:`widefs.cli.io._delimited` for the layouts), parquet and feather (pyarrow) and xlsx
-(openpyxl), the last three through the optional extra ``widefs[formats]``. Labels are a
-column of the table, a row of it (``transpose=True``), or a file of their own
-(``labels=``, see :mod:`widefs.cli.io._labels`). Every file's shape is checked against the
+Files: delimited text, plain or gzip/bzip2/xz-compressed (see :mod:`widefs.cli.io._text` for
+what is detected and :mod:`widefs.cli.io._delimited` for the layouts), parquet and feather
+(pyarrow) and xlsx (openpyxl) through the optional extra ``widefs[formats]``, AnnData
+``.h5ad`` through ``widefs[anndata]`` (:mod:`widefs.cli.io._anndata`). Labels are a column of
+the table, a row of it (``transpose=True``), a file of their own (``labels=``, see
+:mod:`widefs.cli.io._labels`), a GEO series matrix's sample characteristic
+(:mod:`widefs.cli.io._geo`) or an ``obs`` column. Every file's shape is checked against the
 memory the machine has (or ``max_memory``) before its numbers are read.
 
 Everything that is read differently from what a reader might expect gets a one-line note:
 renamed duplicate names, a row-index column left out, labels such as "NA" kept as classes,
-missing values imputed, constant columns, decimal commas, another encoding.
+missing values imputed, constant columns, decimal commas, another encoding, columns left out
+(``exclude``), columns that look like sample annotations, gene names Excel made into dates,
+counts (:mod:`widefs.cli.io._counts`).
 """
 
 from __future__ import annotations
@@ -19,9 +23,20 @@ from pathlib import Path
 
 import numpy as np
 
+from widefs.cli.io._anndata import read_h5ad
+from widefs.cli.io._archives import TEXT_COMPRESSIONS, zip_kind
 from widefs.cli.io._checks import check_classes, check_labels, check_values
+from widefs.cli.io._columns import (
+    annotation_note,
+    date_names_note,
+    drop_excluded,
+    parse_exclude,
+)
+from widefs.cli.io._counts import decide_counts
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
+from widefs.cli.io._exclusion import excluding
 from widefs.cli.io._formats import read_arrow, read_xlsx
+from widefs.cli.io._geo import read_geo
 from widefs.cli.io._labels import join_labels, read_labels
 from widefs.cli.io._memory import Budget, memory_budget
 from widefs.cli.io._store import is_store, load_store
@@ -37,6 +52,9 @@ _MAGIC = {
     b"ARROW1": "feather",
     b"PK\x03\x04": "xlsx",
     b"\xd0\xcf\x11\xe0": "xls",
+    b"\x89HDF\r\n\x1a\n": "h5ad",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
 }
 
 
@@ -52,6 +70,7 @@ class LoadedData:
     imputed_columns: list[str]
     notes: list[str] = field(default_factory=list)
     target: str = "class"
+    counts: bool = False  # read as counts (see :mod:`widefs.cli.io._counts`)
 
     @property
     def in_memory(self) -> bool:
@@ -82,7 +101,9 @@ def _kind(path: Path) -> str:
     return "text"
 
 
-def _read_file(path: Path, target: str, transpose: bool, labels, budget: Budget) -> RawTable:
+def _read_file(
+    path: Path, target: str, transpose: bool, labels, budget: Budget, layer: str | None = None
+) -> RawTable:
     if not path.exists():
         raise DataError(f"file not found: {path}")
     if path.is_dir():
@@ -90,18 +111,34 @@ def _read_file(path: Path, target: str, transpose: bool, labels, budget: Budget)
     kind = _kind(path)
     if kind == "xls":
         raise DataError(f"{path} is an old Excel .xls file; save it as .xlsx or CSV")
-    if kind != "text" and kind != "gzip" and (transpose or labels is not None):
+    if kind == "xlsx":
+        kind = zip_kind(path)
+    if kind not in ("text", *TEXT_COMPRESSIONS) and (transpose or labels is not None):
         option = "--transpose" if transpose else "--labels"
         raise DataError(f"{option} applies to delimited text files, not {kind}")
+    if layer is not None and kind != "h5ad":
+        raise DataError("--layer applies to an AnnData .h5ad file")
+    if kind == "h5ad":
+        return read_h5ad(path, target, layer, budget)
     if kind in ("parquet", "feather"):
         return read_arrow(path, kind, target, budget)
     if kind == "xlsx":
         return read_xlsx(path, target, budget)
-    compressed = kind == "gzip"
+    compressed = kind if kind in TEXT_COMPRESSIONS else False
+    if labels is None and not transpose:
+
+        def samples_in_columns(ids):
+            return read_unlabelled(path, compressed=compressed, sample_ids=ids, budget=budget)
+
+        geo = read_geo(path, target, compressed, budget, samples_in_columns)
+        if geo is not None:
+            return geo
     if labels is not None:
         if transpose:
             raise DataError("--labels and --transpose: give one (--labels finds the orientation)")
-        table = read_unlabelled(path, compressed=compressed, sample_ids=labels.ids, budget=budget)
+        table = read_unlabelled(
+            path, compressed=compressed, sample_ids=labels.candidates, budget=budget
+        )
         join_labels(table, labels, path)
         return table
     return read_delimited(path, target, compressed=compressed, transpose=transpose, budget=budget)
@@ -126,6 +163,9 @@ def load_cli_data(
     transpose: bool = False,
     labels: str | None = None,
     max_memory: int | None = None,
+    layer: str | None = None,
+    exclude: str | None = None,
+    counts: bool | None = None,
 ) -> LoadedData:
     """Read ``data`` and check it is usable; raise :class:`DataError` naming the problem.
 
@@ -142,25 +182,33 @@ def load_cli_data(
     ``target=None`` means the default ``"class"``; giving another one for a bundled dataset
     is noted (a bundled dataset's target is always its ``class`` column). ``labels``: a file
     of sample ids and labels joined to the data by id. ``max_memory``: bytes the data may
-    take (default: what the machine has free).
+    take (default: what the machine has free). ``layer``: the layer of an AnnData ``.h5ad``
+    file to analyse instead of its ``X``. ``exclude``: names of columns (rows, with the
+    features in rows) that are not features, separated by commas. ``counts``: read the
+    values as counts (True), not (False), or as recognised from them (None).
     """
     path = Path(data)
     if is_store(path):
         fields = load_store(path, target)
         check_classes(fields["y"], fields["target"])
         return LoadedData(**fields)
-    budget = memory_budget(max_memory)
-    if data in list_datasets().index and not path.exists():
-        table, notes = _bundled(data, target, transpose, labels)
-        source, name, target = f"bundled dataset {data!r}", data, "class"
-    else:
-        target = "class" if target is None else target
-        label_file = None if labels is None else read_labels(Path(labels), target, budget)
-        table, notes = _read_file(path, target, transpose, label_file, budget), []
-        source, name = str(path), path.name
-    notes += table.notes
+    budget, excluded = memory_budget(max_memory), parse_exclude(exclude)
+    with excluding(excluded):
+        if data in list_datasets().index and not path.exists():
+            table, notes = _bundled(data, target, transpose, labels)
+            source, name, target = f"bundled dataset {data!r}", data, "class"
+        else:
+            target = "class" if target is None else target
+            label_file = None if labels is None else read_labels(Path(labels), target, budget)
+            table, notes = _read_file(path, target, transpose, label_file, budget, layer), []
+            source, name = str(path), path.name
+        notes += table.notes
+        drop_excluded(table, excluded, str(target), notes)
+    annotation_note(table, notes)
+    date_names_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
+    is_counts = decide_counts(X, counts, notes)
     return LoadedData(
         name=name,
         X=X,
@@ -170,4 +218,5 @@ def load_cli_data(
         imputed_columns=imputed,
         notes=notes,
         target=str(target),
+        counts=is_counts,
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs.cli.io._ids import id_key
 from widefs.cli.io._memory import Budget, check_fits, numbers_need, row_need
 from widefs.cli.io._numeric import FEATURE_NA_VALUES, Layout, Misfit, Rows, read_rows
 from widefs.cli.io._tables import (
@@ -31,7 +32,7 @@ from widefs.cli.io._tables import (
     show_names,
     unique_names,
 )
-from widefs.cli.io._text import TextHead, count_lines, data_lines, read_head
+from widefs.cli.io._text import TextHead, compression, count_lines, data_lines, read_head
 from widefs.exceptions import DataError
 
 __all__ = ["read_delimited"]
@@ -112,7 +113,7 @@ def _features_in_rows(
     names, renamed = unique_names(rows.ids)
     notes = [renamed_note(renamed, "row")] if renamed else []
     notes.append(f"{how}: {len(names)} features in rows, {len(ids)} samples in columns")
-    return RawTable(names, rows.X.T, labels, [], notes, np.array(ids, dtype=object))
+    return RawTable(names, rows.X.T, labels, [], notes, np.array(ids, dtype=object), in_rows=True)
 
 
 def _check_pandas_fits(head: TextHead, misfit: Misfit | None, budget: Budget) -> None:
@@ -137,7 +138,7 @@ def _csv_options(head: TextHead) -> dict:
     return {
         "sep": head.delim,
         "encoding": head.encoding,
-        "compression": "gzip" if head.compressed else None,
+        "compression": compression(head.compressed),
         "skiprows": head.preamble,
         "comment": None,
     }
@@ -210,7 +211,8 @@ def _transposed_pandas(head: TextHead, label_row: str | None, misfit: Misfit) ->
     non_numeric = [names[i] for i in np.flatnonzero(bad.any(axis=1))]
     X = None if non_numeric else numbers.reshape(values.shape).T.copy()
     ids = np.array([str(c) for c in cells.columns], dtype=object)
-    return RawTable(names, X, labels, non_numeric, notes, ids, misfit.reason if non_numeric else "")
+    example = misfit.reason if non_numeric else ""
+    return RawTable(names, X, labels, non_numeric, notes, ids, example, in_rows=True)
 
 
 def _target_missing(head: TextHead, target: str, names: list[str]) -> str:
@@ -238,7 +240,7 @@ def _target_missing(head: TextHead, target: str, names: list[str]) -> str:
 
 
 def read_delimited(
-    path: Path, target: str, *, compressed: bool, transpose: bool, budget: Budget
+    path: Path, target: str, *, compressed: bool | str, transpose: bool, budget: Budget
 ) -> RawTable:
     """A delimited file with its labels in a column (or, ``transpose``, in a row)."""
     head = read_head(path, compressed, budget)
@@ -258,12 +260,12 @@ def read_delimited(
     return table
 
 
-def read_unlabelled(path: Path, *, compressed: bool, sample_ids, budget: Budget) -> RawTable:
+def read_unlabelled(path: Path, *, compressed: bool | str, sample_ids, budget: Budget) -> RawTable:
     """A delimited file without labels; samples in the header's columns if their names are
     among ``sample_ids``, else in rows (named by the first column)."""
     head = read_head(path, compressed, budget)
-    wanted = set(sample_ids)
-    if sum(name.strip() in wanted for name in head.header[1:]) > 0:
+    wanted = {id_key(i) for i in sample_ids}  # ids up to case and R's make.names
+    if sum(id_key(name) in wanted for name in head.header[1:]) > 0:
         table = _features_in_rows(head, None, budget, how="samples in columns")
     else:
         names, renamed = unique_names(head.header)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs.cli.io._exclusion import take_excluded
 from widefs.cli.io._memory import Budget, check_fits, numbers_need
 from widefs.cli.io._numeric import FEATURE_NA_VALUES
 from widefs.cli.io._tables import (
@@ -145,7 +146,12 @@ def _arrow_table(source: _Arrow, names: list[str], target: str) -> RawTable:
     unique, renamed = unique_names(names)
     notes = [renamed_note(renamed)] if renamed else []
     labels = source.column(names.index(target))
-    features = [j for j, n in enumerate(names) if n != target and not n.startswith(_INDEX_PREFIX)]
+    left_out = take_excluded(n for n in names if n != target)
+    features = [
+        j
+        for j, n in enumerate(names)
+        if n != target and not n.startswith(_INDEX_PREFIX) and n not in left_out
+    ]
     ids = None
     index = [j for j, n in enumerate(names) if n.startswith(_INDEX_PREFIX)]
     if index:
@@ -171,6 +177,11 @@ def _check_xlsx_size(path: Path, budget: Budget) -> None:
     check_fits(expanded * _XLSX_FACTOR, budget, f"{path} ({expanded:,} bytes unpacked)")
 
 
+def _header_name(cell) -> str:
+    """A header cell as text (an empty cell: "", for ``Unnamed: j``)."""
+    return "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+
+
 def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
     """The first sheet of an xlsx workbook; labels read as written ("NA" stays a label)."""
     try:
@@ -184,7 +195,11 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
             frame = pd.read_excel(
                 path, engine="openpyxl", keep_default_na=False, na_values=FEATURE_NA_VALUES
             )
-            frame.columns = [str(c) for c in frame.columns]
+            # pandas makes repeated names unique silently: the header as written, for the note
+            header = pd.read_excel(path, engine="openpyxl", header=None, nrows=1)
+            written = [] if header.empty else [_header_name(c) for c in header.iloc[0]]
+            names, renamed = unique_names(written)
+            frame.columns = names if len(names) == frame.shape[1] else frame.columns.astype(str)
             if target in frame.columns:
                 labels = pd.read_excel(
                     path, engine="openpyxl", usecols=[target], dtype=str, na_filter=False
@@ -197,8 +212,6 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
             f"target column {target!r} not found in {path}; columns are: "
             f"{show_names(frame.columns)} (choose one with --target)"
         )
-    names, renamed = unique_names(list(frame.columns))
-    frame.columns = names
     table = from_frame(frame, target)
     table.notes += [renamed_note(renamed)] if renamed else []
     return table

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from widefs.cli.io._exclusion import take_excluded
+
 __all__ = [
     "RawTable",
     "first_line",
@@ -37,6 +39,7 @@ class RawTable:
     notes: list[str] = field(default_factory=list)
     ids: np.ndarray | None = None  # row ids (sample names) when the file names its rows
     example: str = ""  # where the first non-numeric cell is, for the message
+    in_rows: bool = False  # features in the file's rows (samples in its columns), for messages
 
 
 def show_names(cols) -> str:
@@ -127,7 +130,8 @@ def from_frame(frame: pd.DataFrame, target: str, decimal_comma: bool = False) ->
     """A table from a DataFrame whose column ``target`` holds the labels (``decimal_comma``:
     text cells were written with decimal commas, for the message on a non-numeric one)."""
     names = [str(c) for c in frame.columns]
-    cols = [j for j, n in enumerate(names) if n != target]
+    left_out = take_excluded(n for n in names if n != target)
+    cols = [j for j, n in enumerate(names) if n != target and n not in left_out]
     features = frame.iloc[:, cols]
     numeric = np.array([pd.api.types.is_numeric_dtype(t) for t in features.dtypes], dtype=bool)
     labels = frame[target].to_numpy(dtype=object) if target in names else np.array([], object)

@@ -10,10 +10,12 @@ files have millions of columns), within the memory budget.
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import csv
 import gzip
 import io
+import lzma
 import re
 import zlib
 from collections.abc import Iterator
@@ -27,8 +29,10 @@ from widefs.exceptions import DataError
 __all__ = [
     "DELIMITERS",
     "TextHead",
+    "compression",
     "count_lines",
     "data_lines",
+    "open_binary",
     "open_text",
     "read_head",
     "sniff_delimiter",
@@ -40,7 +44,9 @@ HEAD_ROWS = 20  # data rows read ahead to sniff the delimiter, the decimal mark,
 _CHUNK = 1 << 20
 # A header line's text may take this fraction of the memory budget (its names take ~20x more).
 _HEADER_SHARE = 24
-_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError)
+_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, UnicodeDecodeError)
+# Compressions read on the fly: ``compressed`` is one of these names (True means gzip).
+_OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 
 
 @dataclass
@@ -48,7 +54,7 @@ class TextHead:
     """What the first lines of a delimited file say about how to read the rest."""
 
     path: Path
-    compressed: bool
+    compressed: bool | str  # False, or the compression: "gzip" (also True), "bz2", "xz"
     encoding: str
     delim: str
     header: list[str]
@@ -94,10 +100,24 @@ def _detect_encoding(head: bytes) -> tuple[str, str | None]:
     return "utf-8", None
 
 
-def open_text(path: Path, compressed: bool, encoding: str):
+def compression(compressed: bool | str) -> str | None:
+    """The compression's name for pandas and :func:`open_binary` (None: not compressed)."""
+    if not compressed:
+        return None
+    return "gzip" if compressed is True else str(compressed)
+
+
+def open_binary(path: Path, compressed: bool | str):
+    """The file's (decompressed) bytes."""
+    name = compression(compressed)
+    return open(path, "rb") if name is None else _OPENERS[name](path, "rb")
+
+
+def open_text(path: Path, compressed: bool | str, encoding: str):
     """The file as text lines (line ends kept as written)."""
-    if compressed:
-        return gzip.open(path, "rt", encoding=encoding, newline="", errors="strict")
+    name = compression(compressed)
+    if name is not None:
+        return _OPENERS[name](path, "rt", encoding=encoding, newline="", errors="strict")
     return open(path, encoding=encoding, newline="", errors="strict")
 
 
@@ -149,10 +169,10 @@ def _head_lines(fh, budget: Budget, path: Path) -> list[str]:
     return lines
 
 
-def read_head(path: Path, compressed: bool, budget: Budget) -> TextHead:
+def read_head(path: Path, compressed: bool | str, budget: Budget) -> TextHead:
     """Read the header and the first data rows; raise :class:`DataError` naming a problem."""
     try:
-        with (gzip.open if compressed else open)(path, "rb") as fh:
+        with open_binary(path, compressed) as fh:
             encoding, note = _detect_encoding(fh.read(4096))
         with open_text(path, compressed, encoding) as fh:
             preamble, header_line, skip = _header_line(fh, budget, path)
@@ -256,10 +276,9 @@ def count_lines(head: TextHead, need_per_line: int, budget: Budget, need_before:
     Reads the (decompressed) bytes in chunks, so memory stays flat whatever the file holds,
     and stops as soon as ``need_before + lines * need_per_line`` exceeds the budget.
     """
-    opener = gzip.open if head.compressed else open
     lines = 0
     try:
-        with opener(head.path, "rb") as fh:
+        with open_binary(head.path, head.compressed) as fh:
             while chunk := fh.read(_CHUNK):
                 lines += max(chunk.count(b"\n"), chunk.count(b"\r"))  # old Macs end lines in CR
                 need = need_before + lines * need_per_line
