@@ -39,6 +39,7 @@ __all__ = [
     "OUTPUT_FILES",
     "OUTPUT_PATTERNS",
     "REPORT_FIGURES",
+    "check_disk_space",
     "check_foreign",
     "check_output_dir",
     "file_identity",
@@ -166,6 +167,32 @@ def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
                     "as a file; move it or choose another --out directory"
                 )
     check_foreign(out_dir)
+
+
+def report_size(n_features: int) -> int:
+    """A generous estimate of a report's bytes: figures (in the PNGs and again, base64, in the
+    HTML) and tables of at most a few hundred bytes per feature (``features.csv``)."""
+    return 20_000_000 + 600 * int(n_features)
+
+
+def check_disk_space(out_dir: Path, n_features: int) -> None:
+    """Raise :class:`DataError` before the analysis if the disk holding ``out_dir`` has less
+    free space than the report needs (:func:`report_size`)."""
+    out_dir = Path(out_dir)
+    existing = out_dir
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    try:
+        free = shutil.disk_usage(existing).free
+    except OSError:
+        return  # no answer from the file system: the write itself reports a full disk
+    need = report_size(n_features)
+    if free < need:
+        raise DataError(
+            f"--out {visible(str(out_dir))}: {free / 1e6:.0f} MB free on its disk, and the "
+            f"report may need {need / 1e6:.0f} MB; free some space or choose another --out "
+            "directory (nothing was analysed)"
+        )
 
 
 def _digest(path: Path) -> str:

@@ -50,7 +50,7 @@ def _run(args, console: Console) -> int:
     from rich.text import Text
 
     from widefs.cli import render
-    from widefs.cli._guard import check_output_dir
+    from widefs.cli._guard import check_disk_space, check_output_dir
     from widefs.cli.io import load_cli_data
 
     t0 = time.perf_counter()
@@ -68,6 +68,7 @@ def _run(args, console: Console) -> int:
                 labels=args.labels,
                 max_memory=max_memory,
             )
+        check_disk_space(args.out, data.X.shape[1])
         report = _analyse(args, data, groups, p_error, console)
     section = render.warnings_section(caught)
     if section is not None:
@@ -108,6 +109,20 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
     )
 
 
+_SHOWN_CLASSES = 12  # classes listed by name in the summary; the rest are counted
+
+
+def _top_classes(classes, counts):
+    """The classes to list (the largest when there are many) and the count of the rest."""
+    if len(classes) <= _SHOWN_CLASSES:
+        return list(classes), list(counts)
+    order = sorted(range(len(classes)), key=lambda i: (-counts[i], str(classes[i])))
+    top = order[: _SHOWN_CLASSES - 1]
+    rest = len(classes) - len(top)
+    names = [classes[i] for i in top] + [f"{rest} more classes"]
+    return names, [counts[i] for i in top] + [sum(int(counts[i]) for i in order[len(top) :])]
+
+
 class _Progress:
     """Shows an analysis's progress events on a rich progress display."""
 
@@ -145,7 +160,8 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
             seed=args.seed,
         ),
     )
-    render.show(console, report.add(render.summary_section(data, *data.class_counts)))
+    summary = render.summary_section(data, *_top_classes(*data.class_counts))
+    render.show(console, report.add(summary))
     if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
         groups = [g for g in groups if g == "scm"]
         if not groups:

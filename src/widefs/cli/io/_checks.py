@@ -18,10 +18,11 @@ from widefs.cli.io._numeric import FEATURE_NA_VALUES
 from widefs.cli.io._tables import RawTable, show_names, show_rows
 from widefs.exceptions import DataError
 
-__all__ = ["MAX_ABS_VALUE", "MISSING_LIKE_LABELS", "check_labels", "check_values"]
+__all__ = ["MAX_ABS_VALUE", "MAX_CLASSES", "MISSING_LIKE_LABELS", "check_labels", "check_values"]
 
 # Labels kept as classes but worth a note, since some files use them for "unknown".
 MISSING_LIKE_LABELS = frozenset({"NA", "N/A", "n/a", "NaN", "nan", "?", "null", "NULL", "None"})
+MAX_CLASSES = 1000  # more classes than a report can show or an analysis can use on wide data
 # Larger magnitudes overflow sums of squares (variances, distances) in double precision.
 MAX_ABS_VALUE = 1e150
 # A numeric target with more distinct values than this, and either fractions or more than
@@ -92,11 +93,21 @@ def check_labels(table: RawTable, target: str, source: str, notes: list[str]) ->
 
 
 def check_classes(y: np.ndarray, target: str) -> None:
-    """At least two classes, each with at least two examples (else one :class:`DataError`)."""
+    """At least two classes, each with at least two examples, at most :data:`MAX_CLASSES`
+    classes and (beyond 20 classes) 3 samples per class on average, else one
+    :class:`DataError`: with fewer, every evaluation fold holds about one example of a class."""
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise DataError(
             f"target column {target!r} has a single class ({classes[0]!r}); need at least 2"
+        )
+    n, k = y.size, classes.size
+    if k > MAX_CLASSES or (k > 20 and 3 * k > n):
+        raise DataError(
+            f"target column {target!r} has {k} classes for {n} samples ({n / k:.1f} per class): "
+            f"too many classes for a meaningful analysis (at most {MAX_CLASSES}, and on average "
+            "at least 3 samples per class beyond 20 classes); check that it is the class column, "
+            "or group the classes"
         )
     small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
     if small:
