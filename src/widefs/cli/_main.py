@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -211,7 +213,7 @@ def main(argv=None) -> int:
     -------
     int
         0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad arguments or
-        unusable data, detected before any analysis) and 130 on Ctrl-C.
+        unusable data, detected before any analysis), 130 on Ctrl-C and 143 on SIGTERM.
 
     See Also
     --------
@@ -234,7 +236,7 @@ def main(argv=None) -> int:
     """
     try:
         args = parser().parse_args(argv)
-        with _environment(_RUN_ENVIRONMENT):
+        with _environment(_RUN_ENVIRONMENT), _signals():
             return _command(args)
     except (DataError, UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.
@@ -248,9 +250,45 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        _end_workers()
+        if isinstance(exc, _Terminated):
+            print("widefs: terminated", file=sys.stderr)
+            return 128 + signal.SIGTERM
         print("widefs: interrupted", file=sys.stderr)
         return 130
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that a run unwinds as after Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _signals():
+    """SIGTERM raises :class:`_Terminated` (once; a second one is ignored while the run ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Terminated(signum)
+
+    old = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _end_workers() -> None:
+    """Kill the worker processes of joblib's loky executor, if this run started any: otherwise
+    they outlive an interrupted run for minutes, holding its output pipe."""
+    loky = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(loky, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=False, kill_workers=True)
 
 
 def _command(args) -> int:
