@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from widefs.cli import _guard, main
 from widefs.cli._guard import MANIFEST, REPORT_FIGURES, write_files
@@ -204,3 +205,16 @@ def test_two_runs_finishing_together_leave_one_whole_report(tmp_path, monkeypatc
         for name in listed:
             assert (out / name).read_bytes().decode().lstrip("#<p> ").startswith(tag), name
         assert sorted(os.listdir(out)) == sorted([MANIFEST, *listed])  # nothing stale or temporary
+
+
+def test_a_report_of_an_earlier_widefs_without_hashes_is_left_alone(tmp_path):
+    """A manifest of names only (no hashes) cannot show which files widefs wrote: refused."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("report.md", "report.html", "chance_curve.png"):
+        (out / name).write_text(name)
+    (out / MANIFEST).write_text("chance_curve.png\nreport.html\nreport.md\n")
+    before = snapshot(out)
+    with pytest.raises(DataError, match="an earlier widefs's manifest, without the files' hashes"):
+        write_files(out, report("new"))
+    assert snapshot(out) == before

@@ -220,6 +220,8 @@ def _read_manifest(out_dir: Path) -> dict[str, set[str]]:
             lines = fh.read(1 << 22).splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise _Foreign(MANIFEST) from exc
+    if lines and all(_SAFE_NAME.match(line) and is_output_name(line) for line in lines):
+        raise _Foreign(MANIFEST, "an earlier widefs's manifest, without the files' hashes")
     if not lines or lines[0] != _MANIFEST_HEADER:
         raise _Foreign(MANIFEST)
     listed: dict[str, set[str]] = {}
@@ -272,10 +274,11 @@ def _report_names(out_dir: Path) -> list[str]:
     return names
 
 
-def _foreign_error(out_dir: Path, name: str) -> DataError:
+def _foreign_error(out_dir: Path, name: str, what: str = "") -> DataError:
+    what = what or "a file widefs did not write there (or one changed since)"
     return DataError(
-        f"--out {visible(str(out_dir))} holds {visible(name)}, a file widefs did not write there "
-        "(or one changed since); nothing was written: move it or choose another --out directory"
+        f"--out {visible(str(out_dir))} holds {visible(name)}, {what}; nothing was written: "
+        "move it or choose another --out directory"
     )
 
 
@@ -288,7 +291,7 @@ def check_foreign(out_dir: Path) -> None:
     try:
         _claimed(out_dir, _report_names(out_dir))
     except _Foreign as exc:
-        raise _foreign_error(out_dir, exc.args[0]) from None
+        raise _foreign_error(out_dir, *exc.args) from None
 
 
 def _manifest(entries: Iterable[tuple[str, str]]) -> str:
@@ -358,7 +361,7 @@ def _replace_report(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Pat
             try:
                 _listed, earlier = _claimed(out_dir, files)
             except _Foreign as exc:
-                raise _foreign_error(out_dir, exc.args[0]) from None
+                raise _foreign_error(out_dir, *exc.args) from None
             _swap(tmp_path, out_dir, hashes, earlier)
     return [out_dir / name for name in sorted(files)]
 
