@@ -4,7 +4,9 @@ A long reproduction is a list of tasks ``(path, key, fn, args)``. A task whose f
 result under the same key (a hash of everything the result depends on: settings, seeds,
 the engine's behaviour on a probe) is loaded instead of computed; a finished task is
 written whole or not at all, so a run stopped at any moment resumes where it stopped, and
-``--render-only`` can write the page from whatever has finished.
+``--render-only`` can write the page from whatever has finished. A task file that is not
+valid JSON, not a stored task, or whose result no longer matches the SHA-256 stored beside it
+(an edit) is named in one line on stderr and treated as not stored: computed again on resume.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 
 __all__ = ["complete_prefix", "key", "results", "run_task", "run_tasks", "stored", "task"]
@@ -30,13 +33,39 @@ def key(**parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _result_digest(result) -> str:
+    return hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()
+
+
+def _damaged(path: Path, why: str) -> None:
+    print(
+        f"widefs reproduce: the stored task {path} is damaged ({why}) and is not used; a run "
+        "without --render-only computes it again",
+        file=sys.stderr,
+    )
+
+
 def stored(path: Path, task_key: str):
-    """The result stored in ``path`` under ``task_key``, or None."""
-    if path.exists():
-        data = json.loads(path.read_text())
-        if data.get("key") == task_key:
-            return data["result"]
-    return None
+    """The result stored in ``path`` under ``task_key``, or None (also for a damaged file,
+    named in one line on stderr)."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError is a ValueError
+        return _damaged(path, "not valid JSON")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("key"), str)
+        or not isinstance(data.get("result"), dict | list)
+        or not isinstance(data.get("sha256", ""), str)
+    ):
+        return _damaged(path, "not a stored task")
+    if data["key"] != task_key:
+        return None
+    if "sha256" in data and data["sha256"] != _result_digest(data["result"]):
+        return _damaged(path, "its result was changed after it was stored")
+    return data["result"]
 
 
 def run_task(path: Path, task_key: str, fn, *args):
@@ -46,7 +75,11 @@ def run_task(path: Path, task_key: str, fn, *args):
         return result
     result = fn(*args)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"key": task_key, "result": result}))
+    # The digest of the result as it will read back (JSON turns tuples and number keys into
+    # lists and strings).
+    digest = _result_digest(json.loads(json.dumps(result)))
+    stored_result = {"key": task_key, "result": result, "sha256": digest}
+    tmp.write_text(json.dumps(stored_result))
     os.replace(tmp, path)  # a task is stored whole or not at all
     return result
 

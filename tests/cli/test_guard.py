@@ -173,22 +173,24 @@ def test_an_earlier_reports_files_go_and_nothing_else(tmp_path):
     names = sorted(p.name for p in out.iterdir())
     assert names == [MANIFEST, "fig0.png", "mine.png", "notes.txt", "report.html", "report.md"]
     assert (out / "fig0.png").read_bytes() == b"new" and (out / "mine.png").read_bytes() == b"mine"
-    assert (out / MANIFEST).read_text().split() == ["fig0.png", "report.html", "report.md"]
+    assert (out / MANIFEST).read_text().split()[3::2] == ["fig0.png", "report.html", "report.md"]
 
 
-def test_a_report_written_before_manifests_is_replaced_by_its_links(tmp_path):
+def test_a_hand_written_report_is_foreign_and_nothing_in_its_folder_goes(tmp_path):
+    """A report.md without a widefs manifest is the user's: its figures are not stale."""
     out = tmp_path / "out"
     out.mkdir()
-    (out / "report.md").write_text("![a](old.png) and `features.csv`\n")
-    for name in ("old.png", "other.png", "features.csv"):
+    (out / "report.md").write_text("![blot](western_blot.png) and `features.csv`\n")
+    for name in ("western_blot.png", "qpcr_results.png", "features.csv"):
         (out / name).write_text(name)
-    write_files(out, _report())
-    assert sorted(p.name for p in out.iterdir()) == [
-        MANIFEST,
-        "other.png",
-        "report.html",
-        "report.md",
-    ]
+    before = {p.name: sha(p) for p in out.iterdir()}
+    with pytest.raises(DataError, match=r"^--out .*out holds features\.csv, a file widefs did not"):
+        write_files(out, _report())
+    assert {p.name: sha(p) for p in out.iterdir()} == before
+
+
+def _entry(name, content):
+    return f"{hashlib.sha256(content).hexdigest()}  {name}\n"
 
 
 def test_a_manifest_cannot_remove_other_files(tmp_path):
@@ -196,11 +198,18 @@ def test_a_manifest_cannot_remove_other_files(tmp_path):
     out.mkdir()
     (out / "data.csv").write_text("keep")
     (tmp_path / "outside.png").write_text("keep")
+    header = "widefs-report sha256\n"
+    (out / MANIFEST).write_text(header + _entry("data.csv", b"keep"))
+    write_files(out, _report())  # data.csv is no report's name: listed or not, never touched
+    assert (out / "data.csv").read_text() == "keep"
     (out / "link.png").symlink_to(tmp_path / "outside.png")
-    (out / MANIFEST).write_text("data.csv\n../outside.png\nlink.png\n.hidden.png\n")
-    write_files(out, _report())
-    assert (out / "data.csv").read_text() == "keep" and (tmp_path / "outside.png").exists()
-    assert (out / "link.png").is_symlink()  # a link is not a file a report wrote
+    (out / MANIFEST).write_text(header + _entry("link.png", b"keep"))
+    with pytest.raises(DataError, match=r"holds link\.png, a file widefs did not write"):
+        write_files(out, _report())
+    assert (out / "link.png").is_symlink() and (tmp_path / "outside.png").read_text() == "keep"
+    (out / MANIFEST).write_text("data.csv\n../outside.png\n")  # not a manifest widefs writes
+    with pytest.raises(DataError, match=r"holds \.widefs-report, a file widefs did not write"):
+        write_files(out, _report())
 
 
 def test_an_input_listed_in_the_manifest_is_refused_before_anything(tmp_path):
@@ -208,7 +217,7 @@ def test_an_input_listed_in_the_manifest_is_refused_before_anything(tmp_path):
     out.mkdir()
     data = out / "fig.png"
     data.write_bytes(b"input")
-    (out / MANIFEST).write_text("fig.png\n")
+    (out / MANIFEST).write_text("widefs-report sha256\n" + _entry("fig.png", b"input"))
     with pytest.raises(DataError, match="would overwrite the input file"):
         write_files(out, _report(), inputs=[data])
     assert data.read_bytes() == b"input"

@@ -3,20 +3,31 @@
 Files are compared as files, not as path strings: an output place that is the same file as
 an input (same device and inode: a hard link, a symbolic link, a bind mount reaching the
 input's folder by a second path, or a name that a case-insensitive disk folds onto it) is
-refused before anything is written. A report is rendered in a temporary folder inside the
-output directory and moved into place file by file, so a failure (a full disk, a quota)
-leaves the earlier report as it was; the files an earlier report wrote that the new one does
-not (listed in the directory's ``.widefs-report`` manifest) are then removed, and nothing
-else in the directory is touched.
+refused before anything is written.
+
+widefs touches only what it wrote. The directory's ``.widefs-report`` manifest lists every
+file the report there wrote with its SHA-256; a file is replaced or removed only when the
+manifest lists it with the hash it has now. Any other file a report would write (a
+hand-written ``report.md``, the user's ``features.csv``, a figure's name, a symbolic link, a
+manifest widefs did not write) stops the run before any work, in one line naming it.
+
+A report is rendered in a temporary folder inside the output directory and moved into place
+under a lock on the directory (``flock`` on the directory itself), so concurrent runs into one folder
+take turns and every report there is whole and from one run. The manifest is rewritten first
+listing the hashes of both the old and the new files and last listing the new ones only, so a
+failure (a full disk, a kill) at any step leaves a manifest that is true of the files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import hashlib
 import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -27,6 +38,9 @@ __all__ = [
     "MANIFEST",
     "OUTPUT_FILES",
     "OUTPUT_PATTERNS",
+    "REPORT_FIGURES",
+    "check_disk_space",
+    "check_foreign",
     "check_output_dir",
     "file_identity",
     "folds_case",
@@ -38,9 +52,20 @@ __all__ = [
 # directory is checked against the inputs for all of them before any work starts.
 OUTPUT_FILES = ("report.html", "report.md", "features.csv", "CITATION.bib")
 OUTPUT_PATTERNS = ("*.png",)
-MANIFEST = ".widefs-report"  # the names of the files the report in a directory wrote
+# The figures a report writes (checked for foreign files before any work; a figure another
+# name would still be checked, after the analysis, before anything is written).
+REPORT_FIGURES = (
+    "chance_curve.png",
+    "errors_allowed.png",
+    "stability.png",
+    "scm_bounds.png",
+    "certificate-*.png",
+)
+MANIFEST = ".widefs-report"  # the files the report in a directory wrote, with their SHA-256
+_MANIFEST_HEADER = "widefs-report sha256"
+LOCK_WAIT = 600.0  # seconds a run waits for another run writing into the same folder
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-_FIGURE_LINK = re.compile(r"!\[[^\n]*?\]\(([A-Za-z0-9][A-Za-z0-9_.-]*\.png)\)")
+_ENTRY = re.compile(r"([0-9a-f]{64})  ([A-Za-z0-9][A-Za-z0-9_.-]*)\Z")
 
 
 def is_output_name(name: str, fold: bool = False) -> bool:
@@ -121,7 +146,8 @@ def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
 
     Checked before any work: ``out_dir`` is a directory or can be created; it is writable;
     no file the report may write (:data:`OUTPUT_FILES`, ``*.png``, the manifest) is one of
-    ``inputs`` (compared by device and inode) or an existing directory.
+    ``inputs`` (compared by device and inode) or an existing directory; every file there a
+    report would replace was written by widefs (:func:`check_foreign`).
     """
     out_dir = Path(out_dir)
     shown = visible(str(out_dir))
@@ -140,58 +166,204 @@ def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
                     f"--out {shown} contains a directory named {name}, which the report writes "
                     "as a file; move it or choose another --out directory"
                 )
+    check_foreign(out_dir)
 
 
-def _earlier_report(out_dir: Path) -> set[str]:
-    """The files the report already in ``out_dir`` wrote: its manifest, or (a report written
-    before manifests) the figures its report.md links and the files it names."""
+def report_size(n_features: int) -> int:
+    """A generous estimate of a report's bytes: figures (in the PNGs and again, base64, in the
+    HTML) and tables of at most a few hundred bytes per feature (``features.csv``)."""
+    return 20_000_000 + 600 * int(n_features)
+
+
+def check_disk_space(out_dir: Path, n_features: int) -> None:
+    """Raise :class:`DataError` before the analysis if the disk holding ``out_dir`` has less
+    free space than the report needs (:func:`report_size`)."""
+    out_dir = Path(out_dir)
+    existing = out_dir
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
     try:
-        if (out_dir / MANIFEST).is_file():
-            names = (out_dir / MANIFEST).read_text(encoding="utf-8").splitlines()
-        elif (out_dir / "report.md").is_file():
-            text = (out_dir / "report.md").read_text(encoding="utf-8", errors="replace")
-            names = [*_FIGURE_LINK.findall(text), "report.md", "report.html"]
-            names += [n for n in ("features.csv", "CITATION.bib") if f"`{n}`" in text]
-        else:
-            return set()
+        free = shutil.disk_usage(existing).free
     except OSError:
-        return set()
-    return {n for n in names if _SAFE_NAME.match(n) and is_output_name(n)}
+        return  # no answer from the file system: the write itself reports a full disk
+    need = report_size(n_features)
+    if free < need:
+        raise DataError(
+            f"--out {visible(str(out_dir))}: {free / 1e6:.0f} MB free on its disk, and the "
+            f"report may need {need / 1e6:.0f} MB; free some space or choose another --out "
+            "directory (nothing was analysed)"
+        )
 
 
-def _remove_stale(out_dir: Path, stale: Iterable[str]) -> None:
-    for name in stale:
-        path = out_dir / name
-        if path.is_file() and not path.is_symlink():
-            path.unlink()
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
-def _manifest(names: Iterable[str]) -> str:
-    return "".join(f"{n}\n" for n in sorted(names))
+class _Foreign(Exception):
+    """A file in the output folder that widefs did not write (its name in ``args``)."""
 
 
-def _replace_report(out_dir: Path, files: Mapping[str, bytes | str], earlier: set[str]) -> list:
-    """Everything is written in a temporary folder first (where a full disk fails, touching
-    nothing), then renamed into place: the manifest listing old and new files, the files, the
-    stale files removed, the manifest of the new report."""
+def _read_manifest(out_dir: Path) -> dict[str, set[str]]:
+    """name -> the hashes the manifest lists for it; raises :class:`_Foreign` when the
+    manifest is not one widefs wrote (a link, a directory, another format)."""
+    path = out_dir / MANIFEST
+    if not os.path.lexists(path):
+        return {}
+    if path.is_symlink() or not path.is_file():
+        raise _Foreign(MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read(1 << 22).splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Foreign(MANIFEST) from exc
+    if lines and all(_SAFE_NAME.match(line) and is_output_name(line) for line in lines):
+        raise _Foreign(MANIFEST, "an earlier widefs's manifest, without the files' hashes")
+    if not lines or lines[0] != _MANIFEST_HEADER:
+        raise _Foreign(MANIFEST)
+    listed: dict[str, set[str]] = {}
+    for line in lines[1:]:
+        entry = _ENTRY.match(line)
+        if entry is None:
+            raise _Foreign(MANIFEST)
+        listed.setdefault(entry[2], set()).add(entry[1])
+    return listed
+
+
+def _ours(out_dir: Path, name: str, listed: Mapping[str, set[str]]) -> str | None:
+    """The hash of ``out_dir/name`` if widefs wrote it (listed with that hash), None if there is
+    no such file; raises :class:`_Foreign` for anything else (links, folders, changed files)."""
+    path = out_dir / name
+    if not os.path.lexists(path):
+        return None
+    if name not in listed or path.is_symlink() or not path.is_file():
+        raise _Foreign(name)
+    try:
+        digest = _digest(path)
+    except OSError as exc:
+        raise _Foreign(name) from exc
+    if digest not in listed[name]:
+        raise _Foreign(name)
+    return digest
+
+
+def _claimed(out_dir: Path, names: Iterable[str]) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """The manifest and {name: hash} of the files among ``names`` (and those the manifest lists)
+    that are there; raises :class:`_Foreign` for a file widefs did not write."""
+    listed = _read_manifest(out_dir)
+    present = {}
+    for name in sorted(set(names) | set(listed)):
+        if not is_output_name(name):
+            continue  # a name no report writes: never touched, whatever a manifest says
+        digest = _ours(out_dir, name, listed)
+        if digest is not None:
+            present[name] = digest
+    return listed, present
+
+
+def _report_names(out_dir: Path) -> list[str]:
+    """The names a report may write that exist in ``out_dir``."""
+    names = list(OUTPUT_FILES)
+    with contextlib.suppress(OSError), os.scandir(out_dir) as entries:
+        names += [
+            e.name for e in entries if any(fnmatch.fnmatchcase(e.name, p) for p in REPORT_FIGURES)
+        ]
+    return names
+
+
+def _foreign_error(out_dir: Path, name: str, what: str = "") -> DataError:
+    what = what or "a file widefs did not write there (or one changed since)"
+    return DataError(
+        f"--out {visible(str(out_dir))} holds {visible(name)}, {what}; nothing was written: "
+        "move it or choose another --out directory"
+    )
+
+
+def check_foreign(out_dir: Path) -> None:
+    """Raise :class:`DataError` if ``out_dir`` holds a file a report would write or remove that
+    widefs did not write there (not listed in the manifest with the hash it has now)."""
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        return
+    try:
+        _claimed(out_dir, _report_names(out_dir))
+    except _Foreign as exc:
+        raise _foreign_error(out_dir, *exc.args) from None
+
+
+def _manifest(entries: Iterable[tuple[str, str]]) -> str:
+    lines = sorted({f"{digest}  {name}" for name, digest in entries}, key=lambda s: s[66:] + s)
+    return _MANIFEST_HEADER + "\n" + "".join(f"{line}\n" for line in lines)
+
+
+@contextlib.contextmanager
+def _locked(out_dir: Path):
+    """Hold an exclusive lock on ``out_dir`` (waiting up to :data:`LOCK_WAIT` seconds for a run
+    writing there); where ``fcntl`` is missing (Windows) the runs are not serialised."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    # The lock is on the directory itself: no lock file to leave behind or to race on.
+    fd = os.open(out_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise DataError(
+                        f"--out {visible(str(out_dir))} is being written by another widefs run "
+                        f"(waited {LOCK_WAIT:.0f} s); try again or choose another --out"
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _swap(tmp: Path, out_dir: Path, files: Mapping[str, str], earlier: Mapping[str, str]):
+    """Move the files written in ``tmp`` into ``out_dir``: the manifest listing both the old and
+    the new hashes, the files, the old files the new report does not write removed, the
+    manifest of the new report. At every step the manifest is true of the files."""
+    (tmp / ".both").write_text(_manifest([*earlier.items(), *files.items()]), encoding="utf-8")
+    (tmp / ".new").write_text(_manifest(files.items()), encoding="utf-8")
+    (tmp / ".both").replace(out_dir / MANIFEST)
+    for name in sorted(files):
+        _before_move(name)
+        (tmp / name).replace(out_dir / name)
+    for name in sorted(set(earlier) - set(files)):
+        (out_dir / name).unlink()
+    (tmp / ".new").replace(out_dir / MANIFEST)
+
+
+def _before_move(name: str) -> None:
+    """A hook for tests that force two runs to finish at the same time."""
+
+
+def _replace_report(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Path]:
+    """Render into a temporary folder (where a full disk fails, touching nothing), then, under
+    the directory's lock and after checking every file it replaces is one widefs wrote, swap."""
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".widefs-report-") as tmp:
         tmp_path = Path(tmp)
+        hashes = {}
         for name, content in files.items():
-            target = tmp_path / name
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(content, encoding="utf-8")
-        (tmp_path / ".both").write_text(_manifest(earlier | set(files)), encoding="utf-8")
-        (tmp_path / ".new").write_text(_manifest(files), encoding="utf-8")
-        (tmp_path / ".both").replace(out_dir / MANIFEST)
-        written = []
-        for name in sorted(files):
-            (tmp_path / name).replace(out_dir / name)
-            written.append(out_dir / name)
-        _remove_stale(out_dir, earlier - set(files))
-        (tmp_path / ".new").replace(out_dir / MANIFEST)
-    return written
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            (tmp_path / name).write_bytes(data)
+            hashes[name] = hashlib.sha256(data).hexdigest()
+        with _locked(out_dir):
+            try:
+                _listed, earlier = _claimed(out_dir, files)
+            except _Foreign as exc:
+                raise _foreign_error(out_dir, *exc.args) from None
+            _swap(tmp_path, out_dir, hashes, earlier)
+    return [out_dir / name for name in sorted(files)]
 
 
 def write_files(
@@ -199,15 +371,16 @@ def write_files(
 ) -> list[Path]:
     """Write a rendered report into ``out_dir``, replacing the earlier report there.
 
-    Raises :class:`DataError` in one line when the disk refuses (full, quota, permissions);
-    the earlier report is then unchanged, and a directory made for this report is removed.
+    Raises :class:`DataError` in one line when the disk refuses (full, quota, permissions)
+    or when a file there that the report would replace was not written by widefs; the
+    earlier report is then unchanged, and a directory made for this report is removed.
     """
     out_dir = Path(out_dir)
     check_output_dir(out_dir, inputs)
     created = not out_dir.exists()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        written = _replace_report(out_dir, files, _earlier_report(out_dir))
+        written = _replace_report(out_dir, files)
     except OSError as exc:
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -56,7 +58,7 @@ def _run(args, console: Console) -> int:
     from rich.text import Text
 
     from widefs.cli import render
-    from widefs.cli._guard import check_output_dir
+    from widefs.cli._guard import check_disk_space, check_output_dir
     from widefs.cli.io import load_cli_data
 
     t0 = time.perf_counter()
@@ -75,6 +77,7 @@ def _run(args, console: Console) -> int:
                 max_memory=max_memory,
                 **data_options(args),
             )
+        check_disk_space(args.out, data.X.shape[1])
         report = _analyse(args, data, groups, p_error, console)
     section = render.warnings_section(caught)
     if section is not None:
@@ -115,6 +118,20 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
     )
 
 
+_SHOWN_CLASSES = 12  # classes listed by name in the summary; the rest are counted
+
+
+def _top_classes(classes, counts):
+    """The classes to list (the largest when there are many) and the count of the rest."""
+    if len(classes) <= _SHOWN_CLASSES:
+        return list(classes), list(counts)
+    order = sorted(range(len(classes)), key=lambda i: (-counts[i], str(classes[i])))
+    top = order[: _SHOWN_CLASSES - 1]
+    rest = len(classes) - len(top)
+    names = [classes[i] for i in top] + [f"{rest} more classes"]
+    return names, [counts[i] for i in top] + [sum(int(counts[i]) for i in order[len(top) :])]
+
+
 class _Progress:
     """Shows an analysis's progress events on a rich progress display."""
 
@@ -152,7 +169,8 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
             seed=args.seed,
         ),
     )
-    render.show(console, report.add(render.summary_section(data, *data.class_counts)))
+    summary = render.summary_section(data, *_top_classes(*data.class_counts))
+    render.show(console, report.add(summary))
     if not data.in_memory:  # a zarr store: only the SCMs read it where it lies
         groups = [g for g in groups if g == "scm"]
         if not groups:
@@ -202,7 +220,7 @@ def main(argv=None) -> int:
     -------
     int
         0 on success, 2 after a one-line ``widefs: error: ...`` on stderr (bad arguments or
-        unusable data, detected before any analysis) and 130 on Ctrl-C.
+        unusable data, detected before any analysis), 130 on Ctrl-C and 143 on SIGTERM.
 
     See Also
     --------
@@ -225,7 +243,7 @@ def main(argv=None) -> int:
     """
     try:
         args = parser().parse_args(argv)
-        with _environment(_RUN_ENVIRONMENT):
+        with _environment(_RUN_ENVIRONMENT), _signals():
             return _command(args)
     except (DataError, UsageError) as exc:
         # One line naming the problem, non-zero status, nothing written.
@@ -239,9 +257,45 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        _end_workers()
+        if isinstance(exc, _Terminated):
+            print("widefs: terminated", file=sys.stderr)
+            return 128 + signal.SIGTERM
         print("widefs: interrupted", file=sys.stderr)
         return 130
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that a run unwinds as after Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _signals():
+    """SIGTERM raises :class:`_Terminated` (once; a second one is ignored while the run ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Terminated(signum)
+
+    old = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _end_workers() -> None:
+    """Kill the worker processes of joblib's loky executor, if this run started any: otherwise
+    they outlive an interrupted run for minutes, holding its output pipe."""
+    loky = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(loky, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=False, kill_workers=True)
 
 
 def _command(args) -> int:

@@ -47,4 +47,11 @@ def run(paper: str, argv) -> int:
     found = _entry_points()
     if paper not in found:
         raise DataError(MISSING if not found else f"unknown paper {paper!r}")
-    return found[paper].load()(list(argv))
+    try:
+        return found[paper].load()(list(argv))
+    except ValueError as exc:
+        # The reproductions say what is wrong with their options and stored tasks in a
+        # ValueError (e.g. "--render-only: 2 task(s) not stored under ..."): one line.
+        text = str(exc).strip()
+        line = text.splitlines()[0] if text else type(exc).__name__
+        raise DataError(f"reproduce {paper}: {line}") from exc

@@ -18,10 +18,11 @@ from widefs.cli.io._numeric import FEATURE_NA_VALUES
 from widefs.cli.io._tables import RawTable, show_names, show_rows
 from widefs.exceptions import DataError
 
-__all__ = ["MAX_ABS_VALUE", "MISSING_LIKE_LABELS", "check_labels", "check_values"]
+__all__ = ["MAX_ABS_VALUE", "MAX_CLASSES", "MISSING_LIKE_LABELS", "check_labels", "check_values"]
 
 # Labels kept as classes but worth a note, since some files use them for "unknown".
 MISSING_LIKE_LABELS = frozenset({"NA", "N/A", "n/a", "NaN", "nan", "?", "null", "NULL", "None"})
+MAX_CLASSES = 1000  # more classes than a report can show or an analysis can use on wide data
 # Larger magnitudes overflow sums of squares (variances, distances) in double precision.
 MAX_ABS_VALUE = 1e150
 # A numeric target with more distinct values than this, and either fractions or more than
@@ -92,29 +93,72 @@ def check_labels(table: RawTable, target: str, source: str, notes: list[str]) ->
 
 
 def check_classes(y: np.ndarray, target: str) -> None:
-    """At least two classes, each with at least two examples (else one :class:`DataError`)."""
+    """At least two classes, each with at least two examples, at most :data:`MAX_CLASSES`
+    classes and (beyond 20 classes) 3 samples per class on average, else one
+    :class:`DataError`: with fewer, every evaluation fold holds about one example of a class."""
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < 2:
         raise DataError(
             f"target column {target!r} has a single class ({classes[0]!r}); need at least 2"
+        )
+    n, k = y.size, classes.size
+    if k > MAX_CLASSES or (k > 20 and 3 * k > n):
+        raise DataError(
+            f"target column {target!r} has {k} classes for {n} samples ({n / k:.1f} per class): "
+            f"too many classes for a meaningful analysis (at most {MAX_CLASSES}, and on average "
+            "at least 3 samples per class beyond 20 classes); check that it is the class column, "
+            "or group the classes"
         )
     small = [f"{c!r} ({k})" for c, k in zip(classes, counts, strict=True) if k < 2]
     if small:
         raise DataError(f"every class needs at least 2 examples; too few in: {show_names(small)}")
 
 
-def _index_columns(X: np.ndarray) -> list[int]:
-    """Columns that number the rows (0..n-1 or 1..n in file order): never a measurement."""
+# Headers that say a column numbers the rows (compared case-folded); an empty header reads as
+# "Unnamed: j". A column of any other name is a feature whatever its values.
+_INDEX_NAMES = frozenset(
+    {
+        "",
+        "index",
+        "idx",
+        "id",
+        "#",
+        "no",
+        "no.",
+        "row",
+        "rows",
+        "row_id",
+        "rowid",
+        "row.names",
+        "rownames",
+        "row_names",
+        "row_number",
+        "rownum",
+        "level_0",
+    }
+)
+
+
+def looks_like_index(name: str) -> bool:
+    """Whether a column's header names it as a row index (``Unnamed: j``, ``index``, ``id``...)."""
+    name = str(name).strip()
+    return name.startswith("Unnamed: ") or name.casefold() in _INDEX_NAMES
+
+
+def _index_columns(X: np.ndarray, names) -> list[int]:
+    """Columns named like an index that number the rows (0..n-1 or 1..n in file order)."""
     if X.shape[0] < 3:
         return []
     start = np.flatnonzero(((X[0] == 0) | (X[0] == 1)) & (X[1] - X[0] == 1))
+    start = start[[looks_like_index(names[j]) for j in start]]  # names read for these only
     steps = np.diff(X[:, start], axis=0)  # only the columns that start like an index
     return [int(j) for j in start[(steps == 1).all(axis=0)]]
 
 
 def _set_aside_index(table: RawTable, notes: list[str]) -> None:
-    """Leave out row-numbering columns; an unnamed first column of distinct integers (the
-    row index pandas writes, in any order after sorting) becomes the row ids."""
+    """Leave out row-numbering columns named like an index (never a named feature, whatever
+    its values); an unnamed first column of distinct integers (the row index pandas writes, in
+    any order after sorting) becomes the row ids."""
     X, names = table.X, table.names
     first = X[:, 0] if X.shape[1] > 1 else None
     if (
@@ -123,7 +167,7 @@ def _set_aside_index(table: RawTable, notes: list[str]) -> None:
         and np.isfinite(first).all()
         and (first == np.round(first)).all()
         and np.unique(first).size == first.size
-        and not _index_columns(X[:, :1])
+        and not _index_columns(X[:, :1], names[:1])
     ):
         notes.append(
             f"the unnamed first column holds a distinct whole number per row ({first[0]:g}, "
@@ -132,12 +176,17 @@ def _set_aside_index(table: RawTable, notes: list[str]) -> None:
         )
         table.ids = np.array([f"{v:g}" for v in first], dtype=object)
         table.X, table.names, X, names = X[:, 1:], names[1:], X[:, 1:], names[1:]
-    index = _index_columns(X)
+    index = _index_columns(X, names)
     if index and len(index) < X.shape[1]:
+        dropped = [names[j] for j in index]
+        what = (
+            f"the column {dropped[0]!r} numbers"
+            if len(index) == 1
+            else f"the {len(index)} columns {', '.join(map(repr, dropped))} number"
+        )
         notes.append(
-            f"the column {names[index[0]]!r} numbers the rows ({X[0, index[0]]:g}, "
-            f"{X[1, index[0]]:g}, ...), so it is a row index, not a measurement: left out of "
-            "the analysis" + (f" ({len(index)} such columns)" if len(index) > 1 else "")
+            f"{what} the rows ({X[0, index[0]]:g}, {X[1, index[0]]:g}, ...) under a row index's "
+            "name: a row index, not a measurement, left out of the analysis"
         )
         keep = np.ones(X.shape[1], bool)
         keep[index] = False

@@ -1,0 +1,75 @@
+"""Clean signals: SIGTERM or SIGINT during an analysis with ``--jobs 2`` ends the workers too
+(no process of the run is left, the output pipe closes) and the earlier report stays whole."""
+
+import contextlib
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from widefs.cli._guard import write_files
+
+psutil = pytest.importorskip("psutil")
+
+
+def _workers(root):
+    """The descendants of ``root`` that are joblib (loky) workers."""
+    found = []
+    for child in root.children(recursive=True):
+        try:
+            if "loky" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("signum", "status", "line"),
+    [(signal.SIGTERM, 143, "widefs: terminated"), (signal.SIGINT, 130, "widefs: interrupted")],
+)
+def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(tmp_path, signum, status, line):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 500)).round(3))
+    frame.columns = [f"g{j}" for j in frame.columns]
+    frame["class"] = ["a", "b"] * 20
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    write_files(out, {"report.md": "# earlier\n", "report.html": "<p>earlier</p>"})
+    before = _snapshot(out)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "widefs.cli", "run", "d.csv", "--jobs", "2", "--out", "out"]
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    root = psutil.Process(proc.pid)
+    run = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(_workers(root)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before its workers started"
+        run = root.children(recursive=True)
+        proc.send_signal(signum)  # during the analysis, to the main process only
+        _, err = proc.communicate(timeout=10)  # the pipe closes: no worker holds it
+        _, alive = psutil.wait_procs(run, timeout=10)
+        assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
+    finally:
+        for p in [*run, root]:
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+    assert proc.returncode == status
+    assert err.decode().splitlines()[-1] == line
+    assert _snapshot(out) == before
