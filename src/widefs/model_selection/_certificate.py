@@ -36,7 +36,8 @@ from widefs.model_selection._cross_validated import (
     cross_validated_score,
 )
 from widefs.model_selection._null_scores import (
-    draw_permutations,
+    draw_design_permutations,
+    fitted_clone,
     null_scores,
     sequential_null_scores,
 )
@@ -88,6 +89,12 @@ class SearchCertificate:
     n_planned : int or None, default=None
         Relabellings planned (None: ``n_permutations``); a sequential null that stopped
         holds fewer.
+    design_case : {"independent", "within groups", "between groups"}, default="independent"
+        How the relabellings respect ``groups``: all permutations, labels exchanged within
+        groups (pairs, blocks), or whole groups exchanged (repeated samples of a patient).
+    design_params : tuple of str, default=()
+        The design parameters that reached the estimator's ``fit`` (``"covariates"``,
+        ``"groups"``), in every fit of the real and the permuted labels.
 
     Attributes
     ----------
@@ -152,6 +159,8 @@ class SearchCertificate:
     max_score: float = 1.0
     stop_after: int | None = None
     n_planned: int | None = None
+    design_case: str = "independent"
+    design_params: tuple = ()
 
     @property
     def n_permutations(self) -> int:
@@ -265,6 +274,8 @@ def search_certificate(
     stop_after=10,
     random_state=None,
     n_jobs=None,
+    groups=None,
+    covariates=None,
 ) -> SearchCertificate:
     """Certify a search: its score on the real labels against the same search on permuted ones.
 
@@ -305,6 +316,19 @@ def search_certificate(
         work is split).
     n_jobs : int, default=None
         Permutations scored in parallel (joblib); results do not depend on it.
+    groups : array_like of shape (n_samples,), optional
+        Group (patient, subject, pair, block) of every sample. The relabellings are the ones
+        the design allows (:func:`widefs.stats.permutation_indices`): whole groups exchanged
+        when every group holds one class, labels exchanged within groups otherwise; the
+        folds of ``score="cv"`` keep every group whole. Also passed to ``fit`` where the
+        estimator requests it. The case is :attr:`SearchCertificate.design_case`.
+    covariates : array_like, DataFrame or dict of columns, optional
+        Passed, cut to the training rows, to the ``fit`` of every refit (real and permuted
+        labels; the covariates stay with their samples) when the estimator's ``fit`` takes
+        them (a pipeline step must request them, ``set_fit_request(covariates=True)``).
+        A search whose ``fit`` takes none (the wrappers, SCMs, CN2, CEFS today) refuses
+        them with a ``ValueError`` naming it, rather than certify a search that ignored
+        them.
 
     Returns
     -------
@@ -328,44 +352,67 @@ def search_certificate(
     ((19,), (19, 30), 0.05, None)
     """
     y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
-    plan = _plan(y.shape[0], n_permutations, stop_after, cv, scoring, random_state, n_jobs)
+    design = _design(estimator, y, groups, covariates)
+    if score == "cv":
+        check_cv_arguments(y, cv, scoring, design["groups"])
+    plan = _plan(y, n_permutations, stop_after, cv, scoring, random_state, n_jobs, design)
     return _certify(estimator, X, y, score, plan)
 
 
-def _plan(n_samples, n_permutations, stop_after, cv, scoring, random_state, n_jobs) -> dict:
+def _design(estimator, y, groups, covariates) -> dict:
+    """The groups (checked), their exchangeability case and the fit parameters to route;
+    covariates that the estimator's ``fit`` does not take are refused, naming it."""
+    from widefs.model_selection._nested import _design_params
+    from widefs.stats import exchangeability_scheme
+
+    if groups is not None:
+        groups = np.asarray(groups)
+    case = exchangeability_scheme(y, groups).case  # one label per sample, none missing
+    params = _design_params(estimator, groups, covariates, y.shape[0])
+    return {"groups": groups, "case": case, "params": params}
+
+
+def _plan(y, n_permutations, stop_after, cv, scoring, random_state, n_jobs, design) -> dict:
     """The permutations and the folds' seed, drawn in that order from ``random_state`` (the
     generator, left for the pilot), and how the null is scored."""
     from sklearn.utils import check_random_state
 
     rng = check_random_state(random_state)
-    permutations = draw_permutations(n_samples, int(n_permutations), rng)
+    groups = design["groups"]
+    permutations = draw_design_permutations(y, groups, int(n_permutations), rng)
     seed = int(rng.randint(np.iinfo(np.int32).max))  # of the folds, drawn before any score
+    folds = {"n_splits": int(cv), "seed": seed, "scoring": scoring}
+    if groups is not None:
+        folds["groups"] = groups
     return {
         "permutations": permutations,
         "stop_after": stop_after,
         "n_jobs": n_jobs,
-        "folds": {"n_splits": int(cv), "seed": seed, "scoring": scoring},
+        "folds": folds,
         "rng": rng,
         "cv": cv,  # as given, for the checks' messages
+        "design": design,
     }
 
 
 def _certify(estimator, X, y, score, plan) -> SearchCertificate:
     """The certificate of ``score`` (``"auto"`` resolved by its pilot), sharing label-free
     work between every fit."""
-    from sklearn.base import clone
 
     from widefs._utils import sharing_label_free_work
 
+    design = plan["design"]
     with sharing_label_free_work():
-        fitted = clone(estimator).fit(X, y)
+        fitted = fitted_clone(estimator, X, y, design["params"])
         pilot = None
         if score == "auto":
-            score, pilot = _auto_score(estimator, fitted, X, y, plan["rng"], plan["n_jobs"])
+            score, pilot = _auto_score(estimator, fitted, X, y, plan)
         if score == "cv":
-            check_cv_arguments(y, plan["cv"], plan["folds"]["scoring"])
-            return replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
-        return _search_certificate(estimator, fitted, X, y, plan)
+            check_cv_arguments(y, plan["cv"], plan["folds"]["scoring"], design["groups"])
+            cert = replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
+        else:
+            cert = _search_certificate(estimator, fitted, X, y, plan)
+    return replace(cert, design_case=design["case"], design_params=tuple(design["params"]))
 
 
 def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after):
@@ -390,8 +437,6 @@ def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_af
         )
     y = column_or_1d(y, warn=False)
     check_consistent_length(X, y)
-    if score == "cv":
-        check_cv_arguments(y, cv, scoring)
     return y
 
 
@@ -403,7 +448,7 @@ def _missing_search_score(estimator) -> TypeError:
     )
 
 
-def _auto_score(estimator, fitted, X, y, rng, n_jobs):
+def _auto_score(estimator, fitted, X, y, plan):
     """``("cv" or "search", pilot certificate or None)``: what ``score="auto"`` certifies.
 
     A classifier's search score is scored on fresh relabellings (drawn after the null's
@@ -417,11 +462,13 @@ def _auto_score(estimator, fitted, X, y, rng, n_jobs):
         return "search", None
     if not hasattr(fitted, "search_score_"):
         return "cv", None
-    pilot = draw_permutations(y.shape[0], AUTO_PILOT, rng)
+    design = plan["design"]
+    pilot = draw_design_permutations(y, design["groups"], AUTO_PILOT, plan["rng"])
     scores = []
     while len(scores) < AUTO_PILOT and not (scores and scores[-1] >= 1.0):
         row = pilot[len(scores) : len(scores) + 1]
-        scores.append(float(null_scores(estimator, X, y, row, n_jobs=n_jobs)[0]))
+        null = null_scores(estimator, X, y, row, n_jobs=plan["n_jobs"], params=design["params"])
+        scores.append(float(null[0]))
     k = len(scores)
     cert = SearchCertificate(float(fitted.search_score_), np.array(scores), pilot[:k], fitted)
     return ("cv" if scores[-1] >= cert.max_score else "search"), cert
@@ -433,8 +480,8 @@ def _search_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
         raise _missing_search_score(estimator)
     observed = float(fitted.search_score_)
     null = sequential_null_scores(
-        estimator, X, y, plan["permutations"], observed,
-        stop_after=plan["stop_after"], n_jobs=plan["n_jobs"],
+        estimator, X, y, plan["permutations"], observed, stop_after=plan["stop_after"],
+        n_jobs=plan["n_jobs"], params=plan["design"]["params"],
     )  # fmt: skip
     # A classifier's search score is that of the model it kept (an empty conjunction or rule
     # list scores the default class); a selector's is its search's best find, whatever its
@@ -451,11 +498,15 @@ def _cv_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
     """The certificate of the cross-validated score on the folds ``plan["folds"]`` fixes."""
     X = X if hasattr(X, "iloc") else np.asarray(X)
     folds = plan["folds"]
-    real = cross_validated_score(estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"])
+    params = plan["design"]["params"]
+    real = cross_validated_score(
+        estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"],
+        groups=folds.get("groups"), params=params,
+    )  # fmt: skip
     observed = real.value(folds["scoring"])
     null = sequential_null_scores(
         estimator, X, y, plan["permutations"], observed,
-        stop_after=plan["stop_after"], cv=folds, n_jobs=plan["n_jobs"],
+        stop_after=plan["stop_after"], cv=folds, n_jobs=plan["n_jobs"], params=params,
     )  # fmt: skip
     return SearchCertificate(
         observed,
