@@ -293,42 +293,30 @@ def search_certificate(
     y : array_like of shape (n_samples,)
         Class labels.
     score : {"auto", "search", "cv"}, default="auto"
-        "search": ``search_score_``, the criterion the search optimized (higher is better).
-        "cv": the ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds
-        fixed by ``random_state``. "auto": "cv" for a classifier whose search score
-        saturates (one of up to :data:`AUTO_PILOT` = 4 fresh relabellings reaches the
-        maximum, as CN2's training accuracy does on wide data) or that has none, else
-        "search". A certificate that still cannot inform says so in ``uninformative``.
+        "search": ``search_score_``, the criterion the search optimized. "cv": the
+        ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds fixed by
+        ``random_state``. "auto": "cv" for a classifier without a search score or whose
+        score reaches the maximum on one of :data:`AUTO_PILOT` = 4 relabellings (CN2's
+        training accuracy), else "search"; ``uninformative`` says when neither informs.
     cv : int, default=5
         Stratified folds of the cross-validated score (at most the smallest class's size).
     scoring : {"accuracy", "balanced_accuracy"}, default="accuracy"
         The cross-validated score.
     n_permutations : int, default=199
-        Label permutations planned; the smallest possible p-value is
-        ``1 / (n_permutations + 1)``.
+        Label permutations planned (the smallest p-value is ``1 / (n_permutations + 1)``).
     stop_after : int or None, default=10
         Sequential null (Besag & Clifford 1991): stop once this many relabellings score at
-        least as well as the real labels; the p-value is then ``stop_after / k`` after ``k``
-        relabellings (at least ``stop_after / n_permutations``), and valid. A small p-value
-        never stops early, so it is the full count's. None scores every relabelling.
+        least as well as the real labels (p-value ``stop_after / k`` after ``k``, valid; a
+        small p-value never stops early). None scores every relabelling.
     random_state : int, RandomState instance or None, default=None
-        Seeds the permutations, the folds and the pilot (drawn in that order, before any
-        work is split).
+        Seeds the permutations, then the folds, then the pilot, before any work is split.
     n_jobs : int, default=None
         Permutations scored in parallel (joblib); results do not depend on it.
     groups : array_like of shape (n_samples,), optional
-        Group (patient, subject, pair, block) of every sample. The relabellings are the ones
-        the design allows (:func:`widefs.stats.permutation_indices`): whole groups exchanged
-        when every group holds one class, labels exchanged within groups otherwise; the
-        folds of ``score="cv"`` keep every group whole. Also passed to ``fit`` where the
-        estimator requests it. The case is :attr:`SearchCertificate.design_case`.
+        Patient, subject, pair or block of every sample: only the relabellings the design
+        allows (:func:`widefs.stats.permutation_indices`), folds that keep groups whole.
     covariates : array_like, DataFrame or dict of columns, optional
-        Passed, cut to the training rows, to the ``fit`` of every refit (real and permuted
-        labels; the covariates stay with their samples) when the estimator's ``fit`` takes
-        them (a pipeline step must request them, ``set_fit_request(covariates=True)``).
-        A search whose ``fit`` takes none (the wrappers, SCMs, CN2, CEFS today) refuses
-        them with a ``ValueError`` naming it, rather than certify a search that ignored
-        them.
+        Passed to every refit whose ``fit`` takes them; else refused, naming the estimator.
 
     Returns
     -------
@@ -343,8 +331,7 @@ def search_certificate(
     Examples
     --------
     >>> from widefs.search import KNNEvaluator, SequentialSelector
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 20))
+    >>> X = np.random.default_rng(0).normal(size=(30, 20))
     >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
     >>> sfs = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))
     >>> cert = search_certificate(sfs, X, y, n_permutations=19, random_state=0)
@@ -352,16 +339,15 @@ def search_certificate(
     ((19,), (19, 30), 0.05, None)
     """
     y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
-    design = _design(estimator, y, groups, covariates)
-    if score == "cv":
-        check_cv_arguments(y, cv, scoring, design["groups"])
+    design = _design(estimator, y, groups, covariates, (score, cv, scoring))
     plan = _plan(y, n_permutations, stop_after, cv, scoring, random_state, n_jobs, design)
     return _certify(estimator, X, y, score, plan)
 
 
-def _design(estimator, y, groups, covariates) -> dict:
+def _design(estimator, y, groups, covariates, scored) -> dict:
     """The groups (checked), their exchangeability case and the fit parameters to route;
-    covariates that the estimator's ``fit`` does not take are refused, naming it."""
+    covariates that the estimator's ``fit`` does not take are refused, naming it; the folds
+    of ``scored = (score, cv, scoring)`` checked against the classes and groups."""
     from widefs.model_selection._nested import _design_params
     from widefs.stats import exchangeability_scheme
 
@@ -369,6 +355,8 @@ def _design(estimator, y, groups, covariates) -> dict:
         groups = np.asarray(groups)
     case = exchangeability_scheme(y, groups).case  # one label per sample, none missing
     params = _design_params(estimator, groups, covariates, y.shape[0])
+    if scored[0] == "cv":
+        check_cv_arguments(y, scored[1], scored[2], groups)
     return {"groups": groups, "case": case, "params": params}
 
 
