@@ -14,10 +14,13 @@ import pytest
 from scipy.stats import binom, kstest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import search_certificate
 from widefs.model_selection._cross_validated import design_folds
 from widefs.rules import CN2Classifier
-from widefs.search import KNNEvaluator, SequentialSelector
+from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM
+from widefs.search import GeneticSelector, KNNEvaluator, SequentialSelector
+from widefs.univariate import DiscriminativeSelector
 
 SFS = SequentialSelector(n_features=1, evaluator=KNNEvaluator(3))
 
@@ -155,7 +158,11 @@ def test_covariates_reach_every_fit_cut_to_its_training_rows():
         assert np.array_equal(cov, age[ids])  # the covariates stay with their samples
 
 
-@pytest.mark.parametrize("estimator", [SFS, CN2Classifier(max_rule_length=1)])
+@pytest.mark.parametrize(
+    "estimator",
+    [SFS, CN2Classifier(max_rule_length=1), OccamSCM(), ClassSpecificEnsemble(SFS)],
+    ids=lambda e: type(e).__name__,
+)
 def test_covariates_a_search_cannot_use_are_refused_naming_it(estimator):
     X = np.random.default_rng(5).normal(size=(12, 4))
     y = np.repeat([0, 1], 6)
@@ -192,3 +199,45 @@ def test_pvalues_with_repeated_samples_are_uniform_on_noise():
     assert kstest(pvalues, "uniform").pvalue > 0.01
     lo, hi = binom.ppf(0.005, n, 0.05), binom.ppf(0.995, n, 0.05)
     assert lo <= np.count_nonzero(np.asarray(pvalues) <= 0.05) <= hi
+
+
+EVERY_SEARCH = {
+    "sfs": SFS,
+    "ga": GeneticSelector(
+        population_size=6, n_generations=3, random_state=1, evaluator=KNNEvaluator(3)
+    ),
+    "cefs": ClassSpecificEnsemble(SFS, random_state=0),
+    "scm-sample-compression": SampleCompressionSCM(max_rules=3),
+    "scm-occam": OccamSCM(max_rules=3),
+    "scm-pac-bayes": PACBayesSCM(max_rules=3),
+    "cn2": CN2Classifier(max_rule_length=1, min_covered=3),
+    "discriminative": DiscriminativeSelector(null="analytic", random_state=3),
+}
+
+
+def _keeps_whole_groups(perm, groups):
+    """Every group's samples are mapped onto all the samples of one group."""
+    members = {frozenset(np.flatnonzero(groups == g)) for g in np.unique(groups)}
+    return all(frozenset(perm[sorted(m)]) in members for m in members)
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.HeuristicBoundWarning")
+@pytest.mark.parametrize("name", sorted(EVERY_SEARCH))
+def test_every_search_is_certified_on_whole_group_relabellings(name):
+    patient = np.repeat(np.arange(10), 2)
+    y = (patient >= 5).astype(int)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20, 6)) + rng.normal(size=(10, 6))[patient]
+    X[:, 0] += 1.5 * y
+    cert = search_certificate(
+        EVERY_SEARCH[name], X, y, groups=patient, cv=3, n_permutations=6, stop_after=None,
+        random_state=0,
+    )  # fmt: skip
+    assert cert.design_case == "between groups"
+    rows = list(cert.permutations)
+    if cert.replaced is not None:
+        rows += list(cert.replaced.permutations)
+    assert all(_keeps_whole_groups(p, patient) for p in rows)
+    if cert.score == "cv":
+        folds = design_folds(y, 3, cert.cross_validation.seed, patient)
+        assert all(np.unique(folds[patient == g]).size == 1 for g in range(10))
