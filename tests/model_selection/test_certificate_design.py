@@ -12,7 +12,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 from scipy.stats import binom, kstest
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import search_certificate
@@ -241,3 +241,41 @@ def test_every_search_is_certified_on_whole_group_relabellings(name):
     if cert.score == "cv":
         folds = design_folds(y, 3, cert.cross_validation.seed, patient)
         assert all(np.unique(folds[patient == g]).size == 1 for g in range(10))
+
+
+class _CovariateStep(TransformerMixin, BaseEstimator):
+    """A pipeline step whose fit takes covariates; records them beside the sample ids."""
+
+    seen: list = []
+
+    def fit(self, X, y=None, covariates=None):
+        type(self).seen.append((np.asarray(X)[:, 0].astype(int), np.asarray(covariates)))
+        return self
+
+    def transform(self, X):
+        return X
+
+
+def test_covariates_are_routed_through_a_pipeline_to_the_step_that_requests_them():
+    from sklearn import config_context
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(9)
+    y = np.repeat([0, 1], 8)
+    X = np.column_stack([np.arange(16), rng.normal(size=(16, 2))])
+    age = 50.0 + np.arange(16)
+    with config_context(enable_metadata_routing=True):
+        step = _CovariateStep().set_fit_request(covariates=True)
+    pipe = make_pipeline(step, _Spy())
+    _CovariateStep.seen = []
+    cert = search_certificate(
+        pipe, X, y, score="cv", cv=4, covariates=age, n_permutations=3, stop_after=None,
+        random_state=0,
+    )  # fmt: skip
+    assert cert.design_params == ("covariates",)
+    assert len(_CovariateStep.seen) == 1 + 4 * 4
+    assert all(np.array_equal(cov, age[ids]) for ids, cov in _CovariateStep.seen)
+    with pytest.raises(ValueError, match="no step of Pipeline takes them"):
+        search_certificate(
+            make_pipeline(_CovariateStep(), _Spy()), X, y, score="cv", covariates=age
+        )
