@@ -36,7 +36,8 @@ from widefs.model_selection._cross_validated import (
     cross_validated_score,
 )
 from widefs.model_selection._null_scores import (
-    draw_permutations,
+    draw_design_permutations,
+    fitted_clone,
     null_scores,
     sequential_null_scores,
 )
@@ -88,6 +89,12 @@ class SearchCertificate:
     n_planned : int or None, default=None
         Relabellings planned (None: ``n_permutations``); a sequential null that stopped
         holds fewer.
+    design_case : {"independent", "within groups", "between groups"}, default="independent"
+        How the relabellings respect ``groups``: all permutations, labels exchanged within
+        groups (pairs, blocks), or whole groups exchanged (repeated samples of a patient).
+    design_params : tuple of str, default=()
+        The design parameters that reached the estimator's ``fit`` (``"covariates"``,
+        ``"groups"``), in every fit of the real and the permuted labels.
 
     Attributes
     ----------
@@ -152,6 +159,8 @@ class SearchCertificate:
     max_score: float = 1.0
     stop_after: int | None = None
     n_planned: int | None = None
+    design_case: str = "independent"
+    design_params: tuple = ()
 
     @property
     def n_permutations(self) -> int:
@@ -265,6 +274,8 @@ def search_certificate(
     stop_after=10,
     random_state=None,
     n_jobs=None,
+    groups=None,
+    covariates=None,
 ) -> SearchCertificate:
     """Certify a search: its score on the real labels against the same search on permuted ones.
 
@@ -282,29 +293,30 @@ def search_certificate(
     y : array_like of shape (n_samples,)
         Class labels.
     score : {"auto", "search", "cv"}, default="auto"
-        "search": ``search_score_``, the criterion the search optimized (higher is better).
-        "cv": the ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds
-        fixed by ``random_state``. "auto": "cv" for a classifier whose search score
-        saturates (one of up to :data:`AUTO_PILOT` = 4 fresh relabellings reaches the
-        maximum, as CN2's training accuracy does on wide data) or that has none, else
-        "search". A certificate that still cannot inform says so in ``uninformative``.
+        "search": ``search_score_``, the criterion the search optimized. "cv": the
+        ``cv``-fold cross-validated ``scoring`` of the whole estimator, on folds fixed by
+        ``random_state``. "auto": "cv" for a classifier without a search score or whose
+        score reaches the maximum on one of :data:`AUTO_PILOT` = 4 relabellings (CN2's
+        training accuracy), else "search"; ``uninformative`` says when neither informs.
     cv : int, default=5
         Stratified folds of the cross-validated score (at most the smallest class's size).
     scoring : {"accuracy", "balanced_accuracy"}, default="accuracy"
         The cross-validated score.
     n_permutations : int, default=199
-        Label permutations planned; the smallest possible p-value is
-        ``1 / (n_permutations + 1)``.
+        Label permutations planned (the smallest p-value is ``1 / (n_permutations + 1)``).
     stop_after : int or None, default=10
         Sequential null (Besag & Clifford 1991): stop once this many relabellings score at
-        least as well as the real labels; the p-value is then ``stop_after / k`` after ``k``
-        relabellings (at least ``stop_after / n_permutations``), and valid. A small p-value
-        never stops early, so it is the full count's. None scores every relabelling.
+        least as well as the real labels (p-value ``stop_after / k`` after ``k``, valid; a
+        small p-value never stops early). None scores every relabelling.
     random_state : int, RandomState instance or None, default=None
-        Seeds the permutations, the folds and the pilot (drawn in that order, before any
-        work is split).
+        Seeds the permutations, then the folds, then the pilot, before any work is split.
     n_jobs : int, default=None
         Permutations scored in parallel (joblib); results do not depend on it.
+    groups : array_like of shape (n_samples,), optional
+        Patient, subject, pair or block of every sample: only the relabellings the design
+        allows (:func:`widefs.stats.permutation_indices`), folds that keep groups whole.
+    covariates : array_like, DataFrame or dict of columns, optional
+        Passed to every refit whose ``fit`` takes them; else refused, naming the estimator.
 
     Returns
     -------
@@ -319,8 +331,7 @@ def search_certificate(
     Examples
     --------
     >>> from widefs.search import KNNEvaluator, SequentialSelector
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 20))
+    >>> X = np.random.default_rng(0).normal(size=(30, 20))
     >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
     >>> sfs = SequentialSelector(n_features=2, evaluator=KNNEvaluator(3))
     >>> cert = search_certificate(sfs, X, y, n_permutations=19, random_state=0)
@@ -328,44 +339,68 @@ def search_certificate(
     ((19,), (19, 30), 0.05, None)
     """
     y = _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after)
-    plan = _plan(y.shape[0], n_permutations, stop_after, cv, scoring, random_state, n_jobs)
+    design = _design(estimator, y, groups, covariates, (score, cv, scoring))
+    plan = _plan(y, n_permutations, stop_after, cv, scoring, random_state, n_jobs, design)
     return _certify(estimator, X, y, score, plan)
 
 
-def _plan(n_samples, n_permutations, stop_after, cv, scoring, random_state, n_jobs) -> dict:
+def _design(estimator, y, groups, covariates, scored) -> dict:
+    """The groups (checked), their exchangeability case and the fit parameters to route;
+    covariates that the estimator's ``fit`` does not take are refused, naming it; the folds
+    of ``scored = (score, cv, scoring)`` checked against the classes and groups."""
+    from widefs.model_selection._nested import _design_params
+    from widefs.stats import exchangeability_scheme
+
+    if groups is not None:
+        groups = np.asarray(groups)
+    case = exchangeability_scheme(y, groups).case  # one label per sample, none missing
+    params = _design_params(estimator, groups, covariates, y.shape[0])
+    if scored[0] == "cv":
+        check_cv_arguments(y, scored[1], scored[2], groups)
+    return {"groups": groups, "case": case, "params": params}
+
+
+def _plan(y, n_permutations, stop_after, cv, scoring, random_state, n_jobs, design) -> dict:
     """The permutations and the folds' seed, drawn in that order from ``random_state`` (the
     generator, left for the pilot), and how the null is scored."""
     from sklearn.utils import check_random_state
 
     rng = check_random_state(random_state)
-    permutations = draw_permutations(n_samples, int(n_permutations), rng)
+    groups = design["groups"]
+    permutations = draw_design_permutations(y, groups, int(n_permutations), rng)
     seed = int(rng.randint(np.iinfo(np.int32).max))  # of the folds, drawn before any score
+    folds = {"n_splits": int(cv), "seed": seed, "scoring": scoring}
+    if groups is not None:
+        folds["groups"] = groups
     return {
         "permutations": permutations,
         "stop_after": stop_after,
         "n_jobs": n_jobs,
-        "folds": {"n_splits": int(cv), "seed": seed, "scoring": scoring},
+        "folds": folds,
         "rng": rng,
         "cv": cv,  # as given, for the checks' messages
+        "design": design,
     }
 
 
 def _certify(estimator, X, y, score, plan) -> SearchCertificate:
     """The certificate of ``score`` (``"auto"`` resolved by its pilot), sharing label-free
     work between every fit."""
-    from sklearn.base import clone
 
     from widefs._utils import sharing_label_free_work
 
+    design = plan["design"]
     with sharing_label_free_work():
-        fitted = clone(estimator).fit(X, y)
+        fitted = fitted_clone(estimator, X, y, design["params"])
         pilot = None
         if score == "auto":
-            score, pilot = _auto_score(estimator, fitted, X, y, plan["rng"], plan["n_jobs"])
+            score, pilot = _auto_score(estimator, fitted, X, y, plan)
         if score == "cv":
-            check_cv_arguments(y, plan["cv"], plan["folds"]["scoring"])
-            return replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
-        return _search_certificate(estimator, fitted, X, y, plan)
+            check_cv_arguments(y, plan["cv"], plan["folds"]["scoring"], design["groups"])
+            cert = replace(_cv_certificate(estimator, fitted, X, y, plan), replaced=pilot)
+        else:
+            cert = _search_certificate(estimator, fitted, X, y, plan)
+    return replace(cert, design_case=design["case"], design_params=tuple(design["params"]))
 
 
 def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_after):
@@ -390,8 +425,6 @@ def _checked_labels(estimator, X, y, score, cv, scoring, n_permutations, stop_af
         )
     y = column_or_1d(y, warn=False)
     check_consistent_length(X, y)
-    if score == "cv":
-        check_cv_arguments(y, cv, scoring)
     return y
 
 
@@ -403,7 +436,7 @@ def _missing_search_score(estimator) -> TypeError:
     )
 
 
-def _auto_score(estimator, fitted, X, y, rng, n_jobs):
+def _auto_score(estimator, fitted, X, y, plan):
     """``("cv" or "search", pilot certificate or None)``: what ``score="auto"`` certifies.
 
     A classifier's search score is scored on fresh relabellings (drawn after the null's
@@ -417,11 +450,13 @@ def _auto_score(estimator, fitted, X, y, rng, n_jobs):
         return "search", None
     if not hasattr(fitted, "search_score_"):
         return "cv", None
-    pilot = draw_permutations(y.shape[0], AUTO_PILOT, rng)
+    design = plan["design"]
+    pilot = draw_design_permutations(y, design["groups"], AUTO_PILOT, plan["rng"])
     scores = []
     while len(scores) < AUTO_PILOT and not (scores and scores[-1] >= 1.0):
         row = pilot[len(scores) : len(scores) + 1]
-        scores.append(float(null_scores(estimator, X, y, row, n_jobs=n_jobs)[0]))
+        null = null_scores(estimator, X, y, row, n_jobs=plan["n_jobs"], params=design["params"])
+        scores.append(float(null[0]))
     k = len(scores)
     cert = SearchCertificate(float(fitted.search_score_), np.array(scores), pilot[:k], fitted)
     return ("cv" if scores[-1] >= cert.max_score else "search"), cert
@@ -433,8 +468,8 @@ def _search_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
         raise _missing_search_score(estimator)
     observed = float(fitted.search_score_)
     null = sequential_null_scores(
-        estimator, X, y, plan["permutations"], observed,
-        stop_after=plan["stop_after"], n_jobs=plan["n_jobs"],
+        estimator, X, y, plan["permutations"], observed, stop_after=plan["stop_after"],
+        n_jobs=plan["n_jobs"], params=plan["design"]["params"],
     )  # fmt: skip
     # A classifier's search score is that of the model it kept (an empty conjunction or rule
     # list scores the default class); a selector's is its search's best find, whatever its
@@ -451,11 +486,15 @@ def _cv_certificate(estimator, fitted, X, y, plan) -> SearchCertificate:
     """The certificate of the cross-validated score on the folds ``plan["folds"]`` fixes."""
     X = X if hasattr(X, "iloc") else np.asarray(X)
     folds = plan["folds"]
-    real = cross_validated_score(estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"])
+    params = plan["design"]["params"]
+    real = cross_validated_score(
+        estimator, X, y, n_splits=folds["n_splits"], seed=folds["seed"],
+        groups=folds.get("groups"), params=params,
+    )  # fmt: skip
     observed = real.value(folds["scoring"])
     null = sequential_null_scores(
         estimator, X, y, plan["permutations"], observed,
-        stop_after=plan["stop_after"], cv=folds, n_jobs=plan["n_jobs"],
+        stop_after=plan["stop_after"], cv=folds, n_jobs=plan["n_jobs"], params=params,
     )  # fmt: skip
     return SearchCertificate(
         observed,

@@ -23,7 +23,13 @@ import numpy as np
 from widefs.model_selection._metrics import balanced_accuracy, recall_counts
 from widefs.model_selection._nested import _fit_score_fold
 
-__all__ = ["SCORINGS", "CrossValidatedScore", "cross_validated_score", "stratified_folds"]
+__all__ = [
+    "SCORINGS",
+    "CrossValidatedScore",
+    "cross_validated_score",
+    "design_folds",
+    "stratified_folds",
+]
 
 #: The scores a cross-validated certificate can certify.
 SCORINGS = ("accuracy", "balanced_accuracy")
@@ -64,7 +70,7 @@ class CrossValidatedScore:
         return self.accuracy if scoring == "accuracy" else self.balanced_accuracy
 
 
-def check_cv_arguments(y, n_splits, scoring) -> None:
+def check_cv_arguments(y, n_splits, scoring, groups=None) -> None:
     """One-line errors for a cross-validated score that cannot be computed on ``y``."""
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}.")
@@ -75,6 +81,11 @@ def check_cv_arguments(y, n_splits, scoring) -> None:
         raise ValueError(
             f"cv={n_splits} folds need at least {n_splits} examples of every class; the "
             f"smallest class has {smallest}: lower cv."
+        )
+    if groups is not None and np.unique(np.asarray(groups)).size < n_splits:
+        raise ValueError(
+            f"cv={n_splits} folds need at least {n_splits} groups, every group on one side; "
+            f"groups has {np.unique(np.asarray(groups)).size}: lower cv."
         )
 
 
@@ -94,19 +105,42 @@ def stratified_folds(y, n_splits: int, seed: int) -> np.ndarray:
     return folds
 
 
-def cross_validated_score(estimator, X, y, *, n_splits: int, seed: int) -> CrossValidatedScore:
-    """Out-of-fold predictions of clones of ``estimator`` on :func:`stratified_folds`.
+def design_folds(y, n_splits: int, seed: int, groups=None) -> np.ndarray:
+    """The fold of each example: :func:`stratified_folds` without ``groups``, else folds that
+    keep every group whole (scikit-learn's ``StratifiedGroupKFold`` shuffled by ``seed``).
 
-    The same ``(y, n_splits, seed)`` always gives the same folds, so the score is a fixed
-    function of ``(X, y)``: what makes a permutation test of it exact.
+    A fixed function of ``(y, groups, n_splits, seed)``, as the permutation test needs; the
+    relabellings of a design keep the groups, so every one of them gets whole-group folds.
+    """
+    if groups is None:
+        return stratified_folds(y, n_splits, seed)
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    y = np.asarray(y)
+    folds = np.empty(y.shape[0], dtype=np.intp)
+    splitter = StratifiedGroupKFold(int(n_splits), shuffle=True, random_state=int(seed))
+    for f, (_, test) in enumerate(splitter.split(np.zeros((y.shape[0], 1)), y, groups)):
+        folds[test] = f
+    return folds
+
+
+def cross_validated_score(
+    estimator, X, y, *, n_splits: int, seed: int, groups=None, params=None
+) -> CrossValidatedScore:
+    """Out-of-fold predictions of clones of ``estimator`` on :func:`design_folds`.
+
+    The same ``(y, groups, n_splits, seed)`` always gives the same folds, so the score is a
+    fixed function of ``(X, y)``: what makes a permutation test of it exact. ``params``
+    (``covariates``, ``groups`` where the estimator's ``fit`` takes them) reach every fit,
+    cut to its training rows.
     """
     y = np.asarray(y)
-    folds = stratified_folds(y, n_splits, seed)
+    folds = design_folds(y, n_splits, seed, groups)
     predictions = np.empty_like(y)
     masks = []
     for f in range(int(n_splits)):
         train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
-        _, predictions[test], mask = _fit_score_fold(estimator, X, y, train, test, None)
+        _, predictions[test], mask = _fit_score_fold(estimator, X, y, train, test, None, params)
         masks.append(mask)
     n_selected = None if any(m is None for m in masks) else np.array([m.sum() for m in masks])
     return CrossValidatedScore(y, predictions, np.unique(y), n_selected, int(n_splits), int(seed))

@@ -16,13 +16,15 @@ import numpy as np
 
 from widefs.model_selection._cross_validated import (
     cross_validated_score,
-    stratified_folds,
+    design_folds,
 )
 from widefs.model_selection._metrics import balanced_accuracy
 
 __all__ = [
     "cv_score",
+    "draw_design_permutations",
     "draw_permutations",
+    "fitted_clone",
     "null_scores",
     "search_score",
     "sequential_null_scores",
@@ -42,16 +44,41 @@ def draw_permutations(n_samples: int, n_permutations: int, rng) -> np.ndarray:
     return label_permutations(np.zeros(int(n_samples), dtype=np.intp), n_permutations, rng)
 
 
-def search_score(estimator, X, y) -> float:
-    """``clone(estimator).fit(X, y).search_score_``: the score the search optimized."""
+def draw_design_permutations(y, groups, n_permutations: int, rng) -> np.ndarray:
+    """:func:`draw_permutations` without ``groups``; with them, the relabellings the design
+    allows (:func:`widefs.stats.permutation_indices`: within or between groups), from ``rng``."""
+    if groups is None:
+        return draw_permutations(np.shape(y)[0], n_permutations, rng)
+    from widefs.stats import permutation_indices
+
+    return permutation_indices(y, groups, n_permutations=int(n_permutations), random_state=rng)
+
+
+def fitted_clone(estimator, X, y, params=None):
+    """``clone(estimator).fit(X, y, **params)``, metadata routing on when ``params`` are given
+    (so a pipeline passes ``covariates`` to the steps that request them)."""
+    from sklearn import config_context
     from sklearn.base import clone
 
-    return float(clone(estimator).fit(X, y).search_score_)
+    if not params:
+        return clone(estimator).fit(X, y)
+    with config_context(enable_metadata_routing=True):
+        return clone(estimator).fit(X, y, **params)
 
 
-def cv_score(estimator, X, y, *, n_splits: int, seed: int, scoring: str) -> float:
-    """The cross-validated ``scoring`` of clones of ``estimator`` on folds seeded by ``seed``."""
-    return cross_validated_score(estimator, X, y, n_splits=n_splits, seed=seed).value(scoring)
+def search_score(estimator, X, y, params=None) -> float:
+    """``clone(estimator).fit(X, y, **params).search_score_``: the score the search optimized."""
+    return float(fitted_clone(estimator, X, y, params).search_score_)
+
+
+def cv_score(
+    estimator, X, y, *, n_splits: int, seed: int, scoring: str, groups=None, params=None
+) -> float:
+    """The cross-validated ``scoring`` of clones of ``estimator`` on folds seeded by ``seed``
+    (whole groups per fold with ``groups``)."""
+    return cross_validated_score(
+        estimator, X, y, n_splits=n_splits, seed=seed, groups=groups, params=params
+    ).value(scoring)
 
 
 def _scores(score, X, y, permutations) -> np.ndarray:
@@ -66,12 +93,15 @@ def _scores(score, X, y, permutations) -> np.ndarray:
         return np.array([score(X, y[perm]) for perm in permutations], dtype=float)
 
 
-def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.ndarray:
+def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None, params=None) -> np.ndarray:
     """The certified score on each relabelling ``y[permutations[i]]``, in permutation order.
 
     ``cv`` is ``None`` for the search score (then the estimator's batched
     ``permutation_search_scores`` is used when it has one), else a dict of the
-    :func:`cv_score` keywords. Chunks of permutations run on ``n_jobs`` workers.
+    :func:`cv_score` keywords (``groups`` among them for whole-group folds). ``params`` are
+    the fit parameters (``covariates``) that stay with their samples; with them every score
+    is a plain refit (the batched paths take none). Chunks of permutations run on ``n_jobs``
+    workers.
     """
     from joblib import effective_n_jobs
     from sklearn.base import clone
@@ -79,15 +109,15 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
     from widefs._utils import parallel_calls
 
     if cv is None:
-        batched = getattr(clone(estimator), "permutation_search_scores", None)
+        batched = None if params else getattr(clone(estimator), "permutation_search_scores", None)
         if batched is not None:
             return np.asarray(batched(X, y, permutations, n_jobs=n_jobs), dtype=float)
-        score = partial(search_score, estimator)
+        score = partial(search_score, estimator, params=params or None)
     else:
-        batched = getattr(clone(estimator), "out_of_fold_predictions", None)
+        batched = None if params else getattr(clone(estimator), "out_of_fold_predictions", None)
         if batched is not None:
             return _batched_cv_scores(batched, X, y, permutations, cv, n_jobs)
-        score = partial(cv_score, estimator, **cv)
+        score = partial(cv_score, estimator, **cv, params=params or None)
     n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
     if n_chunks == 1:
         return _scores(score, X, y, permutations)
@@ -101,7 +131,8 @@ def null_scores(estimator, X, y, permutations, *, cv=None, n_jobs=None) -> np.nd
 def _batched_cv_scores(out_of_fold_predictions, X, y, permutations, cv, n_jobs) -> np.ndarray:
     """:func:`cv_score` of every relabelling from the estimator's batched predictions."""
     Y = y[permutations]
-    folds = np.array([stratified_folds(row, cv["n_splits"], cv["seed"]) for row in Y])
+    groups = cv.get("groups")
+    folds = np.array([design_folds(row, cv["n_splits"], cv["seed"], groups) for row in Y])
     folds = folds.reshape(Y.shape)
     predictions = out_of_fold_predictions(X, Y, folds, n_jobs=n_jobs)
     if cv["scoring"] == "accuracy":
@@ -118,7 +149,7 @@ def stopping_point(scores, observed: float, needed: int) -> int | None:
 
 
 def sequential_null_scores(
-    estimator, X, y, permutations, observed, *, stop_after, cv=None, n_jobs=None
+    estimator, X, y, permutations, observed, *, stop_after, cv=None, n_jobs=None, params=None
 ) -> np.ndarray:
     """The leading null scores up to the ``stop_after``-th that reaches ``observed``.
 
@@ -130,12 +161,12 @@ def sequential_null_scores(
     from joblib import effective_n_jobs
 
     if stop_after is None:
-        return null_scores(estimator, X, y, permutations, cv=cv, n_jobs=n_jobs)
+        return null_scores(estimator, X, y, permutations, cv=cv, n_jobs=n_jobs, params=params)
     block = max(int(stop_after), effective_n_jobs(n_jobs))
     parts, reached = [], 0
     for start in range(0, len(permutations), block):
         rows = permutations[start : start + block]
-        scores = null_scores(estimator, X, y, rows, cv=cv, n_jobs=n_jobs)
+        scores = null_scores(estimator, X, y, rows, cv=cv, n_jobs=n_jobs, params=params)
         stop = stopping_point(scores, observed, int(stop_after) - reached)
         if stop is not None:
             parts.append(scores[:stop])
