@@ -224,6 +224,7 @@ def test_stores_of_the_installed_zarr_are_read(tmp_path, fmt):
     np.testing.assert_array_equal(x.oindex[:, [4, 0]], X[:, [4, 0]])
     y = store.array("class", "text")[:]
     assert y.dtype == object and y.tolist() == labels.tolist()
+    assert store.array("class")[5] == "bé" and store.array("codes")[2] == 2
     assert store.array("codes")[:].tolist() == list(range(6))
     with pytest.raises(DataError, match=r"array 'codes': holds numeric values, not text$"):
         store.array("codes", "text")

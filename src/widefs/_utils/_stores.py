@@ -258,7 +258,8 @@ class StoreArray:
     """An array of a store, checked: values read through it are numbers or bounded text.
 
     Reading (``a[key]``, ``a.oindex[key]``) turns a damaged chunk into one
-    :class:`~widefs.exceptions.DataError`; text comes back as an object array of ``str``.
+    :class:`~widefs.exceptions.DataError`; text comes back as an object array of ``str``
+    (one value as a ``str``).
     Other attributes (``shape``, ``chunks``, ``dtype``) are the zarr array's.
     """
 
@@ -286,9 +287,8 @@ class StoreArray:
             values = np.asarray(get())
         except Exception as exc:  # zarr and its codecs raise many types
             raise DataError(f"{self.where}: cannot read its values ({_one_line(exc)})") from None
-        if self.kind == "numeric":
-            return values
-        return _text(values, self.where)
+        out = values if self.kind == "numeric" else _text(values, self.where)
+        return out[()] if out.ndim == 0 else out  # one value: the scalar, as zarr gives it
 
 
 class _OIndex:
