@@ -334,3 +334,10 @@ def test_blocks_of_a_damaged_zarr_array_are_one_line(tmp_path):
     X = zarr.open_group(str(path), mode="r")["X"]
     with pytest.raises(DataError, match=r"^X \(a zarr array\): cannot read its values"):
         load_columns(X, slice(0, 2))
+
+
+def test_packing_checks_a_zarr_array_before_reading_it():
+    from widefs.scm import pack_binary
+
+    with pytest.raises(DataError, match="refused codec 'pickle'"):
+        pack_binary(_FakeZarr())
