@@ -127,6 +127,8 @@ def test_pickle_store_is_refused_in_one_line_and_nothing_runs(tmp_path):
         (_v2_meta((4,), "<f8", [{"id": "vlen-utf8"}]), "text codec on an array of numbers"),
         (_v2_meta((4,), f"<U{MAX_TEXT_WIDTH + 1}"), f"{MAX_TEXT_WIDTH + 1} characters"),
         (_v2_meta((4,), "no such type"), "data type"),
+        ({**_v2_meta((4,), "<f8"), "chunks": [2**15, 2**15]}, "chunks of 8589934592 bytes"),
+        ({**_v2_meta((4,), "<f8"), "chunks": [4, 0]}, "not a list of positive integers"),
         ({"zarr_format": 4}, "not that of a zarr version 2 or 3 array"),
         ([], "not that of a zarr version 2 or 3 array"),
     ],
@@ -171,6 +173,13 @@ def _v3(data_type, codecs):
             "2000 characters",
         ),
         (_v3({"name": "fixed_length_utf32"}, []), "no valid length_bytes"),
+        (
+            {
+                **_v3("uint8", []),
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2**31]}},
+            },
+            "chunks of 2147483648 bytes",
+        ),
         (_v3("float32", ["bytes"]), "a codec is str, not an object"),
         (_v3("float32", [{"configuration": {}}]), "a codec has no name"),
     ],
@@ -190,6 +199,26 @@ def test_version_3_metadata_refused(meta, problem):
         (_v2_meta((4,), f"<U{MAX_TEXT_WIDTH}"), "text"),
         (_v2_meta((4,), f"|S{MAX_TEXT_WIDTH}"), "text"),
         (_v3("uint64", [{"name": "bytes"}, {"name": "zstd"}]), "numeric"),
+        # 1 GiB of booleans in a chunk; the inner chunks of a shard are what is decoded.
+        ({**_v2_meta((4,), "|b1"), "chunks": [2**15, 2**15]}, "numeric"),
+        (
+            {
+                **_v3(
+                    "float64",
+                    [
+                        {
+                            "name": "sharding_indexed",
+                            "configuration": {
+                                "chunk_shape": [1000, 1000],
+                                "codecs": [{"name": "bytes"}],
+                            },
+                        }
+                    ],
+                ),
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [10**5, 10**5]}},
+            },
+            "numeric",
+        ),
         (_v3("string", [{"name": "vlen-utf8"}, {"name": "numcodecs.zlib"}]), "text"),
         (_v3({"name": "null_terminated_bytes", "configuration": {"length_bytes": 8}}, []), "text"),
     ],

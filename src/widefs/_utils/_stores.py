@@ -18,6 +18,7 @@ A store that is damaged (unreadable metadata, a truncated chunk) is one
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,8 @@ __all__ = [
 MAX_TEXT_WIDTH = 1024
 # Metadata documents larger than this are refused before they are parsed.
 _MAX_METADATA_BYTES = 2**20
+# Bytes of one decoded chunk: zarr allocates a whole chunk to read any value of it.
+_MAX_CHUNK_BYTES = 2**30
 _METADATA_FILES = ("zarr.json", ".zarray")
 
 # Codecs that only copy, reorder, compress, checksum or rescale bytes and numbers (version 2
@@ -89,33 +92,52 @@ def _codecs(meta: dict) -> list[str]:
     return [n for n in names if n]
 
 
-def _v2_type(dtype, codecs: list[str]) -> tuple[str, int]:
-    """(kind, characters per value) of a version 2 ``dtype`` string."""
+def _v2_type(dtype, codecs: list[str]) -> tuple[str, int, int]:
+    """(kind, characters per value, bytes per value) of a version 2 ``dtype`` string."""
     if not isinstance(dtype, str):
         raise ValueError(f"data type {dtype!r} is not a plain type")
     dt = np.dtype(dtype)
     if dt.kind in "biuf":
-        return "numeric", 0
+        return "numeric", 0, dt.itemsize
     if dt.kind in "US":
-        return "text", dt.itemsize // (4 if dt.kind == "U" else 1)
+        return "text", dt.itemsize // (4 if dt.kind == "U" else 1), dt.itemsize
     if dt.kind == "O" and any(c in _TEXT_CODECS for c in codecs):
-        return "text", 0
+        return "text", 0, 8
     raise ValueError(f"data type {dtype!r} is not numbers or text")
 
 
-def _v3_type(data_type) -> tuple[str, int]:
+def _v3_type(data_type) -> tuple[str, int, int]:
     name = data_type.get("name") if isinstance(data_type, dict) else data_type
     if name in _V3_NUMERIC:
-        return "numeric", 0
+        return "numeric", 0, np.dtype(name).itemsize
     if name in _V3_VLEN_TEXT:
-        return "text", 0
+        return "text", 0, 8
     if name in _V3_FIXED_TEXT:
         config = data_type.get("configuration") if isinstance(data_type, dict) else None
         length = config.get("length_bytes") if isinstance(config, dict) else None
         if not isinstance(length, int) or isinstance(length, bool) or length < 0:
             raise ValueError(f"data type {name!r} has no valid length_bytes")
-        return "text", length // _V3_FIXED_TEXT[name]
+        return "text", length // _V3_FIXED_TEXT[name], length
     raise ValueError(f"data type {name!r} is not numbers or text")
+
+
+def _chunk_bytes(meta: dict, itemsize: int) -> int:
+    """Bytes of the smallest chunk zarr decodes (0 when the metadata does not say)."""
+    shapes = [meta.get("chunks")]
+    grid = meta.get("chunk_grid")
+    if isinstance(grid, dict) and isinstance(grid.get("configuration"), dict):
+        shapes.append(grid["configuration"].get("chunk_shape"))
+    for codec in meta.get("codecs") or ():  # the inner chunks of a shard
+        if isinstance(codec, dict) and isinstance(codec.get("configuration"), dict):
+            shapes.append(codec["configuration"].get("chunk_shape"))
+    sizes = []
+    for shape in (s for s in shapes if s is not None):
+        if not isinstance(shape, list | tuple) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape
+        ):
+            raise ValueError(f"chunk shape {shape!r} is not a list of positive integers")
+        sizes.append(math.prod(shape))
+    return min(sizes, default=0) * itemsize
 
 
 def check_array_metadata(meta, where: str) -> str:
@@ -138,8 +160,8 @@ def check_array_metadata(meta, where: str) -> str:
     ------
     DataError
         A data type other than numbers and text (object arrays, structures, dates), text
-        wider than :data:`MAX_TEXT_WIDTH`, or a codec that is not known to only decode bytes
-        (pickle among them), in one line naming ``where``.
+        wider than :data:`MAX_TEXT_WIDTH`, chunks of more than 1 GiB, or a codec that is not
+        known to only decode bytes (pickle among them), in one line naming ``where``.
 
     See Also
     --------
@@ -167,13 +189,16 @@ def check_array_metadata(meta, where: str) -> str:
                 "only decode bytes; pickle, msgpack and the like would run the store's content)"
             )
         if meta["zarr_format"] == 3:
-            kind, width = _v3_type(meta.get("data_type"))
+            kind, width, itemsize = _v3_type(meta.get("data_type"))
         else:
-            kind, width = _v2_type(meta.get("dtype"), codecs)
+            kind, width, itemsize = _v2_type(meta.get("dtype"), codecs)
         if kind == "numeric" and any(c in _TEXT_CODECS for c in codecs):
             raise ValueError("a text codec on an array of numbers")
         if width > MAX_TEXT_WIDTH:
             raise ValueError(f"text of {width} characters per value (at most {MAX_TEXT_WIDTH})")
+        chunk = _chunk_bytes(meta, max(itemsize, 1))
+        if chunk > _MAX_CHUNK_BYTES:
+            raise ValueError(f"chunks of {chunk} bytes (at most {_MAX_CHUNK_BYTES})")
     except (ValueError, TypeError, AttributeError) as exc:
         raise DataError(f"{where}: {_one_line(exc)}") from None
     return kind
@@ -204,6 +229,7 @@ def _object_metadata(array) -> dict:
         "dtype": "|O" if dt.kind in "OT" else dt.str,  # (T: numpy's variable-width strings)
         "filters": codecs,
         "compressor": None,
+        "chunks": [int(n) for n in array.chunks],
     }
 
 
