@@ -330,6 +330,8 @@ def _text(values: np.ndarray, where: str) -> np.ndarray:
     flat = values.reshape(-1)
     out = np.empty(flat.shape, dtype=object)
     for i, v in enumerate(flat.tolist()):
+        if isinstance(v, np.ndarray) and v.ndim == 0:  # (zarr 3.0 wraps one value read alone)
+            v = v.item()
         if isinstance(v, bytes):
             v = v.decode("utf-8", errors="replace")
         if not isinstance(v, str):
