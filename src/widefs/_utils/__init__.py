@@ -35,6 +35,14 @@ from widefs._utils._label_free import (
 )
 from widefs._utils._parallel import parallel_calls
 from widefs._utils._random import spawn_seeds
+from widefs._utils._stores import (
+    MAX_TEXT_WIDTH,
+    StoreArray,
+    check_array_metadata,
+    check_zarr_array,
+    is_zarr_array,
+    open_store,
+)
 from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs._utils._validation import as_float_array, check_integer_array, check_unit_interval
 
@@ -42,29 +50,35 @@ __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "HELPER_JIT_OPTIONS",
     "KERNEL_JIT_OPTIONS",
+    "MAX_TEXT_WIDTH",
     "MISSING_CODE",
     "UNSEEN_CODE",
     "FeatureEncoding",
     "LabelFreeCache",
+    "StoreArray",
     "Substitution",
     "SupervisedSelectorMixin",
     "SupportMixin",
     "array_key",
     "as_float_array",
     "block_width",
+    "check_array_metadata",
     "check_classes",
     "check_integer_array",
     "check_unit_interval",
+    "check_zarr_array",
     "data_digest",
     "encode_fit",
     "encode_transform",
     "feature_blocks",
     "feature_names_or_default",
     "is_lazy_matrix",
+    "is_zarr_array",
     "iter_column_blocks",
     "label_free",
     "label_free_cache",
     "load_columns",
+    "open_store",
     "parallel_calls",
     "sharing_label_free_work",
     "spawn_seeds",

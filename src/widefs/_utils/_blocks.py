@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from widefs._utils._stores import StoreArray, is_zarr_array
+
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "block_width",
@@ -103,6 +105,8 @@ def validate_lazy_xy(estimator, X, y) -> np.ndarray:
         )
     if X.shape[1] < 1:
         raise ValueError("X has 0 features; at least 1 is required.")
+    if is_zarr_array(X):  # its type and codecs, before any value is read
+        StoreArray(X, "X (a zarr array)", "numeric")
     estimator.n_features_in_ = X.shape[1]
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
@@ -133,6 +137,8 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
     >>> load_columns(np.arange(6).reshape(2, 3), slice(1, 3)).tolist()
     [[1.0, 2.0], [4.0, 5.0]]
     """
+    if is_zarr_array(X):  # checked before its values are read; a damaged chunk is one line
+        X = StoreArray(X, "X (a zarr array)", "numeric")
     if hasattr(X, "oindex") and not isinstance(columns, slice):
         block = X.oindex[:, np.asarray(columns)]  # zarr: orthogonal indexing
     else:

@@ -30,8 +30,8 @@ def spawn_seeds(random_state, n: int) -> np.ndarray:
 
     Examples
     --------
-    >>> (spawn_seeds(0, 3) == spawn_seeds(0, 3)).all()
-    np.True_
+    >>> bool((spawn_seeds(0, 3) == spawn_seeds(0, 3)).all())
+    True
     """
     from sklearn.utils import check_random_state
 
