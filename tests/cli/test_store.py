@@ -71,3 +71,46 @@ def test_store_without_names_and_other_methods(tmp_path, capsys):
     argv = ["run", store, "--target", "status", "--methods", "scm", "--out", str(out)]
     assert main(argv) == 0
     assert "x7 <= " in (out / "report.md").read_text()
+
+
+class _Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (type(self.marker).touch, (self.marker,))
+
+
+def test_a_pickled_label_array_is_refused_and_never_runs(tmp_path, capsys):
+    import json
+    import pickle
+
+    store = tmp_path / "evil.zarr"
+    _store(store, names=False)
+    marker = tmp_path / "ran"
+    for f in (store / "class").iterdir():
+        f.unlink() if f.is_file() else None
+    (store / "class" / ".zarray").write_text(
+        json.dumps(
+            {"zarr_format": 2, "shape": [80], "chunks": [80], "dtype": "|O",
+             "compressor": None, "fill_value": None, "order": "C",
+             "filters": [{"id": "pickle", "protocol": 4}]}
+        )
+    )  # fmt: skip
+    (store / "class" / "0").write_bytes(pickle.dumps(_Payload(marker), protocol=4))
+    out = tmp_path / "out"
+    assert main(["run", str(store), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "refused codec 'pickle'" in err and "array 'class'" in err
+    assert len(err.splitlines()) == 1 and not marker.exists() and not out.exists()
+
+
+def test_a_damaged_feature_chunk_is_one_line(tmp_path, capsys):
+    store = tmp_path / "k.zarr"
+    _store(store)
+    chunks = [f for f in (store / "X").rglob("*") if f.is_file() and f.name != "zarr.json"]
+    chunks[0].write_bytes(b"\x00garbage")
+    out = tmp_path / "out"
+    assert main(["run", str(store), "--quick", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot read its values" in err and len(err.splitlines()) == 1

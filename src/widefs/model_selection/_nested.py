@@ -249,8 +249,8 @@ def nested_evaluate(
     >>> X = rng.normal(size=(40, 300)); y = np.repeat([0, 1], 20); X[:, :5] += 2 * y[:, None]
     >>> res = nested_evaluate(make_pipeline(DiscriminativeSelector(random_state=0), GaussianNB()),
     ...                       X, y, cv=5, random_state=0)
-    >>> res["mean"] > 0.8, res["class_recall"].min() > 0.8
-    (True, np.True_)
+    >>> bool(res["mean"] > 0.8), bool(res["class_recall"].min() > 0.8)
+    (True, True)
     """
     X, y = indexable(X, y)
     y = _require_two_classes(np.asarray(y), estimator)

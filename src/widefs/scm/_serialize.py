@@ -219,8 +219,8 @@ def model_from_json(text: str):
     >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
     >>> clf = SampleCompressionSCM().fit(X, ["a", "a", "b", "b"])
     >>> again = model_from_json(clf.to_json())
-    >>> (again.predict(X) == clf.predict(X)).all(), again.rules_ == clf.rules_
-    (np.True_, True)
+    >>> bool((again.predict(X) == clf.predict(X)).all()), again.rules_ == clf.rules_
+    (True, True)
     >>> model_from_json(clf.to_json().replace('"<="', '"sideways"').replace('">"', '"sideways"'))
     Traceback (most recent call last):
     ...

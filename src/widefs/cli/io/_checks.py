@@ -264,7 +264,7 @@ def check_values(table: RawTable, impute: bool, transpose: bool, notes: list[str
             f"cell or one of {_MISSING_SPELLINGS})"
         )
     _set_aside_index(table, notes)
-    X = np.array(table.X, dtype=float, order="C", copy=None)
+    X = np.asarray(table.X, dtype=float, order="C")  # (copy=None needs numpy 2)
     names = np.asarray(table.names, dtype=object)
     imputed = _missing(X, names, impute, notes, table.ids if table.in_rows else None)
     largest = np.maximum(X.max(axis=0), -X.min(axis=0))  # per column, no copy of X

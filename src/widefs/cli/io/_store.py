@@ -25,8 +25,6 @@ from widefs.exceptions import DataError
 
 __all__ = ["StoreNames", "is_store", "load_store"]
 
-STORE_HINT = "pip install 'widefs[dask]'"
-
 
 def is_store(path: Path) -> bool:
     """A directory holding a zarr group (version 2 or 3 metadata)."""
@@ -49,35 +47,33 @@ class StoreNames:
             raise IndexError(f"feature {j} of {self.shape[0]}")
         if self.names is None:
             return f"x{j}"
-        value = self.names[j]
         # Escaped like every name the report shows: a description is one block of text.
-        return visible(value.decode() if isinstance(value, bytes) else str(value))
+        return visible(str(self.names[j]))  # (StoreArray gives text as str, bytes decoded)
 
 
 def _open(path: Path):
-    try:
-        import zarr
-    except ImportError:  # pragma: no cover - the dask extra is installed in the tests
-        raise DataError(f"reading a zarr store needs zarr: {STORE_HINT}") from None
-    try:
-        return zarr.open_group(str(path), mode="r")
-    except Exception as exc:  # zarr raises many types for a damaged store
-        raise DataError(f"cannot read the zarr store {path}: {exc}") from exc
+    # The store's arrays are data: their types and codecs are checked before any value is
+    # read (pickle and object arrays refused in one line), in the library's one place.
+    from widefs._utils import open_store
+
+    return open_store(path)
 
 
-def _array(group, name: str, path: Path, what: str):
+def _array(group, name: str, path: Path, what: str, kind: str | None = None):
+    """The checked array ``name`` (type and codecs before any value: widefs._utils._stores)."""
     if name not in group:
         raise DataError(f"the zarr store {path} has no array {name!r} ({what})")
-    return group[name]
+    return group.array(name, kind)
 
 
 def _labels(group, target: str, path: Path, n: int) -> np.ndarray:
-    raw = np.asarray(_array(group, target, path, "the labels, one per sample")[:])
-    if raw.ndim != 1 or raw.size != n:
+    labels = _array(group, target, path, "the labels, one per sample")
+    if tuple(labels.shape) != (n,):  # before its values are read
         raise DataError(
-            f"{target!r} in {path} must hold one label per sample ({n}), got {raw.shape}"
+            f"{target!r} in {path} must hold one label per sample ({n}), got {labels.shape}"
         )
-    y = np.array([v.decode() if isinstance(v, bytes) else str(v) for v in raw], dtype=object)
+    raw = np.asarray(labels[:])
+    y = np.array([str(v) for v in raw], dtype=object)
     empty = np.flatnonzero(np.char.strip(y.astype(str)) == "")
     if empty.size:
         raise DataError(f"{target!r} in {path} has {empty.size} empty labels")
@@ -88,7 +84,7 @@ def load_store(path: Path, target: str | None) -> dict:
     """The fields of :class:`~widefs.cli.io._data.LoadedData` for the store (``X``: the zarr array)."""
     target = "class" if target is None else target
     group = _open(path)
-    X = _array(group, "X", path, "samples x features")
+    X = _array(group, "X", path, "samples x features", "numeric")
     if len(X.shape) != 2 or X.shape[0] < 2 or X.shape[1] < 1:
         raise DataError(f"'X' in {path} must be samples x features, got shape {X.shape}")
     if np.dtype(X.dtype).kind not in "biu":
@@ -96,7 +92,7 @@ def load_store(path: Path, target: str | None) -> dict:
             f"'X' in {path} must hold booleans or integers (presence/absence), got {X.dtype}"
         )
     y = _labels(group, target, path, X.shape[0])
-    names = group.get("feature_names", None)
+    names = _array(group, "feature_names", path, "") if "feature_names" in group else None
     if names is not None and tuple(names.shape) != (X.shape[1],):
         raise DataError(
             f"'feature_names' in {path} must hold one name per feature ({X.shape[1]}), "
