@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 
+from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_bound
 
 pytestmark = pytest.mark.filterwarnings("ignore::widefs.exceptions.HeuristicBoundWarning")
-
-from widefs.scm import OccamSCM, PACBayesSCM, SampleCompressionSCM, describe_bound
 
 
 def data(seed=0):
