@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from widefs.cli import main
-from widefs.stats import expected_min_errors, mgm_threshold
 from widefs.exceptions import NothingSelectedWarning
+from widefs.stats import expected_min_errors, mgm_threshold
 from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
 
@@ -91,8 +91,10 @@ def test_permutation_null_and_p_error_options(tmp_path):
     np.testing.assert_array_equal(features["FDR 5%"].to_numpy() == 1, fdr.get_support())
     # The report says how many features of each kind the screen tested, and how.
     md_plain = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
-    assert f"{fdr.kind_counts_['gaussian']} continuous: limma's moderated F" in md_plain
-    assert f"count only the {int(fdr.testable_.sum())} of 150 features" in md_plain
+    assert f"{fdr.kind_counts_['gaussian']} continuous features, limma's moderated F" in md_plain
+    assert fdr.testable_.all()  # no two-valued feature: every one counted
+    assert "Every one of the 150 features could reach the level" in md_plain
+    assert f"alpha / 150 = {0.05 / 150:.2g}" in md_plain
     np.testing.assert_array_equal(features["MGM"].to_numpy() == 1, sel.get_support())
     # The paper's literal chance rate on request.
     out = tmp_path / "uniform"

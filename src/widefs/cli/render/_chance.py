@@ -146,14 +146,18 @@ def _chance_section(fit: ChanceAnalysis, seed: int) -> Section:
 
 # How the screen tests each kind of feature, in the order the report lists them.
 KIND_TESTS = {
-    "gaussian": "{n} continuous: limma's moderated F (Smyth 2004) of the class means{spread}",
-    "counts": "{n} counts: voom's log-CPM with precision weights, then the weighted moderated F",
-    "ranked": (
-        "{n} skewed, heavy-tailed or tied: the same statistics on mid-ranks, with a permutation "
-        "null pooled only among features with as many ties"
+    "gaussian": (
+        "{n} continuous features, limma's moderated F (Smyth 2004) of the class means{spread}"
     ),
-    "two_valued": "{n} two-valued: an exact test given the margins, over every relabelling",
-    "constant": "{n} constant: never selected",
+    "counts": (
+        "{n} count features, voom's log-CPM with precision weights, then the weighted moderated F"
+    ),
+    "ranked": (
+        "{n} skewed, heavy-tailed or tied features, the same statistics on mid-ranks with a "
+        "permutation null pooled only among features with as many ties"
+    ),
+    "two_valued": "{n} two-valued features, an exact test given the margins",
+    "constant": "{n} constant features, never selected",
 }
 
 
@@ -161,11 +165,11 @@ def _kinds_text(screen) -> str:
     if screen.spread_weight > 0:
         spread = (
             " and of the class spreads (absolute deviations from the class means), combined by "
-            f"a weighted Bonferroni giving the spreads {100 * screen.spread_weight:.0f}% of "
+            f"a weighted Bonferroni that gives the spreads {100 * screen.spread_weight:.0f}% of "
             "the level"
         )
     else:
-        spread = " (the classes are too small for the spread test to have power: means only)"
+        spread = " (the classes are too small for the spread test to have power)"
     return "; ".join(
         KIND_TESTS[kind].format(n=screen.kind_counts[kind], spread=spread)
         for kind in KIND_TESTS
@@ -173,13 +177,29 @@ def _kinds_text(screen) -> str:
     )
 
 
-def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
+def _count_text(fit: ChanceAnalysis) -> str:
     screen = fit.screen
-    floor = (
-        ""
-        if screen.ranked_floor is None
-        else f" The smallest p-value a ranked feature can get is {screen.ranked_floor:.1g}."
-    )
+    if screen.n_testable == screen.n_scored:
+        text = (
+            f"Every one of the {screen.n_scored} features could reach the level, so "
+            f"Bonferroni's cut is alpha / {screen.n_testable} = {fit.bonferroni_cut:.2g}."
+        )
+    else:
+        text = (
+            f"Both rules count only the {screen.n_testable} of {screen.n_scored} features whose "
+            "smallest attainable p-value could pass (Tarone's rule: a rare two-valued feature "
+            f"costs the others nothing), so Bonferroni's cut is alpha / {screen.n_testable} = "
+            f"{fit.bonferroni_cut:.2g}."
+        )
+    if screen.ranked_floor is not None:
+        text += (
+            " A ranked feature's p-value is a Monte Carlo one: the smallest it can be is "
+            f"{screen.ranked_floor:.2g}."
+        )
+    return text
+
+
+def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
     return Markup(
         "Two kinds of rule. The **multiplicity-gap midpoint (MGM)** and **E[X(1)]** rules of "
         "Palatucci & Carlson keep features whose one-feature naive Bayes, trained on one half "
@@ -188,16 +208,11 @@ def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
         "ones**: on pure noise with 30/30 classes MGM keeps about 85 of 2000 features by design. "
         "The **FDR** (Benjamini-Hochberg) and **Bonferroni** rules control errors: on all {n} "
         "examples, the class-difference screen gives every feature a p-value valid for that "
-        "feature, from the test that fits its kind ({kinds}). Both rules count only the "
-        "{testable} of {scored} features whose smallest attainable p-value could pass "
-        "(Tarone's rule), so Bonferroni's cut is alpha / {testable} = {need:.1g}.{floor}",
+        "feature, from the test that fits its kind: {kinds}. {count}",
         used=fit.null_used,
         n=n_examples,
-        kinds=_kinds_text(screen),
-        testable=screen.n_testable,
-        scored=screen.n_scored,
-        need=fit.bonferroni_cut,
-        floor=floor,
+        kinds=_kinds_text(fit.screen),
+        count=_count_text(fit),
     )
 
 
