@@ -171,7 +171,26 @@ def describe_model(model, *, max_rules: int | None = None, feature_names=None) -
 
 
 class BoundSummary(NamedTuple):
-    """A fitted SCM's training risk, its risk bound, and whether the bound is vacuous."""
+    """A fitted SCM's training risk, its risk bound, and whether the bound is vacuous.
+
+    Parameters
+    ----------
+    training_risk : float
+        The training risk the bound covers (the Gibbs risk for PAC-Bayes).
+    bound : float
+        The risk bound, ``risk_bound_``.
+    vacuous : bool
+        Whether the bound is at or above the majority-class error.
+
+    See Also
+    --------
+    describe_bound : builds it from a fitted model.
+
+    Examples
+    --------
+    >>> BoundSummary(0.1, 0.6, True).vacuous
+    True
+    """
 
     training_risk: float
     bound: float
