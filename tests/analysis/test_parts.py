@@ -169,3 +169,21 @@ def test_ten_test_folds_with_narrow_intervals_are_not_wide():
     assert not _compare._info(y, {"a": res}, 5, 5, 2).wide  # 5 x 2 = 10 test folds
     assert _compare._info(y, {"a": res}, 3, 3, 3).wide  # 9 test folds
     assert _compare._info(y, {"a": None}, 5, 5, 2).wide is False  # nothing evaluated
+
+
+@pytest.mark.parametrize(("p_error", "null"), [(0.3, "permutation"), ("auto", "auto")])
+def test_the_analysis_never_raises_the_unused_p_error_warning(p_error, null):
+    """An explicit p_error still sets the analytic null the report shows: not unused there."""
+    from widefs.exceptions import UnusedParameterWarning
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(30, 40)), np.repeat([0, 1], [20, 10])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", UnusedParameterWarning)
+        fit = _chance.chance_analysis(
+            X, y, seed=0, p_error=p_error, null=null, n_permutations=30, quick=True, n_jobs=None
+        )
+    assert fit.null_used == "permutation"
+    if p_error != "auto":
+        assert fit.selector.p_error_ == p_error  # the analytic null the report shows uses it
