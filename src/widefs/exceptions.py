@@ -15,3 +15,7 @@ class NothingSelectedWarning(UserWarning):
 
 class HeuristicBoundWarning(UserWarning):
     """A risk bound was computed with quantities taken from the training data itself."""
+
+
+class UnusedParameterWarning(UserWarning):
+    """A parameter the caller set has no effect in the configuration chosen."""

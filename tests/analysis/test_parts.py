@@ -8,7 +8,7 @@ import pytest
 
 from widefs.analysis import _chance, _compare, _models
 from widefs.analysis._result import CertificateOutcome
-from widefs.univariate import DiscriminativeSelector
+from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
 
 @pytest.mark.parametrize("rule", ["max_chance", "mgm"])
@@ -21,8 +21,35 @@ def test_another_rule_on_a_fit_equals_a_fit_with_that_rule(rule):
         warnings.simplefilter("ignore")
         fitted = DiscriminativeSelector("all", statistic="errors", random_state=4).fit(X, y)
         direct = DiscriminativeSelector(rule, statistic="errors", random_state=4).fit(X, y)
-    np.testing.assert_array_equal(_chance.selection_under(fitted, rule), direct.get_support())
+    np.testing.assert_array_equal(fitted.select_under(rule)[1], direct.get_support())
     assert direct.get_support()[:6].any()
+
+
+def test_the_chance_analysis_screens_with_the_class_difference_screen():
+    """The FDR / Bonferroni selections and the feature table are the screen's own."""
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1], [14, 10])
+    X = rng.normal(size=(24, 150))
+    X[:, :5] += 2.0 * y[:, None]
+    X[:, 140:] = rng.random((24, 10)) < 0.2  # two-valued features: exact tests, Tarone
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = _chance.chance_analysis(
+            X, y, seed=2, p_error="auto", null="auto", n_permutations=50, quick=True, n_jobs=None
+        )
+        screen = ClassDifferenceScreen("fdr", random_state=2).fit(X, y)
+        bonf = ClassDifferenceScreen("bonferroni", random_state=2).fit(X, y)
+    np.testing.assert_array_equal(fit.selections["fdr"], screen.get_support())
+    np.testing.assert_array_equal(fit.selections["bonferroni"], bonf.get_support())
+    assert fit.screen.kind_counts == screen.kind_counts_
+    assert fit.screen.kind_counts["two_valued"] == 10
+    assert fit.screen.n_testable == int(bonf.testable_.sum()) < 150
+    assert fit.bonferroni_cut == 0.05 / fit.screen.n_testable
+    assert fit.screen.spread_weight == 0.0  # 10 in the smallest class: means only
+    assert fit.screen.note == "" and not fit.screen.counts
+    table = _chance.feature_table(fit)
+    np.testing.assert_array_equal(table["pvalue_class_difference"], screen.pvalues_[table.index])
+    assert set(table.sort_index().loc[140:, "kind"]) == {"two_valued"}
 
 
 def _scm(bound, risk=0.1, rules=1, gibbs=None):
@@ -142,3 +169,21 @@ def test_ten_test_folds_with_narrow_intervals_are_not_wide():
     assert not _compare._info(y, {"a": res}, 5, 5, 2).wide  # 5 x 2 = 10 test folds
     assert _compare._info(y, {"a": res}, 3, 3, 3).wide  # 9 test folds
     assert _compare._info(y, {"a": None}, 5, 5, 2).wide is False  # nothing evaluated
+
+
+@pytest.mark.parametrize(("p_error", "null"), [(0.3, "permutation"), ("auto", "auto")])
+def test_the_analysis_never_raises_the_unused_p_error_warning(p_error, null):
+    """An explicit p_error still sets the analytic null the report shows: not unused there."""
+    from widefs.exceptions import UnusedParameterWarning
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(30, 40)), np.repeat([0, 1], [20, 10])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", UnusedParameterWarning)
+        fit = _chance.chance_analysis(
+            X, y, seed=0, p_error=p_error, null=null, n_permutations=30, quick=True, n_jobs=None
+        )
+    assert fit.null_used == "permutation"
+    if p_error != "auto":
+        assert fit.selector.p_error_ == p_error  # the analytic null the report shows uses it

@@ -1,14 +1,16 @@
 """``widefs run --methods chance``: the calibrated nulls in the report (issue 12)."""
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from widefs.cli import main
+from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import expected_min_errors, mgm_threshold
-from widefs.univariate import DiscriminativeSelector
+from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
 
 def noise_csv(path, classes, n_features, seed=0):
@@ -80,11 +82,19 @@ def test_permutation_null_and_p_error_options(tmp_path):
     np.testing.assert_allclose(
         features["p-value (errors, permutation null)"], sel.pvalues_, rtol=1e-6
     )
-    fdr = DiscriminativeSelector("fdr", random_state=0).fit(X, frame["class"])
-    np.testing.assert_allclose(
-        features["p-value (class difference, pooled permutation)"], fdr.pvalues_, rtol=1e-6
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingSelectedWarning)
+        fdr = ClassDifferenceScreen("fdr", random_state=0).fit(X, frame["class"])
+    np.testing.assert_allclose(features["p-value (class difference)"], fdr.pvalues_, rtol=1e-6)
+    kinds = np.asarray(fdr.kind_names_)[fdr.kinds_]
+    np.testing.assert_array_equal(features["kind (class-difference test)"], kinds)
     np.testing.assert_array_equal(features["FDR 5%"].to_numpy() == 1, fdr.get_support())
+    # The report says how many features of each kind the screen tested, and how.
+    md_plain = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
+    assert f"{fdr.kind_counts_['gaussian']} continuous features, limma's moderated F" in md_plain
+    assert fdr.testable_.all()  # no two-valued feature: every one counted
+    assert "Every one of the 150 features could reach the level" in md_plain
+    assert f"alpha / 150 = {0.05 / 150:.2g}" in md_plain
     np.testing.assert_array_equal(features["MGM"].to_numpy() == 1, sel.get_support())
     # The paper's literal chance rate on request.
     out = tmp_path / "uniform"

@@ -20,6 +20,7 @@ from widefs.analysis._result import (
     RulesAnalysis,
     ScmAnalysis,
     ScmBound,
+    ScreenSummary,
 )
 from widefs.analysis._spec import (
     CERTIFIED,
@@ -50,6 +51,7 @@ __all__ = [
     "RulesAnalysis",
     "ScmAnalysis",
     "ScmBound",
+    "ScreenSummary",
     "analyse",
     "candidates",
     "certificate_permutations",

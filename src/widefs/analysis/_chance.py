@@ -2,7 +2,8 @@
 
 Palatucci & Carlson (2008): the best of M useless features makes E[X(1)] errors by luck;
 the analytic null (Theorem 4.1) and a label-permutation null both say how many. The
-error-controlling rules (FDR, Bonferroni) come from the class-difference screen.
+error-controlling rules (FDR, Bonferroni) come from
+:class:`~widefs.univariate.ClassDifferenceScreen`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import warnings
 
 import numpy as np
 
-from widefs.analysis._result import ChanceAnalysis, LooOutcome
+from widefs.analysis._result import ChanceAnalysis, LooOutcome, ScreenSummary
 
-__all__ = ["ERROR_RULES", "RULES", "chance_analysis", "selection_under"]
+__all__ = ["ERROR_RULES", "RULES", "chance_analysis"]
 
 # Threshold rules, in report order: two chance-aware cuts on the errors, two error-controlling.
 RULES = ("mgm", "max_chance", "fdr", "bonferroni")
@@ -22,56 +23,13 @@ ERROR_RULES = ("mgm", "max_chance")
 BELOW_MAJORITY = 0.05
 
 
-def selection_under(selector, rule: str) -> np.ndarray:
-    """The features a fitted errors-statistic selector keeps under another threshold rule.
-
-    Uses the selector's public fitted attributes (errors, nulls, eligibility) and
-    :func:`widefs.univariate.threshold_in_errors`, the function its own ``fit`` applies.
-
-    Parameters
-    ----------
-    selector : DiscriminativeSelector
-        Fitted with ``statistic="errors"``.
-    rule : str
-        A threshold rule of :func:`widefs.univariate.threshold_in_errors` (e.g. ``"mgm"``).
-
-    Returns
-    -------
-    mask : ndarray of bool, shape (n_features,)
-        The kept features.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from widefs.univariate import DiscriminativeSelector
-    >>> rng = np.random.default_rng(0)
-    >>> X, y = rng.normal(size=(40, 30)), np.repeat([0, 1], 20)
-    >>> X[y == 1, 0] += 3
-    >>> sel = DiscriminativeSelector("mgm", statistic="errors", random_state=0).fit(X, y)
-    >>> bool(selection_under(sel, "max_chance")[0])
-    True
-    """
-    from widefs.univariate import threshold_in_errors
-
-    return threshold_in_errors(
-        rule,
-        selector.n_errors_,
-        selector.n_validation_,
-        selector.p_error_,
-        n_scored=max(selector.n_scored_, 1),
-        eligible=~selector.constant_features_,
-        expected_errors=selector.expected_errors_,
-        expected_min_errors=selector.expected_min_errors_,
-    )[1]
-
-
 def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs):
     """The errors selector under ``null`` (the permutation null beside it in any case) and
     the class-difference screens."""
-    from widefs.exceptions import NothingSelectedWarning
-    from widefs.univariate import DiscriminativeSelector
+    from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
+    from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
-    def errors_fit(which, threshold="all"):
+    def errors_fit(which, p_error, threshold="all"):
         return DiscriminativeSelector(
             threshold,
             statistic="errors",
@@ -85,12 +43,15 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs):
     with warnings.catch_warnings():
         # Selecting nothing is an outcome the analysis reports.
         warnings.simplefilter("ignore", NothingSelectedWarning)
-        sel = errors_fit(null)
+        # Under a permutation null p_error still sets the analytic null the report shows.
+        warnings.simplefilter("ignore", UnusedParameterWarning)
+        sel = errors_fit(null, p_error)
         nulls = dict(sel.chance_nulls_)
         if "permutation" not in nulls:
-            nulls["permutation"] = errors_fit("permutation").chance_nulls_["permutation"]
+            # Only its permutation null is read, which p_error does not change.
+            nulls["permutation"] = errors_fit("permutation", "auto").chance_nulls_["permutation"]
         screens = {
-            rule: DiscriminativeSelector(rule, random_state=seed, n_jobs=n_jobs).fit(X, y)
+            rule: ClassDifferenceScreen(rule, random_state=seed).fit(X, y)
             for rule in ("fdr", "bonferroni")
         }
     return sel, nulls, screens
@@ -147,7 +108,7 @@ def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs)
     sel, nulls, screens = _fits(
         X, y, seed=seed, p_error=p_error, null=null, n_permutations=n_permutations, n_jobs=n_jobs
     )
-    selections = {rule: selection_under(sel, rule) for rule in ERROR_RULES}
+    selections = {rule: sel.select_under(rule)[1] for rule in ERROR_RULES}
     selections.update({rule: s.get_support() for rule, s in screens.items()})
     n_val = sel.n_validation_
     eligible = ~sel.constant_features_
@@ -171,15 +132,29 @@ def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs)
         mgm_threshold=0.5 * (sel.expected_errors_ + sel.expected_min_errors_),
         best_errors=int(sel.n_errors_[eligible].min()),
         best_accuracy=float(sel.scores_[eligible].max()),
-        screen_null_draws=int(sum(screen.n_null_draws_)),
-        screen_min_pvalue=screen.min_pvalue_,
-        bonferroni_cut=0.05 / max(screen.n_scored_, 1),
+        screen=_screen_summary(screen),
+        bonferroni_cut=screen.alpha / max(int(screens["bonferroni"].testable_.sum()), 1),
         order=_order(sel),
         loo=loo,
         loo_curve=curve,
         loo_permutations=n_loo,
         loo_below_majority=below_majority(loo, majority),
         loo_min_pvalue=nulls["analytic"].min_pvalue,
+    )
+
+
+def _screen_summary(screen) -> ScreenSummary:
+    """What the class-difference screen did, from its public fitted attributes."""
+    ranked = screen.kinds_ == screen.kind_names_.index("ranked")
+    return ScreenSummary(
+        kind_counts=dict(screen.kind_counts_),
+        spread_weight=screen.spread_weight_,
+        counts=screen.counts_,
+        note=screen.note_,
+        n_scored=screen.n_scored_,
+        n_testable=int(screen.testable_.sum()),
+        ranked_floor=float(screen.min_pvalues_[ranked].max()) if ranked.any() else None,
+        alpha=screen.alpha,
     )
 
 
@@ -197,6 +172,7 @@ def feature_table(chance: ChanceAnalysis):
         "f_location": screen.location_statistics_[order],
         "f_spread": screen.spread_statistics_[order],
         "pvalue_class_difference": screen.pvalues_[order],
+        "kind": np.asarray(screen.kind_names_, dtype=object)[screen.kinds_[order]],
         "constant": sel.constant_features_[order],
     }
     columns.update({rule: chance.selections[rule][order] for rule in RULES})

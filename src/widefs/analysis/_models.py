@@ -23,15 +23,15 @@ SCM_NAMES = {
 def scm_bounds(models: dict, majority_error: float) -> list[ScmBound]:
     """Each fitted SCM's training risk and bound, and whether the bound is vacuous.
 
-    A bound at or above the majority-class error certifies nothing a classifier without
-    features would not reach: it is vacuous.
+    The verdict is the SCM's own (:func:`widefs.scm.describe_bound`): a bound at or above the
+    majority-class error certifies nothing a classifier without features would not reach.
     """
+    from widefs.scm import describe_bound
+
     out = []
     for name, model in models.items():
-        # PAC-Bayes bounds the Gibbs classifier, so its training Gibbs risk is the one shown.
-        training = getattr(model, "gibbs_risk_", getattr(model, "empirical_risk_", None))
-        bound = float(model.risk_bound_)
-        out.append(ScmBound(name, len(model.rules_), training, bound, bound >= majority_error))
+        training, bound, vacuous = describe_bound(model, majority_error)
+        out.append(ScmBound(name, len(model.rules_), training, bound, vacuous))
     return out
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "RulesAnalysis",
     "ScmAnalysis",
     "ScmBound",
+    "ScreenSummary",
 ]
 
 
@@ -50,6 +51,29 @@ class LooOutcome:
 
 
 @dataclass(frozen=True)
+class ScreenSummary:
+    """What :class:`~widefs.univariate.ClassDifferenceScreen` did with the data.
+
+    ``kind_counts`` counts the features of each kind (``gaussian``: moderated F;
+    ``two_valued``: exact conditional test; ``ranked``: statistics on mid-ranks with a
+    permutation null; ``counts``: voom then the weighted moderated F; ``constant``);
+    ``spread_weight`` is the share of the level given to the class spreads (0: means only);
+    ``n_testable`` the features Tarone's rule counts (a two-valued feature whose smallest
+    attainable p-value cannot pass is left out); ``ranked_floor`` the largest smallest
+    p-value of a ranked feature (None without one); ``note`` what was done to the data.
+    """
+
+    kind_counts: dict
+    spread_weight: float
+    counts: bool
+    note: str
+    n_scored: int
+    n_testable: int
+    ranked_floor: float | None
+    alpha: float
+
+
+@dataclass(frozen=True)
 class ChanceAnalysis:
     """The chance analysis: validation errors of every feature, both nulls, every rule.
 
@@ -60,7 +84,10 @@ class ChanceAnalysis:
     nulls : dict
         ``{"analytic": ChanceNull, "permutation": ChanceNull}``: both nulls of the errors.
     screens : dict
-        ``{"fdr": selector, "bonferroni": selector}``: the class-difference screens.
+        ``{"fdr": screen, "bonferroni": screen}``: the fitted
+        :class:`~widefs.univariate.ClassDifferenceScreen` of each rule.
+    screen : ScreenSummary
+        What the screen did (kinds of features, spread share, counts, Tarone's testable set).
     selections : dict
         Rule -> boolean mask of the kept features (``mgm``, ``max_chance``, ``fdr``,
         ``bonferroni``).
@@ -83,9 +110,8 @@ class ChanceAnalysis:
     mgm_threshold: float
     best_errors: int
     best_accuracy: float
-    screen_null_draws: int
-    screen_min_pvalue: float
-    bonferroni_cut: float  # alpha / M: what the smallest p-value must reach
+    screen: ScreenSummary
+    bonferroni_cut: float  # alpha / K, K the features Tarone's rule counts
     order: np.ndarray
     loo: list
     loo_curve: Any

@@ -62,17 +62,21 @@ class Candidate:
 
 
 def _selector_nb(threshold):
+    """Selection then naive Bayes: the paper's chance-aware cuts on validation errors, or the
+    class-difference screen for the error-controlling rules."""
+
     def make(seed):
         from sklearn.naive_bayes import GaussianNB
         from sklearn.pipeline import make_pipeline
 
         from widefs.model_selection import PriorFallbackClassifier
-        from widefs.univariate import DiscriminativeSelector
+        from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
-        return make_pipeline(
-            DiscriminativeSelector(threshold, random_state=seed),
-            PriorFallbackClassifier(GaussianNB()),
-        )
+        if threshold in ("fdr", "bonferroni"):
+            selector = ClassDifferenceScreen(threshold, random_state=seed)
+        else:
+            selector = DiscriminativeSelector(threshold, statistic="errors", random_state=seed)
+        return make_pipeline(selector, PriorFallbackClassifier(GaussianNB()))
 
     return make
 
@@ -105,7 +109,7 @@ def _discriminative(seed):
     from widefs.univariate import DiscriminativeSelector
 
     # search_score_ (best validation accuracy) does not depend on the threshold or the null.
-    return DiscriminativeSelector(null="analytic", random_state=seed)
+    return DiscriminativeSelector(statistic="errors", null="analytic", random_state=seed)
 
 
 def _pac_bayes(seed):
@@ -164,7 +168,8 @@ def candidates(groups, *, n_features: int = 0) -> list[Candidate]:
             Candidate(
                 "FDR 5% + naive Bayes",
                 _selector_nb("fdr"),
-                "class means and spreads, pooled permutation p-values, Benjamini-Hochberg",
+                "class-difference screen: moderated F, exact or rank tests by kind of "
+                "feature, Benjamini-Hochberg",
             ),
         ]
     wrappers = []

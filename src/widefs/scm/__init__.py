@@ -28,7 +28,7 @@ from widefs.scm._bounds import (
     pac_bayes_bound,
     sample_compression_bound,
 )
-from widefs.scm._describe import describe_model
+from widefs.scm._describe import BoundSummary, describe_bound, describe_model
 from widefs.scm._multiclass import n_candidate_machines
 from widefs.scm._occam import OccamSCM
 from widefs.scm._pac_bayes import PACBayesSCM
@@ -37,11 +37,13 @@ from widefs.scm._sample_compression import SampleCompressionSCM
 from widefs.scm._serialize import from_json
 
 __all__ = [
+    "BoundSummary",
     "OccamSCM",
     "PACBayesSCM",
     "PackedBinary",
     "SampleCompressionSCM",
     "StumpRule",
+    "describe_bound",
     "describe_model",
     "dyadic_bits",
     "dyadic_threshold",

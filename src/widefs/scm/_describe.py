@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["describe_model", "equivalent_names"]
+__all__ = ["BoundSummary", "describe_bound", "describe_model", "equivalent_names"]
 
 _SETTING = {
     "SampleCompressionSCM": "sample-compression",
@@ -167,3 +168,70 @@ def describe_model(model, *, max_rules: int | None = None, feature_names=None) -
     conf = f"holds with probability {1 - model.delta:g}"
     lines.append(_risk_line(model, _SETTING.get(type(model).__name__, ""), conf))
     return "\n".join(lines + _equivalence_lines(model, rename(model.rules_), feature_names))
+
+
+class BoundSummary(NamedTuple):
+    """A fitted SCM's training risk, its risk bound, and whether the bound is vacuous.
+
+    Parameters
+    ----------
+    training_risk : float
+        The training risk the bound covers (the Gibbs risk for PAC-Bayes).
+    bound : float
+        The risk bound, ``risk_bound_``.
+    vacuous : bool
+        Whether the bound is at or above the majority-class error.
+
+    See Also
+    --------
+    describe_bound : builds it from a fitted model.
+
+    Examples
+    --------
+    >>> BoundSummary(0.1, 0.6, True).vacuous
+    True
+    """
+
+    training_risk: float
+    bound: float
+    vacuous: bool
+
+
+def describe_bound(model, majority_error: float) -> BoundSummary:
+    """The training risk the bound covers, the bound, and whether the bound is vacuous.
+
+    A bound at or above ``majority_error`` (the error of always predicting the majority
+    class) certifies nothing a classifier without features would not reach: it is vacuous.
+    For :class:`PACBayesSCM` the bound covers the Gibbs classifier, so its training Gibbs
+    risk is the one given.
+
+    Parameters
+    ----------
+    model : SampleCompressionSCM, OccamSCM or PACBayesSCM
+        Fitted.
+    majority_error : float
+        ``1 - max_c n_c / n`` on the data the bound is read against.
+
+    Returns
+    -------
+    BoundSummary
+        ``(training_risk, bound, vacuous)``.
+
+    See Also
+    --------
+    describe_model : the rule, the training risk and the bound as text.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from widefs.scm import SampleCompressionSCM
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    >>> summary = describe_bound(SampleCompressionSCM().fit(X, [0, 0, 1, 1]), majority_error=0.5)
+    >>> summary.training_risk, round(summary.bound, 3), summary.vacuous
+    (0.0, 0.934, True)
+    """
+    training = getattr(model, "gibbs_risk_", None)
+    if training is None:
+        training = model.empirical_risk_
+    bound = float(model.risk_bound_)
+    return BoundSummary(float(training), bound, bool(bound >= majority_error))

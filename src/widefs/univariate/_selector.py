@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
 from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, load_columns, validate_lazy_xy
-from widefs.exceptions import NothingSelectedWarning
+from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._error_counts import best_score, fit_error_counts
 from widefs.univariate._pooled_null import pooled_null
@@ -32,6 +32,17 @@ _STATISTICS = ("auto", "errors", "distribution", "location")
 _PVALUE_RULES = ("fdr", "bonferroni")
 #: ``null_heterogeneity_`` above which a fit warns that pooled p-values are approximate.
 HETEROGENEITY_WARNING = 0.3
+
+
+def _is_threshold(threshold) -> bool:
+    """Whether ``threshold`` is a threshold the constructor accepts."""
+    if isinstance(threshold, str):
+        return threshold in NAMED_THRESHOLDS
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        return False
+    if isinstance(threshold, numbers.Integral):
+        return threshold >= 1
+    return 0 < threshold < 1
 
 
 class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
@@ -345,7 +356,7 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
             self._fit_distribution(X, y_codes, rng)
         self.n_scored_ = int((~self.constant_features_).sum())
         self.search_score_ = best_score(self.scores_, ~self.constant_features_)
-        self.threshold_, self.support_ = self._select()
+        self.threshold_, self.support_ = self._select(self.threshold)
         if not self.support_.any():
             # The caller's line: fit is wrapped by scikit-learn's fit context (one more frame).
             warnings.warn(self._nothing_selected_message(), NothingSelectedWarning, stacklevel=3)
@@ -364,6 +375,15 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
     def _fit_errors(self, X, y_codes, lazy, rng):
         result = fit_error_counts(self, X, y_codes, self.classes_.size, lazy, rng)
         self.null_ = result.null_used
+        if self.p_error != "auto" and self.null_ == "permutation":
+            warnings.warn(
+                f"p_error={self.p_error!r} does not change the selection: the thresholds use "
+                "the permutation null, which does not depend on it; it sets only the analytic "
+                "null reported in chance_nulls_['analytic'] (null='analytic' makes the "
+                "thresholds use it).",
+                UnusedParameterWarning,
+                stacklevel=4,
+            )
         self.n_errors_ = result.n_errors
         self.constant_features_ = result.constant
         self.n_validation_ = result.n_validation
@@ -429,12 +449,61 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.constant_features_ = np.zeros(n_features, bool)
         self.n_null_draws_, self.min_pvalue_, self.null_heterogeneity_ = (0, 0), 1.0, np.nan
 
-    def _select(self):
-        """``(threshold_, support_)`` from the fitted scores and p-values."""
+    def select_under(self, threshold):
+        """The cut and the selection another threshold rule gives on this fit, without a refit.
+
+        Applies ``threshold`` to the fitted scores, p-values and null exactly as ``fit`` applies
+        ``self.threshold``: equal to the ``(threshold_, get_support())`` of a selector fitted
+        with that threshold and otherwise the same parameters, whenever the null does not
+        depend on the rule (always for the analytic null; for a permutation null, when
+        ``n_permutations`` is set, since ``"auto"`` draws more for ``"fdr"`` and
+        ``"bonferroni"``).
+
+        Parameters
+        ----------
+        threshold : {"mgm", "max_chance", "fdr", "bonferroni", "all"}, int or float
+            A threshold as in the constructor. ``"mgm"``, ``"max_chance"`` and a float rate
+            need the errors statistic.
+
+        Returns
+        -------
+        threshold : float
+            The cut, as ``threshold_`` (errors, or the largest selected p-value).
+        support : ndarray of bool, shape (n_features,)
+            The selected features, as ``get_support()``.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X, y = rng.normal(size=(40, 30)), np.repeat([0, 1], 20)
+        >>> X[y == 1, 0] += 3
+        >>> sel = DiscriminativeSelector("mgm", null="analytic", random_state=0).fit(X, y)
+        >>> cut, support = sel.select_under("max_chance")
+        >>> bool(support[0]), cut < sel.threshold_
+        (True, True)
+        """
+        check_is_fitted(self)
+        if not _is_threshold(threshold):
+            raise ValueError(
+                f"threshold must be one of {sorted(NAMED_THRESHOLDS)}, an int >= 1 or a "
+                f"float in (0, 1); got {threshold!r}."
+            )
+        needs_errors = threshold in ("mgm", "max_chance") or not isinstance(
+            threshold, (str, numbers.Integral)
+        )
+        if needs_errors and self.statistic_ != "errors":
+            raise ValueError(
+                f"threshold={threshold!r} is a cut on validation errors; this selector was "
+                f"fitted with the {self.statistic_} statistic."
+            )
+        return self._select(threshold)
+
+    def _select(self, threshold):
+        """``(threshold_, support_)`` of ``threshold`` from the fitted scores and p-values."""
         eligible = ~self.constant_features_
         if self.statistic_ == "errors":
             return threshold_in_errors(
-                self.threshold,
+                threshold,
                 self.n_errors_,
                 self.n_validation_,
                 self.p_error_,
@@ -445,12 +514,12 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
                 expected_errors=self.expected_errors_,
                 expected_min_errors=self.expected_min_errors_,
             )
-        if self.threshold in _PVALUE_RULES:
-            mask = reject_pvalues(self.threshold, self.pvalues_, self.alpha, eligible)
-        elif self.threshold == "all":
+        if threshold in _PVALUE_RULES:
+            mask = reject_pvalues(threshold, self.pvalues_, self.alpha, eligible)
+        elif threshold == "all":
             mask = eligible.copy()
         else:
-            mask = top_k(self.threshold, -self.scores_, eligible)
+            mask = top_k(threshold, -self.scores_, eligible)
         return (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
 
     def permutation_search_scores(self, X, y, permutations, n_jobs=None):

@@ -144,6 +144,61 @@ def _chance_section(fit: ChanceAnalysis, seed: int) -> Section:
     return chance
 
 
+# How the screen tests each kind of feature, in the order the report lists them.
+KIND_TESTS = {
+    "gaussian": (
+        "{n} continuous features, limma's moderated F (Smyth 2004) of the class means{spread}"
+    ),
+    "counts": (
+        "{n} count features, voom's log-CPM with precision weights, then the weighted moderated F"
+    ),
+    "ranked": (
+        "{n} skewed, heavy-tailed or tied features, the same statistics on mid-ranks with a "
+        "permutation null pooled only among features with as many ties"
+    ),
+    "two_valued": "{n} two-valued features, an exact test given the margins",
+    "constant": "{n} constant features, never selected",
+}
+
+
+def _kinds_text(screen) -> str:
+    if screen.spread_weight > 0:
+        spread = (
+            " and of the class spreads (absolute deviations from the class means), combined by "
+            f"a weighted Bonferroni that gives the spreads {100 * screen.spread_weight:.0f}% of "
+            "the level"
+        )
+    else:
+        spread = " (the classes are too small for the spread test to have power)"
+    return "; ".join(
+        KIND_TESTS[kind].format(n=screen.kind_counts[kind], spread=spread)
+        for kind in KIND_TESTS
+        if screen.kind_counts.get(kind)
+    )
+
+
+def _count_text(fit: ChanceAnalysis) -> str:
+    screen = fit.screen
+    if screen.n_testable == screen.n_scored:
+        text = (
+            f"Every one of the {screen.n_scored} features could reach the level, so "
+            f"Bonferroni's cut is alpha / {screen.n_testable} = {fit.bonferroni_cut:.2g}."
+        )
+    else:
+        text = (
+            f"Both rules count only the {screen.n_testable} of {screen.n_scored} features whose "
+            "smallest attainable p-value could pass (Tarone's rule: a rare two-valued feature "
+            f"costs the others nothing), so Bonferroni's cut is alpha / {screen.n_testable} = "
+            f"{fit.bonferroni_cut:.2g}."
+        )
+    if screen.ranked_floor is not None:
+        text += (
+            " A ranked feature's p-value is a Monte Carlo one: the smallest it can be is "
+            f"{screen.ranked_floor:.2g}."
+        )
+    return text
+
+
 def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
     return Markup(
         "Two kinds of rule. The **multiplicity-gap midpoint (MGM)** and **E[X(1)]** rules of "
@@ -151,16 +206,13 @@ def _rules_text(fit: ChanceAnalysis, n_examples: int) -> Markup:
         "and scored on the other, makes fewer validation errors than the best of M useless "
         "features would ({used} null). They are chance-aware cuts, **not error-controlling "
         "ones**: on pure noise with 30/30 classes MGM keeps about 85 of 2000 features by design. "
-        "The **FDR** (Benjamini-Hochberg) and **Bonferroni** rules control errors: they test, on "
-        "all {n} examples, whether each feature's class means or class spreads differ (the F "
-        "statistic of the means and of the absolute deviations), with p-values from a pooled "
-        "permutation null ({draws} draws: the smallest p-value is {floor:.1g}, below "
-        "alpha / M = {need:.1g}, so the resolution of the null never decides a selection).",
+        "The **FDR** (Benjamini-Hochberg) and **Bonferroni** rules control errors: on all {n} "
+        "examples, the class-difference screen gives every feature a p-value valid for that "
+        "feature, from the test that fits its kind: {kinds}. {count}",
         used=fit.null_used,
         n=n_examples,
-        draws=fit.screen_null_draws,
-        floor=fit.screen_min_pvalue,
-        need=fit.bonferroni_cut,
+        kinds=_kinds_text(fit.screen),
+        count=_count_text(fit),
     )
 
 
@@ -189,7 +241,8 @@ def _features_csv(fit: ChanceAnalysis, table, names) -> str:
             "p-value (errors, permutation)",
             "F (class means)",
             "F (class spreads)",
-            "p-value (class difference, pooled permutation)",
+            "p-value (class difference)",
+            "kind (class-difference test)",
             "constant",
             *RULES.values(),
         ],
@@ -204,6 +257,7 @@ def _features_csv(fit: ChanceAnalysis, table, names) -> str:
                 f"{row.f_location:.6g}",
                 f"{row.f_spread:.6g}",
                 f"{row.pvalue_class_difference:.6e}",
+                row.kind,
                 int(row.constant),
                 *(int(getattr(row, r)) for r in RULES),
             )
@@ -216,6 +270,8 @@ def _selection_section(fit: ChanceAnalysis, table, data: LoadedData) -> Section:
     sel = fit.selector
     selection = Section("Discriminative feature selection")
     selection.add(Text(_rules_text(fit, data.y.size)))
+    if fit.screen.note:
+        selection.add(Note(Markup("{note}", note=fit.screen.note)))
     summary = [(RULES[r], int(mask.sum())) for r, mask in fit.selections.items()]
     selection.add(
         Table(["threshold", "selected"], summary, title="Features selected under each threshold")
@@ -248,11 +304,10 @@ def _selection_section(fit: ChanceAnalysis, table, data: LoadedData) -> Section:
             top=TOP_REPORT,
             total_rows=len(table),
             more=Markup(
-                "Features with equal errors are tied and listed in file order. A class-difference "
-                "p-value of {floor:.1e} means beyond every null draw. All {n} features, in this "
-                "order and with these columns (plus every p-value and both F statistics), are in "
+                "Features with equal errors are tied and listed in file order. All {n} "
+                "features, in this order and with these columns (plus every p-value, both F "
+                "statistics and the kind of test behind each class-difference p-value), are in "
                 "`features.csv`.",
-                floor=fit.screen_min_pvalue,
                 n=len(table),
             ),
         )
