@@ -20,6 +20,7 @@ from sklearn.base import clone
 from widefs.scm._multiclass import ClassMachine, combined_importances
 from widefs.scm._serialize import (
     _LIST_LAYOUT,
+    HASH_KEY,
     MAX_FEATURES,
     _fail,
     _float,
@@ -49,7 +50,7 @@ def list_doc(model) -> dict:
     machines = []
     for cm in model.machines_:
         own = json.loads(model_to_json(cm.machine))
-        for key in (*_SHARED, "classes", "classes_dtype"):
+        for key in (*_SHARED, "classes", "classes_dtype", HASH_KEY):
             own.pop(key)
         machines.append(
             {"label": classes.index(cm.label), "n_examples": int(cm.n_examples), "model": own}
