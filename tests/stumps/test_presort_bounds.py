@@ -155,6 +155,8 @@ def test_subset_checks_the_mask_length():
         with pytest.raises(ValueError, match="^sample_mask must have one entry per sample.$"):
             sf.subset(bad)
     assert sf.subset([False, False, False]).order.shape == (1, 0)
+    ints = sf.subset([1, 0, 1])  # a 0/1 mask, not indices
+    assert ints.order.tolist() == [[0, 1]] and ints.values.tolist() == [[1.0, 2.0]]
 
 
 def test_compact_with_current_positions():
@@ -166,3 +168,74 @@ def test_compact_with_current_positions():
     assert sf.compact([True, False, False, True], 3) == 2
     assert sf.order[:, :2].tolist() == [[3, 0], [0, 3]]
     assert sf.values[:, :2].tolist() == [[0.0, 3.0], [0.0, 2.0]]
+    again = SortedFeatures.from_matrix(X)
+    assert again.compact([1, 1, 0, 1]) == 3  # a 0/1 mask, not indices
+    assert again.order[:, :3].tolist() == [[3, 1, 0], [0, 1, 3]]
+
+
+def test_nan_columns_are_sorted_again_beside_collisions():
+    # One block: a column whose keys collide (not exact) and one holding -NaN, which the
+    # keys would put first; both must come out as numpy's stable argsort.
+    eps = np.finfo(float).eps
+    X = np.array([[1.0 + 2 * eps, -np.nan], [1.0 + eps, 2.0], [1.0, np.nan], [0.5, -1.0]])
+    sf = SortedFeatures.from_matrix(X)
+    np.testing.assert_array_equal(sf.order, np.argsort(X, axis=0, kind="stable").T)
+
+
+def test_sorted_keys_exactness_ends_at_the_index_bits():
+    eps = np.finfo(float).eps  # the lowest mantissa bit of 1.0
+    _, exact = _presort._sorted_keys(np.array([[1.0], [1.0 + 4 * eps]]), 2)
+    assert exact  # bit 2 is above the two index bits
+    _, exact = _presort._sorted_keys(np.array([[1.0], [1.0 + 2 * eps]]), 2)
+    assert not exact
+
+
+def test_quantized_keys_are_per_column():
+    bits = 7
+    top = 2 ** (32 - bits) - 2
+    # Each column is keyed from its own minimum over its own span.
+    X = np.array([[0.0, 1e9], [top, 1e9 + 3.0], [5.0, 1e9 + 1.0]])
+    keys, exact = _presort._quantized_keys(X, bits)
+    assert exact
+    assert (np.sort(keys >> bits, axis=0)).tolist() == [[0, 0], [5, 1], [top, 3]]
+    # Scaled: a span below one still spreads over the keys (distinct values, distinct keys).
+    X = np.array([[0.0, 7.0], [0.25, 7.0], [0.5, 7.0]])
+    keys, exact = _presort._quantized_keys(X, bits)
+    assert not exact
+    assert len(set((keys[:, 0] >> bits).tolist())) == 3
+    assert (keys[:, 1] >> bits).tolist() == [0, 0, 0]  # a constant column, no warning
+
+
+@pytest.mark.filterwarnings("error")
+def test_constant_columns_in_a_scaled_block():
+    X = np.array([[0.5, 3.0, -1.0], [0.25, 3.0, -1.0], [1.0, 3.0, -1.0]])
+    P = packed_presort(X)
+    assert (P & 3).tolist() == [[1, 0, 0], [0, 1, 1], [2, 2, 2]]
+
+
+def test_pack_returns_exactly_the_columns_whose_keys_collide():
+    bits = 5
+    rng = np.random.default_rng(1)
+    m = 20
+    ties = rng.integers(0, 4, size=m) + 0.5  # scaled keys, equal values share keys: fine
+    close = 1.0 + rng.permutation(m) * 2.0**-40  # distinct values, one key
+    close[0] = 1e6  # spreads the span so the rest collide
+    fine = np.linspace(0.0, 1.0, m)  # scaled, no collision
+    X = np.column_stack([ties, close, fine])
+    packed, bad = _presort._pack(X, bits, np.uint8, True, _presort._quantized_keys)
+    assert bad.tolist() == [1]
+    for j in (0, 2):
+        order = np.argsort(X[:, j], kind="stable")
+        assert (packed[:, j] & 31).tolist() == order.tolist()
+        v = X[order, j]
+        assert ((packed[1:, j] >> bits) & 1).tolist() == (v[1:] != v[:-1]).tolist()
+
+
+def test_packed_presort_defaults_and_given_bits():
+    X = np.array([[2.0], [1.0], [2.0]])
+    P = packed_presort(X)  # default: no end flags
+    assert P.dtype == np.uint8 and P[:, 0].tolist() == [1, 0 | 4, 2]
+    P = packed_presort(X, bits=4)  # wider index field than needed: flags above it
+    assert P[:, 0].tolist() == [1, 0 | 16, 2]
+    P = packed_presort(X, bits=4, end_flags=True, dtype=np.uint16)
+    assert P.dtype == np.uint16 and P[:, 0].tolist() == [1 | 32, 0 | 16, 2]

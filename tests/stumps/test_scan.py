@@ -116,9 +116,15 @@ def test_integer_cut_and_equal_values():
     assert predict_stumps([[2.0], [np.nextafter(2.0, 3.0)], [1.0]], t).ravel().tolist() == [0, 1, 0]
 
 
-def test_adjacent_floats_still_split():
-    lo = 1.0
+@pytest.mark.parametrize(
+    ("lo", "rounds_up"),
+    [(1.0, False), (np.nextafter(1.0, 2.0), True), (-np.nextafter(1.0, 2.0), True)],
+)
+def test_adjacent_floats_still_split(lo, rounds_up):
+    # With an odd last mantissa bit the midpoint rounds up to the upper value: the cut is
+    # pulled back to the lower one, so x <= t still separates them.
     hi = np.nextafter(lo, 2.0)
+    assert lo + (hi - lo) / 2 == (hi if rounds_up else lo)
     table = fit_error_stumps([[lo], [hi]], [0, 1], 2)
     assert table.threshold.tolist() == [lo] and table.train_errors.tolist() == [0]
     np.testing.assert_array_equal(predict_stumps([[lo], [hi]], table).ravel(), [0, 1])
@@ -205,16 +211,21 @@ def test_prefix_sums_along_the_sorted_order():
         order = np.argsort(X[:, j], kind="stable")
         want = np.vstack([[0, 0], np.cumsum(np.column_stack([y, w])[order], axis=0)])
         np.testing.assert_array_equal(out[b], want)
-    assert _prefix_sums(sf, y).shape == (5, len(y) + 1)
+    ints = _prefix_sums(sf, y)
+    assert ints.shape == (5, len(y) + 1) and ints.dtype == y.dtype
+    assert _prefix_sums(sf, w).dtype == np.float64
 
 
 def test_valid_cuts_and_thresholds_at_ties():
-    X = np.array([[1.0, 0.0], [1.0, -0.0], [2.0, 3.0], [np.nextafter(2.0, 3.0), 3.0]])
+    odd = np.nextafter(2.0, 3.0)  # its midpoint with the next float rounds up
+    X = np.array([[1.0, 0.0], [1.0, -0.0], [odd, 3.0], [np.nextafter(odd, 3.0), 3.0]])
     sf = SortedFeatures.from_matrix(X)
     np.testing.assert_array_equal(sf.valid_cuts(), [[False, True, True], [False, True, False]])
     np.testing.assert_array_equal(sf.valid_cuts(slice(1, 2)), [[False, True, False]])
     t = sf.cut_thresholds()
-    assert np.isnan(t[0, 0]) and t[0, 1] == 1.5 and t[0, 2] == 2.0  # adjacent floats: lo
+    assert (
+        np.isnan(t[0, 0]) and t[0, 1] == 1.0 + (odd - 1.0) / 2 and t[0, 2] == odd
+    )  # adjacent floats: lo
     assert np.isnan(t[1, 0]) and t[1, 1] == 1.5 and np.isnan(t[1, 2])
     assert sf.cut_thresholds(slice(1, 2)).shape == (1, 3)
     # Cuts of large and negative values: the midpoint, strictly below the upper value.
@@ -284,3 +295,43 @@ def test_run_layout_of_a_feature_without_values():
     lay = run_layout(SortedFeatures.from_matrix(X))
     assert lay.n_runs == 2 and lay.run_id.tolist() == [[2, 2], [0, 1]]
     assert lay.first_run.tolist() == [0, 0] and lay.end_run.tolist() == [0, 2]
+
+
+def test_array_likes_of_other_dtypes():
+    # Plain lists, integer features, bool class codes and 0/1 masks mean what they say.
+    X = [[0, 5], [1, 5], [2, 7], [3, 7]]
+    codes = np.array([False, False, True, True])
+    table = fit_error_stumps(X, codes, 2)
+    assert table.threshold.tolist() == [1.5, 6.0] and table.train_errors.tolist() == [0, 0]
+    assert table.left_class.dtype == np.intp and table.train_errors.dtype == np.intp
+    assert predict_stumps(X, table).tolist() == [[0, 0], [0, 0], [1, 1], [1, 1]]
+    sf = SortedFeatures.from_matrix(X)
+    mask = [1, 0, 1, 1]
+    c = threshold_class_counts(sf, codes, 2, mask)
+    assert (
+        _as_rows(c) == ref_counts(np.array(X, float), codes.astype(int), 2, np.array(mask, bool))[0]
+    )
+    assert c.left.dtype == np.int64 and c.right.dtype == np.int64
+    many = threshold_class_counts_many(sf, codes, 2, [mask, [0, 1, 1, 0]])
+    assert _as_rows(many, 0) == _as_rows(c)
+    assert _as_rows(many, 1) == [
+        (0, 1.0, [1, 0], [0, 1]),
+        (0, 2.0, [1, 1], [0, 0]),
+        (1, 5.0, [1, 0], [0, 1]),
+        (1, 7.0, [1, 1], [0, 0]),
+    ]
+    assert many.left.dtype == np.int64 and many.right.dtype == np.int64
+
+
+def test_a_given_layout_is_used(monkeypatch):
+    from widefs.stumps import _scan
+
+    X, y = _nan_data(0)
+    sf = SortedFeatures.from_matrix(X)
+    layout = run_layout(sf)
+    calls = []
+    monkeypatch.setattr(_scan, "run_layout", lambda s: calls.append(s) or layout)
+    threshold_class_counts_many(sf, y, 3, np.ones((1, len(y)), bool), layout)
+    assert calls == []
+    threshold_class_counts_many(sf, y, 3, np.ones((1, len(y)), bool))
+    assert calls == [sf]
