@@ -237,3 +237,35 @@ def test_unknown_name():
     with pytest.raises(ValueError, match=r"^Unknown threshold 'MGM'; use one of \("):
         threshold_in_errors("MGM", np.array([1]), 10, 0.5)
     assert NAMED_THRESHOLDS == ("mgm", "max_chance", "fdr", "bonferroni", "all")
+
+
+def test_ties_go_to_the_lower_index_among_many():
+    # Thousands of tied counts: an unstable sort would pick among the ties at random.
+    rng = np.random.default_rng(0)
+    errors = rng.integers(0, 3, size=2000)
+    eligible = rng.random(2000) < 0.9
+    k = int((errors[eligible] == 0).sum()) + 100  # all zeros and 100 of the ones
+    cut, sel = threshold_in_errors(k, errors, 10, 0.5, eligible=eligible)
+    ones = np.flatnonzero(eligible & (errors == 1))
+    want = eligible & (errors == 0)
+    want[ones[:100]] = True
+    np.testing.assert_array_equal(sel, want)
+    assert cut == 2.0
+    np.testing.assert_array_equal(top_k(k, errors.astype(float), eligible), want)
+
+
+def test_masks_of_zeros_and_ones():
+    # 0/1 eligibility means the same as booleans, not indices; masks come back boolean
+    # (an integer mask would select columns 0 and 1 of X).
+    errors = np.array([1, 2, 3, 4])
+    eligible = [0, 1, 1, 0]
+    for got in (
+        top_k(1, errors, eligible),
+        threshold_in_errors(1, errors, 10, 0.5, eligible=eligible)[1],
+    ):
+        assert got.dtype == bool and got.tolist() == [False, True, False, False]
+    got = threshold_in_errors("all", errors, 10, 0.5, eligible=eligible)[1]
+    assert got.dtype == bool and got.tolist() == [False, True, True, False]
+    p = [0.01, 0.02, 0.02, 0.01]  # two eligible: 2 p <= 0.05 for both
+    got = reject_pvalues("bonferroni", p, 0.05, eligible)
+    assert got.dtype == bool and got.tolist() == [False, True, True, False]
