@@ -96,6 +96,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["src/widefs/scm/_serialize.py", "src/widefs/scm/_serialize_list.py"],
         [
             "tests/scm/test_serialize.py",
+            "tests/scm/test_serialize_bounds.py",
             "tests/scm/test_serialize_hash.py",
             "tests/scm/test_serialize_list.py",
         ],
