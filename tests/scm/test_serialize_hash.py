@@ -82,7 +82,7 @@ def _edit_threshold(doc):
 
 @pytest.mark.parametrize("key", list(MODELS))
 def test_a_valid_edit_is_refused_or_loaded_as_edited(key):
-    model, X = MODELS[key]
+    model, _ = MODELS[key]
     doc = json.loads(model.to_json())
     _edit_threshold(doc)
     text = json.dumps(doc)

@@ -9,7 +9,7 @@ from widefs.stumps import SortedFeatures, _presort, packed_presort
 def test_index_dtype_holds_exactly_its_largest_row_count():
     ok = SortedFeatures.from_matrix(np.zeros((127, 2)), index_dtype=np.int8)
     assert ok.order.dtype == np.int8 and ok.order[0].tolist() == list(range(127))
-    with pytest.raises(ValueError, match="^128 samples do not fit in int8 indices.$"):
+    with pytest.raises(ValueError, match=r"^128 samples do not fit in int8 indices\.$"):
         SortedFeatures.from_matrix(np.zeros((128, 2)), index_dtype=np.int8)
     with pytest.raises(ValueError, match=r"^X must be two-dimensional \(n_samples, n_features\)"):
         SortedFeatures.from_matrix(np.zeros((2, 2, 2)))
@@ -152,7 +152,7 @@ def test_many_row_chunks_keep_the_sort_exact():
 def test_subset_checks_the_mask_length():
     sf = SortedFeatures.from_matrix([[1.0], [0.0], [2.0]])
     for bad in ([True, False], [True] * 4, [[True, False, True]]):
-        with pytest.raises(ValueError, match="^sample_mask must have one entry per sample.$"):
+        with pytest.raises(ValueError, match=r"^sample_mask must have one entry per sample\.$"):
             sf.subset(bad)
     assert sf.subset([False, False, False]).order.shape == (1, 0)
     ints = sf.subset([1, 0, 1])  # a 0/1 mask, not indices
