@@ -145,18 +145,12 @@ def threshold_in_errors(
     if isinstance(threshold, str):
         chance = (m, n_validation, p_error, expected_errors, expected_min_errors)
         return _named_cut(threshold, n_errors, eligible, pvalues, alpha, chance)
-    _check_count_or_rate(threshold)
-    if isinstance(threshold, numbers.Integral):
-        selected = top_k(threshold, n_errors, eligible)
-        cut = float(n_errors[selected].max() + 1) if selected.any() else 0.0
-        return cut, selected
-    cut = float(threshold) * n_validation
-    return cut, eligible & (n_errors < cut)
+    return _count_or_rate_cut(threshold, n_errors, eligible, n_validation)
 
 
-def _check_count_or_rate(threshold) -> None:
-    """A count k >= 1 or a rate in (0, 1): a negative k would select all but the worst
-    features, a rate of 1 or more every feature."""
+def _count_or_rate_cut(threshold, n_errors, eligible, n_validation):
+    """:func:`threshold_in_errors` for a count k >= 1 or a rate in (0, 1) (a negative k
+    would select all but the worst features, a rate of 1 or more every feature)."""
     integral = isinstance(threshold, numbers.Integral)
     ok = (
         isinstance(threshold, numbers.Real)
@@ -168,6 +162,12 @@ def _check_count_or_rate(threshold) -> None:
             f"threshold must be one of {NAMED_THRESHOLDS}, an int k >= 1 or a rate in (0, 1), "
             f"got {threshold!r}."
         )
+    if integral:
+        selected = top_k(threshold, n_errors, eligible)
+        cut = float(n_errors[selected].max() + 1) if selected.any() else 0.0
+        return cut, selected
+    cut = float(threshold) * n_validation
+    return cut, eligible & (n_errors < cut)
 
 
 def _named_cut(threshold, n_errors, eligible, pvalues, alpha, chance):
