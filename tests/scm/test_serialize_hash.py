@@ -3,6 +3,7 @@ or loaded with a warning when the caller says the file was edited."""
 
 import hashlib
 import json
+import os
 import re
 import warnings
 
@@ -93,7 +94,8 @@ def test_a_valid_edit_is_refused_or_loaded_as_edited(key):
         UserWarning, match="^widefs.scm model file loaded as edited: the values"
     ) as rec:
         edited = from_json(text, allow_edited=True)
-    assert rec[0].filename == __file__  # points at the caller's line
+    if "MUTANT_UNDER_TEST" not in os.environ:  # mutmut's trampolines add frames
+        assert rec[0].filename == __file__  # points at the caller's line
     assert type(edited) is type(model)
     assert edited.rules_ != model.rules_
     with pytest.raises(ValueError, match=f"^{EDITED}$"):
