@@ -239,3 +239,13 @@ def test_packed_presort_defaults_and_given_bits():
     assert P[:, 0].tolist() == [1, 0 | 16, 2]
     P = packed_presort(X, bits=4, end_flags=True, dtype=np.uint16)
     assert P.dtype == np.uint16 and P[:, 0].tolist() == [1 | 32, 0 | 16, 2]
+
+
+def test_pack_catches_a_collision_after_a_smaller_first_value():
+    # The column's minimum sorts first on its own; two distinct values behind it share a key
+    # and come out in row order, the larger first: only comparing neighbours finds them.
+    X = np.array([[-1e6], [1e6], [1.0 + 2.0**-40], [1.0]])
+    packed, bad = _presort._pack(X, 2, np.uint8, False, _presort._quantized_keys)
+    assert (packed[:, 0] & 3).tolist() == [0, 2, 3, 1] and bad.tolist() == [0]
+    P = packed_presort(X)
+    assert (P[:, 0] & 3).tolist() == [0, 3, 2, 1]
