@@ -323,3 +323,45 @@ def test_number_parsers_at_their_limits():
     ):
         with pytest.raises(ValueError, match=f"Invalid widefs.scm model file: f {message}"):
             _float(bad, "f", 0.0, 1.0)
+
+
+def test_long_values_are_shown_truncated():
+    from widefs.scm._serialize import _show
+
+    assert _show("a" * 58) == repr("a" * 58)  # 60 characters: whole
+    assert _show("a" * 59) == "'" + "a" * 56 + "..."  # 61: cut to 57 and marked
+    assert len(_show(list(range(100)))) == 60
+
+
+def test_a_point_past_the_grid_is_not_on_it():
+    lo, hi = RANGE
+    for bits in (1, 2, 4):
+        step = (hi - lo) / 2 ** (bits + 1)
+        assert not _on_dyadic_grid(hi + step, lo, hi, bits)  # j = 2**bits + 1
+
+
+def test_the_feature_range_parameter():
+    doc = _doc("occam")
+    assert doc["params"]["feature_range"] == list(RANGE)
+    again = from_json(json.dumps(doc))
+    assert again.get_params()["feature_range"] == RANGE
+    for bad, message in (
+        ([0.0, 1.0, 2.0], r"params\.feature_range must have 2 entries, got 3"),
+        ("ab", r"params\.feature_range must be a JSON list, got str"),
+        ([0.0, "x"], r"params\.feature_range\[1\] must be a number, got 'x'"),
+        ([[0.0, math.nan], 1.0], r"params\.feature_range\[0\]\[1\] must be a finite number"),
+    ):
+        doc["params"]["feature_range"] = bad
+        _expect(doc, f"file: {message}")
+    doc["params"]["feature_range"] = None  # the range of the training data: a valid edit
+    _expect(doc, EDITED)
+
+
+def test_per_rule_arrays_have_one_entry_per_rule():
+    doc = _doc("pb")
+    k = len(doc["rules"])
+    doc["margin_ratios"].append(0.5)
+    _expect(doc, f"file: margin_ratios must have {k} entries, got {k + 1}")
+    doc = _doc("sc")
+    doc["compression_set"] = doc["compression_set"][:-1]
+    _expect(doc, f"file: compression_set must have {k} entries")

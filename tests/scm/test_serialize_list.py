@@ -10,6 +10,7 @@ import re
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from widefs.scm import OccamSCM, SampleCompressionSCM, from_json
@@ -175,3 +176,34 @@ def test_each_machine_is_checked_as_a_model():
     _expect(
         doc, r"^Invalid widefs\.scm model file: machines\[1\]\.model\.rules\[0\]\.feature must lie"
     )
+
+
+def test_a_loaded_list_keeps_every_fitted_attribute():
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(45, 6)) * 2) / 2
+    y = np.array(["a", "b", "c"], dtype=object)[np.digitize(X[:, 0], [-0.6, 0.6])]
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(6)])
+    model = OccamSCM(feature_range=(-4.0, 4.0)).fit(frame, y)
+    assert model.classes_.dtype == object
+    again = from_json(model.to_json())
+    assert again.classes_.dtype == object and again.classes_.tolist() == ["a", "b", "c"]
+    assert again.feature_names_in_.tolist() == [f"g{j}" for j in range(6)]
+    np.testing.assert_array_equal(again.feature_range_[0], model.feature_range_[0])
+    np.testing.assert_array_equal(again.feature_range_[1], model.feature_range_[1])
+    np.testing.assert_array_equal(again.selected_features_, model.selected_features_)
+    np.testing.assert_array_equal(again.get_support(), model.get_support())
+    assert again.get_params() == model.get_params()
+    np.testing.assert_array_equal(again.predict(frame), model.predict(frame))
+    for a, b in zip(again.machines_, model.machines_, strict=True):
+        assert a.machine.classes_.tolist() == [0, 1]  # each machine: the class vs the rest
+        np.testing.assert_array_equal(a.machine.predict(frame), b.machine.predict(frame))
+        assert a.label == b.label and a.remaining == b.remaining
+
+
+def test_a_long_label_in_a_bad_pair_keeps_its_letters():
+    doc = _doc(CLEAN)
+    doc["classes"] = ["X" * 80, "X" * 70, "Y"]  # a decreasing pair, shown truncated
+    doc["classes_dtype"] = "<U80"
+    _expect(doc, r"classes\[0:2\] must be two distinct labels in increasing order, got \['X{55}\.$")
+    doc["classes"] = "abc"
+    _expect(doc, "file: classes must be a JSON list, got str 'abc'")
