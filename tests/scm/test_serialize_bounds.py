@@ -365,3 +365,120 @@ def test_per_rule_arrays_have_one_entry_per_rule():
     doc = _doc("sc")
     doc["compression_set"] = doc["compression_set"][:-1]
     _expect(doc, f"file: compression_set must have {k} entries")
+
+
+def test_label_width_bound_counts_every_label():
+    from widefs.scm._serialize import _class_dtype
+
+    total = MAX_LABEL_CHARS * 64
+    assert _class_dtype(f"<U{MAX_LABEL_CHARS}", 64) == np.dtype(f"<U{MAX_LABEL_CHARS}")
+    with pytest.raises(ValueError, match=f"classes_dtype holds labels of {MAX_LABEL_CHARS} char"):
+        _class_dtype(f"<U{MAX_LABEL_CHARS}", 65)
+    assert _class_dtype("<U2", total // 2) == np.dtype("<U2")  # width x count == the bound
+    with pytest.raises(ValueError, match="classes_dtype holds labels of 2 characters"):
+        _class_dtype("<U2", total // 2 + 1)
+    assert _class_dtype("<i8", total + 1) == np.dtype("<i8")  # numbers have no width
+    with pytest.raises(ValueError, match=r"got 'U5,\('$|got 'U5,\('\.$"):
+        _class_dtype("U5,(", 2)
+
+
+def test_feature_range_field_by_field():
+    doc = _doc("occam")
+    n = doc["n_features_in"]
+    doc["feature_range"][0] = doc["feature_range"][0] + [0.0]
+    _expect(doc, rf"file: feature_range\[0\] must have {n} entries, got {n + 1}\.$")
+    doc = _doc("occam")
+    doc["feature_range"][1] = doc["feature_range"][1][:-1]
+    _expect(doc, rf"file: feature_range\[1\] must have {n} entries, got {n - 1}\.$")
+    doc = _doc("occam")
+    doc["feature_range"] = [doc["feature_range"][0]]
+    _expect(doc, r"file: feature_range must have 2 entries, got 1\.$")
+    doc["feature_range"] = 3
+    _expect(doc, r"file: feature_range must be a JSON list, got int 3\.$")
+    doc = _doc("occam")
+    used = {r["feature"] for r in doc["rules"]}
+    free = [j for j in range(n) if j not in used]
+    lo, hi = doc["feature_range"]
+    lo[free[0]] = hi[free[0]]  # equal: allowed
+    lo[free[1]] = hi[free[1]] + 1.0  # the first feature with low > high is named
+    _expect(doc, rf"file: feature_range must have low <= high \(feature {free[1]}\)\.$")
+    doc = _doc("occam")
+    doc["feature_range"][1][0] = "x"
+    _expect(doc, r"file: feature_range\[1\]\[0\] must be a number, got 'x'\.$")
+
+
+def test_per_feature_range_parameter_round_trips():
+    X, y = _data()
+    lo, hi = X.min(axis=0) - 1.0, X.max(axis=0) + 1.0
+    model = OccamSCM(feature_range=(lo.tolist(), hi.tolist())).fit(X, y)
+    again = from_json(model.to_json())
+    got = again.get_params()["feature_range"]
+    np.testing.assert_array_equal(got[0], lo)
+    np.testing.assert_array_equal(got[1], hi)
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    doc = json.loads(model.to_json())
+    doc["params"]["feature_range"][1][2] = math.inf
+    _expect(doc, r"file: params\.feature_range\[1\]\[2\] must be a finite number, got inf\.$")
+    doc["params"]["feature_range"] = [0.0, "x"]
+    _expect(doc, r"file: params\.feature_range\[1\] must be a number, got 'x'\.$")
+
+
+def test_rule_fields_named_in_full():
+    doc = _doc("pb")
+    doc["rules"][0]["interval"] = [-1.0, 0.0, 1.0]
+    _expect(doc, r"file: rules\[0\]\.interval must have 2 entries, got 3\.$")
+    doc["rules"][0]["interval"], doc["rules"][0]["threshold"] = [0.0, 5.0], 2.5
+    _expect(doc, r"file: rules\[0\]\.interval\[1\] must lie in \[-4, 4\], got 5\.0\.$")
+    doc = _doc("sc")
+    doc["rules"][1] = [1]
+    _expect(doc, r"file: rules\[1\] must be a JSON object, got list \[1\]\.$")
+    doc = _doc("sc")
+    doc["rules"][1]["colour"] = 1
+    _expect(doc, r"file: rules\[1\] has unknown key\(s\) \['colour'\]\.$")
+    doc = _doc("sc")
+    doc["rules"][0]["threshold"] = "x"
+    _expect(doc, r"file: rules\[0\]\.threshold must be a number, got 'x'\.$")
+    doc["rules"][0]["threshold"] = 10**400
+    _expect(doc, r"file: rules\[0\]\.threshold must be a finite number, got 1000")
+    doc = _doc("sc")
+    doc["feature_names_in"] = "g"
+    _expect(doc, r"file: feature_names_in must be a JSON list, got str 'g'\.$")
+
+
+def _tied_model():
+    # Feature 3 repeats feature 1, feature 4 mirrors it: a rule on 1 lists both.
+    X, y = _data()
+    X = np.column_stack([X, X[:, 2], -X[:, 2]])
+    return SampleCompressionSCM().fit(X, y)
+
+
+def test_equivalent_features_round_trip_and_are_checked():
+    model = _tied_model()
+    rule = next(r for r in model.rules_ if r.equivalent)
+    i = model.rules_.index(rule)
+    again = from_json(model.to_json())
+    assert again.rules_ == model.rules_ and again.rules_[i].equivalent == rule.equivalent
+    doc = json.loads(model.to_json())
+    f = doc["rules"][i]["feature"]
+    where = rf"rules\[{i}\]\.equivalent"
+    for bad, message in (
+        ([[f, ">"]], rf"{where} must not hold the rule's own feature {f}\.$"),
+        ([[13, ">"], [12, "<="]], rf"{where} must list distinct features in increasing order\.$"),
+        ([[12, "?"]], rf"{where}\[0\]\[1\] must be one of \['>', '<='\], got '\?'\.$"),
+        ([[12]], rf"{where}\[0\] must have 2 entries, got 1\.$"),
+        ("x", rf"{where} must be a JSON list, got str 'x'\.$"),
+    ):
+        doc["rules"][i]["equivalent"] = bad
+        _expect(doc, f"file: {message}")
+    del doc["rules"][i]["equivalent"]  # optional: no equivalents
+    with pytest.warns(UserWarning, match="loaded as edited"):
+        edited = from_json(json.dumps(doc), allow_edited=True)
+    assert edited.rules_[i].equivalent == ()
+
+
+def test_hash_messages_show_the_value():
+    doc = _doc("sc")
+    doc["content_hash"] = 12345
+    _expect(doc, r"file: content_hash must be a string, got 12345; pass allow_edited=True")
+    doc["classes"] = {"a": 1}
+    _expect(doc, r"file: classes must be a JSON list, got dict \{'a': 1\}\.$")
