@@ -482,3 +482,24 @@ def test_hash_messages_show_the_value():
     _expect(doc, r"file: content_hash must be a string, got 12345; pass allow_edited=True")
     doc["classes"] = {"a": 1}
     _expect(doc, r"file: classes must be a JSON list, got dict \{'a': 1\}\.$")
+
+
+@pytest.mark.parametrize("key", list(MODELS))
+def test_every_fitted_attribute_round_trips(key):
+    model = MODELS[key]
+    again = from_json(model.to_json())
+    assert again.get_params(deep=True) == model.get_params(deep=True)
+    np.testing.assert_array_equal(again.bound_path_, model.bound_path_)
+    np.testing.assert_array_equal(again.selected_features_, model.selected_features_)
+    np.testing.assert_array_equal(again.feature_importances_, model.feature_importances_)
+    assert again.n_rules_learned_ == model.n_rules_learned_
+    assert again.classes_.dtype == model.classes_.dtype
+    for attr in ("feature_names_in_", "compression_set_", "margin_ratios_"):
+        if hasattr(model, attr):
+            assert getattr(again, attr).dtype == getattr(model, attr).dtype
+            np.testing.assert_array_equal(getattr(again, attr), getattr(model, attr))
+    if hasattr(model, "feature_range_"):
+        np.testing.assert_array_equal(again.feature_range_[0], model.feature_range_[0])
+        np.testing.assert_array_equal(again.feature_range_[1], model.feature_range_[1])
+    risk = model._training_risk_attribute
+    assert getattr(again, risk) == getattr(model, risk)

@@ -158,3 +158,14 @@ def test_the_unchanged_file_loads_identically_with_either_flag():
             for allow in (False, True):
                 again = from_json(text, allow_edited=allow)
                 np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+def test_the_hash_of_non_ascii_names_is_of_the_escaped_text():
+    import pandas as pd
+
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=[f"gène_{j}" for j in range(X.shape[1])])
+    model = SampleCompressionSCM().fit(frame, y)
+    doc = json.loads(model.to_json())
+    assert doc["content_hash"] == _independent_hash(doc)  # ensure_ascii: "\u00e8", not UTF-8
+    assert from_json(model.to_json()).feature_names_in_.tolist() == list(frame.columns)
