@@ -82,6 +82,26 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/univariate"],
         {},
     ),
+    "stumps": (
+        ["src/widefs/stumps/_presort.py", "src/widefs/stumps/_scan.py"],
+        ["tests/stumps"],
+        {},
+    ),
+    "univariate_thresholds": (
+        ["src/widefs/univariate/_thresholds.py"],
+        ["tests/univariate/test_thresholds.py"],
+        {},
+    ),
+    "scm_serialize": (
+        ["src/widefs/scm/_serialize.py", "src/widefs/scm/_serialize_list.py"],
+        [
+            "tests/scm/test_serialize.py",
+            "tests/scm/test_serialize_bounds.py",
+            "tests/scm/test_serialize_hash.py",
+            "tests/scm/test_serialize_list.py",
+        ],
+        {},
+    ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],

@@ -63,8 +63,14 @@ def _doc(i):
     return json.loads(MODELS[i].to_json())
 
 
-def _load(doc):
-    return from_json(json.dumps(doc))
+def _load(doc, allow_edited=False):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "widefs.scm model file loaded as edited", UserWarning)
+        return from_json(json.dumps(doc), allow_edited=allow_edited)
+
+
+def _canonical(doc):
+    return json.dumps(doc, sort_keys=True)
 
 
 @pytest.mark.parametrize("i", range(len(MODELS)))
@@ -244,13 +250,17 @@ def corrupted(draw):
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(corrupted())
 def test_a_corrupted_file_predicts_identically_or_raises_value_error(case):
+    # Loaded as edited, so that the fields are checked and not only the content hash.
     i, doc = case
     try:
         text = json.dumps(doc)
     except ValueError:  # NaN cannot always be written (allow_nan is the default here)
         return
+    if _canonical(doc) != _canonical(_doc(i)):  # any change is refused by default
+        with pytest.raises(ValueError):
+            from_json(text)
     try:
-        model = from_json(text)
+        model = _load(doc, allow_edited=True)
     except ValueError:
         return
     for a, b in zip(_outputs(model), _outputs(MODELS[i]), strict=True):
@@ -291,6 +301,6 @@ def test_classes_dtype_width_is_bounded():
     for ok in ("<U4096", "|b1", "<i8", "<u2", "<f4", "|O", "<U6"):
         doc["classes_dtype"] = ok
         try:
-            _load(doc)
+            _load(doc, allow_edited=True)
         except ValueError as exc:  # the labels may not fit that dtype: said about classes
             assert str(exc).startswith("Invalid widefs.scm model file: classes "), exc

@@ -3,16 +3,22 @@
 A model file is data, never code: :func:`model_from_json` checks every field (type,
 range, length, known directions, finite numbers, feature indices in range, the
 consistency of the bound path with the kept rules...) before building anything, and a
-bad file is one ``ValueError`` naming the field. The estimator classes register
-themselves here with :func:`serializable`, so this module imports none of them.
+bad file is one ``ValueError`` naming the field. A well-formed file whose values were
+changed after it was written (an edited threshold predicts differently) is caught by its
+``content_hash``, the SHA-256 of the document's canonical JSON: refused, or loaded with a
+warning when the caller says it was edited (``allow_edited=True``). The estimator
+classes register themselves here with :func:`serializable`, so this module imports none
+of them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
 import re
+import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -30,6 +36,8 @@ MAX_FEATURES = 2**31 - 1
 # width is bounded, since numpy allocates it for every label.
 _CLASS_DTYPE = re.compile(r"[<>|=]?(?:b1|[iu][1248]|f[248]|U(\d{1,9})|O)")
 MAX_LABEL_CHARS = 4096
+# The document's SHA-256, over its canonical JSON without this key (see _content_hash).
+HASH_KEY = "content_hash"
 _RULE_KEYS = frozenset({"feature", "feature_name", "direction", "threshold", "interval", "bits"})
 
 _MODEL_CLASSES: dict[str, type] = {}
@@ -59,15 +67,32 @@ def _plain(value):
     return value
 
 
+def _content_hash(doc: dict) -> str:
+    """``"sha256:<hex>"`` of the document's canonical JSON (sorted keys, no spaces, ASCII),
+    without its hash: reformatting a file keeps it, changing any value does not."""
+    body = {k: v for k, v in doc.items() if k != HASH_KEY}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def model_to_json(model) -> str:
     """JSON text holding the estimator's class, parameters, classes, rules and bounds.
 
     Floats are written with Python's shortest round-trip repr, so thresholds (and hence
-    predictions) are identical after :func:`model_from_json`.
+    predictions) are identical after :func:`model_from_json`. The last field is the
+    document's ``content_hash``.
     """
+    # The hash is taken of the document as a reader parses it back.
+    doc = json.loads(json.dumps(_model_doc(model), allow_nan=False))
+    doc[HASH_KEY] = _content_hash(doc)
+    return json.dumps(doc, indent=1, allow_nan=False)
+
+
+def _model_doc(model) -> dict:
+    """The document of :func:`model_to_json`, without its hash."""
     check_is_fitted(model, "rules_")
     if model.classes_.size > 2:
-        return json.dumps(_LIST_LAYOUT["write"](model), indent=1, allow_nan=False)
+        return _LIST_LAYOUT["write"](model)
     cls = type(model)
     doc = {
         "format": FORMAT,
@@ -98,7 +123,7 @@ def model_to_json(model) -> str:
         doc["bayes_risk_bound"] = float(model.bayes_risk_bound_)
     for attr in cls._per_rule_arrays:
         doc[attr.rstrip("_")] = _plain(getattr(model, attr))
-    return json.dumps(doc, indent=1, allow_nan=False)
+    return doc
 
 
 # -- validation helpers: each raises one ValueError naming the field ------------------------
@@ -203,14 +228,22 @@ def _on_dyadic_grid(t: float, lo: float, hi: float, bits: int) -> bool:
 
 
 # -- reading ---------------------------------------------------------------------------------
-def model_from_json(text: str):
+def model_from_json(text: str, *, allow_edited: bool = False):
     """Rebuild a fitted estimator from :func:`model_to_json` output, checking every field.
+
+    Parameters
+    ----------
+    text : str
+    allow_edited : bool, default=False
+        Load a well-formed file whose values do not match its ``content_hash`` (or that has
+        none), with a ``UserWarning`` saying so, instead of refusing it.
 
     Raises
     ------
     ValueError
         Naming the first field that is missing, unknown, of the wrong type, out of range,
-        of the wrong length or inconsistent with the others.
+        of the wrong length or inconsistent with the others; or, when every field is valid,
+        saying that the values do not match the ``content_hash``.
 
     Examples
     --------
@@ -244,9 +277,31 @@ def model_from_json(text: str):
     name = doc.get("estimator")
     if not isinstance(name, str) or name not in _MODEL_CLASSES:
         _fail("estimator", f"must be one of {sorted(_MODEL_CLASSES)}, got {_show(name)}")
+    stored = doc.pop(HASH_KEY, None)
+    actual = _content_hash(doc)
     if "machines" in doc:
-        return _LIST_LAYOUT["read"](_MODEL_CLASSES[name], doc)
-    return _Reader(_MODEL_CLASSES[name], doc).model
+        model = _LIST_LAYOUT["read"](_MODEL_CLASSES[name], doc)
+    else:
+        model = _Reader(_MODEL_CLASSES[name], doc).model
+    # After the fields: a malformed value is named by its field, a valid edit by the hash.
+    _check_content_hash(stored, actual, allow_edited)
+    return model
+
+
+def _check_content_hash(stored, actual: str, allow_edited: bool) -> None:
+    if stored == actual:
+        return
+    if stored is None:
+        problem = f"the document has no {HASH_KEY} (written by an earlier widefs or by hand, or the hash was removed)"
+    elif not isinstance(stored, str):
+        problem = f"{HASH_KEY} must be a string, got {_show(stored)}"
+    else:
+        problem = f"the values do not match {HASH_KEY}: the file was edited after it was written"
+    if not allow_edited:
+        raise ValueError(
+            f"Invalid {FORMAT} model file: {problem}; pass allow_edited=True to load it as edited."
+        )
+    warnings.warn(f"{FORMAT} model file loaded as edited: {problem}.", UserWarning, stacklevel=4)
 
 
 class _Reader:
@@ -440,17 +495,22 @@ def _equivalents(value, where: str, n_features: int, feature: int) -> tuple:
     return tuple(out)
 
 
-def from_json(text: str):
+def from_json(text: str, *, allow_edited: bool = False):
     """Rebuild any fitted widefs.scm model from its JSON (see ``model.to_json()``).
 
     Every field is checked on load (types, ranges, lengths, known directions, finite
     thresholds, feature indices in range, consistency of the rules with the bound path);
-    a bad file raises one ``ValueError`` naming the field.
+    a bad file raises one ``ValueError`` naming the field. A file whose values were
+    changed after it was written (they no longer match its ``content_hash``) is refused
+    in one line unless ``allow_edited=True``.
 
     Parameters
     ----------
     text : str
         The JSON written by ``model.to_json()``.
+    allow_edited : bool, default=False
+        Load a valid file that was edited (its values do not match its ``content_hash``,
+        or it has none), with a ``UserWarning`` saying so.
 
     Returns
     -------
@@ -474,5 +534,10 @@ def from_json(text: str):
     Traceback (most recent call last):
     ...
     ValueError: Invalid widefs.scm model file: the document must be a JSON object, got list [].
+    >>> edited = clf.to_json().replace('"threshold": 1.0', '"threshold": 3.0')
+    >>> from_json(edited)
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid widefs.scm model file: the values do not match content_hash: the file was edited after it was written; pass allow_edited=True to load it as edited.
     """
-    return model_from_json(text)
+    return model_from_json(text, allow_edited=allow_edited)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 from sklearn.base import clone
@@ -20,7 +21,9 @@ from sklearn.base import clone
 from widefs.scm._multiclass import ClassMachine, combined_importances
 from widefs.scm._serialize import (
     _LIST_LAYOUT,
+    HASH_KEY,
     MAX_FEATURES,
+    _class_dtype,
     _fail,
     _float,
     _int,
@@ -49,7 +52,7 @@ def list_doc(model) -> dict:
     machines = []
     for cm in model.machines_:
         own = json.loads(model_to_json(cm.machine))
-        for key in (*_SHARED, "classes", "classes_dtype"):
+        for key in (*_SHARED, "classes", "classes_dtype", HASH_KEY):
             own.pop(key)
         machines.append(
             {"label": classes.index(cm.label), "n_examples": int(cm.n_examples), "model": own}
@@ -70,11 +73,15 @@ def _list_classes(classes, dtype_text) -> np.ndarray:
     items = _list(classes, "classes")
     if len(items) < 3:
         _fail("classes", f"of a decision list must hold at least 3 labels, got {len(items)}")
+    _class_dtype(dtype_text, len(items))  # the width bound counts every label of the list
     for i in range(len(items) - 1):  # each neighbouring pair as a binary model's classes
         try:
             _Reader._classes(items[i : i + 2], dtype_text)
         except ValueError as exc:
-            _fail(f"classes[{i}:{i + 2}]", str(exc).split("model file: ", 1)[-1].rstrip("."))
+            # The pair's message names "classes" or "classes[k]": name the list's own entries.
+            field, _, problem = str(exc).split("model file: ", 1)[-1].rstrip(".").partition(" ")
+            entry = re.fullmatch(r"classes\[(\d)\]", field)
+            _fail(f"classes[{i + int(entry[1])}]" if entry else f"classes[{i}:{i + 2}]", problem)
     return np.array(items, dtype=np.dtype(dtype_text))
 
 

@@ -23,6 +23,8 @@ def reject_pvalues(rule: str, pvalues, alpha: float, eligible) -> np.ndarray:
     >>> reject_pvalues("fdr", np.array([0.001, 0.02, 0.5]), 0.05, np.ones(3, bool)).tolist()
     [True, True, False]
     """
+    if rule not in ("fdr", "bonferroni"):
+        raise ValueError(f"Unknown p-value rule {rule!r}; use 'fdr' or 'bonferroni'.")
     eligible = np.asarray(eligible, bool)
     adjust = benjamini_hochberg if rule == "fdr" else bonferroni
     adjusted = np.ones(eligible.shape)
@@ -143,7 +145,24 @@ def threshold_in_errors(
     if isinstance(threshold, str):
         chance = (m, n_validation, p_error, expected_errors, expected_min_errors)
         return _named_cut(threshold, n_errors, eligible, pvalues, alpha, chance)
-    if isinstance(threshold, numbers.Integral):
+    return _count_or_rate_cut(threshold, n_errors, eligible, n_validation)
+
+
+def _count_or_rate_cut(threshold, n_errors, eligible, n_validation):
+    """:func:`threshold_in_errors` for a count k >= 1 or a rate in (0, 1) (a negative k
+    would select all but the worst features, a rate of 1 or more every feature)."""
+    integral = isinstance(threshold, numbers.Integral)
+    ok = (
+        isinstance(threshold, numbers.Real)
+        and not isinstance(threshold, bool)
+        and (threshold >= 1 if integral else 0 < threshold < 1)
+    )
+    if not ok:
+        raise ValueError(
+            f"threshold must be one of {NAMED_THRESHOLDS}, an int k >= 1 or a rate in (0, 1), "
+            f"got {threshold!r}."
+        )
+    if integral:
         selected = top_k(threshold, n_errors, eligible)
         cut = float(n_errors[selected].max() + 1) if selected.any() else 0.0
         return cut, selected
