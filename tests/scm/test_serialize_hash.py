@@ -169,3 +169,16 @@ def test_the_hash_of_non_ascii_names_is_of_the_escaped_text():
     doc = json.loads(model.to_json())
     assert doc["content_hash"] == _independent_hash(doc)  # ensure_ascii: "\u00e8", not UTF-8
     assert from_json(model.to_json()).feature_names_in_.tolist() == list(frame.columns)
+
+
+def test_the_class_method_takes_the_flag_too():
+    X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    clf = SampleCompressionSCM().fit(X, [0, 0, 1, 1])
+    doc = json.loads(clf.to_json())
+    doc["rules"][0]["threshold"] = doc["rules"][0]["threshold"] + 0.25  # a valid value, edited
+    text = json.dumps(doc)
+    with pytest.raises(ValueError, match="edited"):
+        SampleCompressionSCM.from_json(text)
+    with pytest.warns(UserWarning, match="edited"):
+        again = SampleCompressionSCM.from_json(text, allow_edited=True)
+    assert again.rules_[0].threshold == doc["rules"][0]["threshold"]

@@ -440,19 +440,22 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         return model_to_json(self)
 
     @classmethod
-    def from_json(cls, text: str):
+    def from_json(cls, text: str, *, allow_edited: bool = False):
         """Rebuild a fitted model written by :meth:`to_json`; predictions are identical.
 
         Parameters
         ----------
         text : str
+        allow_edited : bool, default=False
+            Load a file whose ``content_hash`` does not match its values (edited after it was
+            written, or written without a hash), with a warning; by default it is refused.
 
         Returns
         -------
         estimator
             An instance of this class (``TypeError`` when the JSON holds another one).
         """
-        model = model_from_json(text)
+        model = model_from_json(text, allow_edited=allow_edited)
         if not isinstance(model, cls):
             raise TypeError(f"The JSON holds a {type(model).__name__}, not a {cls.__name__}.")
         return model
