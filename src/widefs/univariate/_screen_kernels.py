@@ -85,6 +85,15 @@ def first_pass_block(X, codes, counts, spread):
         if v > 0.0:
             skew[j] = m3[j] / n / v**1.5
             kurt[j] = m4[j] / n / (v * v)
+    sm, sr = _spread_pass(X, codes, counts, means, dsums, spread)
+    return lo, hi, n_lo, n_hi, hi_by_class, integer, skew, kurt, means, rss, sm, sr, finite
+
+
+@numba.njit(**HELPER_JIT_OPTIONS)
+def _spread_pass(X, codes, counts, means, dsums, spread):
+    """Class means of the absolute deviations and their within-class sum of squares."""
+    n, w = X.shape
+    C = counts.size
     spread_means = np.empty((C, w))
     spread_rss = np.zeros(w)
     if spread:
@@ -96,21 +105,7 @@ def first_pass_block(X, codes, counts, spread):
             for j in range(w):
                 e = abs(np.float64(X[i, j]) - means[c, j]) - spread_means[c, j]
                 spread_rss[j] += e * e
-    return (
-        lo,
-        hi,
-        n_lo,
-        n_hi,
-        hi_by_class,
-        integer,
-        skew,
-        kurt,
-        means,
-        rss,
-        spread_means,
-        spread_rss,
-        finite,
-    )
+    return spread_means, spread_rss
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS)
