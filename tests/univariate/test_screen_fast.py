@@ -292,3 +292,17 @@ def test_non_finite_values_are_named():
     X[0, 700] = np.inf
     with pytest.raises(ValueError, match=r"NaN or infinity \(columns \[5, 700\]\)"):
         first_pass(X, y, 2, spread=False)
+
+
+def test_tie_factor_equals_the_tie_groups():
+    rng = np.random.default_rng(4)
+    n = 23
+    X = np.column_stack(
+        [rng.normal(size=n), rng.integers(0, 3, n), np.r_[np.zeros(n - 2), 1, 1], np.ones(n)]
+    )
+    X = np.column_stack([X, rng.lognormal(size=(n, 5)), rng.poisson(2.0, (n, 5))])
+    expected = [
+        sum(t**3 - t for t in np.unique(col, return_counts=True)[1]) / (n**3 - n) for col in X.T
+    ]
+    np.testing.assert_allclose(tie_factor(X), expected, rtol=1e-13, atol=1e-16)
+    assert tie_factor(X)[0] == 0.0 and tie_factor(X)[3] == 1.0

@@ -106,10 +106,18 @@ def tie_factor(Xb: NDArray[np.float64]) -> NDArray[np.float64]:
     from scipy.stats import rankdata
 
     n = Xb.shape[0]
-    r = rankdata(Xb, axis=0)
+    out = np.zeros(Xb.shape[1])
+    # Most ranked features have no ties (skewed or heavy-tailed): a sort finds them, and
+    # their factor is exactly 0; only the tied columns are ranked.
+    ordered = np.sort(Xb, axis=0)
+    tied = np.flatnonzero((ordered[1:] == ordered[:-1]).any(axis=0))
+    if tied.size == 0:
+        return out
+    r = rankdata(Xb[:, tied], axis=0)
     ss = np.sum((r - (n + 1) / 2.0) ** 2, axis=0)
     # Mid-ranks lose sum(t^3 - t) / 12 of the sum of squares n (n^2 - 1) / 12 of 1..n.
-    return np.maximum(1.0 - 12.0 * ss / (n**3 - n), 0.0)
+    out[tied] = np.maximum(1.0 - 12.0 * ss / (n**3 - n), 0.0)
+    return out
 
 
 def _kinds_of(stats, n, limits):
