@@ -180,8 +180,15 @@ def ooc_sentence(ooc: dict, n_ooc: int) -> str:
 def stored_ooc_sentence() -> str:
     """The out-of-core sentence of the stored section (kept by ``--in-memory-only``)."""
     stored = json.loads((ROOT / "docs/results/benchmarks/screen_scale.json").read_text())
-    texts = [b["text"] for b in stored["blocks"] if b.get("text", "").startswith("Out of core")]
-    return texts[0] if texts else ""
+    prefix = 'Not re-run here (`--in-memory-only`); from the last full run, `DiscriminativeSelector("fdr")`: '
+    texts = [b["text"] for b in stored["blocks"] if "Out of core" in b.get("text", "")]
+    if not texts:
+        return ""
+    return (
+        texts[0]
+        if texts[0].startswith(prefix)
+        else prefix + texts[0].replace("Out of", "out of", 1)
+    )
 
 
 def section(args, mem: dict, ooc_text: str, n_mem: int) -> str:
