@@ -472,7 +472,7 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTe
     >>> bool(test.pvalues[0] < 1e-4), bool(np.median(test.pvalues) > 0.3)
     (True, True)
     """
-    from scipy import stats
+    from scipy import special
 
     idx = np.asarray(coefficients, dtype=np.intp).ravel()
     if idx.size == 0 or np.unique(idx).size != idx.size:
@@ -488,5 +488,6 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTe
     with np.errstate(divide="ignore", invalid="ignore"):
         F = quad / (idx.size * post)
     F = np.where(np.isnan(F), 0.0, F)  # 0 / 0: a constant feature
-    pvalues = stats.f.sf(F, idx.size, df_total)
+    # scipy.stats.f.sf's own kernel, without its argument handling (a tenth of the time).
+    pvalues = special.fdtrc(float(idx.size), df_total, np.maximum(F, 0.0))
     return ModeratedTest(F, pvalues, df_total, post, scale, d0)

@@ -53,9 +53,13 @@ def looks_like_counts(X) -> bool:
     X = np.asarray(X)
     if X.size == 0 or not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
         return False
+    # The minimum first: a negative value (most non-count data) ends the check in one pass;
+    # a NaN makes it NaN (not >= 0).
+    if not X.min() >= 0:
+        return False
     if not np.isfinite(X).all():
         return False
-    return bool(X.min() >= 0 and X.max() >= COUNT_RANGE and np.all(np.round(X) == X))
+    return bool(X.max() >= COUNT_RANGE and np.all(np.round(X) == X))
 
 
 def _window_fit(x, y, rw, xs, left, right, n):

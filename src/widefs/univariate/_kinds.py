@@ -48,7 +48,8 @@ KIND_NAMES = ("constant", "two_valued", "gaussian", "ranked", "counts")
 GATE_LEVEL = 2e-3
 GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
-_BLOCK_BYTES = 64 * 2**20  # the first pass's temporaries (about 8 copies of a block)
+_BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
+_KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 
 
 @dataclass(frozen=True)
@@ -105,29 +106,38 @@ def tie_factor(Xb: NDArray[np.float64]) -> NDArray[np.float64]:
     from scipy.stats import rankdata
 
     n = Xb.shape[0]
-    r = rankdata(Xb, axis=0)
+    out = np.zeros(Xb.shape[1])
+    # Most ranked features have no ties (skewed or heavy-tailed): a sort finds them, and
+    # their factor is exactly 0; only the tied columns are ranked.
+    ordered = np.sort(Xb, axis=0)
+    tied = np.flatnonzero((ordered[1:] == ordered[:-1]).any(axis=0))
+    if tied.size == 0:
+        return out
+    r = rankdata(Xb[:, tied], axis=0)
     ss = np.sum((r - (n + 1) / 2.0) ** 2, axis=0)
     # Mid-ranks lose sum(t^3 - t) / 12 of the sum of squares n (n^2 - 1) / 12 of 1..n.
-    return np.maximum(1.0 - 12.0 * ss / (n**3 - n), 0.0)
+    out[tied] = np.maximum(1.0 - 12.0 * ss / (n**3 - n), 0.0)
+    return out
 
 
-def _block_kinds(Xb, limits):
-    n = Xb.shape[0]
-    lo, hi = Xb.min(axis=0), Xb.max(axis=0)
-    n_lo, n_hi = (Xb == lo).sum(axis=0), (Xb == hi).sum(axis=0)
-    integer = np.all(Xb == np.round(Xb), axis=0)
+def _kinds_of(stats, n, limits):
+    """Kinds from the kernel's extremes, their counts, the integer test and the shape."""
+    lo, hi, n_lo, n_hi, integer, skew, kurt = stats
     tied = (np.maximum(n_lo, n_hi) >= max(3, int(np.ceil(0.1 * n)))) | (integer & (hi - lo < n / 2))
-    skew, kurt = _shape(Xb)
     odd = (np.abs(skew) > limits[0]) | (kurt > limits[1])
     kinds = np.where(tied | odd, RANKED, GAUSSIAN).astype(np.int8)
     kinds[n_lo + n_hi == n] = TWO_VALUED
     kinds[lo == hi] = CONSTANT
-    return kinds, Xb == hi
+    return kinds
 
 
-def class_means(Xb, codes, n_classes):
-    """(n_classes, m) means of every column within each class."""
-    return np.stack([Xb[codes == c].mean(axis=0) for c in range(n_classes)])
+def _fit_from_means(means, rss, n):
+    """The class design's least-squares fit from the class means and the residual sum of squares:
+    intercept = mean of class 0, coefficient c = mean of class c minus it."""
+    C = means.shape[0]
+    coefs = means.T.copy()
+    coefs[:, 1:] -= coefs[:, :1]
+    return coefs, rss / float(n - C)
 
 
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
@@ -146,32 +156,36 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
         kinds[np.ptp(np.asarray(X), axis=0) == 0] = CONSTANT
         return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
+    from widefs.univariate._screen_kernels import first_pass_block
+
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.int64)
     ties = np.zeros(m)
-    loc, spr = [], []
-    onehot = np.eye(n_classes)[codes]
-    for cols in iter_column_blocks(m, block_width(n, 8 * 8, _BLOCK_BYTES)):
-        Xb = load_columns(X, cols) if lazy else np.asarray(X[:, cols], dtype=np.float64)
-        if not np.isfinite(Xb).all():
-            bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
-            raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
-        kinds[cols], high = _block_kinds(Xb, limits)
-        two = kinds[cols] == TWO_VALUED
-        carriers[cols][two] = (onehot.T @ high[:, two]).T.astype(np.int64)
-        ranked = kinds[cols] == RANKED
-        ties[cols][ranked] = tie_factor(Xb[:, ranked])
-        loc.append(linear_model_fit(Xb, design))
-        if spread:
-            dev = np.abs(Xb - class_means(Xb, codes, n_classes)[codes])
-            spr.append(linear_model_fit(dev, design))
-    return FirstPass(kinds, _concat(loc), _concat(spr) if spread else None, carriers, ties)
-
-
-def _concat(fits: list[LinearModelFit]) -> LinearModelFit:
-    return LinearModelFit(
-        np.concatenate([f.coefficients for f in fits]),
-        fits[0].unscaled_covariance,
-        np.concatenate([f.variances for f in fits]),
-        np.concatenate([f.df_residual for f in fits]),
-    )
+    coefs = np.empty((2 if spread else 1, m, n_classes))
+    variances = np.empty((2 if spread else 1, m))
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
+        block = load_columns(X, outer) if lazy else X[:, outer]
+        # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
+        for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
+            cols = slice(outer.start + inner.start, outer.start + inner.stop)
+            Xb = np.asarray(block[:, inner])
+            if Xb.dtype not in (np.float32, np.float64):
+                Xb = Xb.astype(np.float64)
+            out = first_pass_block(Xb, codes, sizes, spread)
+            if not out[12].all() and not np.isfinite(Xb).all():
+                bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
+                raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
+            kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
+            carriers[cols][kinds[cols] == TWO_VALUED] = out[4].T[kinds[cols] == TWO_VALUED]
+            ranked = kinds[cols] == RANKED
+            if ranked.any():
+                ties[cols][ranked] = tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64))
+            coefs[0, cols], variances[0, cols] = _fit_from_means(out[8], out[9], n)
+            if spread:
+                coefs[1, cols], variances[1, cols] = _fit_from_means(out[10], out[11], n)
+    cov = np.linalg.inv(design.T @ design)
+    df = np.full(m, float(n - n_classes))
+    fits = [LinearModelFit(coefs[k], cov, variances[k], df) for k in range(coefs.shape[0])]
+    return FirstPass(kinds, fits[0], fits[1] if spread else None, carriers, ties)

@@ -34,7 +34,6 @@ NEGLIGIBLE_TIES = 1e-4
 _UNTIED_CHUNK = 50_000  # labellings of the untied null scored at once
 #: Most draws of the untied null (its floor then reaches alpha / M up to M = 10,000).
 MAX_UNTIED_DRAWS = 200_000
-_CHUNK_VALUES = 2**21  # values of the deviations held at once in the spread part
 
 
 @dataclass(frozen=True)
@@ -60,56 +59,31 @@ def strata_of(ties: NDArray[np.float64]) -> NDArray[np.intp]:
     return strata
 
 
-def _f_stats(R, labels, n_classes, counts):
-    """One-way F of every column of R (n, g) under every labelling (B, n): (B, g)."""
-    n = R.shape[0]
-    Rc = R - R.mean(axis=0)
-    total = np.sum(Rc * Rc, axis=0)
-    between = np.zeros((labels.shape[0], R.shape[1]))
-    for c in range(n_classes):
-        s = (labels == c).astype(np.float64) @ Rc
-        between += s * s / counts[c]
-    within = np.maximum(total - between, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        F = (between / (n_classes - 1)) / (within / (n - n_classes))
-    return np.where(np.isnan(F), 0.0, F)
+def _logsf_f(F, d1, d2):
+    """``log P(F(d1, d2) > F)`` once per distinct value (rank statistics repeat a lot)."""
+    from scipy import stats
 
-
-def _spread_stats(R, labels, n_classes, counts):
-    """F of the absolute deviations from the class means under every labelling: (B, g)."""
-    n, g = R.shape
-    out = np.empty((labels.shape[0], g))
-    chunk = max(1, _CHUNK_VALUES // max(R.size, 1))
-    for start in range(0, labels.shape[0], chunk):
-        lab = labels[start : start + chunk]
-        onehot = [(lab == c).astype(np.float64) for c in range(n_classes)]
-        means = np.stack([(h @ R) / counts[c] for c, h in enumerate(onehot)], axis=1)
-        dev = np.abs(R[None, :, :] - np.take_along_axis(means, lab[:, :, None], axis=1))
-        total = dev.sum(axis=1)
-        between = sum(
-            np.einsum("bn,bng->bg", h, dev) ** 2 / counts[c] for c, h in enumerate(onehot)
-        )
-        between = between - total * total / n
-        within = np.maximum(np.einsum("bng,bng->bg", dev, dev) - total * total / n - between, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            F = (between / (n_classes - 1)) / (within / (n - n_classes))
-        out[start : start + chunk] = np.where(np.isnan(F), 0.0, F)
-    return out
+    values, inverse = np.unique(F, return_inverse=True)
+    return stats.f.logsf(values, d1, d2)[inverse].reshape(F.shape)
 
 
 def _scores(R, labels, n_classes, counts, log_w):
     """Combined score ``max(log w_loc - log P(F > F_loc), log w_spr - log P(F > F_spr))``."""
-    from scipy import stats
+    from widefs.univariate._screen_kernels import rank_f_scores
 
     n = R.shape[0]
     d1, d2 = n_classes - 1, n - n_classes
-    F_loc = _f_stats(R, labels, n_classes, counts)
-    score = log_w[0] - stats.f.logsf(F_loc, d1, d2)
-    if np.isfinite(log_w[1]):
-        F_spr = _spread_stats(R, labels, n_classes, counts)
-        score = np.maximum(score, log_w[1] - stats.f.logsf(F_spr, d1, d2))
-        return score, F_loc, F_spr
-    return score, F_loc, np.zeros_like(F_loc)
+    spread = bool(np.isfinite(log_w[1]))
+    F_loc, F_spr = rank_f_scores(
+        np.ascontiguousarray(R, dtype=np.float64),
+        np.ascontiguousarray(labels, dtype=np.intp),
+        np.ascontiguousarray(counts, dtype=np.float64),
+        spread,
+    )
+    score = log_w[0] - _logsf_f(F_loc, d1, d2)
+    if spread:
+        score = np.maximum(score, log_w[1] - _logsf_f(F_spr, d1, d2))
+    return score, F_loc, F_spr
 
 
 def _read(X, columns, lazy):
