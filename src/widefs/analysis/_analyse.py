@@ -30,6 +30,7 @@ def analyse(
     feature_names=None,
     p_error="auto",
     null="auto",
+    counts="auto",
     n_permutations=None,
     n_null_permutations=None,
 ) -> Analysis:
@@ -62,6 +63,8 @@ def analyse(
     p_error, null : optional
         The chance analysis's analytic error rate and the null of its thresholds, as
         :class:`~widefs.univariate.DiscriminativeSelector` takes them.
+    counts : "auto" or bool, default="auto"
+        Whether ``X`` holds raw counts, as :class:`~widefs.univariate.ClassDifferenceScreen` takes it.
     n_permutations, n_null_permutations : int, optional
         Label permutations of each search certificate (default 29, 9 when quick) and of the
         chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
@@ -88,11 +91,11 @@ def analyse(
     """
     from widefs.analysis._inputs import check_inputs
 
-    counts = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
-    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **counts)
+    perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
+    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **perms)
     seed = 0 if random_state is None else int(random_state)
-    opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, **counts)
-    return _run(X, y, names, methods, {**opts, "groups": methods}, progress)
+    opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
+    return _run(X, y, names, methods, {**opts, **perms, "groups": methods}, progress)
 
 
 def _run(X, y, names, methods, opts, progress) -> Analysis:
@@ -146,6 +149,7 @@ def _part(part, X, y, names, opts, certificates, progress) -> dict:
         chance = _chance.chance_analysis(
             X, y, seed=seed, p_error=opts["p_error"], null=opts["null"],
             n_permutations=n_null, quick=opts["quick"], n_jobs=opts["n_jobs"],
+            counts=opts["counts"],
         )  # fmt: skip
         return {"chance": chance, "features": _chance.feature_table(chance)}
     if part == "scm":

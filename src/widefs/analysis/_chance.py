@@ -23,7 +23,7 @@ ERROR_RULES = ("mgm", "max_chance")
 BELOW_MAJORITY = 0.05
 
 
-def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs):
+def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto"):
     """The errors selector under ``null`` (the permutation null beside it in any case) and
     the class-difference screens."""
     from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
@@ -51,7 +51,7 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs):
             # Only its permutation null is read, which p_error does not change.
             nulls["permutation"] = errors_fit("permutation", "auto").chance_nulls_["permutation"]
         screens = {
-            rule: ClassDifferenceScreen(rule, random_state=seed).fit(X, y)
+            rule: ClassDifferenceScreen(rule, counts=counts, random_state=seed).fit(X, y)
             for rule in ("fdr", "bonferroni")
         }
     return sel, nulls, screens
@@ -99,14 +99,21 @@ def below_majority(loo, majority: float) -> tuple[str, ...]:
     )
 
 
-def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs):
+def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs, counts="auto"):
     """Score every feature, both nulls, every threshold, and the leave-one-out curve.
 
     ``null`` chooses the null of the multiplicity-gap thresholds (``"auto"``: as
     :class:`~widefs.univariate.DiscriminativeSelector` chooses it); the other is computed too.
     """
     sel, nulls, screens = _fits(
-        X, y, seed=seed, p_error=p_error, null=null, n_permutations=n_permutations, n_jobs=n_jobs
+        X,
+        y,
+        seed=seed,
+        p_error=p_error,
+        null=null,
+        n_permutations=n_permutations,
+        n_jobs=n_jobs,
+        counts=counts,
     )
     selections = {rule: sel.select_under(rule)[1] for rule in ERROR_RULES}
     selections.update({rule: s.get_support() for rule, s in screens.items()})

@@ -54,7 +54,10 @@ _RUN_ENVIRONMENT = {
 
 
 def _run(args, console: Console) -> int:
-    console.print(f"widefs run: {visible(args.data)}", markup=False, highlight=False)
+    # soft_wrap: a long path stays one line (a pipe or log gets it whole, never broken mid-name).
+    console.print(
+        f"widefs run: {visible(args.data)}", markup=False, highlight=False, soft_wrap=True
+    )
     from rich.text import Text
 
     from widefs.cli import render
@@ -113,6 +116,7 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
         feature_names=names,
         p_error=p_error,
         null=args.null,
+        counts=data.counts,  # the reader's decision (or --counts / --no-counts), not a second guess
         n_permutations=args.permutations,
         n_null_permutations=null_permutations(args, data.X.shape[1]),
     )
