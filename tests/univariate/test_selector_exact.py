@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from widefs.exceptions import NothingSelectedWarning
-from widefs.univariate import DiscriminativeSelector, _selector
+from widefs.univariate import DiscriminativeSelector, _lazy, _selector
 
 # The deprecated continuous statistics of DiscriminativeSelector are still tested here.
 pytestmark = pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*deprecated:FutureWarning")
@@ -109,13 +109,13 @@ def test_lazy_transform_loads_only_the_selected_columns(tmp_path, monkeypatch):
     mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="w+", shape=X.shape)
     mm[:] = X
     loaded = []
-    load_columns = _selector.load_columns
+    load_columns = _lazy.load_columns
 
     def recording(Z, columns, **kwargs):
         loaded.append(list(columns))
         return load_columns(Z, columns, **kwargs)
 
-    monkeypatch.setattr(_selector, "load_columns", recording)
+    monkeypatch.setattr(_lazy, "load_columns", recording)
     np.testing.assert_array_equal(sel.transform(mm), X[:, [1, 4]])
     assert loaded == [[1, 4]]
     narrow = np.memmap(tmp_path / "X3.f64", dtype=np.float64, mode="w+", shape=(20, 3))

@@ -10,10 +10,10 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, load_columns, validate_lazy_xy
+from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy_xy
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
@@ -32,6 +32,7 @@ from widefs.univariate._kinds import (
     class_design,
     first_pass,
 )
+from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._thresholds import top_k
 
@@ -71,7 +72,9 @@ def auto_spread_weight(class_sizes) -> float:
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
 
 
-class ClassDifferenceScreen(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
+class ClassDifferenceScreen(
+    LazyTransformMixin, SupervisedSelectorMixin, SelectorMixin, BaseEstimator
+):
     """Screen features for class differences with p-values valid for every kind of feature.
 
     Every feature gets a p-value that is valid *for that feature* (not only on average over
@@ -190,24 +193,6 @@ class ClassDifferenceScreen(SupervisedSelectorMixin, SelectorMixin, BaseEstimato
         self.spread_weight = spread_weight
         self.counts = counts
         self.random_state = random_state
-
-    def transform(self, X):
-        """Keep the selected columns; an out-of-core X loads only those columns.
-
-        Parameters
-        ----------
-        X : array_like, dask array, zarr array or memmap of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_selected)
-        """
-        if is_lazy_matrix(X):
-            check_is_fitted(self)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, expected {self.n_features_in_}.")
-            return load_columns(X, np.flatnonzero(self.support_))
-        return super().transform(X)
 
     def _validate(self, X, y):
         if is_lazy_matrix(X):

@@ -14,10 +14,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, load_columns, validate_lazy_xy
+from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy_xy
 from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._error_counts import best_score, fit_error_counts
+from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._pooled_null import pooled_null
 from widefs.univariate._thresholds import (
     NAMED_THRESHOLDS,
@@ -45,7 +46,9 @@ def _is_threshold(threshold) -> bool:
     return 0 < threshold < 1
 
 
-class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
+class DiscriminativeSelector(
+    LazyTransformMixin, SupervisedSelectorMixin, SelectorMixin, BaseEstimator
+):
     """Select features whose classes differ beyond chance, knowing how many were searched.
 
     Two per-feature statistics, chosen by ``statistic``:
@@ -278,24 +281,6 @@ class DiscriminativeSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimat
         self.var_smoothing = var_smoothing
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def transform(self, X):
-        """Keep the selected columns; an out-of-core X loads only those columns.
-
-        Parameters
-        ----------
-        X : array_like, dask array, zarr array or memmap of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_selected)
-        """
-        if is_lazy_matrix(X):
-            check_is_fitted(self)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, expected {self.n_features_in_}.")
-            return load_columns(X, np.flatnonzero(self.support_))
-        return super().transform(X)
 
     def _resolve_statistic(self) -> str:
         """The statistic ``fit`` uses; a threshold it cannot apply is an error."""
