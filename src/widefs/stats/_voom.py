@@ -24,6 +24,7 @@ __all__ = ["looks_like_counts", "lowess", "voom"]
 
 #: Largest value a matrix of counts must reach ("a large range": not 0/1 or genotypes).
 COUNT_RANGE = 100
+_COUNT_BLOCK = 4096  # columns checked at a time by looks_like_counts
 
 
 def looks_like_counts(X) -> bool:
@@ -57,9 +58,14 @@ def looks_like_counts(X) -> bool:
     # a NaN makes it NaN (not >= 0).
     if not X.min() >= 0:
         return False
-    if not np.isfinite(X).all():
+    if not X.max() >= COUNT_RANGE:  # NaN and inf end here too (inf passes: checked below)
         return False
-    return bool(X.max() >= COUNT_RANGE and np.all(np.round(X) == X))
+    # A block of columns at a time: no temporary the size of the data on the screen's path.
+    for j in range(0, X.shape[-1] if X.ndim else 1, _COUNT_BLOCK):
+        block = X[..., j : j + _COUNT_BLOCK] if X.ndim else X
+        if not (np.isfinite(block).all() and np.array_equal(np.round(block), block)):
+            return False
+    return True
 
 
 def _window_fit(x, y, rw, xs, left, right, n):
