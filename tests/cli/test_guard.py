@@ -143,10 +143,10 @@ def test_a_full_disk_is_one_line_and_the_old_report_survives(tmp_path, monkeypat
     write_files(out, _report(**{"old.png": b"png"}))  # an earlier report
     old = {p.name: sha(p) for p in out.iterdir()}
 
-    def full(self, *args, **kwargs):
+    def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("pathlib.Path.write_bytes", full)
+    monkeypatch.setattr("widefs.cli._guard.os.fsync", full)  # where a full disk shows
     assert run(data, "--out", out) == 2
     err = capsys.readouterr().err
     assert err == (

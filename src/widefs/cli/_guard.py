@@ -11,11 +11,18 @@ manifest lists it with the hash it has now. Any other file a report would write 
 hand-written ``report.md``, the user's ``features.csv``, a figure's name, a symbolic link, a
 manifest widefs did not write) stops the run before any work, in one line naming it.
 
-A report is rendered in a temporary folder inside the output directory and moved into place
-under a lock on the directory (``flock`` on the directory itself), so concurrent runs into one folder
-take turns and every report there is whole and from one run. The manifest is rewritten first
-listing the hashes of both the old and the new files and last listing the new ones only, so a
-failure (a full disk, a kill) at any step leaves a manifest that is true of the files.
+The swap of a finished report is atomic as a whole. Under a lock on the directory (``flock``
+on the directory itself), so that concurrent runs into one folder take turns, the report
+and its journal (the next manifest) are written into a staging folder inside the directory
+and flushed to the disk; renaming that folder to :data:`SWAP` commits the swap; the files
+are then moved into place (the manifest listing the old and the new hashes meanwhile), the
+earlier report's other files removed, and the journal becomes the manifest. A swap cut
+short (a kill, a power cut) is finished, or, before its commit, undone, by the next run into
+the directory before anything else (:func:`recover`), so the folder then holds the earlier
+report whole or the new one whole and the manifest is true of the files. widefs's own
+readers of the folder take the lock; another program reading it during the moves may see
+some new files beside old ones (``report.html`` itself, with its figures inside, is always
+one run's).
 """
 
 from __future__ import annotations
@@ -39,12 +46,14 @@ __all__ = [
     "OUTPUT_FILES",
     "OUTPUT_PATTERNS",
     "REPORT_FIGURES",
+    "SWAP",
     "check_disk_space",
     "check_foreign",
     "check_output_dir",
     "file_identity",
     "folds_case",
     "is_output_name",
+    "recover",
     "write_files",
 ]
 
@@ -63,6 +72,12 @@ REPORT_FIGURES = (
 )
 MANIFEST = ".widefs-report"  # the files the report in a directory wrote, with their SHA-256
 _MANIFEST_HEADER = "widefs-report sha256"
+SWAP = ".widefs-swap"  # a committed swap: the new report's files and its journal
+_JOURNAL = "journal"  # in SWAP: the next manifest (its presence says the swap is unfinished)
+_BOTH = "both"  # in SWAP: the manifest listing old and new hashes, before it replaces the old
+_STAGING_PREFIX = ".widefs-staging-"  # a report being staged, before its commit
+_PROBE = ".widefs-probe-"  # then the process id: the probes of the output directory
+_SWAP_DAMAGED = "an unfinished report swap widefs cannot finish (damaged)"
 LOCK_WAIT = 600.0  # seconds a run waits for another run writing into the same folder
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 _ENTRY = re.compile(r"([0-9a-f]{64})  ([A-Za-z0-9][A-Za-z0-9_.-]*)\Z")
@@ -95,15 +110,17 @@ def folds_case(directory: Path) -> bool:
     """Whether ``directory``'s file system finds ``NAME`` when asked for ``name`` (macOS,
     Windows), probed with a temporary file."""
     try:
-        fd, probe = tempfile.mkstemp(prefix=".widefs-case-probe-", dir=directory)
+        fd, probe = tempfile.mkstemp(prefix=f"{_PROBE}case-{os.getpid()}-", dir=directory)
     except OSError:
         return False
     os.close(fd)
     try:
         head, tail = os.path.split(probe)
-        return file_identity(os.path.join(head, tail.upper())) == file_identity(probe)
+        identity = file_identity(probe)
+        return identity is not None and file_identity(os.path.join(head, tail.upper())) == identity
     finally:
-        os.unlink(probe)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(probe)
 
 
 def _clash(out_dir: Path, inputs: Sequence[Path]) -> tuple[Path, str] | None:
@@ -134,7 +151,7 @@ def _writable_place(out_dir: Path, shown: str) -> None:
     if not existing.is_dir():
         raise DataError(f"--out {shown}: {visible(str(existing))} is not a directory")
     try:
-        tempfile.TemporaryDirectory(dir=existing, prefix=".widefs-probe-").cleanup()
+        tempfile.TemporaryDirectory(dir=existing, prefix=f"{_PROBE}{os.getpid()}-").cleanup()
     except OSError as exc:
         raise DataError(
             f"--out {shown} is not writable ({exc.strerror or exc}); choose another directory"
@@ -146,8 +163,9 @@ def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
 
     Checked before any work: ``out_dir`` is a directory or can be created; it is writable;
     no file the report may write (:data:`OUTPUT_FILES`, ``*.png``, the manifest) is one of
-    ``inputs`` (compared by device and inode) or an existing directory; every file there a
-    report would replace was written by widefs (:func:`check_foreign`).
+    ``inputs`` (compared by device and inode) or an existing directory; a report swap cut
+    short there is finished or undone (:func:`recover`); every file there a report would
+    replace was written by widefs (:func:`check_foreign`).
     """
     out_dir = Path(out_dir)
     shown = visible(str(out_dir))
@@ -166,7 +184,7 @@ def check_output_dir(out_dir: Path, inputs: Sequence[Path] = ()) -> None:
                     f"--out {shown} contains a directory named {name}, which the report writes "
                     "as a file; move it or choose another --out directory"
                 )
-    check_foreign(out_dir)
+    check_foreign(out_dir)  # a swap cut short is first finished (or undone): recover
 
 
 def report_size(n_features: int) -> int:
@@ -284,14 +302,11 @@ def _foreign_error(out_dir: Path, name: str, what: str = "") -> DataError:
 
 def check_foreign(out_dir: Path) -> None:
     """Raise :class:`DataError` if ``out_dir`` holds a file a report would write or remove that
-    widefs did not write there (not listed in the manifest with the hash it has now)."""
-    out_dir = Path(out_dir)
-    if not out_dir.is_dir():
-        return
-    try:
-        _claimed(out_dir, _report_names(out_dir))
-    except _Foreign as exc:
-        raise _foreign_error(out_dir, *exc.args) from None
+    widefs did not write there (not listed in the manifest with the hash it has now).
+
+    Read under the directory's lock, after :func:`recover`: never in the middle of a swap.
+    """
+    _under_lock(Path(out_dir), check=True)
 
 
 def _manifest(entries: Iterable[tuple[str, str]]) -> str:
@@ -328,41 +343,208 @@ def _locked(out_dir: Path):
         os.close(fd)  # releases the lock
 
 
-def _swap(tmp: Path, out_dir: Path, files: Mapping[str, str], earlier: Mapping[str, str]):
-    """Move the files written in ``tmp`` into ``out_dir``: the manifest listing both the old and
-    the new hashes, the files, the old files the new report does not write removed, the
-    manifest of the new report. At every step the manifest is true of the files."""
-    (tmp / ".both").write_text(_manifest([*earlier.items(), *files.items()]), encoding="utf-8")
-    (tmp / ".new").write_text(_manifest(files.items()), encoding="utf-8")
-    (tmp / ".both").replace(out_dir / MANIFEST)
-    for name in sorted(files):
-        _before_move(name)
-        (tmp / name).replace(out_dir / name)
-    for name in sorted(set(earlier) - set(files)):
-        (out_dir / name).unlink()
-    (tmp / ".new").replace(out_dir / MANIFEST)
+def _sync(path: Path) -> None:
+    """Flush ``path`` (a file or a directory's entries) to the disk: a swap committed after a
+    power cut finds every staged byte."""
+    with contextlib.suppress(OSError):  # (directories cannot be opened on every platform)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _remove_dir(path: Path) -> None:
+    """Remove a staging folder widefs made (never following a link inside)."""
+    if path.is_symlink() or not path.is_dir():
+        raise _Foreign(path.name)
+    shutil.rmtree(path)
+
+
+def _journal(swap: Path) -> dict[str, str]:
+    """name -> hash of the report a committed swap installs, each staged file still there
+    checked against it; raises :class:`_Foreign` (naming the swap) for anything else."""
+    try:
+        lines = (swap / _JOURNAL).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Foreign(SWAP, _SWAP_DAMAGED) from exc
+    entries = [_ENTRY.match(line) for line in lines[1:]]
+    if not lines or lines[0] != _MANIFEST_HEADER or not all(entries):
+        raise _Foreign(SWAP, _SWAP_DAMAGED)
+    new = {e[2]: e[1] for e in entries}
+    for name, digest in new.items():
+        staged = swap / name
+        if not is_output_name(name) or (
+            os.path.lexists(staged)
+            and (staged.is_symlink() or not staged.is_file() or _digest(staged) != digest)
+        ):
+            raise _Foreign(SWAP, _SWAP_DAMAGED)
+    return new
+
+
+def _move_order(name: str) -> tuple[int, str]:
+    # The figures and tables first, the report files last: a new report.md finds its figures.
+    return (name in ("report.md", "report.html"), name)
+
+
+def _roll_forward(out_dir: Path, new: Mapping[str, str]) -> None:
+    """Finish the committed swap in ``out_dir/SWAP`` (installing the report ``new``); every step
+    can be repeated, so a swap cut at any point is finished by running this again.
+
+    The manifest lists the old and the new hashes while the files move (it is true of the
+    files at every step), then the journal becomes the manifest and the staging folder goes.
+    """
+    swap = out_dir / SWAP
+    old = _read_manifest(out_dir)
+    both = [(n, d) for n, digests in old.items() for d in digests] + list(new.items())
+    with contextlib.suppress(FileNotFoundError):
+        (swap / _BOTH).unlink()
+    _write_synced(swap / _BOTH, _manifest(both).encode("utf-8"))
+    os.replace(swap / _BOTH, out_dir / MANIFEST)
+    for name in sorted(new, key=_move_order):
+        if os.path.lexists(swap / name):
+            _before_move(name)
+            os.replace(swap / name, out_dir / name)
+    for name in sorted(set(old) - set(new)):
+        path = out_dir / name
+        if (
+            is_output_name(name)
+            and path.is_file()
+            and not path.is_symlink()
+            and _digest(path) in old[name]
+        ):
+            path.unlink()
+    os.replace(swap / _JOURNAL, out_dir / MANIFEST)
+    _sync(out_dir)
+    _remove_dir(swap)
+
+
+def _recover(out_dir: Path) -> None:
+    """Under the lock: finish a swap that was committed and cut short (a kill, a power cut),
+    and remove staging folders of swaps cut short before their commit."""
+    swap = out_dir / SWAP
+    if os.path.lexists(swap):
+        if swap.is_symlink() or not swap.is_dir():
+            raise _Foreign(SWAP)
+        if os.path.lexists(swap / _JOURNAL):
+            _roll_forward(out_dir, _journal(swap))
+        else:  # the journal became the manifest: only the folder was left
+            _remove_dir(swap)
+    with os.scandir(out_dir) as entries:
+        staged = [e.name for e in entries if e.name.startswith(_STAGING_PREFIX)]
+    for name in staged:  # staging happens under the lock: these were cut short
+        with contextlib.suppress(_Foreign):
+            _remove_dir(out_dir / name)
+    _remove_dead_probes(out_dir)
+
+
+def _remove_dead_probes(out_dir: Path) -> None:
+    """Remove the empty probes (:func:`folds_case`, the writability check) of processes that
+    died before removing them; those of a live run are its own."""
+    with os.scandir(out_dir) as entries:
+        probes = [e for e in entries if e.name.startswith(_PROBE)]
+    for entry in probes:
+        pid = entry.name[len(_PROBE) :].removeprefix("case-").split("-")[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):  # (not empty, or gone: left alone)
+            if entry.is_dir(follow_symlinks=False):
+                os.rmdir(entry.path)
+            elif entry.is_file(follow_symlinks=False) and entry.stat().st_size == 0:
+                os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no signals here (Windows)
+        return True
+    return True
+
+
+def recover(out_dir: Path) -> None:
+    """Finish or undo a report swap in ``out_dir`` cut short by a crash, under the lock.
+
+    After it, ``out_dir`` holds the earlier report whole or the new one whole, and the
+    manifest is true of the files. Raises :class:`DataError` in one line when the swap there
+    is not one widefs can finish (a damaged journal, a link) or the disk refuses.
+    """
+    _under_lock(Path(out_dir), check=False)
+
+
+def _under_lock(out_dir: Path, check: bool) -> None:
+    """:func:`recover`, then (``check``) :func:`check_foreign`, holding the lock."""
+    if not out_dir.is_dir():
+        return
+    try:
+        with _locked(out_dir):
+            _recover(out_dir)
+            if check:
+                _claimed(out_dir, _report_names(out_dir))
+    except _Foreign as exc:
+        raise _foreign_error(out_dir, *exc.args) from None
+    except OSError as exc:
+        raise DataError(
+            f"cannot finish the report swap cut short in {visible(str(out_dir))}: "
+            f"{exc.strerror or exc}; the next run finishes it"
+        ) from exc
+
+
+class _Unfinished(Exception):
+    """A committed swap that failed before it finished (the next run finishes it)."""
 
 
 def _before_move(name: str) -> None:
     """A hook for tests that force two runs to finish at the same time."""
 
 
-def _replace_report(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Path]:
-    """Render into a temporary folder (where a full disk fails, touching nothing), then, under
-    the directory's lock and after checking every file it replaces is one widefs wrote, swap."""
-    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".widefs-report-") as tmp:
-        tmp_path = Path(tmp)
+def _stage(out_dir: Path, files: Mapping[str, bytes | str]) -> tuple[Path, dict[str, str]]:
+    """Write the report and its journal (the next manifest) into a new staging folder."""
+    staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=_STAGING_PREFIX))
+    try:
         hashes = {}
         for name, content in files.items():
             data = content if isinstance(content, bytes) else content.encode("utf-8")
-            (tmp_path / name).write_bytes(data)
+            _write_synced(staging / name, data)
             hashes[name] = hashlib.sha256(data).hexdigest()
-        with _locked(out_dir):
-            try:
-                _listed, earlier = _claimed(out_dir, files)
-            except _Foreign as exc:
-                raise _foreign_error(out_dir, *exc.args) from None
-            _swap(tmp_path, out_dir, hashes, earlier)
+        _write_synced(staging / _JOURNAL, _manifest(hashes.items()).encode("utf-8"))
+        _sync(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return staging, hashes
+
+
+def _replace_report(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Path]:
+    """Under the directory's lock: finish any swap cut short, check every file the report
+    replaces is one widefs wrote, stage the report (where a full disk fails, touching
+    nothing), commit it by renaming the staging folder to :data:`SWAP`, roll forward."""
+    with _locked(out_dir):
+        try:
+            _recover(out_dir)
+            _claimed(out_dir, files)
+        except _Foreign as exc:
+            raise _foreign_error(out_dir, *exc.args) from None
+        staging, hashes = _stage(out_dir, files)
+        try:
+            os.replace(staging, out_dir / SWAP)  # the commit: one rename
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _sync(out_dir)
+        try:
+            _roll_forward(out_dir, hashes)
+        except (OSError, _Foreign) as exc:
+            raise _Unfinished(exc) from exc
     return [out_dir / name for name in sorted(files)]
 
 
@@ -378,15 +560,23 @@ def write_files(
     out_dir = Path(out_dir)
     check_output_dir(out_dir, inputs)
     created = not out_dir.exists()
+    shown = visible(str(out_dir))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         written = _replace_report(out_dir, files)
+    except _Unfinished as exc:  # committed: the next run (or recover) finishes the new report
+        cause = exc.args[0]
+        why = getattr(cause, "strerror", None) or cause
+        raise DataError(
+            f"cannot finish writing the report to {shown}: {why}; the next widefs run "
+            "into it finishes the new report before anything else"
+        ) from cause
     except OSError as exc:
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
         kept = "nothing was written" if created else "the report already there is unchanged"
         raise DataError(
-            f"cannot write the report to {visible(str(out_dir))}: {exc.strerror or exc}; {kept}"
+            f"cannot write the report to {shown}: {exc.strerror or exc}; {kept}"
         ) from exc
     except BaseException:
         if created:
