@@ -370,3 +370,85 @@ def test_packing_checks_a_zarr_array_before_reading_it():
 
     with pytest.raises(DataError, match="refused codec 'pickle'"):
         pack_binary(_FakeZarr())
+
+
+class _FakeNumbers(_FakeZarr):
+    """A float array presenting itself as zarr's, decoded by a pickle filter; reads recorded."""
+
+    __module__ = "zarr.core.array"
+    dtype = np.dtype(np.float64)
+    ndim = 2
+    oindex = None
+    reads: list = []
+
+    def __getitem__(self, key):
+        self.reads.append(key)
+        return np.zeros((4, 3))[key]
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_a_dask_array_reading_a_zarr_array_is_checked_before_it_is_computed(inline):
+    """``from_zarr``/``from_array`` of a zarr array keep it in the graph (as a value of its
+    own, or inside every task with ``inline_array=True``): found and checked, nothing read."""
+    da = pytest.importorskip("dask.array")
+    from widefs.scm import OccamSCM, pack_binary
+
+    X = da.from_array(_FakeNumbers(), chunks=(4, 1), inline_array=inline, asarray=False)
+    derived = (X[:, :2] * 2 + 1).T.T  # the store read through tasks of other tasks
+    _FakeNumbers.reads = []  # (dask may take an empty slice for its meta: no chunk is read)
+    y = [0, 1, 0, 1]
+    for matrix in (X, derived):
+        for read in (
+            lambda m: validate_lazy_xy(BaseEstimator(), m, y),
+            lambda m: load_columns(m, [0, 1]),
+            pack_binary,
+            lambda m: OccamSCM().fit(m, y),
+        ):
+            with pytest.raises(DataError) as err:
+                read(matrix)
+            message = str(err.value)
+            assert message.startswith("X (a dask array): the zarr array ") and "\n" not in message
+            assert "refused codec 'pickle'" in message
+    assert _FakeNumbers.reads == []
+    assert X[:, :1].compute().shape == (4, 1) and _FakeNumbers.reads  # (the fake is read)
+
+
+def test_a_dask_array_of_a_zarr_store_is_read_and_checked_once(tmp_path, monkeypatch):
+    da = pytest.importorskip("dask.array")
+    from widefs._utils import _dask_stores as _stores
+
+    X, _ = _zarr_store(tmp_path / "s.zarr", fmt=2)
+    lazy = da.from_zarr(str(tmp_path / "s.zarr"), component="X")
+    walks = []
+    real = _stores._graph_zarr_arrays
+    monkeypatch.setattr(_stores, "_graph_zarr_arrays", lambda g: walks.append(1) or real(g))
+    for j in range(X.shape[1]):
+        np.testing.assert_array_equal(load_columns(lazy, [j])[:, 0], X[:, j])
+    assert len(walks) == 1  # the graph is walked once, not once a block
+    assert len(real(lazy.__dask_graph__())) == 1
+    # The store changed and opened again (the same path, the same dask name): checked again.
+    meta_file = tmp_path / "s.zarr" / "X" / ".zarray"
+    meta = json.loads(meta_file.read_text())
+    meta["filters"] = [{"id": "astype", "encode_dtype": "|b1", "decode_dtype": "|b1"}]
+    meta_file.write_text(json.dumps(meta))
+    again = da.from_zarr(str(tmp_path / "s.zarr"), component="X")
+    with pytest.raises(DataError, match="refused codec 'astype'"):
+        load_columns(again, [0])
+
+
+@pytest.mark.skipif(ZARR_MAJOR >= 3, reason="zarr 3 does not open a pickled array of numbers")
+def test_dask_from_zarr_of_a_pickled_store_never_runs_it(tmp_path):
+    da = pytest.importorskip("dask.array")
+    marker = tmp_path / "ran"
+    path = _hostile_store(tmp_path / "s.zarr", marker)
+    payload = pickle.dumps(_Payload(marker), protocol=4)
+    _write(path, "Xp", _v2_meta((4, 3), "<f8", [{"id": "pickle"}]), {"0.0": payload})
+    array = zarr.open_group(str(path), mode="r")["Xp"]
+    with contextlib.suppress(TypeError):  # the test can fail: computing it runs the payload
+        da.from_zarr(array).compute()
+    assert marker.exists()
+    marker.unlink()
+    for inline in (False, True):
+        with pytest.raises(DataError, match=r"the zarr array 'Xp' it reads: refused codec"):
+            load_columns(da.from_zarr(array, inline_array=inline), [0, 1])
+    assert not marker.exists()

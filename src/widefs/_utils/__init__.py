@@ -14,6 +14,7 @@ from widefs._utils._blocks import (
     load_columns,
     validate_lazy_xy,
 )
+from widefs._utils._dask_stores import check_dask_array, checked_matrix
 from widefs._utils._docstrings import Substitution
 from widefs._utils._encoding import (
     MISSING_CODE,
@@ -37,11 +38,13 @@ from widefs._utils._parallel import parallel_calls
 from widefs._utils._random import spawn_seeds
 from widefs._utils._stores import (
     MAX_TEXT_WIDTH,
+    NUMBER_KINDS,
     StoreArray,
     check_array_metadata,
     check_zarr_array,
     is_zarr_array,
     open_store,
+    value_kind,
 )
 from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
 from widefs._utils._validation import as_float_array, check_integer_array, check_unit_interval
@@ -52,6 +55,7 @@ __all__ = [
     "KERNEL_JIT_OPTIONS",
     "MAX_TEXT_WIDTH",
     "MISSING_CODE",
+    "NUMBER_KINDS",
     "UNSEEN_CODE",
     "FeatureEncoding",
     "LabelFreeCache",
@@ -64,9 +68,11 @@ __all__ = [
     "block_width",
     "check_array_metadata",
     "check_classes",
+    "check_dask_array",
     "check_integer_array",
     "check_unit_interval",
     "check_zarr_array",
+    "checked_matrix",
     "data_digest",
     "encode_fit",
     "encode_transform",
@@ -83,4 +89,5 @@ __all__ = [
     "sharing_label_free_work",
     "spawn_seeds",
     "validate_lazy_xy",
+    "value_kind",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from widefs._utils._stores import StoreArray, is_zarr_array
+from widefs._utils._dask_stores import checked_matrix
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
@@ -105,8 +105,7 @@ def validate_lazy_xy(estimator, X, y) -> np.ndarray:
         )
     if X.shape[1] < 1:
         raise ValueError("X has 0 features; at least 1 is required.")
-    if is_zarr_array(X):  # its type and codecs, before any value is read
-        StoreArray(X, "X (a zarr array)", "numeric")
+    checked_matrix(X)  # a store's types and codecs, before any value is read
     estimator.n_features_in_ = X.shape[1]
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
@@ -137,8 +136,7 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
     >>> load_columns(np.arange(6).reshape(2, 3), slice(1, 3)).tolist()
     [[1.0, 2.0], [4.0, 5.0]]
     """
-    if is_zarr_array(X):  # checked before its values are read; a damaged chunk is one line
-        X = StoreArray(X, "X (a zarr array)", "numeric")
+    X = checked_matrix(X)  # a store checked before its values are read; a damaged chunk: one line
     if hasattr(X, "oindex") and not isinstance(columns, slice):
         block = X.oindex[:, np.asarray(columns)]  # zarr: orthogonal indexing
     else:

@@ -1,4 +1,8 @@
-"""Zarr stores read as data: every array's type and codecs are checked before a value is read.
+"""Stores read as data: every array's type and codecs are checked before a value is read.
+
+One whitelist of value types for every container widefs reads (zarr stores, dask arrays
+reading them: :mod:`widefs._utils._dask_stores`, HDF5/AnnData files): :func:`value_kind` says whether a data type holds numbers
+(booleans, integers, floats), text, or neither (refused: objects, structures, dates).
 
 A zarr array names its data type and the codecs that decode its chunks in its metadata
 (``.zarray`` for version 2, ``zarr.json`` for version 3). Some of those codecs run code while
@@ -27,15 +31,20 @@ from widefs.exceptions import DataError
 
 __all__ = [
     "MAX_TEXT_WIDTH",
+    "NUMBER_KINDS",
     "StoreArray",
     "check_array_metadata",
     "check_zarr_array",
     "is_zarr_array",
     "open_store",
+    "value_kind",
 ]
 
 #: Characters of one label or feature name read from a store (longer text is refused).
 MAX_TEXT_WIDTH = 1024
+#: numpy kinds of the values read as numbers from any container: bool, (un)signed int, float.
+NUMBER_KINDS = "biuf"
+_TEXT_KINDS = "US"  # fixed-width text (numpy's str and bytes)
 # Metadata documents larger than this are refused before they are parsed.
 _MAX_METADATA_BYTES = 2**20
 # Bytes of one decoded chunk: zarr allocates a whole chunk to read any value of it.
@@ -92,14 +101,51 @@ def _codecs(meta: dict) -> list[str]:
     return [n for n in names if n]
 
 
+def value_kind(dtype) -> str | None:
+    """What values of ``dtype`` are, for every container widefs reads: the one whitelist.
+
+    Parameters
+    ----------
+    dtype : numpy dtype or str
+        The type an array declares (zarr metadata, an HDF5 dataset, a dask array).
+
+    Returns
+    -------
+    kind : {"numeric", "text"} or None
+        "numeric" for booleans, integers and floats (:data:`NUMBER_KINDS`); "text" for
+        fixed-width strings or bytes, and for HDF5's variable-length strings (an object type
+        that h5py marks as ``vlen`` ``str`` or ``bytes``); None for everything else: objects,
+        structures, dates, complex numbers, references. A zarr object array is text only
+        through a text codec (:func:`check_array_metadata` decides).
+
+    See Also
+    --------
+    check_array_metadata : The whole check of a zarr array.
+
+    Examples
+    --------
+    >>> value_kind("<f8"), value_kind("|S3"), value_kind("O"), value_kind("<M8[ns]")
+    ('numeric', 'text', None, None)
+    """
+    dt = np.dtype(dtype)
+    if dt.kind in NUMBER_KINDS:
+        return "numeric"
+    if dt.kind in _TEXT_KINDS:
+        return "text"
+    if dt.kind == "O" and (dt.metadata or {}).get("vlen") in (str, bytes):
+        return "text"  # (h5py's variable-length strings; nothing else is read as objects)
+    return None
+
+
 def _v2_type(dtype, codecs: list[str]) -> tuple[str, int, int]:
     """(kind, characters per value, bytes per value) of a version 2 ``dtype`` string."""
     if not isinstance(dtype, str):
         raise ValueError(f"data type {dtype!r} is not a plain type")
     dt = np.dtype(dtype)
-    if dt.kind in "biuf":
+    kind = value_kind(dt)
+    if kind == "numeric":
         return "numeric", 0, dt.itemsize
-    if dt.kind in "US":
+    if kind == "text":
         return "text", dt.itemsize // (4 if dt.kind == "U" else 1), dt.itemsize
     if dt.kind == "O" and any(c in _TEXT_CODECS for c in codecs):
         return "text", 0, 8
@@ -275,7 +321,7 @@ def check_zarr_array(array, where: str | None = None) -> str:
         raise DataError(f"{where}: unreadable metadata ({_one_line(exc)})") from None
     kind = check_array_metadata(meta, where)
     decoded = np.dtype(array.dtype).kind
-    if decoded not in ("biuf" if kind == "numeric" else "USOT"):
+    if decoded not in (NUMBER_KINDS if kind == "numeric" else _TEXT_KINDS + "OT"):
         raise DataError(f"{where}: decodes to {array.dtype}, not {kind}")
     return kind
 

@@ -26,7 +26,7 @@ from importlib import import_module
 
 import numpy as np
 
-from widefs._utils import StoreArray, is_zarr_array, iter_column_blocks
+from widefs._utils import checked_matrix, iter_column_blocks
 from widefs.scm._parallel import block_pool, n_threads
 from widefs.scm._rules import LearnedStump
 
@@ -258,8 +258,7 @@ def pack_binary(X) -> PackedBinary | None:
         return None
     if isinstance(X, PackedBinary):
         return X
-    if is_zarr_array(X):  # its type and codecs checked before a value is read
-        X = StoreArray(X, "X (a zarr array)", "numeric")
+    X = checked_matrix(X)  # a store's types and codecs checked before a value is read
     m, F = (int(v) for v in X.shape)
     spans = list(iter_column_blocks(F, _read_width(X, m)))
     first = _as_01(X[:, spans[0]]) if spans else None

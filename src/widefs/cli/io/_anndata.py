@@ -1,8 +1,8 @@
 """AnnData ``.h5ad`` files (the optional extra ``widefs[anndata]``).
 
 The file is HDF5 and is read through h5py with anndata's element readers; nothing is
-unpickled. Every element's encoding and dtype is checked against a short whitelist before
-its values are read: the matrix (``X`` or a layer) must hold numbers or booleans, dense or
+unpickled. Every element's encoding and dtype is checked before its values are read, the
+dtype against the whitelist of every container widefs reads (:func:`widefs._utils.value_kind`): the matrix (``X`` or a layer) must hold numbers or booleans, dense or
 CSR/CSC; the target column of ``obs`` numbers, booleans, strings or categories of them. The
 analysis takes a dense matrix, so a sparse one is expanded a block of rows (CSR) or columns
 (CSC) at a time into one float matrix whose size is checked against the memory budget first.
@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from widefs._utils import MAX_TEXT_WIDTH, value_kind
 from widefs.cli.io._memory import Budget, check_fits, format_bytes, numbers_need
 from widefs.cli.io._tables import RawTable, first_line, show_names
 from widefs.exceptions import DataError
@@ -23,7 +24,6 @@ from widefs.exceptions import DataError
 __all__ = ["ANNDATA_HINT", "read_h5ad"]
 
 ANNDATA_HINT = 'pip install "widefs[anndata]"'
-_NUMBER_KINDS = "biuf"  # bool, signed and unsigned integers, floats: the only matrix dtypes read
 _SPARSE = {"csr_matrix": "CSR", "csc_matrix": "CSC"}
 _LABEL_ENCODINGS = {
     "array",
@@ -54,15 +54,15 @@ def _encoding(elem) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _is_text(dtype) -> bool:
-    import h5py
-
-    return h5py.check_string_dtype(dtype) is not None
-
-
 def _check_dataset(ds, what: str, text_ok: bool) -> None:
     """Refuse, in one line, a dataset whose values are neither numbers nor (if allowed) text."""
-    if ds.dtype.kind in _NUMBER_KINDS or (text_ok and _is_text(ds.dtype)):
+    kind = value_kind(ds.dtype)
+    if kind == "text" and text_ok and ds.dtype.kind == "S" and ds.dtype.itemsize > MAX_TEXT_WIDTH:
+        raise DataError(
+            f"{what} holds text of {ds.dtype.itemsize} characters per value (not read); "
+            f"widefs reads at most {MAX_TEXT_WIDTH}"
+        )
+    if kind == "numeric" or (text_ok and kind == "text"):
         return
     allowed = "numbers or booleans" + (" or text" if text_ok else "")
     raise DataError(f"{what} holds values of type {ds.dtype} (not read); widefs reads {allowed}")
