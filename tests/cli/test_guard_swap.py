@@ -115,6 +115,27 @@ def test_the_swap_cut_after_each_rename_is_finished_or_undone(tmp_path, monkeypa
     assert calls == [SWAP, MANIFEST, *sorted(NEW, key=_guard._move_order), MANIFEST]
 
 
+def test_a_signal_during_the_moves_lets_the_swap_finish(tmp_path, monkeypatch):
+    """SIGINT (KeyboardInterrupt) or SIGTERM raised after the commit: the swap is finished
+    before the run ends, so the folder holds the new report at once."""
+    real = os.replace
+    for k in range(1, 9):
+        out = _folder(tmp_path, k)
+        calls = []
+
+        def replace(src, dst, *args, calls=calls, k=k):
+            calls.append(dst)
+            if len(calls) == k + 1:
+                raise KeyboardInterrupt
+            return real(src, dst, *args)
+
+        monkeypatch.setattr(_guard.os, "replace", replace)
+        with pytest.raises(KeyboardInterrupt):
+            write_files(out, NEW)
+        monkeypatch.setattr(_guard.os, "replace", real)
+        assert _which(out, OLD, NEW) == 1
+
+
 def _steps(out: Path, k: int) -> int:
     """In a child process, write NEW into ``out`` and SIGKILL itself at its step ``k`` (a
     file staged, a rename, a removal, a flush); returns the child's count of steps."""

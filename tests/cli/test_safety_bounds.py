@@ -37,7 +37,7 @@ def test_ten_thousand_classes_of_two_are_refused_within_seconds(tmp_path, capsys
     out, err = capsys.readouterr()
     assert err.count("\n") == 1
     assert "'class' has 10000 classes for 20000 samples (2.0 per class): too many classes" in err
-    assert elapsed < 30, elapsed
+    assert elapsed < 10, elapsed  # (about 1 s)
     assert len(out.splitlines()) <= 2  # no class listing on the terminal
     assert not (tmp_path / "out").exists()
 

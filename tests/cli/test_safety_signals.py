@@ -63,8 +63,9 @@ def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(tmp_path, signum
         assert proc.poll() is None, "the run ended before its workers started"
         run = root.children(recursive=True)
         proc.send_signal(signum)  # during the analysis, to the main process only
+        ten_seconds = time.monotonic() + 10  # no process of the run left after 10 s
         _, err = proc.communicate(timeout=10)  # the pipe closes: no worker holds it
-        _, alive = psutil.wait_procs(run, timeout=10)
+        _, alive = psutil.wait_procs(run, timeout=max(0.0, ten_seconds - time.monotonic()))
         assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
     finally:
         for p in [*run, root]:

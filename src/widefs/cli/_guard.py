@@ -545,6 +545,10 @@ def _replace_report(out_dir: Path, files: Mapping[str, bytes | str]) -> list[Pat
             _roll_forward(out_dir, hashes)
         except (OSError, _Foreign) as exc:
             raise _Unfinished(exc) from exc
+        except BaseException:  # a signal: the committed swap is finished first (milliseconds)
+            with contextlib.suppress(Exception):
+                _roll_forward(out_dir, hashes)
+            raise
     return [out_dir / name for name in sorted(files)]
 
 
