@@ -225,3 +225,59 @@ def test_a_staging_folder_left_by_a_kill_is_removed_under_the_lock(tmp_path):
     (staged / "report.md").write_text("half")
     recover(out)
     assert not staged.exists() and _which(out, OLD) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_two_processes_released_together_leave_one_whole_report(tmp_path):
+    """Separate processes (not threads) released at once into one folder: the lock on the
+    directory makes them take turns, and the last one's report is there whole."""
+    b_report = {"report.md": "# b\n", "report.html": "<p>b</p>", "scm_bounds.png": b"b"}
+    for round_ in range(20):
+        out = _folder(tmp_path, f"p{round_}")
+        go_read, go_write = os.pipe()
+        pids = []
+        for report in (NEW, b_report):
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - a child
+                status = 3
+                try:
+                    os.close(go_write)
+                    os.read(go_read, 1)  # released together
+                    write_files(out, report)
+                    status = 0
+                finally:
+                    os._exit(status)
+            pids.append(pid)
+        os.close(go_read)
+        os.write(go_write, b"xx")
+        os.close(go_write)
+        assert all(os.waitpid(pid, 0)[1] == 0 for pid in pids)
+        assert _which(out, NEW, b_report) in (0, 1)
+
+
+def test_a_check_during_a_swap_sees_one_whole_report(tmp_path):
+    """widefs's readers of the folder take the lock: a check made while another run swaps its
+    report in never sees the new files beside the old manifest (no false "foreign" file)."""
+    import threading
+
+    out = _folder(tmp_path, "r")
+    stop, errors = threading.Event(), []
+
+    def writer():
+        try:
+            for i in range(30):
+                write_files(out, NEW if i % 2 else OLD)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    checks = 0
+    while not stop.is_set():
+        check_output_dir(out)
+        checks += 1
+    thread.join()
+    assert not errors and checks > 5
+    assert _which(out, OLD, NEW) == 1  # (the last of the 30 writes)
