@@ -26,24 +26,49 @@ def _is_dask_array(X) -> bool:
     return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")
 
 
+# What a value of a type is to the walk of a graph (the type's attributes for dask's tasks).
+_LEAF, _ZARR, _SEQUENCE, _MAPPING = "leaf", "zarr", "sequence", "mapping"
+_KINDS: dict[type, str | tuple[str, ...]] = {}
+# Attributes of dask's task objects that hold no argument: names, digests, flags.
+_NOT_ARGUMENTS = frozenset(
+    {"key", "_dependencies", "_token", "_repr", "_is_coro", "_data_producer"}
+)
+
+
+def _kind(cls: type) -> str | tuple[str, ...]:
+    root = cls.__module__.split(".")[0]
+    if root == "zarr" and hasattr(cls, "oindex"):
+        return _ZARR
+    if issubclass(cls, tuple | list | set | frozenset):
+        return _SEQUENCE
+    if issubclass(cls, dict):
+        return _MAPPING
+    if root == "dask":  # tasks and their arguments: every attribute that may hold one
+        slots = [a for c in cls.__mro__ for a in getattr(c, "__slots__", ())]
+        return tuple(a for a in dict.fromkeys(slots) if a not in _NOT_ARGUMENTS)
+    return _LEAF  # numbers, text, slices, functions: nothing a store is read through
+
+
 def _graph_zarr_arrays(graph) -> list:
     """The zarr arrays anywhere in a dask graph: values of its own (``from_zarr``'s default)
     or arguments of its tasks (``inline_array=True``), however deep."""
     found, seen, stack = {}, set(), list(graph.values())
     while stack:
         value = stack.pop()
-        if id(value) in seen or value is None or isinstance(value, str | bytes | int | float):
+        kind = _KINDS.get(type(value))
+        if kind is None:
+            kind = _KINDS[type(value)] = _kind(type(value))
+        if kind is _LEAF or id(value) in seen:
             continue
         seen.add(id(value))
-        if is_zarr_array(value):
+        if kind is _ZARR:
             found[id(value)] = value
-        elif isinstance(value, tuple | list | set | frozenset):
+        elif kind is _SEQUENCE:
             stack.extend(value)
-        elif isinstance(value, dict):
+        elif kind is _MAPPING:
             stack.extend(value.values())
-        elif type(value).__module__.split(".")[0] == "dask":  # tasks and their arguments
-            for cls in type(value).__mro__:
-                stack.extend(getattr(value, a, None) for a in getattr(cls, "__slots__", ()))
+        else:
+            stack.extend(getattr(value, a, None) for a in kind)
             stack.extend(getattr(value, "__dict__", {}).values())
     return list(found.values())
 
