@@ -10,6 +10,7 @@ Importing this package is light (the estimators load when an analysis runs).
 """
 
 from widefs.analysis._analyse import STAGES, analyse
+from widefs.analysis._design import DesignSummary
 from widefs.analysis._result import (
     Analysis,
     CefsAnalysis,
@@ -46,6 +47,7 @@ __all__ = [
     "CertificateOutcome",
     "Certified",
     "ChanceAnalysis",
+    "DesignSummary",
     "LooOutcome",
     "ProgressEvent",
     "RulesAnalysis",

@@ -50,8 +50,15 @@ def analyse(
         (nested cross-validation of the chosen parts' methods and two baselines); None: all.
     quick : bool, default=False
         Fewer folds, repeats and permutations (as ``widefs run --quick``).
-    covariates, groups : None
-        Not supported yet: they raise ``ValueError`` rather than being ignored.
+    covariates : DataFrame, dict of columns or array_like, optional
+        Columns to adjust for (age, sex, batch: numeric, or categorical as strings), checked
+        before any work (a column missing values, constant or confounded with the classes is
+        one ``ValueError`` naming it). The class-difference screen puts them in its linear
+        model, also inside the comparison's folds; the other methods take none (the result's
+        ``design`` says so).
+    groups : array_like of shape (n_samples,), optional
+        Subject, pair or patient of every sample: the screen's tests, the comparison's folds
+        and the certificates' relabellings respect it (``design.case`` says how).
     random_state : int, optional
         Seed of every split and permutation (None: 0).
     n_jobs : int, optional
@@ -92,10 +99,18 @@ def analyse(
     from widefs.analysis._inputs import check_inputs
 
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
-    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **perms)
+    import numpy as np
+
+    from widefs.analysis._design import check_design
+
+    X, y, names, methods = check_inputs(X, y, methods, feature_names, **perms)
+    design = check_design(y, covariates, groups)
+    if design is not None and not isinstance(X, np.ndarray):
+        raise ValueError("covariates and groups need the data in memory (not the scm-only store)")
     seed = 0 if random_state is None else int(random_state)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
-    return _run(X, y, names, methods, {**opts, **perms, "groups": methods}, progress)
+    opts.update(perms, groups=methods, design=design)
+    return _run(X, y, names, methods, opts, progress)
 
 
 def _run(X, y, names, methods, opts, progress) -> Analysis:
@@ -109,9 +124,11 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     n_perm = opts["n_permutations"]
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
+    design = opts["design"]
     certificates = CertificateRun(
-        X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress
-    )
+        X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
+        design=design,
+    )  # fmt: skip
     parts = {}
     for i, part in enumerate(methods):
         if progress:
@@ -132,6 +149,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         majority=majority_baseline(y),
         certificates=dict(certificates.results),
         certificate_permutations=n_perm,
+        design=None if design is None else design.summary(methods),
         **parts,
     )
 
@@ -149,7 +167,7 @@ def _part(part, X, y, names, opts, certificates, progress) -> dict:
         chance = _chance.chance_analysis(
             X, y, seed=seed, p_error=opts["p_error"], null=opts["null"],
             n_permutations=n_null, quick=opts["quick"], n_jobs=opts["n_jobs"],
-            counts=opts["counts"],
+            counts=opts["counts"], design=opts["design"],
         )  # fmt: skip
         return {"chance": chance, "features": _chance.feature_table(chance)}
     if part == "scm":
@@ -176,6 +194,6 @@ def _comparison(X, y, opts, certificates, progress) -> dict:
     frame, results, info = compare(
         X, y, candidates(groups, n_features=X.shape[1]), seed=opts["seed"], folds=folds,
         repeats=repeats, certificates=comparison_pvalues(outcomes), progress=progress,
-        n_jobs=opts["n_jobs"],
+        n_jobs=opts["n_jobs"], design=opts["design"],
     )  # fmt: skip
     return {"comparison": frame, "evaluations": results, "comparison_info": info}

@@ -59,6 +59,7 @@ class Candidate:
     make: Callable[[int], object]
     note: str = ""
     binary_only: bool = False
+    takes_covariates: bool = False  # a step's fit takes covariates (the screen)
 
 
 def _selector_nb(threshold):
@@ -170,6 +171,7 @@ def candidates(groups, *, n_features: int = 0) -> list[Candidate]:
                 _selector_nb("fdr"),
                 "class-difference screen: moderated F, exact or rank tests by kind of "
                 "feature, Benjamini-Hochberg",
+                takes_covariates=True,
             ),
         ]
     wrappers = []
