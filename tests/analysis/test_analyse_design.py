@@ -58,7 +58,7 @@ def test_the_screen_and_its_comparison_row_get_the_design(repeated):
 
 
 def test_certificates_relabel_whole_patients(repeated):
-    result, _, y, patient, _ = repeated
+    result = repeated[0]
     cert = result.certificates["discriminative selection"].certificate
     assert cert.design_case == "between groups"
 

@@ -79,7 +79,9 @@ def test_counts_with_covariates_equal_voom_on_the_design():
     screen = ClassDifferenceScreen(counts=True, random_state=0).fit(X, y, covariates={"b": batch})
     modelled = screen.kinds_ == 4
     log_cpm, w = voom(X, design_moderated_f(X, y, covariates={"b": batch}).design.matrix)
-    ref = design_moderated_f(log_cpm[:, modelled], y, covariates={"b": batch}, weights=w[:, modelled])
+    ref = design_moderated_f(
+        log_cpm[:, modelled], y, covariates={"b": batch}, weights=w[:, modelled]
+    )
     np.testing.assert_allclose(screen.pvalues_[modelled], ref.test.pvalues, rtol=1e-9)
 
 
@@ -216,7 +218,9 @@ class _Spy(ClassDifferenceScreen):
     seen: list = []
 
     def fit(self, X, y, covariates=None, groups=None):
-        _Spy.seen.append((len(y), None if groups is None else np.asarray(groups).copy(), covariates))
+        _Spy.seen.append(
+            (len(y), None if groups is None else np.asarray(groups).copy(), covariates)
+        )
         return super().fit(X, y, covariates=covariates, groups=groups)
 
 

@@ -50,15 +50,8 @@ def analyse(
         (nested cross-validation of the chosen parts' methods and two baselines); None: all.
     quick : bool, default=False
         Fewer folds, repeats and permutations (as ``widefs run --quick``).
-    covariates : DataFrame, dict of columns or array_like, optional
-        Columns to adjust for (age, sex, batch: numeric, or categorical as strings), checked
-        before any work (a column missing values, constant or confounded with the classes is
-        one ``ValueError`` naming it). The class-difference screen puts them in its linear
-        model, also inside the comparison's folds; the other methods take none (the result's
-        ``design`` says so).
-    groups : array_like of shape (n_samples,), optional
-        Subject, pair or patient of every sample: the screen's tests, the comparison's folds
-        and the certificates' relabellings respect it (``design.case`` says how).
+    covariates, groups : optional
+        The study design (see :func:`check_design`); the result's ``design`` says its use.
     random_state : int, optional
         Seed of every split and permutation (None: 0).
     n_jobs : int, optional
@@ -89,8 +82,7 @@ def analyse(
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> X, y = rng.normal(size=(40, 60)), np.repeat(["a", "b"], 20)
-    >>> X[y == "b", :3] += 2
+    >>> X, y = rng.normal(size=(40, 60)), np.repeat(["a", "b"], 20); X[y == "b", :3] += 2
     >>> result = analyse(X, y, methods=["chance", "compare"], quick=True, random_state=0,
     ...                  n_permutations=2, n_null_permutations=20)
     >>> list(result.comparison.columns[1:3]), "balanced_accuracy" in result.comparison
@@ -99,17 +91,10 @@ def analyse(
     from widefs.analysis._inputs import check_inputs
 
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
-    import numpy as np
-
-    from widefs.analysis._design import check_design
-
     X, y, names, methods = check_inputs(X, y, methods, feature_names, **perms)
-    design = check_design(y, covariates, groups)
-    if design is not None and not isinstance(X, np.ndarray):
-        raise ValueError("covariates and groups need the data in memory (not the scm-only store)")
     seed = 0 if random_state is None else int(random_state)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
-    opts.update(perms, groups=methods, design=design)
+    opts.update(perms, groups=methods, design=(covariates, groups))
     return _run(X, y, names, methods, opts, progress)
 
 
@@ -117,6 +102,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     import numpy as np
 
     from widefs.analysis._certify import CertificateRun
+    from widefs.analysis._design import check_design
     from widefs.analysis._spec import certificate_permutations
     from widefs.model_selection import majority_baseline
 
@@ -124,7 +110,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     n_perm = opts["n_permutations"]
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
-    design = opts["design"]
+    design = opts["design"] = check_design(y, *opts["design"], X)  # before any work
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
         design=design,

@@ -81,15 +81,44 @@ def _frame(covariates, n: int):
     return pd.DataFrame(arr, columns=[f"covariate {j}" for j in range(arr.shape[1])])
 
 
-def check_design(y, covariates, groups) -> AnalysisDesign | None:
-    """The design of ``(y, covariates, groups)``, checked; None when neither is given.
+def check_design(y, covariates, groups, X=None) -> AnalysisDesign | None:
+    """The study design of an analysis, checked; None when neither part is given.
 
-    Raises ``ValueError`` naming the column that is missing values, constant, confounded with
-    the classes or redundant (:func:`widefs.stats.resolve_design`), or when ``groups`` does not
-    hold one label per sample.
+    ``covariates`` (a DataFrame, a dict of columns or an array) are adjusted for by the
+    class-difference screen (its linear model), also inside the comparison's folds; the
+    other methods take none. ``groups`` (the subject, pair or patient of every sample) make
+    the screen's tests, the comparison's folds and the certificates' relabellings respect
+    them, within groups or between whole groups (the summary's ``case``).
+
+    Parameters
+    ----------
+    y : array_like of shape (n_samples,)
+    covariates : DataFrame, dict of columns or array_like, optional
+    groups : array_like of shape (n_samples,), optional
+    X : array_like, optional
+        The data: a design needs it in memory (a numpy array).
+
+    Returns
+    -------
+    AnalysisDesign or None
+
+    Raises
+    ------
+    ValueError
+        Naming the column that has missing values, is constant, confounded with the classes
+        or redundant (:func:`widefs.stats.resolve_design`), or when ``groups`` does not hold
+        one label per sample.
+
+    Examples
+    --------
+    >>> design = check_design(["a", "a", "b", "b"], {"age": [40, 51, 47, 38]}, None)
+    >>> design.case, design.columns
+    ('independent', ('intercept', 'class[b]', 'age'))
     """
     if covariates is None and groups is None:
         return None
+    if X is not None and not isinstance(X, np.ndarray):
+        raise ValueError("covariates and groups need the data in memory (not the scm-only store)")
     from widefs.stats import resolve_design
 
     n = len(y)
@@ -158,7 +187,6 @@ def statements(design: AnalysisDesign, methods) -> dict:
             )
         )
     out["certificates"] = (
-        ("relabellings respect the groups" if has_groups else "labels permuted freely")
-        + ("; the searches take no covariates, so they did not use them" if has_cov else "")
-    )
+        "relabellings respect the groups" if has_groups else "labels permuted freely"
+    ) + ("; the searches take no covariates, so they did not use them" if has_cov else "")
     return out
