@@ -107,7 +107,15 @@ def _parametric(screen, X, codes, plan: ScreenDesign) -> str:
     """Moderated F of the design's class coefficients for gaussian and counts features."""
     D = plan.design.matrix
     between = plan.scheme.kind == "between"
-    weights, words = None, "the covariates and blocks in the linear model"
+    terms = [
+        t
+        for t, on in (
+            ("the covariates", plan.covariates is not None),
+            ("the groups as blocks", plan.case == "within groups"),
+        )
+        if on
+    ]
+    weights, words = None, " and ".join(terms) + " in the linear model"
     if screen.counts_:
         # voom's weights are for the model fitted; with group means the model is on groups,
         # so the weights of the class-only model are dropped after averaging the log-CPM.
@@ -115,7 +123,9 @@ def _parametric(screen, X, codes, plan: ScreenDesign) -> str:
         X, weights = voom(X, sample_design)
     if between:
         X = _group_means(np.asarray(X, dtype=np.float64), plan.scheme.group_codes)
-        weights, words = None, "one averaged observation per group (the groups are the replicates)"
+        weights, words = None, "one averaged observation per group (the replicates)"
+        if plan.covariates is not None:
+            words += " and the covariates in the linear model"
     fit = linear_model_fit(X, D, weights=weights)
     modelled = (screen.kinds_ == GAUSSIAN) | (screen.kinds_ == COUNTS)
     prior = fit_f_dist(fit.variances[modelled], fit.df_residual[modelled])
