@@ -264,3 +264,18 @@ def test_routing_through_grid_search_cv():
     assert all(g is not None and np.unique(g).size == n // 3 for n, g, _ in _Spy.seen)
     best = search.best_estimator_[0]
     assert best.design_["case"] == "between groups"
+
+
+def test_the_validation_error_selector_never_ignores_a_design_silently():
+    """It takes no design: given one directly, through a pipeline or to nested_evaluate, it is
+    an error naming the parameter, never a fit that ignores it."""
+    from widefs.univariate import DiscriminativeSelector
+
+    X, y, patient = _grouped_data()
+    with pytest.raises(TypeError, match="groups"):
+        DiscriminativeSelector().fit(X, y, groups=patient)
+    pipe = make_pipeline(DiscriminativeSelector(random_state=0), GaussianNB())
+    with config_context(enable_metadata_routing=True), pytest.raises(TypeError, match="groups"):
+        pipe.fit(X, y, groups=patient)
+    with pytest.raises(ValueError, match="covariates were given but no step of Pipeline"):
+        nested_evaluate(pipe, X, y, cv=3, covariates={"age": np.arange(36.0)})
