@@ -262,7 +262,6 @@ class ClassDifferenceScreen(
         self.kind_names_ = KIND_NAMES
         self.design_ = no_design(self.classes_)
         if plan is not None:
-            self.note_ = self._counts_note()
             score_with_design(self, X, codes, plan, check_random_state(self.random_state))
         elif X.shape[0] <= C:
             self._untestable(X.shape[1])
@@ -303,7 +302,12 @@ class ClassDifferenceScreen(
     def _score(self, X, codes, sizes, rng):
         C = sizes.size
         voomed = voom(X, class_design(codes, C)) if self.counts_ else None
-        self.note_ = self._counts_note()
+        self.note_ = (
+            "The data were read as counts: log-CPM with voom precision weights "
+            "(Law et al. 2014), then the weighted moderated F."
+            if self.counts_
+            else ""
+        )
         passed = first_pass(X, codes, C, spread=self.spread_weight_ > 0, counts=voomed)
         m = X.shape[1]
         self.kinds_ = passed.kinds
@@ -328,14 +332,6 @@ class ClassDifferenceScreen(
             self.pvalues_[ranked], self.min_pvalues_[ranked] = branch.pvalues, branch.min_pvalues
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
-
-    def _counts_note(self) -> str:
-        return (
-            "The data were read as counts: log-CPM with voom precision weights "
-            "(Law et al. 2014), then the weighted moderated F."
-            if self.counts_
-            else ""
-        )
 
     def _parametric(self, passed):
         """Moderated F of the gaussian (or counts) features, priors fitted on them alone."""

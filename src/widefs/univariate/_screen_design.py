@@ -192,6 +192,12 @@ def score_with_design(screen, X, codes, plan: ScreenDesign, rng) -> None:
     """Fill the screen's per-feature results for a fit with a design."""
     C = screen.classes_.size
     m = X.shape[1]
+    screen.note_ = (
+        "The data were read as counts: log-CPM with voom precision weights for the design, "
+        "then the weighted moderated F."
+        if screen.counts_
+        else ""
+    )
     if screen.counts_:  # equal counts, not equal log-CPM, make a feature constant
         screen.kinds_ = np.where(np.ptp(np.asarray(X), axis=0) == 0, 0, COUNTS).astype(np.int8)
     else:  # the kinds are label-free, as without a design
