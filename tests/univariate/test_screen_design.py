@@ -279,3 +279,18 @@ def test_the_validation_error_selector_never_ignores_a_design_silently():
         pipe.fit(X, y, groups=patient)
     with pytest.raises(ValueError, match="covariates were given but no step of Pipeline"):
         nested_evaluate(pipe, X, y, cv=3, covariates={"age": np.arange(36.0)})
+
+
+def test_a_memmap_gives_the_same_p_values(tmp_path):
+    rng = np.random.default_rng(8)
+    y = np.repeat([0, 1], 10)
+    X = _varied(rng, 20, 300)
+    X[:, :10] = rng.exponential(size=(20, 10)) ** 2  # ranked: the permutation branch
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    cov = {"rin": rng.uniform(6, 9, 20)}
+    a = ClassDifferenceScreen(random_state=0).fit(X, y, covariates=cov)
+    b = ClassDifferenceScreen(random_state=0).fit(mm, y, covariates=cov)
+    np.testing.assert_allclose(a.pvalues_, b.pvalues_, rtol=1e-12)
+    assert (a.kinds_ == RANKED).sum() >= 5
