@@ -10,8 +10,7 @@ says in words (:attr:`DesignSummary.statements`); nothing ignores a design silen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import Any
 
 __all__ = ["AnalysisDesign", "DesignSummary", "check_design", "design_folds"]
 
@@ -49,7 +48,7 @@ class AnalysisDesign:
     """A checked design: the raw inputs and its summary (statements filled per part)."""
 
     covariates: object
-    groups: np.ndarray | None
+    groups: Any  # ndarray of the group labels, or None
     case: str
     columns: tuple
     covariate_names: tuple
@@ -68,6 +67,7 @@ class AnalysisDesign:
 
 def _frame(covariates, n: int):
     """Covariates as a DataFrame of ``n`` rows (a mapping, a DataFrame or an array)."""
+    import numpy as np
     import pandas as pd
 
     if covariates is None:
@@ -117,6 +117,8 @@ def check_design(y, covariates, groups, X=None) -> AnalysisDesign | None:
     """
     if covariates is None and groups is None:
         return None
+    import numpy as np
+
     if X is not None and not isinstance(X, np.ndarray):
         raise ValueError("covariates and groups need the data in memory (not the scm-only store)")
     from widefs.stats import resolve_design
@@ -139,6 +141,8 @@ def check_design(y, covariates, groups, X=None) -> AnalysisDesign | None:
 
 def design_folds(y, design: AnalysisDesign | None, folds: int) -> int:
     """Folds that every class can fill with whole groups (``folds`` without groups)."""
+    import numpy as np
+
     _, codes = np.unique(y, return_inverse=True)
     if design is None or design.groups is None:
         return int(min(folds, np.bincount(codes).min()))
