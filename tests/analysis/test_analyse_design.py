@@ -34,7 +34,10 @@ def test_the_design_summary_names_the_case_and_every_part(repeated):
     assert design.covariates == ("age",) and design.n_groups == 12
     assert design.columns == ("intercept", "class[ctl]", "age")
     assert set(design.statements) == {"chance", "compare", "certificates"}
-    assert "did not use the design" in design.statements["chance"]
+    assert (
+        "permutation null with relabellings that respect the groups"
+        in (design.statements["chance"])
+    )
     assert "kept every group on one side" in design.statements["compare"]
 
 
@@ -55,6 +58,21 @@ def test_the_screen_and_its_comparison_row_get_the_design(repeated):
         assert res["design_case"] == "between groups", name
         for train, test in res["splits"]:
             assert not set(patient[train]) & set(patient[test]), name
+
+
+def test_the_chance_selector_keeps_patients_whole(repeated):
+    result, _, y, patient, _ = repeated
+    sel = result.chance.selector
+    assert sel.design_case_ == "between groups" and result.chance.null_used == "permutation"
+    for perm in sel.permutations_:
+        for p in np.unique(patient):
+            assert np.unique(y[perm][patient == p]).size == 1
+    with pytest.raises(ValueError, match='null="analytic" assumes independent samples'):
+        analyse(result_x(repeated), y, groups=patient, null="analytic", methods=["chance"])
+
+
+def result_x(repeated):
+    return repeated[1]
 
 
 def test_certificates_relabel_whole_patients(repeated):

@@ -59,7 +59,7 @@ def test_run_with_covariates_and_groups_end_to_end(files):
     assert "column subject (10 groups)" in md
     assert "rin: numbers (a linear effect)" in md
     assert "kept every group on one side of every split" in md
-    assert "the validation-error selector, its two nulls and the leave-one-out curve did not " in md
+    assert "the validation-error selector kept every group on one side of its halves" in md
     html = (out / "report.html").read_text()
     assert "Study design" in html
 
@@ -99,6 +99,7 @@ def test_columns_are_read_in_sample_order_numbers_or_categories(files):
             "--groups: groups ('subject') are redundant with the covariates",
         ),
         (["--groups", "site"], "--groups: column 'site' is constant"),
+        (["--groups", "subject", "--null", "analytic"], "--null analytic assumes independent"),
     ],
 )
 def test_a_design_column_that_cannot_be_used_is_one_line_naming_it(files, options, message, capsys):

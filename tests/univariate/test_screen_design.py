@@ -267,16 +267,16 @@ def test_routing_through_grid_search_cv():
 
 
 def test_the_validation_error_selector_never_ignores_a_design_silently():
-    """It takes no design: given one directly, through a pipeline or to nested_evaluate, it is
-    an error naming the parameter, never a fit that ignores it."""
+    """It takes groups but no covariates: covariates given directly, through a pipeline or to
+    nested_evaluate are an error naming them, never a fit that ignores them."""
     from widefs.univariate import DiscriminativeSelector
 
-    X, y, patient = _grouped_data()
-    with pytest.raises(TypeError, match="groups"):
-        DiscriminativeSelector().fit(X, y, groups=patient)
+    X, y, _ = _grouped_data()
+    with pytest.raises(TypeError, match="covariates"):
+        DiscriminativeSelector().fit(X, y, covariates={"age": np.arange(36.0)})
     pipe = make_pipeline(DiscriminativeSelector(random_state=0), GaussianNB())
-    with config_context(enable_metadata_routing=True), pytest.raises(TypeError, match="groups"):
-        pipe.fit(X, y, groups=patient)
+    with config_context(enable_metadata_routing=True), pytest.raises(TypeError, match="covar"):
+        pipe.fit(X, y, covariates={"age": np.arange(36.0)})
     with pytest.raises(ValueError, match="covariates were given but no step of Pipeline"):
         nested_evaluate(pipe, X, y, cv=3, covariates={"age": np.arange(36.0)})
 

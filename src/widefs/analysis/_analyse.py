@@ -111,6 +111,8 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
     design = opts["design"] = check_design(y, *opts["design"], X)  # before any work
+    if design is not None and design.groups is not None and opts["null"] == "analytic":
+        raise ValueError('null="analytic" assumes independent samples; with groups use "auto"')
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
         design=design,

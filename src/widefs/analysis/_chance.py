@@ -38,7 +38,7 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto", d
             n_permutations=n_permutations,
             random_state=seed,
             n_jobs=n_jobs,
-        ).fit(X, y)
+        ).fit(X, y, groups=None if design is None else design.groups)
 
     with warnings.catch_warnings():
         # Selecting nothing is an outcome the analysis reports.

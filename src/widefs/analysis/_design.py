@@ -165,9 +165,16 @@ def statements(design: AnalysisDesign, methods) -> dict:
     if "chance" in methods:
         out["chance"] = (
             f"the class-difference screen (FDR and Bonferroni) used the {what}: covariates in "
-            "its linear model, permutations that respect the groups; the validation-error "
-            "selector, its two nulls and the leave-one-out curve did not use the design (they "
-            "treat the samples as independent)"
+            "its linear model, permutations that respect the groups; "
+            + (
+                "the validation-error selector kept every group on one side of its halves and "
+                "its thresholds used the permutation null with relabellings that respect the "
+                "groups; its analytic null (shown beside) and the leave-one-out curve treat "
+                "the samples as independent"
+                if has_groups
+                else "the validation-error selector, its two nulls and the leave-one-out "
+                "curve take no covariates (they did not use them)"
+            )
         )
     for part, name in (("scm", "the Set Covering Machines"), ("cefs", "CEFS")):
         if part in methods:

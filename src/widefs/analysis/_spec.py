@@ -109,8 +109,9 @@ def _linear_svm(seed):
 def _discriminative(seed):
     from widefs.univariate import DiscriminativeSelector
 
-    # search_score_ (best validation accuracy) does not depend on the threshold or the null.
-    return DiscriminativeSelector(statistic="errors", null="analytic", random_state=seed)
+    # search_score_ (best validation accuracy) does not depend on the threshold or the null;
+    # "all" thresholds nothing, so the analytic null is allowed with groups too.
+    return DiscriminativeSelector("all", statistic="errors", null="analytic", random_state=seed)
 
 
 def _pac_bayes(seed):

@@ -285,6 +285,8 @@ def check_options(args) -> tuple[list[str], object, int | None]:
 
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
+    if args.groups and args.null == "analytic":
+        raise DataError("--null analytic assumes independent samples; with --groups use auto")
     if args.permutations is None:
         args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
     for option, value in (
