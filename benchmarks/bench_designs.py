@@ -10,10 +10,11 @@ Four simulated designs, each replicate seen by every method, Benjamini-Hochberg 
 - (d) 12 patients x 3 samples (6 patients per class, a patient effect on every gene), no
   class effect; plus nested accuracy of a small pipeline and search-certificate p-values.
 
-Methods: widefs with the design (``design_moderated_f`` with ``covariates=`` / ``groups=``);
-limma (inmoose's ``lmFit`` + ``eBayes``) with the same design (batch as a covariate, subject
-as a blocking factor, patient means for (d): inmoose has no ``duplicateCorrelation``);
-widefs ignoring the design (``design_moderated_f(X, y)``). Realized FDR = mean of
+Methods: widefs's screen with the design (``ClassDifferenceScreen().fit(X, y, covariates=...)``
+or ``groups=``, its ``pvalues_``); limma (inmoose's ``lmFit`` + ``eBayes``) with the same
+design (batch as a covariate, subject as a blocking factor, patient means for (d): inmoose
+has no ``duplicateCorrelation``); the screen ignoring the design (``.fit(X, y)``). Realized
+FDR = mean of
 V / max(R, 1); power = mean share of the true genes selected; +- one Monte Carlo SE.
 
 Writes ``docs/results/designs.md`` and its data ``docs/results/designs.json``; with
@@ -90,6 +91,16 @@ def limma_pvalues(X, D, coef) -> np.ndarray:
     return 2 * student_t.cdf(-np.abs(tstat), df)
 
 
+def screen_pvalues(X, y, **design) -> np.ndarray:
+    """The class-difference screen's p-values, with the design given in ``design`` (or none)."""
+    from widefs.exceptions import NothingSelectedWarning
+    from widefs.univariate import ClassDifferenceScreen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingSelectedWarning)
+        return ClassDifferenceScreen(random_state=0).fit(X, y, **design).pvalues_
+
+
 def _batch_data(rng, genes, class_effect):
     y = np.repeat([1, 0, 1, 0], [12, 4, 4, 12])
     batch = np.repeat([0, 1], 16)
@@ -103,20 +114,16 @@ def _batch_data(rng, genes, class_effect):
 
 
 def cell_batch(rng, genes, class_effect):
-    from widefs.stats import design_moderated_f
-
     X, y, batch, true = _batch_data(rng, genes, class_effect)
     D = np.column_stack([np.ones(32), y, batch])
     return true, {
-        METHODS[0]: design_moderated_f(X, y, covariates={"batch": batch}).test.pvalues,
+        METHODS[0]: screen_pvalues(X, y, covariates={"batch": batch.astype(str)}),
         METHODS[1]: limma_pvalues(X, D, 1),
-        METHODS[2]: design_moderated_f(X, y).test.pvalues,
+        METHODS[2]: screen_pvalues(X, y),
     }
 
 
 def cell_paired(rng, genes, effect=1.5):
-    from widefs.stats import design_moderated_f
-
     subject = np.repeat(np.arange(10), 2)
     y = np.tile([0, 1], 10)
     X = rng.normal(size=(20, genes)) + 1.5 * rng.normal(size=(10, genes))[subject]
@@ -125,9 +132,9 @@ def cell_paired(rng, genes, effect=1.5):
     X[:, true] += effect * y[:, None]
     D = np.column_stack([np.ones(20), y, (subject[:, None] == np.arange(1, 10)).astype(float)])
     return true, {
-        METHODS[0]: design_moderated_f(X, y, groups=subject).test.pvalues,
+        METHODS[0]: screen_pvalues(X, y, groups=subject),
         METHODS[1]: limma_pvalues(X, D, 1),
-        METHODS[2]: design_moderated_f(X, y).test.pvalues,
+        METHODS[2]: screen_pvalues(X, y),
     }
 
 
@@ -139,15 +146,13 @@ def _patient_data(rng, genes):
 
 
 def cell_patients(rng, genes):
-    from widefs.stats import design_moderated_f
-
     X, y, patient = _patient_data(rng, genes)
     means = X.reshape(12, 3, genes).mean(axis=1)
     yp = y[::3]
     return np.zeros(genes, bool), {
-        METHODS[0]: design_moderated_f(X, y, groups=patient).test.pvalues,
+        METHODS[0]: screen_pvalues(X, y, groups=patient),
         METHODS[1]: limma_pvalues(means, np.column_stack([np.ones(12), yp]), 1),
-        METHODS[2]: design_moderated_f(X, y).test.pvalues,
+        METHODS[2]: screen_pvalues(X, y),
     }
 
 
@@ -331,12 +336,15 @@ def _setup_lines(meta) -> list[str]:
         "of the genes. (d): 12 patients (6 per class) x 3 samples, patient effect 1 SD on "
         "every gene, no class effect.",
         "",
-        "widefs, design given: `design_moderated_f(X, y, covariates={'batch': batch})` in "
+        "widefs, design given: the p-values (`pvalues_`) of "
+        "`ClassDifferenceScreen(random_state=0).fit(X, y, covariates={'batch': batch})` in "
         "(a)/(b), `groups=subject` in (c) (subject blocks as fixed effects), `groups=patient` "
-        "in (d) (patient means, patients as replicates). limma: inmoose `lmFit` + `eBayes` on "
+        "in (d) (patient means, patients as replicates); its gaussian features get the "
+        "moderated F of the design, its few skewed ones design-respecting permutations. "
+        "limma: inmoose `lmFit` + `eBayes` on "
         "the design `[1, class, batch]`, `[1, condition, subject indicators]`, and on the "
         "patient means for (d) (inmoose has no `duplicateCorrelation`). widefs, design "
-        "ignored: `design_moderated_f(X, y)`. Realized FDR = mean of V / max(R, 1) (with no "
+        "ignored: the same screen's `.fit(X, y)`. Realized FDR = mean of V / max(R, 1) (with no "
         "class effect, the chance of any selection); power = mean share of the true genes "
         "selected; +- one Monte Carlo standard error.",
         "",

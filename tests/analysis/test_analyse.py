@@ -112,8 +112,13 @@ def test_the_same_seed_gives_the_same_numbers(colon):
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
     [
-        (dict(covariates=np.zeros(12)), ValueError, "covariates= is not supported yet"),
-        (dict(groups=np.arange(12)), ValueError, "groups= is not supported yet"),
+        (dict(covariates=np.zeros(12)), ValueError, "covariate 'covariate 0' is constant"),
+        (
+            dict(covariates={"batch": np.repeat(["x", "y"], 6)}),
+            ValueError,
+            "covariate 'batch' is confounded with the classes",
+        ),
+        (dict(groups=np.arange(5)), ValueError, "groups must have one label per sample (12)"),
         (dict(methods=["chance", "bogus"]), ValueError, "unknown methods bogus"),
         (dict(methods=[]), ValueError, "unknown methods (none)"),
         (dict(feature_names=["a"]), ValueError, "feature_names must hold 3 names"),

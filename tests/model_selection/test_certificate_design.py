@@ -211,7 +211,7 @@ EVERY_SEARCH = {
     "scm-occam": OccamSCM(max_rules=3),
     "scm-pac-bayes": PACBayesSCM(max_rules=3),
     "cn2": CN2Classifier(max_rule_length=1, min_covered=3),
-    "discriminative": DiscriminativeSelector(null="analytic", random_state=3),
+    "discriminative": DiscriminativeSelector("all", null="analytic", random_state=3),
 }
 
 

@@ -216,3 +216,34 @@ def test_boundaries_singleton_groups_size_one_and_single_class():
     assert n_relabellings(y2, g2) == 2.0
     drawn = {tuple(y2[p]) for p in permutation_indices(y2, g2, n_permutations=200, random_state=0)}
     assert drawn == {(0, 1, 1, 1), (1, 0, 1, 1)}
+
+
+def test_freedman_lane_perfect_fit_is_the_most_extreme_statistic():
+    """A relabelling that the classes explain exactly has F = inf (counted as at least as
+    extreme as any observed F), and a feature the groups alone explain has F = 0, whatever
+    sign rounding gives the residual sum of squares; exact p-values by enumeration."""
+    groups = np.repeat(np.arange(5), 2)
+    y = np.repeat([0, 0, 1, 1, 1], 2)
+    # constant within patients: relabellings putting the two 1-patients in class 0 fit exactly
+    x = np.repeat([0.0, 1.0, 0.0, 1.0, 0.0], 2)
+    X = np.column_stack([x, x, x + 0.5])  # several columns: a matrix product, not a vector one
+    res = freedman_lane_test(X, y, groups=groups, n_permutations=20000, random_state=0)
+    # the 10 relabellings of whole patients (class 0 = two of the five patients), enumerated
+    cls = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)]
+    fs = []
+    for zero in cls:
+        lab = np.isin(groups, zero, invert=True).astype(float)
+        D = np.column_stack([np.ones(10), lab])
+        rss = np.sum((x - D @ np.linalg.lstsq(D, x, rcond=None)[0]) ** 2)
+        tss = np.sum((x - x.mean()) ** 2)
+        fs.append(np.inf if rss < 1e-12 else (tss - rss) / (rss / 8))
+    observed = fs[0]
+    exact = np.mean(np.array(fs) >= observed - 1e-9)
+    assert np.isfinite(res.statistics[0]) and res.statistics[0] == pytest.approx(observed)
+    assert abs(res.pvalues[0] - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-3
+    assert res.pvalues[0] == res.pvalues[1] == res.pvalues[2]
+    paired = np.repeat([1.0, 2.0, 3.0, 4.0, 5.0], 2)  # the subjects explain everything
+    none = freedman_lane_test(
+        paired[:, None], np.tile([0, 1], 5), groups=groups, n_permutations=99, random_state=0
+    )
+    assert none.statistics[0] == 0.0 and none.pvalues[0] == 1.0

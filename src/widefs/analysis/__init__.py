@@ -10,6 +10,7 @@ Importing this package is light (the estimators load when an analysis runs).
 """
 
 from widefs.analysis._analyse import STAGES, analyse
+from widefs.analysis._design import DesignSummary, check_design
 from widefs.analysis._result import (
     Analysis,
     CefsAnalysis,
@@ -46,6 +47,7 @@ __all__ = [
     "CertificateOutcome",
     "Certified",
     "ChanceAnalysis",
+    "DesignSummary",
     "LooOutcome",
     "ProgressEvent",
     "RulesAnalysis",
@@ -55,5 +57,6 @@ __all__ = [
     "analyse",
     "candidates",
     "certificate_permutations",
+    "check_design",
     "null_permutations",
 ]

@@ -50,8 +50,8 @@ def analyse(
         (nested cross-validation of the chosen parts' methods and two baselines); None: all.
     quick : bool, default=False
         Fewer folds, repeats and permutations (as ``widefs run --quick``).
-    covariates, groups : None
-        Not supported yet: they raise ``ValueError`` rather than being ignored.
+    covariates, groups : optional
+        The study design (see :func:`check_design`); the result's ``design`` says its use.
     random_state : int, optional
         Seed of every split and permutation (None: 0).
     n_jobs : int, optional
@@ -82,8 +82,7 @@ def analyse(
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> X, y = rng.normal(size=(40, 60)), np.repeat(["a", "b"], 20)
-    >>> X[y == "b", :3] += 2
+    >>> X, y = rng.normal(size=(40, 60)), np.repeat(["a", "b"], 20); X[y == "b", :3] += 2
     >>> result = analyse(X, y, methods=["chance", "compare"], quick=True, random_state=0,
     ...                  n_permutations=2, n_null_permutations=20)
     >>> list(result.comparison.columns[1:3]), "balanced_accuracy" in result.comparison
@@ -92,16 +91,18 @@ def analyse(
     from widefs.analysis._inputs import check_inputs
 
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
-    X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **perms)
+    X, y, names, methods = check_inputs(X, y, methods, feature_names, **perms)
     seed = 0 if random_state is None else int(random_state)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
-    return _run(X, y, names, methods, {**opts, **perms, "groups": methods}, progress)
+    opts.update(perms, groups=methods, design=(covariates, groups))
+    return _run(X, y, names, methods, opts, progress)
 
 
 def _run(X, y, names, methods, opts, progress) -> Analysis:
     import numpy as np
 
     from widefs.analysis._certify import CertificateRun
+    from widefs.analysis._design import check_design
     from widefs.analysis._spec import certificate_permutations
     from widefs.model_selection import majority_baseline
 
@@ -109,9 +110,13 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     n_perm = opts["n_permutations"]
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
+    design = opts["design"] = check_design(y, *opts["design"], X)  # before any work
+    if design is not None and design.groups is not None and opts["null"] == "analytic":
+        raise ValueError('null="analytic" assumes independent samples; with groups use "auto"')
     certificates = CertificateRun(
-        X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress
-    )
+        X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
+        design=design,
+    )  # fmt: skip
     parts = {}
     for i, part in enumerate(methods):
         if progress:
@@ -132,6 +137,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         majority=majority_baseline(y),
         certificates=dict(certificates.results),
         certificate_permutations=n_perm,
+        design=None if design is None else design.summary(methods),
         **parts,
     )
 
@@ -149,7 +155,7 @@ def _part(part, X, y, names, opts, certificates, progress) -> dict:
         chance = _chance.chance_analysis(
             X, y, seed=seed, p_error=opts["p_error"], null=opts["null"],
             n_permutations=n_null, quick=opts["quick"], n_jobs=opts["n_jobs"],
-            counts=opts["counts"],
+            counts=opts["counts"], design=opts["design"],
         )  # fmt: skip
         return {"chance": chance, "features": _chance.feature_table(chance)}
     if part == "scm":
@@ -176,6 +182,6 @@ def _comparison(X, y, opts, certificates, progress) -> dict:
     frame, results, info = compare(
         X, y, candidates(groups, n_features=X.shape[1]), seed=opts["seed"], folds=folds,
         repeats=repeats, certificates=comparison_pvalues(outcomes), progress=progress,
-        n_jobs=opts["n_jobs"],
+        n_jobs=opts["n_jobs"], design=opts["design"],
     )  # fmt: skip
     return {"comparison": frame, "evaluations": results, "comparison_info": info}

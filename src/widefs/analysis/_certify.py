@@ -19,7 +19,10 @@ __all__ = ["CertificateRun", "comparison_pvalues"]
 class CertificateRun:
     """The certificates of one analysis: computed once each, on first use."""
 
-    def __init__(self, X, y, *, seed: int, n_permutations: int, n_jobs=None, progress=None):
+    def __init__(
+        self, X, y, *, seed: int, n_permutations: int, n_jobs=None, progress=None, design=None
+    ):
+        from widefs.analysis._design import design_folds
         from widefs.model_selection import majority_baseline
 
         self.X, self.y = X, y
@@ -31,7 +34,10 @@ class CertificateRun:
         # Cross-validated scores: 5 stratified folds (fewer if a class is smaller), balanced
         # accuracy on imbalanced classes. Both depend on the class counts only, which every
         # relabelling keeps, so choosing them does not touch the p-value's validity.
-        self.cv = int(min(5, self.baseline.counts.min()))
+        # With groups the relabellings respect them and the folds keep them whole (the
+        # searches take no covariates: the analysis's design summary says so).
+        self.groups = None if design is None else design.groups
+        self.cv = design_folds(y, design, 5)
         self.scoring = "balanced_accuracy" if self.baseline.imbalanced else "accuracy"
         self.results: dict[str, CertificateOutcome] = {}
 
@@ -85,6 +91,7 @@ class CertificateRun:
                     n_permutations=self.n_permutations,
                     random_state=self.seed,
                     n_jobs=self.n_jobs,
+                    groups=self.groups,
                 )
             except Exception as exc:
                 # The rest of the analysis stands; the outcome says why this one is missing.

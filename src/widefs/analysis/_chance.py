@@ -23,7 +23,7 @@ ERROR_RULES = ("mgm", "max_chance")
 BELOW_MAJORITY = 0.05
 
 
-def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto"):
+def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto", design=None):
     """The errors selector under ``null`` (the permutation null beside it in any case) and
     the class-difference screens."""
     from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
@@ -38,7 +38,7 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto"):
             n_permutations=n_permutations,
             random_state=seed,
             n_jobs=n_jobs,
-        ).fit(X, y)
+        ).fit(X, y, groups=None if design is None else design.groups)
 
     with warnings.catch_warnings():
         # Selecting nothing is an outcome the analysis reports.
@@ -50,8 +50,9 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto"):
         if "permutation" not in nulls:
             # Only its permutation null is read, which p_error does not change.
             nulls["permutation"] = errors_fit("permutation", "auto").chance_nulls_["permutation"]
+        given = {} if design is None else {"covariates": design.covariates, "groups": design.groups}
         screens = {
-            rule: ClassDifferenceScreen(rule, counts=counts, random_state=seed).fit(X, y)
+            rule: ClassDifferenceScreen(rule, counts=counts, random_state=seed).fit(X, y, **given)
             for rule in ("fdr", "bonferroni")
         }
     return sel, nulls, screens
@@ -99,11 +100,15 @@ def below_majority(loo, majority: float) -> tuple[str, ...]:
     )
 
 
-def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs, counts="auto"):
+def chance_analysis(
+    X, y, *, seed, p_error, null, n_permutations, quick, n_jobs, counts="auto", design=None
+):
     """Score every feature, both nulls, every threshold, and the leave-one-out curve.
 
     ``null`` chooses the null of the multiplicity-gap thresholds (``"auto"``: as
     :class:`~widefs.univariate.DiscriminativeSelector` chooses it); the other is computed too.
+    ``design`` (:func:`widefs.analysis._design.check_design`) reaches the class-difference
+    screens; the validation-error selector takes none.
     """
     sel, nulls, screens = _fits(
         X,
@@ -114,6 +119,7 @@ def chance_analysis(X, y, *, seed, p_error, null, n_permutations, quick, n_jobs,
         n_permutations=n_permutations,
         n_jobs=n_jobs,
         counts=counts,
+        design=design,
     )
     selections = {rule: sel.select_under(rule)[1] for rule in ERROR_RULES}
     selections.update({rule: s.get_support() for rule, s in screens.items()})

@@ -37,8 +37,9 @@ class ComparisonInfo:
     most_accurate_selector: str | None  # the selecting method of highest mean accuracy
 
 
-def _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs) -> dict:
-    """``{name: nested_evaluate result or None}`` for every candidate."""
+def _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs, design) -> dict:
+    """``{name: nested_evaluate result or None}`` for every candidate (groups to every one,
+    covariates to those whose fit takes them)."""
     from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
     from widefs.model_selection import nested_evaluate
 
@@ -57,9 +58,14 @@ def _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs) -> d
             warnings.filterwarnings("ignore", category=HeuristicBoundWarning)
             warnings.filterwarnings("ignore", message="No features were selected")
             warnings.filterwarnings("ignore", category=RuntimeWarning, module="sklearn")
+            given = {}
+            if design is not None:
+                given["groups"] = design.groups
+                if cand.takes_covariates:
+                    given["covariates"] = design.covariates
             results[cand.name] = nested_evaluate(
                 cand.make(seed), X, y, cv=folds, n_repeats=repeats, random_state=seed,
-                n_jobs=n_jobs,
+                n_jobs=n_jobs, **given,
             )  # fmt: skip
     if progress:
         progress(ProgressEvent(task, task, len(candidates), len(candidates), finished=True))
@@ -149,17 +155,23 @@ def _info(y, results, requested, folds, repeats) -> ComparisonInfo:
     )
 
 
-def compare(X, y, candidates, *, seed, folds, repeats, certificates, progress=None, n_jobs=None):
+def compare(
+    X, y, candidates, *, seed, folds, repeats, certificates, progress=None, n_jobs=None,
+    design=None,
+):  # fmt: skip
     """Nested CV of every candidate on the same folds: (DataFrame, results, info).
 
-    ``folds`` is lowered to the size of the smallest class so that every outer fold holds
-    every class. ``certificates`` maps a row name to the certificate that speaks for it.
+    ``folds`` is lowered to the size of the smallest class (with groups: to the groups of
+    the class with fewest, or to the groups) so that every outer fold holds every class.
+    ``certificates`` maps a row name to the certificate that speaks for it; ``design`` is
+    the analysis's checked study design (None without one).
     """
     import pandas as pd
 
-    _, counts = np.unique(y, return_counts=True)
-    requested, folds = folds, min(folds, int(counts.min()))
-    results = _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs)
+    from widefs.analysis._design import design_folds
+
+    requested, folds = folds, design_folds(y, design, folds)
+    results = _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs, design)
     rows = [_row(c, results[c.name], certificates.get(c.name)) for c in candidates]
     frame = pd.DataFrame(rows).set_index("method")
     return frame, results, _info(y, results, requested, folds, repeats)

@@ -75,15 +75,9 @@ def _check_counts(**counts) -> None:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-def check_inputs(X, y, methods, covariates, groups, feature_names, **counts):
+def check_inputs(X, y, methods, feature_names, **counts):
     """(X, y, feature names, methods), or one clear error naming the problem."""
     _check_counts(**counts)
-    for name, value in (("covariates", covariates), ("groups", groups)):
-        if value is not None:
-            raise ValueError(
-                f"{name}= is not supported yet: the analysis would ignore the study design, "
-                "so it refuses it instead"
-            )
     X, names = _features(X, feature_names)
     if len(names) != X.shape[1]:
         raise ValueError(f"feature_names must hold {X.shape[1]} names, got {len(names)}")

@@ -219,6 +219,9 @@ class Analysis:
         (fold scores, selection frequencies), None where the method does not apply.
     features : pandas.DataFrame or None
         The chance analysis's feature table, best first.
+    design : DesignSummary or None
+        The study design given (``covariates``, ``groups``): its case and what each part did
+        with it; None without one.
     """
 
     methods: tuple
@@ -239,3 +242,4 @@ class Analysis:
     evaluations: dict = field(default_factory=dict)
     comparison_info: Any = None  # ComparisonInfo: the design and verdicts of the comparison
     features: pd.DataFrame | None = None
+    design: Any = None  # DesignSummary: the study design and what each part did with it

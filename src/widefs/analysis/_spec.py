@@ -59,6 +59,7 @@ class Candidate:
     make: Callable[[int], object]
     note: str = ""
     binary_only: bool = False
+    takes_covariates: bool = False  # a step's fit takes covariates (the screen)
 
 
 def _selector_nb(threshold):
@@ -108,8 +109,9 @@ def _linear_svm(seed):
 def _discriminative(seed):
     from widefs.univariate import DiscriminativeSelector
 
-    # search_score_ (best validation accuracy) does not depend on the threshold or the null.
-    return DiscriminativeSelector(statistic="errors", null="analytic", random_state=seed)
+    # search_score_ (best validation accuracy) does not depend on the threshold or the null;
+    # "all" thresholds nothing, so the analytic null is allowed with groups too.
+    return DiscriminativeSelector("all", statistic="errors", null="analytic", random_state=seed)
 
 
 def _pac_bayes(seed):
@@ -170,6 +172,7 @@ def candidates(groups, *, n_features: int = 0) -> list[Candidate]:
                 _selector_nb("fdr"),
                 "class-difference screen: moderated F, exact or rank tests by kind of "
                 "feature, Benjamini-Hochberg",
+                takes_covariates=True,
             ),
         ]
     wrappers = []

@@ -119,6 +119,8 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
         counts=data.counts,  # the reader's decision (or --counts / --no-counts), not a second guess
         n_permutations=args.permutations,
         n_null_permutations=null_permutations(args, data.X.shape[1]),
+        covariates=data.design.covariates,
+        groups=data.design.groups,
     )
 
 

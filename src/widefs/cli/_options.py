@@ -159,11 +159,39 @@ def _reading_arguments(run: argparse.ArgumentParser) -> None:
         "counts when every value is a non-negative integer, with zeros, and the largest is at "
         "least 1000; the report says which",
     )
+    _design_arguments(run)
 
 
 def data_options(args) -> dict:
     """The reading options passed to :func:`~widefs.cli.io.load_cli_data` as keywords."""
-    return dict(layer=args.layer, exclude=args.exclude, counts=args.counts)
+    return dict(
+        layer=args.layer,
+        exclude=args.exclude,
+        counts=args.counts,
+        covariates=args.covariates,
+        groups=args.groups,
+    )
+
+
+def _design_arguments(run: argparse.ArgumentParser) -> None:
+    """``widefs run``'s options on the study design (columns of the --labels sample sheet)."""
+    run.add_argument(
+        "--covariates",
+        metavar="COL[,COL...]",
+        default=None,
+        help="columns of the sample sheet (--labels) to adjust for, e.g. age,batch,sex: a "
+        "column of numbers is a number (a linear effect), any other column (or COL:cat) a set "
+        "of categories; the class-difference screen puts them in its linear model, and the "
+        "report says what each method did with them",
+    )
+    run.add_argument(
+        "--groups",
+        metavar="COL",
+        default=None,
+        help="the sample sheet's column of subjects, pairs or patients: samples of a group are "
+        "not independent; splits keep each group on one side, permutations exchange labels "
+        "within groups (pairs) or whole groups (repeated samples of a patient)",
+    )
 
 
 def _analysis_arguments(run: argparse.ArgumentParser) -> None:
@@ -257,6 +285,8 @@ def check_options(args) -> tuple[list[str], object, int | None]:
 
     groups = _method_groups(args.methods)
     p_error = _p_error_option(args.p_error)
+    if args.groups and args.null == "analytic":
+        raise DataError("--null analytic assumes independent samples; with --groups use auto")
     if args.permutations is None:
         args.permutations = QUICK_PERMUTATIONS if args.quick else DEFAULT_PERMUTATIONS
     for option, value in (

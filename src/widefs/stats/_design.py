@@ -140,6 +140,12 @@ def _check_added(base, class_block, block, name, what):
             "indicators its columns are linearly dependent (e.g. each of its levels holds one "
             "class), so its effect cannot be separated from the class effect."
         )
+    if name == "groups":
+        raise ValueError(
+            "groups are redundant with the covariates: a covariate that is constant within "
+            "every group (a subject's age or batch) is absorbed by the groups' blocks; drop "
+            "that covariate (the blocks adjust for it)."
+        )
     raise ValueError(
         f"{what} {name!r} is redundant: it is a linear combination of the intercept, the "
         "class indicators and the covariates before it; drop it."

@@ -83,9 +83,14 @@ class _OrdinaryF:
         b = prod[:, p:]
         quad = np.einsum("bpj,pq,bqj->bj", b, self.inv_block, b)
         s2 = np.maximum(self.total - fitted, 0.0) / self.df
+        # A perfect fit (no residual variance, up to rounding) is the most extreme statistic
+        # when the classes explain something, and no statistic when nothing is left: inf and
+        # 0, whatever sign the rounding gave the residual sum of squares.
+        scale = 1e-10 * np.maximum(self.total, np.finfo(float).tiny)
+        perfect = s2 * self.df <= scale
         with np.errstate(divide="ignore", invalid="ignore"):
             F = quad / (q * s2)
-        return np.where(np.isfinite(F), F, 0.0)
+        return np.where(perfect, np.where(quad > scale, np.inf, 0.0), F)
 
 
 def freedman_lane_test(
@@ -145,7 +150,8 @@ def freedman_lane_test(
     observed = stat(np.arange(X.shape[0])[None, :])[0]
     perms = permutation_indices(y, groups, n_permutations=n_permutations, random_state=random_state)
     exceed = np.zeros(X.shape[1])
-    tol = 1e-9 * np.maximum(1.0, np.abs(observed))  # ties within rounding count as ties
+    finite = np.where(np.isfinite(observed), np.abs(observed), 0.0)
+    tol = 1e-9 * np.maximum(1.0, finite)  # ties within rounding count as ties
     chunk = max(1, 2**22 // max(1, X.shape[1] * (D.shape[1] + 4)))  # ~32 MB per product
     for start in range(0, perms.shape[0], chunk):
         exceed += (stat(perms[start : start + chunk]) >= observed - tol).sum(axis=0)

@@ -315,20 +315,32 @@ def _score_all(params, X, lazy, y_codes, n_classes, train, val, y_null):
     )
 
 
-def fit_error_counts(params, X, y_codes, n_classes, lazy, rng) -> ErrorCountsFit:
-    """The errors statistic of ``DiscriminativeSelector`` (its parameters in ``params``)."""
+def fit_error_counts(params, X, y_codes, n_classes, lazy, rng, groups=None) -> ErrorCountsFit:
+    """The errors statistic of ``DiscriminativeSelector`` (its parameters in ``params``);
+    with ``groups``, splits and relabellings that respect them and the permutation null."""
+    from widefs.univariate._grouped_null import grouped_permutations, grouped_split_masks
     from widefs.univariate._null import label_permutations, split_cells
 
-    train, val = split_masks(params.cv, y_codes, n_classes, rng)
+    if groups is None:
+        train, val = split_masks(params.cv, y_codes, n_classes, rng)
+    else:
+        train, val = grouped_split_masks(params.cv, y_codes, groups, rng)
     cells = split_cells(train, val)
-    null_used = _choose_null(params.null, train, val, y_codes, n_classes, cells)
+    requested = params.null
+    if groups is not None and not (params.null == "analytic" and params.threshold == "all"):
+        requested = "permutation"  # the analytic null assumes independent samples
+    null_used = _choose_null(requested, train, val, y_codes, n_classes, cells)
     perms = y_null = None
     if null_used == "permutation":
         n_perm = params.n_permutations
         if n_perm == "auto":
             needs = params.threshold in ("fdr", "bonferroni")
             n_perm = default_permutations(X.shape[1], needs)
-        perms = label_permutations(cells, int(n_perm), rng)
+        perms = (
+            label_permutations(cells, int(n_perm), rng)
+            if groups is None
+            else grouped_permutations(cells, y_codes, groups, int(n_perm), rng)
+        )
         y_null = y_codes[perms]
     parts = _score_all(params, X, lazy, y_codes, n_classes, train, val, y_null)
     errors = np.concatenate([p.errors for p in parts])

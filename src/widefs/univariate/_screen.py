@@ -34,6 +34,7 @@ from widefs.univariate._kinds import (
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
+from widefs.univariate._screen_design import no_design, score_with_design, screen_design
 from widefs.univariate._thresholds import top_k
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight"]
@@ -92,6 +93,13 @@ class ClassDifferenceScreen(
     - **counts** (a whole matrix of raw counts, ``counts``): voom's log-CPM and precision
       weights (Law et al. 2014), then the weighted moderated F, as limma-voom does.
 
+    With ``covariates`` or ``groups`` given to :meth:`fit` (routed through a ``Pipeline`` by
+    metadata routing: requested by default), every test uses the design: the moderated F of
+    the class coefficients with the covariates (and blocks) in the linear model, group means
+    when every group holds one class, and for two-valued and ranked features permutations
+    that respect the groups and keep the covariates' effect (Freedman-Lane); ``design_``
+    says which case applied and what each kind of feature got.
+
     The selection is Benjamini-Hochberg (``"fdr"``) or Bonferroni on ``pvalues_``, counting
     only features whose smallest exact attainable p-value could pass (Tarone 1990, Gilbert
     2005): rare two-valued features cost the others nothing. An int k keeps the k smallest p-values.
@@ -137,6 +145,11 @@ class ClassDifferenceScreen(
         Whether ``X`` was treated as counts (voom).
     note_ : str
         What was done to the data, in one sentence ("" when nothing).
+    design_ : dict
+        The design of the fit: ``case`` (``"independent"``, ``"within groups"``, ``"between
+        groups"``), ``groups`` (that case in words, e.g. ``"blocks (labels exchanged within
+        groups)"``), ``covariates`` (names), ``columns`` (the linear model's) and
+        ``statement`` (what each kind of feature got; "" without a design).
     testable_ : ndarray of bool, shape (n_features,)
         Features the rule counted (Tarone).
     threshold_ : float
@@ -173,6 +186,9 @@ class ClassDifferenceScreen(
     >>> screen.kind_counts_["gaussian"] >= 495
     True
     """
+
+    # The design is data: a Pipeline routes it to the screen without a set_fit_request.
+    __metadata_request__fit = {"covariates": True, "groups": True}
 
     _parameter_constraints: dict = {
         "threshold": [
@@ -216,7 +232,7 @@ class ClassDifferenceScreen(
         return bool(self.counts)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, covariates=None, groups=None):
         """Compute every feature's p-value and apply the threshold.
 
         Parameters
@@ -225,6 +241,11 @@ class ClassDifferenceScreen(
             Training data.
         y : array_like of shape (n_samples,)
             Class labels.
+        covariates : DataFrame, dict of columns or array_like, optional
+            Columns to adjust for (numeric, or categorical: strings, booleans, categoricals);
+            see :func:`widefs.stats.build_design`.
+        groups : array_like of shape (n_samples,), optional
+            Subject, pair, patient or block of every sample; see the class description.
 
         Returns
         -------
@@ -232,13 +253,17 @@ class ClassDifferenceScreen(
             The fitted screen.
         """
         X, codes = self._validate(X, y)
+        plan = screen_design(self.classes_[codes], covariates, groups)
         C = self.classes_.size
         sizes = np.bincount(codes, minlength=C)
         self.counts_ = self._resolve_counts(X)
         weight = auto_spread_weight(sizes) if self.spread_weight == "auto" else self.spread_weight
-        self.spread_weight_ = 0.0 if self.counts_ else float(weight)
+        self.spread_weight_ = 0.0 if self.counts_ or plan is not None else float(weight)
         self.kind_names_ = KIND_NAMES
-        if X.shape[0] <= C:
+        self.design_ = no_design(self.classes_)
+        if plan is not None:
+            score_with_design(self, X, codes, plan, check_random_state(self.random_state))
+        elif X.shape[0] <= C:
             self._untestable(X.shape[1])
         else:
             self._score(X, codes, sizes, check_random_state(self.random_state))

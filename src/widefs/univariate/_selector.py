@@ -18,6 +18,7 @@ from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy
 from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._error_counts import best_score, fit_error_counts
+from widefs.univariate._grouped_null import check_selector_groups
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._pooled_null import pooled_null
 from widefs.univariate._thresholds import (
@@ -175,6 +176,8 @@ class DiscriminativeSelector(
         its E[X], E[X_(1)], p-values and whether it is only a bound.
     null_ : str
         Errors statistic: the null the thresholds used.
+    design_case_ : str
+        ``"independent"`` without ``groups``, else ``"within groups"`` or ``"between groups"``.
     null_min_errors_ : ndarray of shape (n_permutations,)
         Errors statistic, permutation null: the best feature's errors on each permutation.
     location_statistics_, spread_statistics_ : ndarray of shape (n_features,)
@@ -315,7 +318,7 @@ class DiscriminativeSelector(
         return X, y_codes, lazy
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, groups=None):
         """Score every feature, compute the null, apply the threshold.
 
         Parameters
@@ -324,6 +327,13 @@ class DiscriminativeSelector(
             Training data.
         y : array_like of shape (n_samples,)
             Class labels.
+        groups : array_like of shape (n_samples,), optional
+            Subject, pair or patient of every sample (errors statistic only): the training
+            and validation parts keep every group on one side, and the thresholds use the
+            permutation null with relabellings that respect the groups (within groups, or
+            whole groups exchanged); ``null="analytic"``, which assumes independent
+            samples, is refused (except with ``threshold="all"``, which thresholds nothing).
+            ``design_case_`` says which case applied.
 
         Returns
         -------
@@ -332,11 +342,12 @@ class DiscriminativeSelector(
         """
         self.statistic_ = self._resolve_statistic()
         X, y_codes, lazy = self._validate(X, y)
+        groups = check_selector_groups(self, groups, y_codes)
         rng = check_random_state(self.random_state)
         if self.statistic_ != "errors":
             warnings.warn(self._deprecation_message(), FutureWarning, stacklevel=3)
         if self.statistic_ == "errors":
-            self._fit_errors(X, y_codes, lazy, rng)
+            self._fit_errors(X, y_codes, lazy, rng, groups)
         else:
             self._fit_distribution(X, y_codes, rng)
         self.n_scored_ = int((~self.constant_features_).sum())
@@ -357,8 +368,8 @@ class DiscriminativeSelector(
             "(statistic='errors')."
         )
 
-    def _fit_errors(self, X, y_codes, lazy, rng):
-        result = fit_error_counts(self, X, y_codes, self.classes_.size, lazy, rng)
+    def _fit_errors(self, X, y_codes, lazy, rng, groups=None):
+        result = fit_error_counts(self, X, y_codes, self.classes_.size, lazy, rng, groups)
         self.null_ = result.null_used
         if self.p_error != "auto" and self.null_ == "permutation":
             warnings.warn(

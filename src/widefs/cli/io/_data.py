@@ -34,6 +34,7 @@ from widefs.cli.io._columns import (
 )
 from widefs.cli.io._counts import decide_counts
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
+from widefs.cli.io._design import StudyDesignColumns, read_design
 from widefs.cli.io._exclusion import excluding
 from widefs.cli.io._formats import read_arrow, read_xlsx
 from widefs.cli.io._geo import read_geo
@@ -71,6 +72,7 @@ class LoadedData:
     notes: list[str] = field(default_factory=list)
     target: str = "class"
     counts: bool = False  # read as counts (see :mod:`widefs.cli.io._counts`)
+    design: StudyDesignColumns = field(default_factory=StudyDesignColumns)
 
     @property
     def in_memory(self) -> bool:
@@ -166,6 +168,8 @@ def load_cli_data(
     layer: str | None = None,
     exclude: str | None = None,
     counts: bool | None = None,
+    covariates: str | None = None,
+    groups: str | None = None,
 ) -> LoadedData:
     """Read ``data`` and check it is usable; raise :class:`DataError` naming the problem.
 
@@ -185,10 +189,16 @@ def load_cli_data(
     take (default: what the machine has free). ``layer``: the layer of an AnnData ``.h5ad``
     file to analyse instead of its ``X``. ``exclude``: names of columns (rows, with the
     features in rows) that are not features, separated by commas. ``counts``: read the
-    values as counts (True), not (False), or as recognised from them (None).
+    values as counts (True), not (False), or as recognised from them (None). ``covariates``
+    (names separated by commas) and ``groups``: columns of the ``labels`` sample sheet, the
+    study design (see :mod:`widefs.cli.io._design`).
     """
     path = Path(data)
     if is_store(path):
+        if covariates or groups:
+            raise DataError(
+                "--covariates and --groups apply to a data file with --labels, not a store"
+            )
         fields = load_store(path, target)
         check_classes(fields["y"], fields["target"])
         return LoadedData(**fields)
@@ -209,6 +219,7 @@ def load_cli_data(
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
     is_counts = decide_counts(X, counts, notes)
+    design = read_design(table.sheet, covariates, groups, str(target), str(labels), y)
     return LoadedData(
         name=name,
         X=X,
@@ -219,4 +230,5 @@ def load_cli_data(
         notes=notes,
         target=str(target),
         counts=is_counts,
+        design=design,
     )

@@ -171,6 +171,8 @@ def join_labels(table: RawTable, labels: LabelFile, data: Path) -> None:
     values = np.array(labels.labels, dtype=object)[position]
     values[values == ""] = None
     table.labels = values
+    columns = labels.columns or [labels.ids, labels.labels]
+    table.sheet = {h: np.array(c, dtype=object)[position] for h, c in zip(labels.header, columns)}
     table.notes += labels.notes
     table.notes += [n for n in [renamed_ids_note(ids, label_ids, position)] if n]
     column = "its second column" if headerless else f"column {labels.header[labels.column]!r}"

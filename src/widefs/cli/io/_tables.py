@@ -40,6 +40,7 @@ class RawTable:
     ids: np.ndarray | None = None  # row ids (sample names) when the file names its rows
     example: str = ""  # where the first non-numeric cell is, for the message
     in_rows: bool = False  # features in the file's rows (samples in its columns), for messages
+    sheet: dict | None = None  # every column of a sample sheet (--labels), in sample order
 
 
 def show_names(cols) -> str:

@@ -119,6 +119,7 @@ def analysis_sections(analysis, data) -> list[Section]:
     from widefs.cli.render._certificates import certificate_sections
     from widefs.cli.render._chance import chance_sections
     from widefs.cli.render._compare import comparison_section
+    from widefs.cli.render._design import design_sections
     from widefs.cli.render._models import cefs_sections, rules_sections, scm_sections
 
     renderers = {
@@ -128,7 +129,7 @@ def analysis_sections(analysis, data) -> list[Section]:
         "cefs": cefs_sections,
         "compare": comparison_section,
     }
-    sections = []
+    sections = design_sections(analysis, data)
     for part in analysis.methods:
         sections += renderers[part](analysis, data)
         sections += certificate_sections(analysis, part)
