@@ -69,7 +69,8 @@ OLD_DEFAULT_DESCRIPTION = (
 )
 SCREEN_DESCRIPTION = (
     "`ClassDifferenceScreen()` with its defaults (its `alpha` set to q): per-feature p-values "
-    "by kind of feature (moderated F, with the spread test from 12 per class; exact "
+    "by kind of feature (moderated F, with the spread test from 12 per class, its share 0.5 "
+    "where the pooled variance is at least twice the median and 0.02 elsewhere; exact "
     "conditional tests for two-valued features; rank statistics with permutation nulls "
     "pooled within tie strata; voom on counts) and its own Benjamini-Hochberg selection over "
     "the testable features"

@@ -39,9 +39,17 @@ from widefs.univariate._thresholds import top_k
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight"]
 
-#: Smallest class size at which the spread statistic gets a share of the level, and the share.
+#: Smallest class size at which the spread statistic gets a share of the level, and the share
+#: of the ranked features (and of every feature when ``spread_weight`` is a number).
 SPREAD_MIN_CLASS = 12
 SPREAD_WEIGHT = 0.35
+#: Gaussian features with ``spread_weight="auto"``: the share is SPREAD_WEIGHT_WIDE when the
+#: feature's pooled variance (no labels) is at least WIDE_VARIANCE times the median over the
+#: gaussian features, else SPREAD_WEIGHT_NARROW. Classes whose SDs differ by a factor r widen
+#: the pooled variance to (1 + r^2) / 2 of the narrower class's at equal sizes: 2 at r = 1.7.
+SPREAD_WEIGHT_WIDE = 0.5
+SPREAD_WEIGHT_NARROW = 0.02
+WIDE_VARIANCE = 2.0
 
 
 def auto_spread_weight(class_sizes) -> float:
@@ -73,6 +81,32 @@ def auto_spread_weight(class_sizes) -> float:
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
 
 
+def pooled_variances(fit, sizes) -> np.ndarray:
+    """Sample variance of every feature's values, all classes pooled (no labels), from the
+    class design's fit: residual sum of squares plus the between-class sum of squares."""
+    n = float(np.sum(sizes))
+    means = fit.coefficients.copy()
+    means[:, 1:] += means[:, :1]
+    grand = means @ sizes / n
+    between = ((means - grand[:, None]) ** 2) @ sizes
+    return (fit.variances * fit.df_residual + between) / (n - 1.0)
+
+
+def spread_shares(pooled, modelled) -> np.ndarray:
+    """Share of the level of each gaussian feature's spread test under ``spread_weight="auto"``.
+
+    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times the
+    median over the ``modelled`` features, ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
+    variance does not look at the labels; for the unmoderated F statistics of the class means
+    and of the absolute deviations, which are location and scale invariant, it is independent
+    of them under the Gaussian null (Basu's theorem: the mean and the total sum of squares are
+    complete sufficient), so the weighted Bonferroni keeps its level feature by feature.
+    """
+    ref = np.median(pooled[modelled]) if modelled.any() else 0.0
+    wide = pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
+    return np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
+
+
 class ClassDifferenceScreen(
     LazyTransformMixin, SupervisedSelectorMixin, SelectorMixin, BaseEstimator
 ):
@@ -85,7 +119,10 @@ class ClassDifferenceScreen(
       means, with variances shrunk toward a prior fitted across these features
       (:func:`widefs.stats.moderated_f`); from 12 examples in the smallest class also the
       moderated F of the absolute deviations from the class means (the spread), the two
-      combined by a weighted Bonferroni ``min(1, p_loc / (1 - w), p_spread / w)``.
+      combined by a weighted Bonferroni ``min(1, p_loc / (1 - w), p_spread / w)``. With
+      ``spread_weight="auto"`` the share ``w`` is 0.5 for features whose pooled variance (no
+      labels) is at least twice the median, where a spread difference shows, and 0.02 for
+      the others (see the methods page).
     - **two_valued** (present / absent, a variant): the exact conditional p-value given the
       margins, over every relabelling (:func:`widefs.stats.binary_exact_pvalues`).
     - **ranked** (skewed, heavy-tailed or tied): the same statistics on mid-ranks, with a
@@ -111,8 +148,10 @@ class ClassDifferenceScreen(
     alpha : float, default=0.05
         Level of ``"fdr"`` and ``"bonferroni"``.
     spread_weight : "auto" or float in [0, 1), default="auto"
-        Share of the level given to the spread test. ``"auto"``: 0.35 when the smallest class
-        has at least 12 examples, else 0 (see :func:`auto_spread_weight`).
+        Share of the level given to the spread test. ``"auto"``: 0 when the smallest class
+        has fewer than 12 examples (see :func:`auto_spread_weight`); else 0.35 for ranked
+        features and, for gaussian features, 0.5 or 0.02 by their pooled variance
+        (at least twice the median: 0.5). A number: that share for every feature.
     counts : "auto" or bool, default="auto"
         Treat ``X`` as raw counts (voom). ``"auto"``: when :func:`widefs.stats.looks_like_counts`
         says so (an in-memory matrix of non-negative integers reaching 100).
@@ -140,7 +179,10 @@ class ClassDifferenceScreen(
     prior_ : dict
         ``{"location": (s0^2, d0), "spread": (s0^2, d0) or None}``, the moderated F's prior.
     spread_weight_ : float
-        The share of the level the spread test had.
+        The spread test's nominal share: that of the ranked features (0 when it is off).
+    spread_weights_ : ndarray of shape (n_features,)
+        The share each feature's spread test had (0 for two-valued, counts and constant
+        features).
     counts_ : bool
         Whether ``X`` was treated as counts (voom).
     note_ : str
@@ -295,6 +337,7 @@ class ClassDifferenceScreen(
         )
         self.pvalues_, self.min_pvalues_ = np.ones(m), np.ones(m)
         self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
+        self.spread_weights_ = np.zeros(m)
         self.kinds_ = np.zeros(m, np.int8)
         self.prior_ = {"location": (np.nan, np.nan), "spread": None}
         self.note_ = ""
@@ -313,7 +356,7 @@ class ClassDifferenceScreen(
         self.kinds_ = passed.kinds
         self.pvalues_, self.min_pvalues_ = np.ones(m), np.ones(m)
         self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
-        self._parametric(passed)
+        self._parametric(passed, sizes)
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
@@ -332,8 +375,9 @@ class ClassDifferenceScreen(
             self.pvalues_[ranked], self.min_pvalues_[ranked] = branch.pvalues, branch.min_pvalues
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
+            self.spread_weights_[ranked] = self.spread_weight_
 
-    def _parametric(self, passed):
+    def _parametric(self, passed, sizes):
         """Moderated F of the gaussian (or counts) features, priors fitted on them alone."""
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
         coefs = list(range(1, self.classes_.size))
@@ -344,13 +388,17 @@ class ClassDifferenceScreen(
         self.prior_ = {"location": prior, "spread": None}
         self.location_statistics_[modelled] = test.statistics[modelled]
         w = self.spread_weight_
+        self.spread_weights_ = np.zeros(p.size)
         if passed.spread is not None and w > 0:
             spr = passed.spread
             prior_s = fit_f_dist(spr.variances[modelled], spr.df_residual[modelled])
             spread = moderated_f(spr, coefs, prior=prior_s)
             self.prior_["spread"] = prior_s
             self.spread_statistics_[modelled] = spread.statistics[modelled]
+            if self.spread_weight == "auto":
+                w = spread_shares(pooled_variances(loc, sizes), modelled)
             p = np.minimum(p / (1.0 - w), spread.pvalues / w)
+            self.spread_weights_[modelled] = np.broadcast_to(w, p.shape)[modelled]
         self.pvalues_[modelled] = np.minimum(p[modelled], 1.0)
         self.min_pvalues_[modelled] = 0.0
 
