@@ -12,6 +12,7 @@ are in :mod:`widefs.rules._beam`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,42 +133,31 @@ class CandidateTable:
             max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
         )
 
-    def subset(self, rows: np.ndarray) -> CandidateTable:
-        """The table :meth:`build` makes from the rows ``rows`` (a boolean mask), derived
-        without sorting again.
+    def restrict(self, rows: np.ndarray) -> CandidateTable:
+        """The table of a fit on the rows ``rows`` (a boolean mask), in this table's numbering.
 
-        A subset's bins are the full table's bins that some kept row takes, renumbered in
-        order, and its candidates are those on such bins, in the same order: every array
-        equals ``build(X[rows], ...)``'s when a nominal attribute's codes on the rows are its
-        codes among the categories those rows take (as encoding the rows alone gives).
-        Missing values stay -1; ``walk_rows`` keeps the full walk's order, which is the
-        stable order of the kept rows. The search of one cross-validation fold reads this
-        instead of its own presort.
+        A fit on the rows of numeric attributes learns the same rules from this table as from
+        ``build(X[rows], ...)``: a beam round only generates candidates on the bins some
+        covered row takes, in the same order (``build`` numbers the rows' bins in the same
+        increasing order, dropping the others), and a bin's value, the threshold printed, is
+        the same number. So only the rows are selected: ``bins`` keeps the rows' bins,
+        ``walk_rows`` the full walk's order of the kept rows (their stable order by value,
+        missing values last), renumbered to positions among them; the candidates, bins
+        per attribute and values are shared, unchanged. Nominal codes are this table's, not
+        those of an encoding of the rows alone: refits on nominal data build their own. The
+        search of one cross-validation fold reads this instead of its own presort.
         """
-        from widefs.rules._subset import subset_arrays
-
         rows = np.ascontiguousarray(rows, dtype=bool)
         if rows.shape != (self.bins.shape[0],):
             raise ValueError(f"rows must be a mask of {self.bins.shape[0]} rows; got {rows.shape}.")
-        (bins, offset, n_bins, first, cand_feature, cand_op, cand_value, cand_bin, walk_rows,
-         walk_bins) = subset_arrays(
-            self.bins, rows, self.feature_nominal, self.feature_offset, self.feature_n_bins,
-            self.cand_op, self.cand_feature, self.cand_value, self.cand_bin, self.walk_rows,
-            self.walk_bins,
-        )  # fmt: skip
-        return CandidateTable(
-            bins=bins,
-            feature_nominal=self.feature_nominal,
-            feature_offset=offset,
-            feature_n_bins=n_bins,
-            feature_first_candidate=first,
-            cand_feature=cand_feature,
-            cand_op=cand_op,
-            cand_value=cand_value,
-            cand_bin=cand_bin,
-            walk_rows=walk_rows,
-            walk_bins=walk_bins,
-            max_conditions=self.max_conditions,
+        position = np.cumsum(rows, dtype=np.intp) - 1
+        kept = rows[self.walk_rows]  # each attribute's walk holds every row once
+        shape = (self.walk_rows.shape[0], int(np.count_nonzero(rows)))
+        return dataclasses.replace(
+            self,
+            bins=np.ascontiguousarray(self.bins[rows]),
+            walk_rows=position[self.walk_rows[kept]].reshape(shape),
+            walk_bins=self.walk_bins[kept].reshape(shape),
         )
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
