@@ -159,3 +159,20 @@ def test_out_of_fold_predictions_checks_shapes():
         0,
         4,
     )
+
+
+def test_shared_table_is_the_built_table_and_writable():
+    from widefs._utils import sharing_label_free_work
+
+    rng = np.random.default_rng(3)
+    X, nominal, n_categories = _tied_data(rng, 20, 6, 0.3)
+    built = CandidateTable.build(X, nominal, n_categories)
+    with sharing_label_free_work():
+        tables = [CandidateTable.shared(X, nominal, n_categories) for _ in range(3)]
+    for table in [*tables, CandidateTable.shared(X, nominal, n_categories)]:
+        assert table.max_conditions == built.max_conditions
+        for name in ("bins", "walk_rows", "walk_bins", "cand_value", "cand_bin"):
+            a, b = getattr(table, name), getattr(built, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+            assert a.flags.writeable, name  # (numba compiles read-only arrays anew)
+    assert tables[1].bins is not tables[2].bins  # copies of the one stored

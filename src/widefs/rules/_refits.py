@@ -30,7 +30,7 @@ def _prepared(estimator, X, y):
     base._check_quality_mode()
     Xe, y, base._encoding = encode_fit(base, X, y, base.categorical_features, missing="propagate")
     base._names = [str(n) for n in feature_names_or_default(base)]
-    base._table = CandidateTable.build(Xe, base._encoding.nominal, base._encoding.n_categories)
+    base._table = CandidateTable.shared(Xe, base._encoding.nominal, base._encoding.n_categories)
     return base, Xe, y
 
 

@@ -130,8 +130,28 @@ class CandidateTable:
             cand_bin=cand_bin.astype(np.intp),
             walk_rows=walk_rows,
             walk_bins=np.take_along_axis(bins.T, walk_rows, axis=1),
-            max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
+            max_conditions=_max_conditions(nominal),
         )
+
+    @classmethod
+    def shared(cls, X: np.ndarray, nominal: np.ndarray, n_categories: np.ndarray) -> CandidateTable:
+        """:meth:`build`, shared between the fits of one
+        :func:`~widefs._utils.sharing_label_free_work` block: the table does not depend on
+        the labels, so a search certificate builds it once for all its relabellings (every
+        block of its sequential null, the fit on the real labels) instead of once per fit."""
+        from widefs._utils import array_key, data_digest, label_free
+
+        def key():
+            return (b"cn2-table", data_digest(X), array_key(nominal), array_key(n_categories))
+
+        def compute():
+            table = cls.build(X, nominal, n_categories)
+            return tuple(getattr(table, f.name) for f in _ARRAY_FIELDS)
+
+        # Copies: the cache's arrays are read-only, which numba compiles kernels for anew.
+        arrays = label_free(key, compute, copy=True)
+        fields = dict(zip((f.name for f in _ARRAY_FIELDS), arrays, strict=True))
+        return cls(**fields, max_conditions=_max_conditions(nominal))
 
     def restrict(self, rows: np.ndarray) -> CandidateTable:
         """The table of a fit on the rows ``rows`` (a boolean mask), in this table's numbering.
@@ -193,3 +213,12 @@ class CandidateTable:
             op = self.cand_op[s]
             out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
         return out
+
+
+def _max_conditions(nominal: np.ndarray) -> int:
+    """One ``==`` per nominal attribute, one ``<=`` and one ``>`` per numeric one."""
+    return max(1, int(np.sum(np.where(nominal, 1, 2))))
+
+
+# Every field but ``max_conditions``: the arrays a shared table is stored as.
+_ARRAY_FIELDS = tuple(f for f in dataclasses.fields(CandidateTable) if f.name != "max_conditions")
