@@ -189,6 +189,10 @@ def main(argv=None) -> int:
                     "cpu_widefs": ours["cpu_median"],
                     "cpu_pyscm": peer["cpu_median"],
                     "speedup": peer["median"] / ours["median"],
+                    # The first call in a fresh process (the library's import apart).
+                    "first_widefs": our_mem["first_cpu"],
+                    "first_pyscm": peer_mem["first_cpu"],
+                    "first_speedup": peer_mem["first_cpu"] / our_mem["first_cpu"],
                     "peak_widefs": our_mem["process_peak_mb"],
                     "peak_pyscm": peer_mem["process_peak_mb"],
                     "import_widefs": our_mem["import_mb"],
@@ -201,7 +205,9 @@ def main(argv=None) -> int:
                 print(
                     f"{row['size']:>14}  p={p:<4g} rules={row['rules']:<2d} same={same}  "
                     f"widefs {row['t_widefs']:.4f}s  pyscm {row['t_pyscm']:.4f}s  "
-                    f"x{row['speedup']:.1f}  (CPU {row['cpu_widefs']:.4f}s vs "
+                    f"x{row['speedup']:.1f}  first call CPU {row['first_widefs']:.3f}s vs "
+                    f"{row['first_pyscm']:.3f}s x{row['first_speedup']:.1f}  "
+                    f"(CPU {row['cpu_widefs']:.4f}s vs "
                     f"{row['cpu_pyscm']:.4f}s: x{row['cpu_pyscm'] / row['cpu_widefs']:.1f})  "
                     f"process peak MB {row['peak_widefs']:.0f} vs "
                     f"{row['peak_pyscm']:.0f} (fit's own {row['extra_widefs']:.0f} vs "
@@ -223,28 +229,36 @@ def main(argv=None) -> int:
         "several stumps on one feature). Time: the fit only, median of the repeated fits. "
         "*Process peak*: peak resident set of a fresh process that imports the library, loads "
         "the data and fits once; *import*: after the imports; *fit's own*: the peak during a "
-        "fit minus the resident set before it.",
+        "fit minus the resident set before it. *First call*: CPU time of that fresh process's "
+        "one fit (start-up costs included, the library's import apart).",
         "",
         "| data (m x n) | p | rules | same rules | fits | widefs s | pyscm s | speed-up | "
-        "widefs CPU s | pyscm CPU s | process peak widefs MB | process peak pyscm MB | "
+        "widefs CPU s | pyscm CPU s | first call widefs CPU s | first call pyscm CPU s | "
+        "first call speed-up | process peak widefs MB | process peak pyscm MB | "
         "import widefs MB | import pyscm MB | fit's own widefs MB | fit's own pyscm MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['size']} | {r['p']:g} | {r['rules']} | {'yes' if r['same'] else 'NO'} | "
             f"{r['repeat']} | {r['t_widefs']:.4f} | {r['t_pyscm']:.4f} | "
             f"**{r['speedup']:.1f}x** | {r['cpu_widefs']:.4f} | {r['cpu_pyscm']:.4f} | "
+            f"{r['first_widefs']:.3f} | {r['first_pyscm']:.3f} | **{r['first_speedup']:.1f}x** | "
             f"{r['peak_widefs']:.0f} | {r['peak_pyscm']:.0f} | {r['import_widefs']:.0f} | "
             f"{r['import_pyscm']:.0f} | {r['extra_widefs']:.0f} | {r['extra_pyscm']:.0f} |"
         )
-    missed = [f"{r['size']} (p={r['p']:g}: {r['speedup']:.1f}x)" for r in rows if r["speedup"] < 3]
+    missed = [
+        f"{r['size']} (p={r['p']:g}: {min(r['speedup'], r['first_speedup']):.1f}x)"
+        for r in rows
+        if min(r["speedup"], r["first_speedup"]) < 3
+    ]
     heavier = [f"{r['size']} (p={r['p']:g})" for r in rows if r["peak_widefs"] >= r["peak_pyscm"]]
     own_heavier = sorted({r["size"] for r in rows if r["extra_widefs"] >= r["extra_pyscm"]})
     numba_used = sorted({r["size"] for r in rows if r["numba"]})
     lines += [
         "",
-        "Targets (same rules, >= 3x faster, lower process peak at every size): "
+        "Targets (same rules, >= 3x faster repeated and on the first call, lower process peak "
+        "at every size): "
         + ("rules identical in every row; " if all_same else "rules DIFFER in some rows; ")
         + (
             "speed-up below 3x at " + ", ".join(missed) + "; "
@@ -274,10 +288,10 @@ def main(argv=None) -> int:
         "entries or more; pyscm copies X and its argsort at every step and scans them in C++, "
         "single-threaded.",
     ]
-    speedups = [r["speedup"] for r in rows]
+    speedups = [min(r["speedup"], r["first_speedup"]) for r in rows]
     headline = (
         "the sample-compression SCM learns pyscm-ml's rules "
-        f"{min(speedups):.1f}x to {max(speedups):.0f}x faster"
+        f"{min(speedups):.1f}x to {max(speedups):.0f}x faster, first call included"
     )
     if not args.no_write:
         write_section("scm", "\n".join(lines), headline=headline)

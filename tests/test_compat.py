@@ -62,6 +62,40 @@ def test_the_shims_validate_parameters_like_scikit_learn(params, bad):
     assert issubclass(InvalidParameterError, ValueError)
 
 
+def test_the_fit_shim_skips_nested_validation_and_follows_the_global_setting():
+    from sklearn import config_context, get_config
+
+    seen = []
+
+    class Nested(_Toy):
+        @_compat.fit_context(prefer_skip_nested_validation=True)
+        def fit(self, X=None, y=None):
+            seen.append(get_config()["skip_parameter_validation"])
+            return self
+
+    Nested().fit()
+    with config_context(skip_parameter_validation=True):
+        Nested(k=0).fit()  # validation skipped everywhere: no error
+    with pytest.raises(InvalidParameterError, match="'k'"):
+        Nested(k=0).fit()
+    assert seen == [True, True]
+    assert Nested.fit.__doc__ is None and Nested.fit.__name__ == "fit"
+
+
+def test_a_fit_does_not_load_scikit_learns_callbacks():
+    # (From scikit-learn 1.9 its fit decorator imports them: ~30 ms of every first fit.)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nimport numpy as np\nfrom widefs.scm import SampleCompressionSCM\n"
+        "SampleCompressionSCM().fit(np.arange(12.0).reshape(6, 2), [0, 1] * 3)\n"
+        "print('sklearn.callback' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == ["False"], out.stderr
+
+
 def test_private_scikit_learn_imports_live_only_in_compat():
     offenders = set()
     for path in SRC.rglob("*.py"):

@@ -42,6 +42,19 @@ def test_imports_stay_light(heavy):
     assert _run(code) == ["False"]
 
 
+def test_a_screen_loads_only_the_screens_modules():
+    code = (
+        "import sys\nimport widefs.univariate as u\n"
+        "print(sorted(u.__all__) == sorted(u._HOMES), 'widefs.univariate._screen' in sys.modules)\n"
+        "u.ClassDifferenceScreen\n"
+        "print('widefs.univariate._screen' in sys.modules, 'widefs.univariate._protocol' in "
+        "sys.modules, 'widefs.univariate._selector' in sys.modules)\n"
+        "print(all(getattr(u, n) is getattr(__import__(u._HOMES[n], fromlist=[n]), n) "
+        "for n in u.__all__))"
+    )
+    assert _run(code) == ["True", "False", "True", "False", "False", "True"]
+
+
 def test_kernels_load_on_first_use():
     # The flip side: fitting does load the compiled kernels (so the test above is not
     # vacuous because the kernels moved elsewhere).

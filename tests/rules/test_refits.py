@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -42,39 +40,51 @@ def _own_codes(X, rows, nominal, n_categories):
     return Xs, counts
 
 
-@pytest.mark.parametrize(
-    "n, F, nominal_share, keep",
-    [(12, 5, 0.3, 0.6), (30, 40, 0.3, 0.8), (7, 3, 0.0, 0.5), (7, 3, 1.0, 0.5), (9, 4, 0.5, 1.0)],
-)
-def test_subset_table_equals_the_table_built_on_the_rows(n, F, nominal_share, keep):
+def _candidates_on_rows(table, rows_bins):
+    """(feature, operator, value) of each static candidate whose bin some row takes."""
+    taken = set(rows_bins[rows_bins >= 0].tolist())
+    return [
+        (int(f), int(op), float(v))
+        for f, op, v, b in zip(table.cand_feature, table.cand_op, table.cand_value, table.cand_bin)
+        if int(b) in taken
+    ]
+
+
+@pytest.mark.parametrize("n, F, keep", [(12, 5, 0.6), (30, 40, 0.8), (7, 3, 0.5), (9, 4, 1.0)])
+def test_restricted_table_holds_the_candidates_of_the_table_built_on_the_rows(n, F, keep):
     rng = np.random.default_rng(n * F)
+    nominal, n_categories = np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
     for _ in range(10):
-        X, nominal, n_categories = _tied_data(rng, n, F, nominal_share)
+        X, _, _ = _tied_data(rng, n, F, 0.0)
         rows = rng.random(n) < keep
         rows[rng.integers(n)] = True
-        derived = CandidateTable.build(X, nominal, n_categories).subset(rows)
-        Xs, counts = _own_codes(X, rows, nominal, n_categories)
-        built = CandidateTable.build(Xs, nominal, counts)
-        for field in dataclasses.fields(built):
-            a, b = getattr(built, field.name), getattr(derived, field.name)
-            if isinstance(a, np.ndarray):
-                # Bytes too: a -0.0 threshold or another integer width would show here.
-                assert a.dtype == b.dtype and a.shape == b.shape, field.name
-                assert a.tobytes() == b.tobytes(), field.name
-            else:
-                assert a == b, field.name
+        full = CandidateTable.build(X, nominal, n_categories)
+        restricted = full.restrict(rows)
+        built = CandidateTable.build(X[rows], nominal, n_categories)
+        # The same rows' bins, walked in the same order (missing values last)...
+        assert np.array_equal(restricted.bins, full.bins[rows])
+        kept = np.flatnonzero(rows)
+        for f in range(F):
+            walk = kept[restricted.walk_rows[f]]
+            assert np.array_equal(walk, kept[built.walk_rows[f]]), f
+            assert np.array_equal(restricted.walk_bins[f], full.bins[walk, f]), f
+        # ...and, in generation order, the candidates a build on the rows makes (by value).
+        ours = _candidates_on_rows(restricted, restricted.bins)
+        assert ours == _candidates_on_rows(built, built.bins)
+        assert len(ours) == built.cand_bin.size
 
 
-def test_subset_table_boundaries():
+def test_restricted_table_boundaries():
     X = np.array([[1.0], [1.0], [np.nan], [2.0]])
     table = CandidateTable.build(X, np.array([False]), np.array([0]))
-    one = table.subset(np.array([False, False, True, False]))  # only a missing value left
-    assert one.feature_n_bins.tolist() == [0] and one.cand_bin.size == 0
+    one = table.restrict(np.array([False, False, True, False]))  # only a missing value left
     assert one.bins.tolist() == [[-1]] and one.walk_bins.tolist() == [[-1]]
-    ties = table.subset(np.array([True, True, False, False]))  # one run of tied values
-    assert ties.cand_value.tolist() == [1.0, 1.0] and ties.walk_rows.tolist() == [[0, 1]]
+    assert one.walk_rows.tolist() == [[0]]
+    ties = table.restrict(np.array([True, True, False, False]))  # one run of tied values
+    assert ties.bins.tolist() == [[0], [0]] and ties.walk_rows.tolist() == [[0, 1]]
+    assert table.restrict(np.ones(4, dtype=bool)).walk_rows.tolist() == [[0, 1, 3, 2]]
     with pytest.raises(ValueError, match="mask of 4 rows"):
-        table.subset(np.ones(3, dtype=bool))
+        table.restrict(np.ones(3, dtype=bool))
 
 
 def _labellings(y, n, rng, n_splits):
@@ -149,3 +159,20 @@ def test_out_of_fold_predictions_checks_shapes():
         0,
         4,
     )
+
+
+def test_shared_table_is_the_built_table_and_writable():
+    from widefs._utils import sharing_label_free_work
+
+    rng = np.random.default_rng(3)
+    X, nominal, n_categories = _tied_data(rng, 20, 6, 0.3)
+    built = CandidateTable.build(X, nominal, n_categories)
+    with sharing_label_free_work():
+        tables = [CandidateTable.shared(X, nominal, n_categories) for _ in range(3)]
+    for table in [*tables, CandidateTable.shared(X, nominal, n_categories)]:
+        assert table.max_conditions == built.max_conditions
+        for name in ("bins", "walk_rows", "walk_bins", "cand_value", "cand_bin"):
+            a, b = getattr(table, name), getattr(built, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+            assert a.flags.writeable, name  # (numba compiles read-only arrays anew)
+    assert tables[1].bins is not tables[2].bins  # copies of the one stored

@@ -120,3 +120,23 @@ def test_equivalents_in_json_and_description():
     del doc["rules"][i]["equivalent"]  # a file written before equivalents were stored
     with pytest.warns(UserWarning, match="edited"):  # (its hash no longer matches)
         assert from_json(json.dumps(doc), allow_edited=True).rules_[i].equivalent == ()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_in_memory_equivalents_of_any_split_are_the_brute_force_ones(seed):
+    # Splits of one to all-but-one examples, on tied values (a tie across the split makes a
+    # near miss) and on float32: the pairwise pre-filter never drops a true equivalent.
+    rng = np.random.default_rng(seed)
+    X, _ = _tied(seed, m=25, n=60)
+    X[:, 20:30] = X[:, [1]] + rng.integers(0, 2, size=(25, 10)) * (X[:, [1]] == 2)
+    for size in (1, 2, 12, 24):
+        fired = np.zeros(25, bool)
+        fired[rng.choice(25, size, replace=False)] = True
+        if seed % 2:
+            fired = X[:, 1] > rng.integers(0, 3)
+        for data in (X, X.astype(np.float32)):
+            (got,) = equivalent_stumps(data, [fired])
+            if fired.all() or not fired.any():
+                assert got == ()
+            else:
+                assert got == _brute(X, fired, -1), size

@@ -302,7 +302,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.categorical_features_ = self._encoding.nominal.copy()
         self.categories_ = [c.copy() for c in self._encoding.categories]
         self._names = [str(n) for n in feature_names_or_default(self)]
-        self._table = CandidateTable.build(Xe, self._encoding.nominal, self._encoding.n_categories)
+        self._table = CandidateTable.shared(Xe, self._encoding.nominal, self._encoding.n_categories)
         return self._learn_codes(Xe, y_codes)
 
     def permutation_search_scores(self, X, y, permutations, n_jobs=None):

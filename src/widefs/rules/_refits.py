@@ -4,9 +4,10 @@ A search certificate (:func:`widefs.model_selection.search_certificate`) refits 
 hundreds of relabellings, and its cross-validated score refits it on every training fold of
 each. What does not depend on the labels is done once here: the input is validated and
 encoded once, and the candidate table (the presort of every attribute into bins, and the
-static candidate conditions) is built once on all examples; a fold's table is derived from
-it (:meth:`CandidateTable.subset`, a renumbering, no sort), equal array for array to the
-one a fit on the fold's rows builds, so every rule learned is the plain refit's rule.
+static candidate conditions) is built once on all examples; a fold's table keeps its rows
+of it (:meth:`CandidateTable.restrict`: no sort, no renumbering of the candidates), from
+which a search learns the rules a fit on the fold's rows learns, so every rule learned is
+the plain refit's rule.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _prepared(estimator, X, y):
     base._check_quality_mode()
     Xe, y, base._encoding = encode_fit(base, X, y, base.categorical_features, missing="propagate")
     base._names = [str(n) for n in feature_names_or_default(base)]
-    base._table = CandidateTable.build(Xe, base._encoding.nominal, base._encoding.n_categories)
+    base._table = CandidateTable.shared(Xe, base._encoding.nominal, base._encoding.n_categories)
     return base, Xe, y
 
 
@@ -64,7 +65,7 @@ def fold_model(base, Xe, train, y_train):
     learns on numeric data."""
     model = copy.copy(base)
     model.classes_, codes = check_classes(model, y_train, min_classes=1)
-    model._table = base._table.subset(train)
+    model._table = base._table.restrict(train)
     return model._learn_codes(Xe[train], codes)
 
 

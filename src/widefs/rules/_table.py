@@ -12,6 +12,7 @@ are in :mod:`widefs.rules._beam`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,45 +130,54 @@ class CandidateTable:
             cand_bin=cand_bin.astype(np.intp),
             walk_rows=walk_rows,
             walk_bins=np.take_along_axis(bins.T, walk_rows, axis=1),
-            max_conditions=max(1, int(np.sum(np.where(nominal, 1, 2)))),
+            max_conditions=_max_conditions(nominal),
         )
 
-    def subset(self, rows: np.ndarray) -> CandidateTable:
-        """The table :meth:`build` makes from the rows ``rows`` (a boolean mask), derived
-        without sorting again.
+    @classmethod
+    def shared(cls, X: np.ndarray, nominal: np.ndarray, n_categories: np.ndarray) -> CandidateTable:
+        """:meth:`build`, shared between the fits of one
+        :func:`~widefs._utils.sharing_label_free_work` block: the table does not depend on
+        the labels, so a search certificate builds it once for all its relabellings (every
+        block of its sequential null, the fit on the real labels) instead of once per fit."""
+        from widefs._utils import array_key, data_digest, label_free
 
-        A subset's bins are the full table's bins that some kept row takes, renumbered in
-        order, and its candidates are those on such bins, in the same order: every array
-        equals ``build(X[rows], ...)``'s when a nominal attribute's codes on the rows are its
-        codes among the categories those rows take (as encoding the rows alone gives).
-        Missing values stay -1; ``walk_rows`` keeps the full walk's order, which is the
-        stable order of the kept rows. The search of one cross-validation fold reads this
-        instead of its own presort.
+        def key():
+            return (b"cn2-table", data_digest(X), array_key(nominal), array_key(n_categories))
+
+        def compute():
+            table = cls.build(X, nominal, n_categories)
+            return tuple(getattr(table, f.name) for f in _ARRAY_FIELDS)
+
+        # Copies: the cache's arrays are read-only, which numba compiles kernels for anew.
+        arrays = label_free(key, compute, copy=True)
+        fields = dict(zip((f.name for f in _ARRAY_FIELDS), arrays, strict=True))
+        return cls(**fields, max_conditions=_max_conditions(nominal))
+
+    def restrict(self, rows: np.ndarray) -> CandidateTable:
+        """The table of a fit on the rows ``rows`` (a boolean mask), in this table's numbering.
+
+        A fit on the rows of numeric attributes learns the same rules from this table as from
+        ``build(X[rows], ...)``: a beam round only generates candidates on the bins some
+        covered row takes, in the same order (``build`` numbers the rows' bins in the same
+        increasing order, dropping the others), and a bin's value, the threshold printed, is
+        the same number. So only the rows are selected: ``bins`` keeps the rows' bins,
+        ``walk_rows`` the full walk's order of the kept rows (their stable order by value,
+        missing values last), renumbered to positions among them; the candidates, bins
+        per attribute and values are shared, unchanged. Nominal codes are this table's, not
+        those of an encoding of the rows alone: refits on nominal data build their own. The
+        search of one cross-validation fold reads this instead of its own presort.
         """
-        from widefs.rules._subset import subset_arrays
-
         rows = np.ascontiguousarray(rows, dtype=bool)
         if rows.shape != (self.bins.shape[0],):
             raise ValueError(f"rows must be a mask of {self.bins.shape[0]} rows; got {rows.shape}.")
-        (bins, offset, n_bins, first, cand_feature, cand_op, cand_value, cand_bin, walk_rows,
-         walk_bins) = subset_arrays(
-            self.bins, rows, self.feature_nominal, self.feature_offset, self.feature_n_bins,
-            self.cand_op, self.cand_feature, self.cand_value, self.cand_bin, self.walk_rows,
-            self.walk_bins,
-        )  # fmt: skip
-        return CandidateTable(
-            bins=bins,
-            feature_nominal=self.feature_nominal,
-            feature_offset=offset,
-            feature_n_bins=n_bins,
-            feature_first_candidate=first,
-            cand_feature=cand_feature,
-            cand_op=cand_op,
-            cand_value=cand_value,
-            cand_bin=cand_bin,
-            walk_rows=walk_rows,
-            walk_bins=walk_bins,
-            max_conditions=self.max_conditions,
+        position = np.cumsum(rows, dtype=np.intp) - 1
+        kept = rows[self.walk_rows]  # each attribute's walk holds every row once
+        shape = (self.walk_rows.shape[0], int(np.count_nonzero(rows)))
+        return dataclasses.replace(
+            self,
+            bins=np.ascontiguousarray(self.bins[rows]),
+            walk_rows=position[self.walk_rows[kept]].reshape(shape),
+            walk_bins=self.walk_bins[kept].reshape(shape),
         )
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
@@ -203,3 +213,12 @@ class CandidateTable:
             op = self.cand_op[s]
             out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
         return out
+
+
+def _max_conditions(nominal: np.ndarray) -> int:
+    """One ``==`` per nominal attribute, one ``<=`` and one ``>`` per numeric one."""
+    return max(1, int(np.sum(np.where(nominal, 1, 2))))
+
+
+# Every field but ``max_conditions``: the arrays a shared table is stored as.
+_ARRAY_FIELDS = tuple(f for f in dataclasses.fields(CandidateTable) if f.name != "max_conditions")

@@ -209,6 +209,9 @@ def _as_01(block) -> np.ndarray | None:
         return np.ascontiguousarray(block).view(np.uint8)
     if block.dtype.kind not in "uif":
         return None
+    # The first row first: a numeric matrix is known after reading one row, not all.
+    if block.shape[0] and not ((block[0] == 0) | (block[0] == 1)).all():
+        return None
     if not ((block == 0) | (block == 1)).all():
         return None
     return np.ascontiguousarray(block, dtype=np.uint8)

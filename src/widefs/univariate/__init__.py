@@ -13,23 +13,42 @@
 - the permutation machinery (:func:`split_cells`, :func:`label_permutations`).
 """
 
-from widefs.univariate._distribution import class_difference_scores
-from widefs.univariate._error_counts import ChanceNull, default_permutations
-from widefs.univariate._null import label_permutations, split_cells
-from widefs.univariate._protocol import (
-    LeaveOneOutCurve,
-    ThresholdOutcome,
-    leave_one_out_threshold_curve,
-)
-from widefs.univariate._scores import (
-    gaussian_nb_log_likelihoods,
-    gaussian_nb_split_errors,
-    halves_masks,
-    stump_split_errors,
-)
-from widefs.univariate._screen import ClassDifferenceScreen, auto_spread_weight
-from widefs.univariate._selector import DiscriminativeSelector
-from widefs.univariate._thresholds import threshold_in_errors
+# Each public name's module, imported on first use (PEP 562): a screen fit loads the screen's
+# modules, not the selector's, the protocol's or their dependencies.
+_HOMES = {
+    "class_difference_scores": "widefs.univariate._distribution",
+    "ChanceNull": "widefs.univariate._error_counts",
+    "default_permutations": "widefs.univariate._error_counts",
+    "label_permutations": "widefs.univariate._null",
+    "split_cells": "widefs.univariate._null",
+    "LeaveOneOutCurve": "widefs.univariate._protocol",
+    "ThresholdOutcome": "widefs.univariate._protocol",
+    "leave_one_out_threshold_curve": "widefs.univariate._protocol",
+    "gaussian_nb_log_likelihoods": "widefs.univariate._scores",
+    "gaussian_nb_split_errors": "widefs.univariate._scores",
+    "halves_masks": "widefs.univariate._scores",
+    "stump_split_errors": "widefs.univariate._scores",
+    "ClassDifferenceScreen": "widefs.univariate._screen",
+    "auto_spread_weight": "widefs.univariate._screen",
+    "DiscriminativeSelector": "widefs.univariate._selector",
+    "threshold_in_errors": "widefs.univariate._thresholds",
+}
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "ChanceNull",

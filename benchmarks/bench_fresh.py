@@ -1,0 +1,154 @@
+"""One screen fit in a fresh process: what widefs adds to ``import numpy, sklearn``.
+
+A user who screens one matrix in a script pays the imports and the kernels' loading beside
+the work itself. Each run here is a fresh Python process that builds the same 100 x 20,000
+matrix (two classes of 50, seed 0) and then does one of:
+
+- ``baseline``: nothing more (``import numpy, sklearn`` and the matrix);
+- ``f_classif``: ``sklearn.feature_selection.f_classif(X, y)``, the simplest standard;
+- ``screen``: ``widefs.univariate.ClassDifferenceScreen(random_state=0).fit(X, y)``.
+
+The CPU time (user + system) and peak resident set of every process come from the
+operating system (``os.wait4``); the runs are interleaved (baseline, f_classif, screen,
+baseline, ...) and each figure is the median over ``--repeat`` rounds. The *extra* of a
+task is its median minus the baseline's median: the target is at most 0.3 s of CPU extra
+for the screen, with numba's cache filled (a second run after install). ``--cold`` adds
+rounds with an empty numba cache (``NUMBA_CACHE_DIR``): the first run after install.
+
+Usage::
+
+    nice python benchmarks/bench_fresh.py [--repeat 5] [--cold] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import machine_note, write_section
+
+SHAPE = (100, 20000)
+PREAMBLE = (
+    "import warnings; warnings.simplefilter('ignore')\n"
+    "import numpy as np, sklearn\n"
+    f"X = np.random.default_rng(0).normal(size={SHAPE})\n"
+    f"y = np.repeat([0, 1], {SHAPE[0] // 2})\n"
+)
+TASKS = {
+    "baseline": "",
+    "f_classif": "from sklearn.feature_selection import f_classif\nf_classif(X, y)\n",
+    "screen": (
+        "from widefs.univariate import ClassDifferenceScreen\n"
+        "ClassDifferenceScreen(random_state=0).fit(X, y)\n"
+    ),
+}
+TARGET_EXTRA = 0.3  # seconds of CPU beyond the baseline, numba's cache filled
+
+
+def run_task(task: str, env: dict | None = None) -> tuple[float, float]:
+    """``(CPU seconds, peak MB)`` of one fresh process running ``task``."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PREAMBLE + TASKS[task]],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{task} failed:\n{err}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measure(repeat: int, cold: bool) -> dict:
+    """Median CPU and peak of each task (and of the cold screen), interleaved."""
+    samples = {name: [] for name in TASKS}
+    if cold:
+        samples["screen, empty numba cache"] = []
+    run_task("screen")  # fills numba's cache: the warm rounds load the kernels
+    for _ in range(repeat):
+        for name in TASKS:
+            samples[name].append(run_task(name))
+        if cold:
+            with tempfile.TemporaryDirectory(prefix="bench_fresh_numba_") as cache:
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+                samples["screen, empty numba cache"].append(run_task("screen", env))
+    return {
+        name: (statistics.median(c for c, _ in runs), statistics.median(m for _, m in runs))
+        for name, runs in samples.items()
+    }
+
+
+def section(results: dict, repeat: int, cold: bool) -> tuple[str, str]:
+    base_cpu, base_mb = results["baseline"]
+    rows = []
+    for name, (cpu, mb) in results.items():
+        extra = cpu - base_cpu
+        rows.append(
+            f"| {name} | {cpu:.2f} | {extra:+.2f} | {mb:.0f} | {mb - base_mb:+.0f} |"
+            if name != "baseline"
+            else f"| {name} | {cpu:.2f} | | {mb:.0f} | |"
+        )
+    screen = results["screen"][0] - base_cpu
+    f_cls = max(results["f_classif"][0] - base_cpu, 1e-3)
+    verdict = "met" if screen <= TARGET_EXTRA else "NOT met"
+    cmd = "nice python benchmarks/bench_fresh.py" + (" --cold" if cold else "")
+    text = f"""## One screen fit in a fresh process
+
+Command: `{cmd} --repeat {repeat}`. {machine_note()} Each row is a fresh Python process
+that imports numpy and scikit-learn, builds a {SHAPE[0]} x {SHAPE[1]:,} Gaussian matrix (two
+classes of {SHAPE[0] // 2}, seed 0) and runs one task; CPU time (user + system) and peak
+resident set from the operating system, median of {repeat} interleaved rounds. *Extra*: beyond
+the baseline process (imports and matrix only). The screen's rows load numba's kernels from
+its cache, filled by a first run; the *empty numba cache* row compiles them (the first run
+after install).
+
+| process | CPU s | extra CPU s | peak MB | extra peak MB |
+|---|---|---|---|---|
+{chr(10).join(rows)}
+
+Target: one `ClassDifferenceScreen` fit at most {TARGET_EXTRA} s of CPU beyond `import numpy,
+sklearn` with the cache filled: {verdict} ({screen:.2f} s; {screen / f_cls:.0f}x the extra of
+`f_classif`).
+"""
+    headline = (
+        f"a fresh-process screen fit costs {screen:.2f} s of CPU beyond importing numpy and "
+        f"scikit-learn ({screen / f_cls:.0f}x `f_classif`'s extra)"
+    )
+    return text, headline
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cold", action="store_true", help="add rounds with an empty numba cache")
+    ap.add_argument("--no-write", action="store_true", help="print only; keep the results page")
+    args = ap.parse_args(argv)
+    results = measure(args.repeat, args.cold)
+    base = results["baseline"][0]
+    for name, (cpu, mb) in results.items():
+        print(f"{name:>28}: CPU {cpu:.2f} s (extra {cpu - base:+.2f}), peak {mb:.0f} MB")
+    screen = results["screen"][0] - base
+    f_cls = max(results["f_classif"][0] - base, 1e-3)
+    print(
+        f"screen extra / target: {screen / TARGET_EXTRA:.2f}; / f_classif extra: "
+        f"{screen / f_cls:.1f}"
+    )
+    text, headline = section(results, args.repeat, args.cold)
+    if args.no_write:
+        print(text)
+    else:
+        write_section("fresh_screen", text, headline=headline)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
