@@ -91,3 +91,23 @@ def test_without_a_design_there_is_no_design_summary():
         )  # fmt: skip
     assert res.design is None
     assert res.chance.screens["fdr"].design_["statement"] == ""
+
+
+def test_the_rules_hold_out_whole_patients(repeated, monkeypatch):
+    import widefs.rules._summary as summary_module
+
+    _, X, y, patient, _ = repeated
+    split, seen = summary_module._split, {}
+
+    def spy(*args):
+        seen["parts"] = split(*args)
+        return seen["parts"]
+
+    monkeypatch.setattr(summary_module, "_split", spy)
+    tagged = np.column_stack([X[:, :20], np.arange(y.size)])
+    result = analyse(tagged, y, methods=["rules"], random_state=0, groups=patient)
+    X_tr, X_te = seen["parts"][:2]
+    train, test = (np.asarray(part)[:, -1].astype(int) for part in (X_tr, X_te))
+    assert set(patient[train]).isdisjoint(patient[test])
+    assert result.rules.summary.n_test == test.size
+    assert "kept every group on one side" in result.design.statements["rules"]

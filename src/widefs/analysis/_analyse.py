@@ -161,7 +161,9 @@ def _part(part, X, y, names, opts, certificates, progress) -> dict:
     if part == "scm":
         return {"scm": _models.scm_analysis(X, y, names)}
     if part == "rules":
-        return {"rules": _models.rules_analysis(X, y, names, seed=seed)}
+        design = opts["design"]
+        groups = None if design is None else design.groups
+        return {"rules": _models.rules_analysis(X, y, names, seed=seed, groups=groups)}
     if part == "cefs":
         return {"cefs": _models.cefs_analysis(X, y, names, seed=seed)}
     return _comparison(X, y, opts, certificates, progress)

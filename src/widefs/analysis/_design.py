@@ -181,8 +181,8 @@ def statements(design: AnalysisDesign, methods) -> dict:
             out[part] = f"{name}: {ignored}"
     if "rules" in methods:
         out["rules"] = (
-            "CN2-POE: fitted without the design; its held-out split does not keep groups "
-            "whole, so with groups its test error is optimistic"
+            "CN2-POE: its held-out split kept every group on one side; the rules take no "
+            "covariates"
             if has_groups
             else f"CN2-POE: {ignored}"
         )

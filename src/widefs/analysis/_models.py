@@ -74,7 +74,7 @@ def _frame(X, feature_names):
     return pd.DataFrame(X, columns=[str(c) for c in feature_names])
 
 
-def rules_analysis(X, y, feature_names, *, seed) -> RulesAnalysis:
+def rules_analysis(X, y, feature_names, *, seed, groups=None) -> RulesAnalysis:
     """CN2-POE on a 67/33 split, behind the F pre-screen (fitted on the training part) when wide.
 
     The held-out part holds at least one example per class (so the stratified split exists
@@ -92,8 +92,9 @@ def rules_analysis(X, y, feature_names, *, seed) -> RulesAnalysis:
 
         prescreen = SelectKBest(f_scores_blockwise, k=PRESCREEN)
     summary = rules_summary(
-        _frame(X, feature_names), y, test_size=test_size, random_state=seed, prescreen=prescreen
-    )
+        _frame(X, feature_names), y, test_size=test_size, random_state=seed,
+        prescreen=prescreen, groups=groups,
+    )  # fmt: skip
     return RulesAnalysis(
         summary=summary,
         test_size=test_size,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import StratifiedGroupKFold, train_test_split
 
 from widefs.rules._cn2 import CN2Classifier
 
@@ -58,8 +58,33 @@ def _columns(X, columns):
     return X.iloc[:, columns] if hasattr(X, "iloc") else np.asarray(X)[:, columns]
 
 
+def _split(X, y, test_size, random_state, groups):
+    """Training and held-out parts; with ``groups``, every group whole on one side."""
+    _, counts = np.unique(y, return_counts=True)
+    if groups is None:
+        stratify = y if counts.min() >= 2 else None
+        return train_test_split(
+            X, y, test_size=test_size, random_state=random_state, stratify=stratify
+        )
+    groups = np.asarray(groups)
+    if groups.shape != y.shape:
+        raise ValueError(f"groups holds {groups.size} labels for {y.size} samples")
+    n_groups = np.unique(groups).size
+    if n_groups < 2:
+        raise ValueError("groups: a held-out part needs at least two groups")
+    fraction = test_size if isinstance(test_size, float) else test_size / y.size
+    # One fold of a stratified group k-fold: the held-out part is the fold (about
+    # ``fraction`` of the samples), and no group has samples on both sides.
+    n_splits = int(min(n_groups, max(2, round(1 / fraction))))
+    seed = np.random.RandomState(random_state) if isinstance(random_state, int) else random_state
+    folds = StratifiedGroupKFold(n_splits, shuffle=True, random_state=seed)
+    train, test = next(folds.split(np.zeros((y.size, 1)), y, groups))
+    take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: np.asarray(X)[rows])
+    return take(train), take(test), y[train], y[test]
+
+
 def rules_summary(
-    X, y, *, test_size=0.33, random_state=0, prescreen=None, **params
+    X, y, *, test_size=0.33, random_state=0, prescreen=None, groups=None, **params
 ) -> RulesSummary:
     """Fit ``CN2Classifier(stopping="poe", **params)`` on a random split and report it.
 
@@ -80,6 +105,10 @@ def rules_summary(
         An unfitted selector with ``fit`` and ``get_support`` (e.g. ``SelectKBest(f_classif,
         k=2000)``), cloned and fitted on the training part only; CN2 searches the columns it
         keeps, so the held-out part stays unseen by every step.
+    groups : array_like of shape (n_samples,), optional
+        One label per sample (a patient, a pair, a batch): the held-out part is one fold of a
+        stratified group k-fold with about ``test_size`` of the samples, so no group has
+        samples on both sides (its held-out error is not inflated by repeated samples).
     **params
         Further :class:`CN2Classifier` parameters.
 
@@ -105,11 +134,7 @@ def rules_summary(
     CN2Classifier: ... rules, ... conditions, ordered, stopping=poe
     """
     y = np.asarray(y)
-    _, counts = np.unique(y, return_counts=True)
-    stratify = y if counts.min() >= 2 else None
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        X, y, test_size=test_size, random_state=random_state, stratify=stratify
-    )
+    X_tr, X_te, y_tr, y_te = _split(X, y, test_size, random_state, groups)
     support = None
     if prescreen is not None:
         support = np.asarray(clone(prescreen).fit(X_tr, y_tr).get_support(), dtype=bool)
