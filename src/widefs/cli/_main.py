@@ -31,6 +31,8 @@ from widefs.cli._options import (
     null_permutations,
     parser,
 )
+from widefs.cli._progress import RichProgress as _Progress
+from widefs.cli._progress import StageLines, estimate_line
 from widefs.exceptions import DataError
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
@@ -81,7 +83,10 @@ def _run(args, console: Console) -> int:
                 **data_options(args),
             )
         check_disk_space(args.out, data.X.shape[1])
-        report = _analyse(args, data, groups, p_error, console)
+        if not sys.stderr.isatty():
+            n, p = data.X.shape
+            StageLines(start=t0).line(f"done: reading {visible(args.data)} ({n:,} x {p:,})")
+        report = _analyse(args, data, groups, p_error, console, t0)
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
@@ -136,30 +141,8 @@ def _top_classes(classes, counts):
     return names, [counts[i] for i in top] + [sum(int(counts[i]) for i in order[len(top) :])]
 
 
-class _Progress:
-    """Shows an analysis's progress events on a rich progress display."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.tasks: dict[str, object] = {}
-
-    def __call__(self, event) -> None:
-        task = self.tasks.get(event.task)
-        if event.finished:
-            if task is not None:
-                self.progress.remove_task(self.tasks.pop(event.task))
-            return
-        if task is None:
-            task = self.tasks[event.task] = self.progress.add_task(
-                event.description, total=event.total
-            )
-        self.progress.update(task, description=event.description, completed=event.completed)
-
-
-def _analyse(args, data: LoadedData, groups, p_error, console: Console):
+def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: float):
     """Analyse ``data`` and return the report (not yet written)."""
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     from widefs.cli import render
     from widefs.cli._markup import Markup
     from widefs.plotting import literal_text
@@ -180,17 +163,37 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
         if not groups:
             raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(render.how_to_read(groups))
-    columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
-    with (
-        literal_text(),
-        Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress,
-    ):
-        analysis = _analysis(args, data, groups, p_error, _Progress(progress))
+    n, p = data.X.shape
+    long_run = estimate_line(n, p, parts=len(groups), quick=args.quick, jobs=_cores(args.jobs))
+    if long_run is not None:
+        print(f"widefs: {long_run}", file=sys.stderr, flush=True)
+    with literal_text(), _display(console, t0) as (show, progress):
+        analysis = _analysis(args, data, groups, p_error, progress)
         for section in render.analysis_sections(analysis, data):
             report.add(section)
-            render.show(progress.console, section)
+            render.show(show, section)
         report.add(render.citing_section(groups))
     return report
+
+
+def _cores(jobs: int) -> int:
+    return (os.cpu_count() or 1) if jobs == -1 else jobs
+
+
+@contextlib.contextmanager
+def _display(console: Console, t0: float):
+    """(console to print sections on, progress callback): a rich progress display where a
+    terminal shows it (stdout's, else stderr's), else one line per finished stage on stderr."""
+    from rich.console import Console as RichConsole
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    where = console if console.is_terminal else RichConsole(stderr=True)
+    if not where.is_terminal:
+        yield console, StageLines(start=t0)
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=where, transient=True) as progress:
+        yield (progress.console if where is console else console), _Progress(progress)
 
 
 def _datasets(console: Console) -> int:
