@@ -64,7 +64,9 @@ def analyse(
         The chance analysis's analytic error rate and the null of its thresholds, as
         :class:`~widefs.univariate.DiscriminativeSelector` takes them.
     counts : "auto" or bool, default="auto"
-        Whether ``X`` holds raw counts, as :class:`~widefs.univariate.ClassDifferenceScreen` takes it.
+        Whether ``X`` holds raw counts; ``"auto"``: :func:`widefs.stats.looks_like_counts`
+        decides (for an in-memory ``X``). The class-difference screen takes counts through
+        voom; the decision is ``Analysis.counts``.
     n_permutations, n_null_permutations : int, optional
         Label permutations of each search certificate (default 29, 9 when quick) and of the
         chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
@@ -94,8 +96,22 @@ def analyse(
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
     X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **perms)
     seed = 0 if random_state is None else int(random_state)
+    counts = _counts(X, counts)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
     return _run(X, y, names, methods, {**opts, **perms, "groups": methods}, progress)
+
+
+def _counts(X, counts) -> bool:
+    """The counts decision, made once for every part (the one rule of the library)."""
+    import numpy as np
+
+    from widefs.stats import looks_like_counts
+
+    if isinstance(counts, str) and counts == "auto":
+        return isinstance(X, np.ndarray) and looks_like_counts(X)
+    if not isinstance(counts, bool | np.bool_):
+        raise ValueError(f"counts must be 'auto', True or False; got {counts!r}.")
+    return bool(counts)
 
 
 def _run(X, y, names, methods, opts, progress) -> Analysis:
@@ -103,12 +119,14 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
 
     from widefs.analysis._certify import CertificateRun
     from widefs.analysis._spec import certificate_permutations
+    from widefs.analysis._verdict import verdicts
     from widefs.model_selection import majority_baseline
 
     seed, quick = opts["seed"], opts["quick"]
     n_perm = opts["n_permutations"]
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)
+    majority = majority_baseline(y)
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress
     )
@@ -129,9 +147,11 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         n_features=X.shape[1],
         classes=classes,
         class_counts=counts,
-        majority=majority_baseline(y),
+        majority=majority,
         certificates=dict(certificates.results),
         certificate_permutations=n_perm,
+        verdicts=verdicts(parts.get("comparison"), certificates.results, majority),
+        counts=opts["counts"],
         **parts,
     )
 
@@ -174,7 +194,7 @@ def _comparison(X, y, opts, certificates, progress) -> dict:
     ]
     folds, repeats = (3, 1) if opts["quick"] else (5, 2)
     frame, results, info = compare(
-        X, y, candidates(groups, n_features=X.shape[1]), seed=opts["seed"], folds=folds,
+        X, y, candidates(groups, n_features=X.shape[1], counts=opts["counts"]), seed=opts["seed"], folds=folds,
         repeats=repeats, certificates=comparison_pvalues(outcomes), progress=progress,
         n_jobs=opts["n_jobs"],
     )  # fmt: skip

@@ -219,6 +219,11 @@ class Analysis:
         (fold scores, selection frequencies), None where the method does not apply.
     features : pandas.DataFrame or None
         The chance analysis's feature table, best first.
+    verdicts : dict
+        Method -> :class:`~widefs.analysis.Verdict`: whether its nested cross-validated score
+        and its search certificate show a signal (one verdict per method).
+    counts : bool
+        Whether ``X`` was analysed as counts (see :func:`widefs.stats.looks_like_counts`).
     """
 
     methods: tuple
@@ -239,3 +244,5 @@ class Analysis:
     evaluations: dict = field(default_factory=dict)
     comparison_info: Any = None  # ComparisonInfo: the design and verdicts of the comparison
     features: pd.DataFrame | None = None
+    verdicts: dict = field(default_factory=dict)
+    counts: bool = False

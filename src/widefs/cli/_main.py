@@ -121,7 +121,7 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
         feature_names=names,
         p_error=p_error,
         null=args.null,
-        counts=data.counts,  # the reader's decision (or --counts / --no-counts), not a second guess
+        counts=data.counts,  # --counts / --no-counts, else "auto": the library's one rule
         n_permutations=args.permutations,
         n_null_permutations=null_permutations(args, data.X.shape[1]),
     )

@@ -107,7 +107,7 @@ class ClassDifferenceScreen(
         has at least 12 examples, else 0 (see :func:`auto_spread_weight`).
     counts : "auto" or bool, default="auto"
         Treat ``X`` as raw counts (voom). ``"auto"``: when :func:`widefs.stats.looks_like_counts`
-        says so (an in-memory matrix of non-negative integers reaching 100).
+        says so (an in-memory matrix of non-negative integers, zeros among them, reaching 1000).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of the ranked features (the only random part).
 

@@ -12,8 +12,8 @@ memory the machine has (or ``max_memory``) before its numbers are read.
 Everything that is read differently from what a reader might expect gets a one-line note:
 renamed duplicate names, a row-index column left out, labels such as "NA" kept as classes,
 missing values imputed, constant columns, decimal commas, another encoding, columns left out
-(``exclude``), columns that look like sample annotations, gene names Excel made into dates,
-counts (:mod:`widefs.cli.io._counts`).
+(``exclude``), columns that look like sample annotations, gene names Excel made into dates.
+Whether the numbers are counts is the analysis's decision (``--counts`` overrides it).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from widefs.cli.io._columns import (
     drop_excluded,
     parse_exclude,
 )
-from widefs.cli.io._counts import decide_counts
+from widefs.cli.io._counts import counts_option
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._exclusion import excluding
 from widefs.cli.io._formats import read_arrow, read_xlsx
@@ -70,7 +70,8 @@ class LoadedData:
     imputed_columns: list[str]
     notes: list[str] = field(default_factory=list)
     target: str = "class"
-    counts: bool = False  # read as counts (see :mod:`widefs.cli.io._counts`)
+    # analyse()'s counts: "auto" (the library recognises them), or --counts / --no-counts
+    counts: bool | str = "auto"
 
     @property
     def in_memory(self) -> bool:
@@ -208,7 +209,7 @@ def load_cli_data(
     date_names_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
-    is_counts = decide_counts(X, counts, notes)
+    is_counts = counts_option(X, counts)
     return LoadedData(
         name=name,
         X=X,

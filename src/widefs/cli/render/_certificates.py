@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from widefs.cli._markup import Markup
 from widefs.cli.render._report import Figure, Note, Section, Table, Text
+from widefs.cli.render._verdicts import verdict_texts
 
 __all__ = ["certificate_sections", "pvalue_text", "score_label"]
 
 
 def certificate_sections(analysis, group: str) -> list[Section]:
     """One section per certified search of ``group`` (after that group's own sections)."""
-    n = analysis.certificate_permutations
-    return [
-        _section(out, n, analysis.majority)
-        for out in analysis.certificates.values()
-        if out.group == group
-    ]
+    sections = []
+    for out in analysis.certificates.values():
+        if out.group == group:
+            section = _section(out, analysis.certificate_permutations, analysis.majority)
+            for text in verdict_texts(analysis, out.compared_as):
+                section.add(text)
+            sections.append(section)
+    return sections
 
 
 def pvalue_text(status: str, pvalue: float) -> str:

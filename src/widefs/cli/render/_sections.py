@@ -16,6 +16,7 @@ from widefs.cli.render._report import Note, Section, Table, Text
 __all__ = [
     "analysis_sections",
     "citing_section",
+    "counts_section",
     "how_to_read",
     "show",
     "summary_section",
@@ -114,12 +115,44 @@ def warnings_section(caught) -> Section | None:
     return section
 
 
+def counts_section(analysis, data) -> Section | None:
+    """What was done with counts, method by method (None when the values are not counts)."""
+    if not analysis.counts:
+        return None
+    why = (
+        "as --counts asked"
+        if data.counts is True
+        else "recognised: non-negative integers with zeros, the largest at least 1,000; "
+        "--no-counts reads them as intensities"
+    )
+    screen = analysis.chance.screen.note if analysis.chance is not None else ""
+    section = Section("Counts")
+    section.add(
+        Note(
+            Markup(
+                "The values were read as counts ({why}).{screen} The other methods take the "
+                "counts as they are, without a log transform or a library-size normalisation: "
+                "the thresholds of the one-feature naive Bayes (MGM, E[X(1)]), the SCMs and CN2 "
+                "would not change under a log transform of a feature, but the naive Bayes, "
+                "linear SVM and k-nearest-neighbour (CEFS) classifiers would, so log2(x + 1) or "
+                "log-CPM values can change which of them wins.",
+                why=why,
+                screen=f" The class-difference screen (FDR and Bonferroni rules): {screen}"
+                if screen
+                else "",
+            )
+        )
+    )
+    return section
+
+
 def analysis_sections(analysis, data) -> list[Section]:
     """The report's sections of each part, each part followed by its search certificates."""
     from widefs.cli.render._certificates import certificate_sections
     from widefs.cli.render._chance import chance_sections
     from widefs.cli.render._compare import comparison_section
     from widefs.cli.render._models import cefs_sections, rules_sections, scm_sections
+    from widefs.cli.render._verdicts import verdict_section
 
     renderers = {
         "chance": chance_sections,
@@ -128,11 +161,12 @@ def analysis_sections(analysis, data) -> list[Section]:
         "cefs": cefs_sections,
         "compare": comparison_section,
     }
-    sections = []
+    sections = [] if counts_section(analysis, data) is None else [counts_section(analysis, data)]
     for part in analysis.methods:
         sections += renderers[part](analysis, data)
         sections += certificate_sections(analysis, part)
-    return sections
+    verdicts = verdict_section(analysis)
+    return sections if verdicts is None else [*sections, verdicts]
 
 
 def citing_section(groups) -> Section:
