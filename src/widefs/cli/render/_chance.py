@@ -160,8 +160,9 @@ def _chance_section(fit: ChanceAnalysis, seed: int) -> Section:
 
 def _other_level(fit: ChanceAnalysis) -> str:
     other = "analytic" if fit.null_used == "permutation" else "permutation"
-    bound = " bound (at most)" if other == "analytic" and fit.nulls["analytic"].is_bound else ""
-    return f"{_accuracy(fit.chance_accuracy[other])} (the {other} null{bound}, not used)"
+    bound = other == "analytic" and fit.nulls["analytic"].is_bound
+    what = "at most: the analytic bound" if bound else f"the {other} null"
+    return f"{_accuracy(fit.chance_accuracy[other])} ({what}, not used)"
 
 
 def _mark_chance_levels(ax, fit: ChanceAnalysis) -> None:
@@ -184,17 +185,17 @@ def _mark_chance_levels(ax, fit: ChanceAnalysis) -> None:
 # How the screen tests each kind of feature, in the order the report lists them.
 KIND_TESTS = {
     "gaussian": (
-        "{n} continuous features, limma's moderated F (Smyth 2004) of the class means{spread}"
+        "{n} continuous {feature}, limma's moderated F (Smyth 2004) of the class means{spread}"
     ),
     "counts": (
-        "{n} count features, voom's log-CPM with precision weights, then the weighted moderated F"
+        "{n} count {feature}, voom's log-CPM with precision weights, then the weighted moderated F"
     ),
     "ranked": (
-        "{n} skewed, heavy-tailed or tied features, the same statistics on mid-ranks with a "
+        "{n} skewed, heavy-tailed or tied {feature}, the same statistics on mid-ranks with a "
         "permutation null pooled only among features with as many ties"
     ),
-    "two_valued": "{n} two-valued features, an exact test given the margins",
-    "constant": "{n} constant features, never selected",
+    "two_valued": "{n} two-valued {feature}, an exact test given the margins",
+    "constant": "{n} constant {feature}, never selected",
 }
 
 
@@ -208,7 +209,11 @@ def _kinds_text(screen) -> str:
     else:
         spread = " (the classes are too small for the spread test to have power)"
     return "; ".join(
-        KIND_TESTS[kind].format(n=screen.kind_counts[kind], spread=spread)
+        KIND_TESTS[kind].format(
+            n=(n := screen.kind_counts[kind]),
+            feature="feature" if n == 1 else "features",
+            spread=spread,
+        )
         for kind in KIND_TESTS
         if screen.kind_counts.get(kind)
     )

@@ -102,7 +102,7 @@ def scm_sections(analysis, data) -> list[Section]:
                 Markup(
                     "Vacuous bounds ({names}): with {n} examples the bound cannot certify any "
                     "rule better than predicting the majority class. The rules may still be "
-                    "useful (see their cross-validated accuracy), but the bound does not show it.",
+                    "useful (see their verdicts), but the bound does not show it.",
                     names=", ".join(vacuous),
                     n=analysis.n_samples,
                 )

@@ -12,6 +12,7 @@ import re
 from widefs.cli import _cite
 from widefs.cli._markup import Markup
 from widefs.cli.render._report import Note, Section, Table, Text
+from widefs.cli.render._words import plural
 
 __all__ = [
     "analysis_sections",
@@ -104,10 +105,10 @@ def warnings_section(caught) -> Section | None:
     section.add(
         Note(
             Markup(
-                "{n} warnings were raised by the libraries during the analysis ({k} kinds); each "
-                "kind is listed once with an example and its count. They did not stop the analysis.",
-                n=len(caught),
-                k=len(counts),
+                "{n} raised by the libraries during the analysis ({k}); each kind is listed "
+                "once with an example and its count. They did not stop the analysis.",
+                n=plural(len(caught), "warning was", "warnings were"),
+                k=plural(len(counts), "kind"),
             )
         )
     )

@@ -13,8 +13,8 @@ __all__ = ["LABELS", "verdict_section", "verdict_sentence", "verdict_texts"]
 # Short labels (the table's verdict column), by outcome.
 LABELS = {
     "signal": "signal beyond chance",
-    "certified only": "search beats noise; accuracy not shown",
-    "accurate only": "accurate; search not certified",
+    "certified only": "search beats noise, accuracy not shown",
+    "accurate only": "accurate, search not certified",
     "not shown": "no evidence beyond chance",
 }
 
@@ -26,7 +26,7 @@ def _percent(x: float) -> str:
 def _nested(v) -> str:
     if v.low is None:
         return "not evaluated by nested cross-validation (run --methods with compare)"
-    side = "above" if v.above_chance else "reaches"
+    side = "lies above" if v.above_chance else "includes"
     return (
         f"nested cross-validated {v.score} {_percent(v.estimate)}, 95% interval "
         f"[{_percent(v.low)}, {_percent(v.high)}], which {side} chance ({_percent(v.chance)})"
@@ -42,9 +42,13 @@ def _search(v) -> str:
     return text + (" (at most 0.05)" if v.certified else " (above 0.05)")
 
 
+def _evidence(v) -> str:
+    return f"{_nested(v)}; {_search(v)}."
+
+
 def verdict_sentence(v) -> str:
     """The verdict on one method with its evidence, e.g. ``"signal beyond chance: ..."``."""
-    return f"{LABELS[v.outcome]}: {_nested(v)}; {_search(v)}."
+    return f"{LABELS[v.outcome]}: {_evidence(v)}"
 
 
 def verdict_section(analysis) -> Section | None:
@@ -65,7 +69,7 @@ def verdict_section(analysis) -> Section | None:
             )
         )
     )
-    rows = [(name, LABELS[v.outcome], verdict_sentence(v)) for name, v in analysis.verdicts.items()]
+    rows = [(name, LABELS[v.outcome], _evidence(v)) for name, v in analysis.verdicts.items()]
     section.add(
         Table(["method", "verdict", "evidence"], rows, title="Verdicts", terminal_columns=[0, 1])
     )
