@@ -64,9 +64,7 @@ def analyse(
         The chance analysis's analytic error rate and the null of its thresholds, as
         :class:`~widefs.univariate.DiscriminativeSelector` takes them.
     counts : "auto" or bool, default="auto"
-        Whether ``X`` holds raw counts; ``"auto"``: :func:`widefs.stats.looks_like_counts`
-        decides (for an in-memory ``X``). The class-difference screen takes counts through
-        voom; the decision is ``Analysis.counts``.
+        Raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
     n_permutations, n_null_permutations : int, optional
         Label permutations of each search certificate (default 29, 9 when quick) and of the
         chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
@@ -96,7 +94,6 @@ def analyse(
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
     X, y, names, methods = check_inputs(X, y, methods, covariates, groups, feature_names, **perms)
     seed = 0 if random_state is None else int(random_state)
-    counts = _counts(X, counts)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
     return _run(X, y, names, methods, {**opts, **perms, "groups": methods}, progress)
 
@@ -123,6 +120,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     from widefs.model_selection import majority_baseline
 
     seed, quick = opts["seed"], opts["quick"]
+    opts["counts"] = _counts(X, opts["counts"])  # decided once, for every part
     n_perm = opts["n_permutations"]
     n_perm = certificate_permutations(quick) if n_perm is None else n_perm
     classes, counts = np.unique(y, return_counts=True)

@@ -33,6 +33,12 @@ class Verdict:
     ``pvalue`` the search certificate's p-value (None: no certificate or none it can give),
     ``pvalue_floor`` the smallest p-value its relabellings allow; ``outcome`` one of
     ``"signal"``, ``"certified only"``, ``"accurate only"``, ``"not shown"``.
+
+    Examples
+    --------
+    >>> v = Verdict("m", "certified only", "accuracy", 0.5, 0.6, 0.45, 0.75, 0.03, 1 / 30)
+    >>> v.above_chance, v.certified, v.floor_too_high
+    (False, True, False)
     """
 
     method: str

@@ -62,8 +62,8 @@ def looks_like_counts(X) -> bool:
     if X.size == 0 or not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
         return False
     # The minimum first: a negative value (most non-count data) ends the check in one pass;
-    # a NaN makes it NaN (not == 0).
-    if not X.min() == 0:
+    # a NaN makes it NaN (!= 0).
+    if X.min() != 0:
         return False
     if not X.max() >= COUNT_RANGE:  # NaN and inf end here too (inf passes: checked below)
         return False
@@ -162,7 +162,8 @@ def lowess(x: ArrayLike, y: ArrayLike, *, frac: float = 2 / 3, iterations: int =
             break
         res = np.abs(y - fitted)
         cmad = 6.0 * np.median(res)
-        if cmad < 1e-7 * np.mean(res):
+        # <=: an exact fit (every residual 0) needs no robustness pass (its weights are all 1).
+        if cmad <= 1e-7 * np.mean(res):
             break
         rw = np.where(
             res <= 0.001 * cmad,
