@@ -1,5 +1,7 @@
 """The analysis's progress events drive the terminal's progress display, one task each."""
 
+import re
+
 from widefs.analysis import ProgressEvent
 from widefs.cli._main import _Progress
 
@@ -120,5 +122,22 @@ def test_a_long_run_prints_its_estimate_first(tmp_path, capsys, monkeypatch):
     data = _table(tmp_path / "d.csv")
     assert main(["run", data, "--methods", "scm", "--out", str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[1].startswith("widefs: this run may take about ")
+    assert "] done: reading " in err[0]
+    assert re.match(r"widefs: \[ *[\d.]+ s\] this run may take about ", err[1])
     assert "24 x 60 values" in err[1] and "--quick" in err[1]
+
+
+def test_a_run_that_fails_before_the_analysis_starts_writes_its_error_only(
+    tmp_path, capsys, monkeypatch
+):
+    import widefs.analysis
+    from widefs.cli import main
+    from widefs.exceptions import DataError
+
+    def refuse(*args, **kwargs):
+        raise DataError("refused by a check of the analysis")
+
+    monkeypatch.setattr(widefs.analysis, "analyse", refuse)
+    data = _table(tmp_path / "d.csv")
+    assert main(["run", data, "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == "widefs: error: refused by a check of the analysis\n"

@@ -74,8 +74,9 @@ def test_counts_note_reaches_the_report_as_a_note():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = _chance.chance_analysis(
-            X, y, seed=0, p_error="auto", null="auto", n_permutations=30, quick=True, n_jobs=None
-        )
+            X, y, seed=0, p_error="auto", null="auto", n_permutations=30, quick=True, n_jobs=None,
+            counts=True,
+        )  # fmt: skip
     assert fit.screen.counts and fit.screen.kind_counts["counts"] > 0
     assert fit.screen.note == fit.screens["fdr"].note_ != ""
     data = SimpleNamespace(y=y, feature_names=[f"g{j}" for j in range(40)])

@@ -83,9 +83,6 @@ def _run(args, console: Console) -> int:
                 **data_options(args),
             )
         check_disk_space(args.out, data.X.shape[1])
-        if not sys.stderr.isatty():
-            n, p = data.X.shape
-            StageLines(start=t0).line(f"done: reading {visible(args.data)} ({n:,} x {p:,})")
         report = _analyse(args, data, groups, p_error, console, t0)
     section = render.warnings_section(caught)
     if section is not None:
@@ -164,10 +161,9 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
             raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(render.how_to_read(groups))
     n, p = data.X.shape
+    read = f"done: reading {visible(args.data)} ({n:,} x {p:,})", time.perf_counter()
     long_run = estimate_line(n, p, parts=len(groups), quick=args.quick, jobs=_cores(args.jobs))
-    if long_run is not None:
-        print(f"widefs: {long_run}", file=sys.stderr, flush=True)
-    with literal_text(), _display(console, t0) as (show, progress):
+    with literal_text(), _display(console, t0, read, long_run) as (show, progress):
         analysis = _analysis(args, data, groups, p_error, progress)
         for section in render.analysis_sections(analysis, data):
             report.add(section)
@@ -181,16 +177,23 @@ def _cores(jobs: int) -> int:
 
 
 @contextlib.contextmanager
-def _display(console: Console, t0: float):
+def _display(console: Console, t0: float, read: tuple[str, float], long_run: str | None):
     """(console to print sections on, progress callback): a rich progress display where a
-    terminal shows it (stdout's, else stderr's), else one line per finished stage on stderr."""
+    terminal shows it (stdout's, else stderr's), else one line per finished stage on stderr,
+    the reading and the estimate of a long run first."""
     from rich.console import Console as RichConsole
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     where = console if console.is_terminal else RichConsole(stderr=True)
     if not where.is_terminal:
-        yield console, StageLines(start=t0)
+        lines = StageLines(start=t0)
+        lines.hold(*read)
+        if long_run is not None:
+            lines.hold(long_run, read[1])
+        yield console, lines
         return
+    if long_run is not None:
+        where.print(f"widefs: {long_run}", markup=False, highlight=False)
     columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
     with Progress(*columns, TimeElapsedColumn(), console=where, transient=True) as progress:
         yield (progress.console if where is console else console), _Progress(progress)

@@ -49,6 +49,12 @@ class StageLines:
         self.clock = clock
         self.start = clock() if start is None else start
         self.running: dict[str, tuple[str, float]] = {}  # task -> (description, started)
+        self.held: list[tuple[str, float]] = []
+
+    def hold(self, text: str, now: float) -> None:
+        """A line written when the analysis starts (its first event): a run that fails its
+        checks before then ends with its one error line only."""
+        self.held.append((text, now))
 
     def line(self, text: str, now: float | None = None) -> None:
         """Write ``widefs: TEXT`` with the time since the run started, flushed at once."""
@@ -57,6 +63,9 @@ class StageLines:
 
     def __call__(self, event) -> None:
         now = self.clock()
+        for text, then in self.held:
+            self.line(text, then)
+        self.held.clear()
         current = self.running.get(event.task)
         if current is not None and (event.finished or current[0] != event.description):
             description, started = self.running.pop(event.task)
