@@ -110,7 +110,8 @@ def test_estimate_interpolates_the_measured_runs_and_names_what_shortens_it():
     assert estimate_run(100, 200_000, parts=1).seconds == estimate_run(100, 200_000).seconds / 5
     assert estimate_line(62, 2000) is None  # a short run prints nothing
     line = estimate_line(200, 2_000_000)
-    assert "hours" in line and "--quick" in line and "--methods" in line and "--jobs" in line
+    assert "about 82 min" in line and "--quick" in line and "--methods" in line and "--jobs" in line
+    assert "about 4.1 hours" in estimate_line(200, 6_000_000)
     quick = estimate_line(200, 2_000_000, quick=True, parts=1, jobs=2)
     assert "--quick" not in quick and "shorter" not in quick
 

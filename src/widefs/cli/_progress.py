@@ -77,8 +77,9 @@ class StageLines:
 # Measured runs of the default analysis (`widefs run`, every part, --jobs 1), CPU seconds
 # (user + system) and peak resident memory against the number of values n x p:
 # colon 62 x 2,000 (33 s); benchmarks/bench_cli.py on 100 x 2,000 (38 s, 477 MB) and
-# 100 x 20,000 (62 s, 983 MB), and the 100 x 200,000 run of docs/results/benchmarks_scale.md
-# (746 s, 1,651 MB). Between these points both are interpolated on log-log axes; beyond the
+# 100 x 20,000 (62 s, 983 MB); its CSV of 100 x 200,000 (283 s, 1,626 MB; the stage lines of
+# that run are the acceptance check of this module). Between these points both are
+# interpolated on log-log axes; beyond the
 # largest, time and memory grow linearly with the number of values (above 20,000 features
 # every stage but the chance screen works on a fixed pre-screen, so the screen's linear cost
 # dominates). --quick took 35% of the default CPU time on colon (12 s against 33 s).
@@ -86,7 +87,7 @@ _CALIBRATION = (  # (values n x p, CPU seconds, peak MB)
     (62 * 2_000, 33.0, 450.0),
     (100 * 2_000, 38.0, 477.0),
     (100 * 20_000, 62.0, 983.0),
-    (100 * 200_000, 746.0, 1651.0),
+    (100 * 200_000, 283.0, 1626.0),
 )
 QUICK_SHARE = 0.35
 # A run estimated longer than this gets the estimate printed before it starts.
@@ -123,7 +124,7 @@ def estimate_run(n_samples: int, n_features: int, *, parts: int = 5, quick=False
     --------
     >>> e = estimate_run(100, 200_000)
     >>> round(e.seconds), round(e.memory / 2**20)
-    (746, 1651)
+    (283, 1626)
     >>> estimate_run(100, 200_000, quick=True).seconds < e.seconds
     True
     """
@@ -150,7 +151,7 @@ def estimate_line(n_samples: int, n_features: int, *, parts=5, quick=False, jobs
     >>> estimate_line(62, 2000) is None
     True
     >>> print(estimate_line(200, 2_000_000))  # doctest: +NORMALIZE_WHITESPACE
-    this run may take about 4.2 hours and 15.4 GB of memory (a rough estimate from its
+    this run may take about 82 min and 14.8 GB of memory (a rough estimate from its
     200 x 2,000,000 values); shorter: --quick, --methods with fewer parts (e.g. --methods
     chance), --jobs N on N cores
     """
