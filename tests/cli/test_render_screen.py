@@ -28,8 +28,8 @@ def test_each_present_kind_is_counted_and_absent_kinds_are_not_named():
     assert "spreads 35% of the level" in text
     assert "9 skewed, heavy-tailed or tied features" in text
     assert "30 two-valued features, an exact test" in text
-    assert "1 constant features" in text
-    assert "count features" not in text  # none of that kind
+    assert "1 constant feature, never selected" in text  # one: singular
+    assert "count feature" not in text  # none of that kind
 
 
 def test_no_spread_share_says_means_only():
