@@ -142,3 +142,25 @@ def test_a_run_that_fails_before_the_analysis_starts_writes_its_error_only(
     data = _table(tmp_path / "d.csv")
     assert main(["run", data, "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == "widefs: error: refused by a check of the analysis\n"
+
+
+def test_a_terminal_gets_the_rich_display_and_a_pipe_the_stage_lines(monkeypatch):
+    import io
+    import sys
+
+    from rich.console import Console
+
+    from widefs.cli._main import _display
+    from widefs.cli._progress import StageLines
+
+    read = ("done: reading d.csv (2 x 3)", 0.0)
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=80)
+    with _display(terminal, 0.0, read, "this run may take about 5 min") as (show, progress):
+        assert isinstance(progress, _Progress) and show is not None
+        progress(ProgressEvent("analysis", "chance", 0, 1))
+    assert "widefs: this run may take about 5 min" in terminal.file.getvalue()
+    piped = Console(file=io.StringIO(), force_terminal=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal either
+    with _display(piped, 0.0, read, None) as (show, progress):
+        assert isinstance(progress, StageLines) and show is piped
+        assert progress.held == [read]
