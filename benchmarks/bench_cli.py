@@ -13,10 +13,14 @@ warm (numba's cache filled by a first run) and as the first run after install (a
 (8 s warm, 15 s first run), and the CPU of each part of the analysis (one in-process
 ``analyse`` run, timed at its progress events). Writes the ``cli_colon`` section.
 
+The stage lines ``widefs run`` writes to a stderr that is not a terminal are printed with the
+time each arrived (they must arrive while the run works, not at its end).
+
 Usage::
 
     nice -n 10 python benchmarks/bench_cli.py [--sizes 2000 20000 200000] [--note TEXT]
     nice -n 10 python benchmarks/bench_cli.py --colon [--repeat 3]
+    nice -n 10 python benchmarks/bench_cli.py --sizes 200000 --stages-only
 """
 
 from __future__ import annotations
@@ -82,9 +86,15 @@ def run_one(n_features: int, workdir: Path, jobs: int = 1) -> dict:
 
     reader = threading.Thread(target=watch)
     reader.start()
-    err = proc.stderr.read()
+    # stderr line by line as it arrives: the stage lines must come while the run works.
+    err_lines, stages = [], []
+    for line in proc.stderr:
+        err_lines.append(line)
+        if line.startswith("widefs: ["):
+            stages.append((time.perf_counter() - t0, line.rstrip("\n")))
     proc.wait()
     reader.join()
+    err = "".join(err_lines)
     return {
         "features": n_features,
         "csv_mb": data.stat().st_size / 2**20,
@@ -95,6 +105,7 @@ def run_one(n_features: int, workdir: Path, jobs: int = 1) -> dict:
         "rss_mb": int(_field(err, "Maximum resident set size (kbytes)") or 0) / 1024,
         "first_output": first.get("t", float("nan")),
         "load": os.getloadavg()[0],
+        "stages": stages,  # (seconds after the start when it arrived, the line)
     }
 
 
@@ -219,6 +230,12 @@ def main(argv=None) -> int:
     parser.add_argument("--note", default="", help="a sentence on the machine's load")
     parser.add_argument("--colon", action="store_true", help="the colon run (see above)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (--colon)")
+    parser.add_argument(
+        "--stages-only",
+        action="store_true",
+        help="print the stage lines each run wrote to stderr (with when they arrived) and "
+        "the run's totals; write no results page",
+    )
     args = parser.parse_args(argv)
     if args.colon:
         colon_section(args.repeat)
@@ -228,8 +245,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             res = run_one(n, Path(tmp), args.jobs)
+            for arrived, line in res.pop("stages"):
+                print(f"{arrived:8.1f} s  {line}", flush=True)
             print(res, flush=True)
             rows.append(res)
+    if args.stages_only:
+        return 0
     table = [
         "| features | CSV (MB) | wall clock (s) | CPU, user + system (s) | peak RSS (MB) | first output after (s) | load average at the end | exit |",
         "|---|---|---|---|---|---|---|---|",

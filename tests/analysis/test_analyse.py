@@ -90,7 +90,7 @@ def test_the_command_line_reports_the_numbers_of_analyse(both):
     names = load_dataset("colon").feature_names
     assert [r[0] for r in written] == [str(names[j]) for j in table.index]
     assert [int(r[1]) for r in written] == table["errors"].tolist()
-    assert [float(r[8]) for r in written] == pytest.approx(table["pvalue_class_difference"])
+    assert [float(r[7]) for r in written] == pytest.approx(table["pvalue_class_difference"])
     chance = result.chance
     assert f"| MGM threshold (errors) | {chance.mgm_threshold:.2f} |" in md
     for rule, label in (("mgm", "MGM"), ("fdr", "FDR 5%")):

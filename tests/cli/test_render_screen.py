@@ -28,8 +28,8 @@ def test_each_present_kind_is_counted_and_absent_kinds_are_not_named():
     assert "spreads 35% of the level" in text
     assert "9 skewed, heavy-tailed or tied features" in text
     assert "30 two-valued features, an exact test" in text
-    assert "1 constant features" in text
-    assert "count features" not in text  # none of that kind
+    assert "1 constant feature, never selected" in text  # one: singular
+    assert "count feature" not in text  # none of that kind
 
 
 def test_no_spread_share_says_means_only():
@@ -74,8 +74,9 @@ def test_counts_note_reaches_the_report_as_a_note():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = _chance.chance_analysis(
-            X, y, seed=0, p_error="auto", null="auto", n_permutations=30, quick=True, n_jobs=None
-        )
+            X, y, seed=0, p_error="auto", null="auto", n_permutations=30, quick=True, n_jobs=None,
+            counts=True,
+        )  # fmt: skip
     assert fit.screen.counts and fit.screen.kind_counts["counts"] > 0
     assert fit.screen.note == fit.screens["fdr"].note_ != ""
     data = SimpleNamespace(y=y, feature_names=[f"g{j}" for j in range(40)])

@@ -1,5 +1,8 @@
-"""Counts recognised (non-negative integers spanning orders of magnitude), overridden with
---counts / --no-counts, and said in the report."""
+"""Counts recognised by the library's one rule (non-negative integers with zeros, reaching
+1000), overridden with --counts / --no-counts, and what each method did with them said in the
+report."""
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -7,9 +10,10 @@ import pytest
 
 from widefs.cli import main
 from widefs.cli.io import _counts
-from widefs.cli.io._counts import decide_counts
+from widefs.cli.io._counts import counts_option
 from widefs.cli.io._data import load_cli_data
 from widefs.exceptions import DataError
+from widefs.stats import looks_like_counts
 
 
 def write(path, X, n_classes=2):
@@ -25,14 +29,11 @@ def rnaseq(n=20, p=30, seed=0):
     return rng.negative_binomial(5, 5 / (5 + means), size=(n, p)).astype(float)
 
 
-def test_rnaseq_counts_are_recognised_and_noted(tmp_path):
+def test_the_reader_leaves_the_decision_to_the_library(tmp_path):
     X = rnaseq()
     assert X.min() == 0
     data = load_cli_data(write(tmp_path / "c.csv", X))
-    assert data.counts
-    note = [n for n in data.notes if n.startswith("read as counts")]
-    assert len(note) == 1
-    assert f"from {X.min():,.0f} to {X.max():,.0f}" in note[0] and "--no-counts" in note[0]
+    assert data.counts == "auto" and not any("counts" in n for n in data.notes)
 
 
 @pytest.mark.parametrize(
@@ -40,83 +41,68 @@ def test_rnaseq_counts_are_recognised_and_noted(tmp_path):
     [
         np.random.default_rng(1).normal(size=(20, 30)),  # intensities
         np.random.default_rng(2).integers(0, 3, size=(20, 30)).astype(float),  # genotypes
-        np.random.default_rng(3).integers(1000, 5000, size=(20, 30)).astype(float),  # no span
+        np.random.default_rng(3).integers(1000, 5000, size=(20, 30)).astype(float),  # no zero
         np.r_[rnaseq()[:-1], [[0.5] * 30]],  # one value that is not an integer
         np.r_[rnaseq()[:-1], [[-1.0] * 30]],  # a negative value
     ],
 )
 def test_other_numbers_are_not_counts(X):
-    notes = []
-    assert not decide_counts(X, None, notes)
-    assert notes == []
+    assert not looks_like_counts(X)
 
 
-def test_boundaries_of_the_rule():
-    # the smallest is 0 and the largest >= 1000 (inclusive)
-    assert decide_counts(np.array([[0.0, 1000.0], [20.0, 30.0]]), None, [])
-    assert not decide_counts(np.array([[1.0, 1000.0], [20.0, 30.0]]), None, [])
-    assert not decide_counts(np.array([[0.0, 999.0], [20.0, 30.0]]), None, [])
-    # thresholded intensities (medulloblastoma_b: integers from 20 to 16000) are not counts
-    assert not decide_counts(np.array([[20.0, 16000.0], [200.0, 30.0]]), None, [])
+def test_counts_are_counts():
+    assert looks_like_counts(rnaseq())
 
 
 def test_blocks_see_every_column(monkeypatch):
     monkeypatch.setattr(_counts, "_BLOCK", 4)
     X = rnaseq()
     X[3, 29] = 2.5  # in the last block only
-    assert not decide_counts(X, None, [])
+    with pytest.raises(DataError, match="--counts"):
+        counts_option(X, True)
     X[3, 29] = 3.0
-    assert decide_counts(X, None, [])
+    assert counts_option(X, True) is True
 
 
 def test_overrides(tmp_path):
     X = rnaseq()
     path = write(tmp_path / "c.csv", X)
-    data = load_cli_data(path, counts=False)
-    assert not data.counts and not any("counts" in n for n in data.notes)
+    assert load_cli_data(path, counts=False).counts is False
     small = np.random.default_rng(4).integers(0, 20, size=(20, 30)).astype(float)
-    data = load_cli_data(write(tmp_path / "s.csv", small), counts=True)
-    assert data.counts and any("read as counts" in n and "; --counts)" in n for n in data.notes)
+    assert load_cli_data(write(tmp_path / "s.csv", small), counts=True).counts is True
     with pytest.raises(DataError, match="--counts: the data hold values that are not"):
         load_cli_data(write(tmp_path / "f.csv", small + 0.5), counts=True)
 
 
-def test_run_reports_counts(tmp_path):
+def _report(path, out, *flags):
+    args = ["run", path, "--quick", "--methods", "chance", "--null-permutations", "5"]
+    assert main([*args, *flags, "--out", str(out)]) == 0
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", (out / "report.md").read_text())
+
+
+def test_run_reports_what_each_method_did_with_counts(tmp_path):
     path = write(tmp_path / "c.csv", rnaseq())
-    out = tmp_path / "out"
-    assert (
-        main(
-            [
-                "run",
-                path,
-                "--quick",
-                "--methods",
-                "chance",
-                "--permutations",
-                "5",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    assert "read as counts" in (out / "report.md").read_text()
-    out2 = tmp_path / "out2"
-    assert (
-        main(
-            [
-                "run",
-                path,
-                "--no-counts",
-                "--quick",
-                "--methods",
-                "chance",
-                "--permutations",
-                "5",
-                "--out",
-                str(out2),
-            ]
-        )
-        == 0
-    )
-    assert "read as counts" not in (out2 / "report.md").read_text()
+    md = _report(path, tmp_path / "out")
+    assert "The values were read as counts (recognised: non-negative integers with zeros" in md
+    # What the screen did, in its own words (its note_), and what the others did.
+    assert "The class-difference screen (FDR and Bonferroni rules): The data were read as " in md
+    assert "log-CPM with voom precision weights" in md and "count features, voom" in md
+    assert "The other methods take the counts as they are" in md
+    assert "read as counts" not in _report(path, tmp_path / "o2", "--no-counts")
+    small = np.random.default_rng(4).integers(0, 20, size=(20, 30)).astype(float)
+    md = _report(write(tmp_path / "s.csv", small), tmp_path / "o3", "--counts")
+    assert "read as counts (as --counts asked)" in md
+
+
+def test_the_analysis_decides_counts_by_the_library_rule():
+    from widefs.analysis import analyse
+
+    y = np.where(np.arange(20) % 2 == 0, "a", "b")
+    kw = dict(methods=["chance"], quick=True, n_null_permutations=5)
+    assert analyse(rnaseq(), y, **kw).counts
+    assert analyse(rnaseq(), y, **kw).chance.screen.counts
+    assert not analyse(rnaseq(), y, counts=False, **kw).counts
+    intensities = np.random.default_rng(5).integers(20, 16000, size=(20, 30)).astype(float)
+    assert not analyse(intensities, y, **kw).counts  # thresholded intensities: no zero
+    with pytest.raises(ValueError, match="counts must be 'auto', True or False"):
+        analyse(rnaseq(), y, counts="yes", **kw)

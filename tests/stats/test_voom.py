@@ -77,8 +77,10 @@ def test_voom_validation():
     ("X", "expected"),
     [
         (np.array([[0, 12, 530], [3, 0, 1200]]), True),
-        (np.array([[0, 12, 99], [3, 0, 98]]), False),  # below the range
-        (np.array([[0, 12, 100], [3, 0, 1]]), True),  # exactly 100
+        (np.array([[0, 12, 999], [3, 0, 98]]), False),  # below the range (madelon: 0..999)
+        (np.array([[0, 12, 1000], [3, 0, 1]]), True),  # exactly 1000
+        (np.array([[1, 12, 1000], [3, 2, 1]]), False),  # no zero (thresholded intensities)
+        (np.array([[0, 255], [17, 128]]), False),  # an 8-bit image
         (np.array([[0.5, 12, 530], [3, 0, 1200]]), False),  # not integers
         (np.array([[-1, 12, 530], [3, 0, 1200]]), False),  # negative
         (np.array([[0, 1], [2, 1]]), False),  # genotypes
@@ -89,3 +91,21 @@ def test_voom_validation():
 )
 def test_looks_like_counts(X, expected):
     assert looks_like_counts(X) is expected
+
+
+def test_the_bundled_data_are_read_as_they_are():
+    """The rule on real data: no bundled microarray or tabular set is counts (medulloblastoma_b
+    holds integers from 20 to 16000, madelon integers from 0 to 999), simulated RNA-seq is."""
+    from widefs.datasets import list_datasets, load_dataset
+
+    for name in list_datasets().index:
+        X = load_dataset(name).data
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            continue  # categorical tables
+        assert not looks_like_counts(X), name
+    rng = np.random.default_rng(0)
+    means = np.exp(rng.uniform(0, 8, size=500))  # 1 to ~3,000 reads
+    counts = rng.negative_binomial(5, 5 / (5 + means), size=(12, 500))
+    assert looks_like_counts(counts) and looks_like_counts(counts.astype(np.float32))

@@ -103,9 +103,11 @@ def test_pooled_pvalues_equal_a_brute_force_count():
     X, y = planted([7, 7], 12, seed=3)
     X[:, 0] += 2 * y
     X[:, 5] = 1.0
-    sel = DiscriminativeSelector(
-        "fdr", statistic="distribution", n_permutations=6, random_state=4
-    ).fit(X, y)
+    # Six permutations: the floor 1/7 lets nothing pass, as the warning says.
+    with pytest.warns(NothingSelectedWarning, match="the floor, not the data, decided"):
+        sel = DiscriminativeSelector(
+            "fdr", statistic="distribution", n_permutations=6, random_state=4
+        ).fit(X, y)
     eligible = ~sel.constant_features_
     draws = np.concatenate([oracle(X[:, eligible], y[p])[2] for p in sel.permutations_])
     observed = oracle(X, y)[2]
@@ -241,13 +243,16 @@ def test_search_scores_fast_path_equals_refits():
 def test_results_do_not_depend_on_jobs_blocks_or_storage(tmp_path, monkeypatch):
     X, y = planted([12, 13], 3000, seed=9)
     X = X.astype(np.float32)
-    ref = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
-    par = DiscriminativeSelector("fdr", random_state=0, n_jobs=2).fit(X, y)
+    with pytest.warns(NothingSelectedWarning):  # pure noise: the same outcome every way
+        ref = DiscriminativeSelector("fdr", random_state=0).fit(X, y)
+    with pytest.warns(NothingSelectedWarning):
+        par = DiscriminativeSelector("fdr", random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(ref.pvalues_, par.pvalues_)
     monkeypatch.setattr("widefs.univariate._distribution._BLOCK_BYTES", 8 * 1000 * 50)
     mm = np.memmap(tmp_path / "X.f32", dtype=np.float32, mode="w+", shape=X.shape)
     mm[:] = X
-    lazy = DiscriminativeSelector("fdr", random_state=0).fit(mm, y)
+    with pytest.warns(NothingSelectedWarning):
+        lazy = DiscriminativeSelector("fdr", random_state=0).fit(mm, y)
     np.testing.assert_array_equal(ref.pvalues_, lazy.pvalues_)
     np.testing.assert_array_equal(ref.scores_, lazy.scores_)
 
@@ -288,6 +293,9 @@ def test_needs_more_examples_than_classes():
 
 
 def test_one_example_per_class_tests_nothing():
-    with pytest.warns(UserWarning, match="no feature can be tested"):
+    with (
+        pytest.warns(UserWarning, match="no feature can be tested"),
+        pytest.warns(NothingSelectedWarning, match="the floor, not the data, decided"),
+    ):
         sel = DiscriminativeSelector("fdr").fit([[0.0, 1.0], [1.0, 3.0]], [0, 1])
     assert sel.pvalues_.tolist() == [1.0, 1.0] and not sel.get_support().any()

@@ -375,10 +375,17 @@ def test_continuous_statistics_warn_naming_the_screen_and_errors_do_not():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20, 30)), np.repeat([0, 1], 10)
     for kwargs in ({"threshold": "fdr"}, {"threshold": 3, "statistic": "location"}):
-        with pytest.warns(FutureWarning, match="ClassDifferenceScreen") as record:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             DiscriminativeSelector(random_state=0, **kwargs).fit(X, y)
-        assert "statistic='errors'" in str(record[0].message)
+        future = [str(w.message) for w in caught if w.category is FutureWarning]
+        assert len(future) == 1 and "ClassDifferenceScreen" in future[0]
+        assert "statistic='errors'" in future[0]
+        # On noise the FDR rule keeps nothing and says so; k = 3 keeps three.
+        nothing = [w for w in caught if w.category is NothingSelectedWarning]
+        assert len(nothing) == (kwargs["threshold"] == "fdr") and len(caught) == 1 + len(nothing)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
-        DiscriminativeSelector("fdr", statistic="errors", null="analytic").fit(X, y)
+        with pytest.warns(NothingSelectedWarning, match="cut 0 errors"):
+            DiscriminativeSelector("fdr", statistic="errors", null="analytic").fit(X, y)
         DiscriminativeSelector("mgm", random_state=0).fit(X, y)

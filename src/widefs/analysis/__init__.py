@@ -34,6 +34,7 @@ from widefs.analysis._spec import (
     certificate_permutations,
     null_permutations,
 )
+from widefs.analysis._verdict import Verdict
 
 __all__ = [
     "CERTIFIED",
@@ -54,6 +55,7 @@ __all__ = [
     "ScmAnalysis",
     "ScmBound",
     "ScreenSummary",
+    "Verdict",
     "analyse",
     "candidates",
     "certificate_permutations",

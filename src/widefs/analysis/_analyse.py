@@ -64,7 +64,7 @@ def analyse(
         The chance analysis's analytic error rate and the null of its thresholds, as
         :class:`~widefs.univariate.DiscriminativeSelector` takes them.
     counts : "auto" or bool, default="auto"
-        Whether ``X`` holds raw counts, as :class:`~widefs.univariate.ClassDifferenceScreen` takes it.
+        Raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
     n_permutations, n_null_permutations : int, optional
         Label permutations of each search certificate (default 29, 9 when quick) and of the
         chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
@@ -98,12 +98,26 @@ def analyse(
     return _run(X, y, names, methods, opts, progress)
 
 
+def _counts(X, counts) -> bool:
+    """The counts decision, made once for every part (the one rule of the library)."""
+    import numpy as np
+
+    from widefs.stats import looks_like_counts
+
+    if isinstance(counts, str) and counts == "auto":
+        return isinstance(X, np.ndarray) and looks_like_counts(X)
+    if not isinstance(counts, bool | np.bool_):
+        raise ValueError(f"counts must be 'auto', True or False; got {counts!r}.")
+    return bool(counts)
+
+
 def _run(X, y, names, methods, opts, progress) -> Analysis:
     import numpy as np
 
     from widefs.analysis._certify import CertificateRun
     from widefs.analysis._design import check_design
     from widefs.analysis._spec import certificate_permutations
+    from widefs.analysis._verdict import verdicts
     from widefs.model_selection import majority_baseline
 
     seed, quick = opts["seed"], opts["quick"]
@@ -113,6 +127,8 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
     design = opts["design"] = check_design(y, *opts["design"], X)  # before any work
     if design is not None and design.groups is not None and opts["null"] == "analytic":
         raise ValueError('null="analytic" assumes independent samples; with groups use "auto"')
+    opts["counts"] = _counts(X, opts["counts"])  # decided once, for every part
+    majority = majority_baseline(y)
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
         design=design,
@@ -134,10 +150,12 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         n_features=X.shape[1],
         classes=classes,
         class_counts=counts,
-        majority=majority_baseline(y),
+        majority=majority,
         certificates=dict(certificates.results),
         certificate_permutations=n_perm,
         design=None if design is None else design.summary(methods),
+        verdicts=verdicts(parts.get("comparison"), certificates.results, majority),
+        counts=opts["counts"],
         **parts,
     )
 
@@ -182,7 +200,7 @@ def _comparison(X, y, opts, certificates, progress) -> dict:
     ]
     folds, repeats = (3, 1) if opts["quick"] else (5, 2)
     frame, results, info = compare(
-        X, y, candidates(groups, n_features=X.shape[1]), seed=opts["seed"], folds=folds,
+        X, y, candidates(groups, n_features=X.shape[1], counts=opts["counts"]), seed=opts["seed"], folds=folds,
         repeats=repeats, certificates=comparison_pvalues(outcomes), progress=progress,
         n_jobs=opts["n_jobs"], design=opts["design"],
     )  # fmt: skip

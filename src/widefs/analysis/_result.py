@@ -222,6 +222,11 @@ class Analysis:
     design : DesignSummary or None
         The study design given (``covariates``, ``groups``): its case and what each part did
         with it; None without one.
+    verdicts : dict
+        Method -> :class:`~widefs.analysis.Verdict`: whether its nested cross-validated score
+        and its search certificate show a signal (one verdict per method).
+    counts : bool
+        Whether ``X`` was analysed as counts (see :func:`widefs.stats.looks_like_counts`).
     """
 
     methods: tuple
@@ -243,3 +248,5 @@ class Analysis:
     comparison_info: Any = None  # ComparisonInfo: the design and verdicts of the comparison
     features: pd.DataFrame | None = None
     design: Any = None  # DesignSummary: the study design and what each part did with it
+    verdicts: dict = field(default_factory=dict)
+    counts: bool = False

@@ -62,9 +62,10 @@ class Candidate:
     takes_covariates: bool = False  # a step's fit takes covariates (the screen)
 
 
-def _selector_nb(threshold):
+def _selector_nb(threshold, counts="auto"):
     """Selection then naive Bayes: the paper's chance-aware cuts on validation errors, or the
-    class-difference screen for the error-controlling rules."""
+    class-difference screen for the error-controlling rules (``counts``: the analysis's
+    decision, so that every training fold reads the values as the whole data were read)."""
 
     def make(seed):
         from sklearn.naive_bayes import GaussianNB
@@ -74,7 +75,7 @@ def _selector_nb(threshold):
         from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
         if threshold in ("fdr", "bonferroni"):
-            selector = ClassDifferenceScreen(threshold, random_state=seed)
+            selector = ClassDifferenceScreen(threshold, counts=counts, random_state=seed)
         else:
             selector = DiscriminativeSelector(threshold, statistic="errors", random_state=seed)
         return make_pipeline(selector, PriorFallbackClassifier(GaussianNB()))
@@ -150,7 +151,7 @@ def _cefs(seed):
     return ClassSpecificEnsemble(random_state=seed)
 
 
-def candidates(groups, *, n_features: int = 0) -> list[Candidate]:
+def candidates(groups, *, n_features: int = 0, counts="auto") -> list[Candidate]:
     """The estimators compared by nested cross-validation for the chosen method groups.
 
     With more than :data:`PRESCREEN` features, the SCM, CN2 and CEFS candidates first keep
@@ -169,7 +170,7 @@ def candidates(groups, *, n_features: int = 0) -> list[Candidate]:
             ),
             Candidate(
                 "FDR 5% + naive Bayes",
-                _selector_nb("fdr"),
+                _selector_nb("fdr", counts),
                 "class-difference screen: moderated F, exact or rank tests by kind of "
                 "feature, Benjamini-Hochberg",
                 takes_covariates=True,

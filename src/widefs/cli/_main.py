@@ -31,6 +31,8 @@ from widefs.cli._options import (
     null_permutations,
     parser,
 )
+from widefs.cli._progress import RichProgress as _Progress
+from widefs.cli._progress import StageLines, estimate_line
 from widefs.exceptions import DataError
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
@@ -81,7 +83,7 @@ def _run(args, console: Console) -> int:
                 **data_options(args),
             )
         check_disk_space(args.out, data.X.shape[1])
-        report = _analyse(args, data, groups, p_error, console)
+        report = _analyse(args, data, groups, p_error, console, t0)
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
@@ -116,7 +118,7 @@ def _analysis(args, data: LoadedData, groups, p_error, progress):
         feature_names=names,
         p_error=p_error,
         null=args.null,
-        counts=data.counts,  # the reader's decision (or --counts / --no-counts), not a second guess
+        counts=data.counts,  # --counts / --no-counts, else "auto": the library's one rule
         n_permutations=args.permutations,
         n_null_permutations=null_permutations(args, data.X.shape[1]),
         covariates=data.design.covariates,
@@ -138,30 +140,8 @@ def _top_classes(classes, counts):
     return names, [counts[i] for i in top] + [sum(int(counts[i]) for i in order[len(top) :])]
 
 
-class _Progress:
-    """Shows an analysis's progress events on a rich progress display."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.tasks: dict[str, object] = {}
-
-    def __call__(self, event) -> None:
-        task = self.tasks.get(event.task)
-        if event.finished:
-            if task is not None:
-                self.progress.remove_task(self.tasks.pop(event.task))
-            return
-        if task is None:
-            task = self.tasks[event.task] = self.progress.add_task(
-                event.description, total=event.total
-            )
-        self.progress.update(task, description=event.description, completed=event.completed)
-
-
-def _analyse(args, data: LoadedData, groups, p_error, console: Console):
+def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: float):
     """Analyse ``data`` and return the report (not yet written)."""
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     from widefs.cli import render
     from widefs.cli._markup import Markup
     from widefs.plotting import literal_text
@@ -182,17 +162,43 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console):
         if not groups:
             raise DataError("a zarr store runs the scm part only; use --methods scm")
     report.add(render.how_to_read(groups))
-    columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
-    with (
-        literal_text(),
-        Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress,
-    ):
-        analysis = _analysis(args, data, groups, p_error, _Progress(progress))
+    n, p = data.X.shape
+    read = f"done: reading {visible(args.data)} ({n:,} x {p:,})", time.perf_counter()
+    long_run = estimate_line(n, p, parts=len(groups), quick=args.quick, jobs=_cores(args.jobs))
+    with literal_text(), _display(console, t0, read, long_run) as (show, progress):
+        analysis = _analysis(args, data, groups, p_error, progress)
         for section in render.analysis_sections(analysis, data):
             report.add(section)
-            render.show(progress.console, section)
+            render.show(show, section)
         report.add(render.citing_section(groups))
     return report
+
+
+def _cores(jobs: int) -> int:
+    return (os.cpu_count() or 1) if jobs == -1 else jobs
+
+
+@contextlib.contextmanager
+def _display(console: Console, t0: float, read: tuple[str, float], long_run: str | None):
+    """(console to print sections on, progress callback): a rich progress display where a
+    terminal shows it (stdout's, else stderr's), else one line per finished stage on stderr,
+    the reading and the estimate of a long run first."""
+    from rich.console import Console as RichConsole
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    where = console if console.is_terminal else RichConsole(stderr=True)
+    if not where.is_terminal:
+        lines = StageLines(start=t0)
+        lines.hold(*read)
+        if long_run is not None:
+            lines.hold(long_run, read[1])
+        yield console, lines
+        return
+    if long_run is not None:
+        where.print(f"widefs: {long_run}", markup=False, highlight=False)
+    columns = (SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=where, transient=True) as progress:
+        yield (progress.console if where is console else console), _Progress(progress)
 
 
 def _datasets(console: Console) -> int:

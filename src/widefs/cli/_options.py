@@ -130,7 +130,10 @@ def _data_arguments(run: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         default=None,
         help="memory the data may take, e.g. 8G (default: what the machine, its address-space "
-        "limit and its container leave free); a larger file is refused before it is read",
+        "limit and its container leave free): a file whose numbers, estimated from its shape "
+        "before it is read at 4 copies of the matrix plus the names, would need more is refused. "
+        "It does not limit the process: the analysis adds its own working memory (about 0.5 GB, "
+        "more on wide data: a long run prints its estimate); ulimit -v bounds the process",
     )
     _reading_arguments(run)
 

@@ -22,17 +22,22 @@ from widefs.stats._moderated import linear_model_fit
 
 __all__ = ["looks_like_counts", "lowess", "voom"]
 
-#: Largest value a matrix of counts must reach ("a large range": not 0/1 or genotypes).
-COUNT_RANGE = 100
+#: Largest value a matrix of counts must reach: sequencing counts span orders of magnitude,
+#: while 8-bit images (0..255), genotypes (0/1/2), scores and quantised features (madelon,
+#: 0..999) stay below it.
+COUNT_RANGE = 1000
 _COUNT_BLOCK = 4096  # columns checked at a time by looks_like_counts
 
 
 def looks_like_counts(X) -> bool:
-    """Whether ``X`` looks like a matrix of raw counts (RNA-seq, not yet transformed).
+    """Whether ``X`` looks like a matrix of raw counts (RNA-seq reads, k-mer or OTU tallies).
 
-    True when every value is a non-negative integer and the largest reaches 100: a binary or
-    genotype (0/1/2) matrix, a scale of a few levels, log values and normalised values are
-    not counts.
+    True when every value is a non-negative integer, some value is 0 and the largest reaches
+    1000: counts of reads start at zero and span orders of magnitude. Log values, normalised
+    values, binary or genotype (0/1/2) matrices, 8-bit images, quantised features (0..999)
+    and microarray intensities thresholded from below (integers from 20 to 16000, no zero, as
+    the bundled ``medulloblastoma_b``) are not counts. The screen (``counts="auto"``) and
+    ``widefs run`` decide by this rule.
 
     Parameters
     ----------
@@ -48,15 +53,17 @@ def looks_like_counts(X) -> bool:
 
     Examples
     --------
-    >>> looks_like_counts(np.array([[0, 12, 530], [3, 0, 1200]])), looks_like_counts([[0, 1], [2, 1]])
-    (True, False)
+    >>> looks_like_counts(np.array([[0, 12, 530], [3, 0, 1200]]))
+    True
+    >>> looks_like_counts([[0, 1], [2, 1]]), looks_like_counts([[20, 16000], [35, 110]])
+    (False, False)
     """
     X = np.asarray(X)
     if X.size == 0 or not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
         return False
     # The minimum first: a negative value (most non-count data) ends the check in one pass;
-    # a NaN makes it NaN (not >= 0).
-    if not X.min() >= 0:
+    # a NaN makes it NaN (!= 0).
+    if X.min() != 0:
         return False
     if not X.max() >= COUNT_RANGE:  # NaN and inf end here too (inf passes: checked below)
         return False
@@ -155,7 +162,8 @@ def lowess(x: ArrayLike, y: ArrayLike, *, frac: float = 2 / 3, iterations: int =
             break
         res = np.abs(y - fitted)
         cmad = 6.0 * np.median(res)
-        if cmad < 1e-7 * np.mean(res):
+        # <=: an exact fit (every residual 0) needs no robustness pass (its weights are all 1).
+        if cmad <= 1e-7 * np.mean(res):
             break
         rw = np.where(
             res <= 0.001 * cmad,

@@ -154,7 +154,7 @@ class ClassDifferenceScreen(
         (at least twice the median: 0.5). A number: that share for every feature.
     counts : "auto" or bool, default="auto"
         Treat ``X`` as raw counts (voom). ``"auto"``: when :func:`widefs.stats.looks_like_counts`
-        says so (an in-memory matrix of non-negative integers reaching 100).
+        says so (an in-memory matrix of non-negative integers, zeros among them, reaching 1000).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of the ranked features (the only random part).
 

@@ -12,8 +12,8 @@ memory the machine has (or ``max_memory``) before its numbers are read.
 Everything that is read differently from what a reader might expect gets a one-line note:
 renamed duplicate names, a row-index column left out, labels such as "NA" kept as classes,
 missing values imputed, constant columns, decimal commas, another encoding, columns left out
-(``exclude``), columns that look like sample annotations, gene names Excel made into dates,
-counts (:mod:`widefs.cli.io._counts`).
+(``exclude``), columns that look like sample annotations, gene names Excel made into dates.
+Whether the numbers are counts is the analysis's decision (``--counts`` overrides it).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from widefs.cli.io._columns import (
     drop_excluded,
     parse_exclude,
 )
-from widefs.cli.io._counts import decide_counts
+from widefs.cli.io._counts import counts_option
 from widefs.cli.io._delimited import read_delimited, read_unlabelled
 from widefs.cli.io._design import StudyDesignColumns, read_design
 from widefs.cli.io._exclusion import excluding
@@ -71,7 +71,7 @@ class LoadedData:
     imputed_columns: list[str]
     notes: list[str] = field(default_factory=list)
     target: str = "class"
-    counts: bool = False  # read as counts (see :mod:`widefs.cli.io._counts`)
+    counts: bool | str = "auto"  # analyse()'s counts: "auto", or --counts / --no-counts
     design: StudyDesignColumns = field(default_factory=StudyDesignColumns)
 
     @property
@@ -218,7 +218,7 @@ def load_cli_data(
     date_names_note(table, notes)
     y = check_labels(table, target, source, notes)
     X, names, imputed = check_values(table, impute, transpose, notes)
-    is_counts = decide_counts(X, counts, notes)
+    is_counts = counts_option(X, counts)
     design = read_design(table.sheet, covariates, groups, str(target), str(labels), y)
     return LoadedData(
         name=name,

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 from widefs.cli._markup import Markup
 from widefs.cli.render._report import Figure, Note, Section, Table, Text
+from widefs.cli.render._verdicts import verdict_texts
+from widefs.cli.render._words import plural
 
 __all__ = ["certificate_sections", "pvalue_text", "score_label"]
 
 
 def certificate_sections(analysis, group: str) -> list[Section]:
     """One section per certified search of ``group`` (after that group's own sections)."""
-    n = analysis.certificate_permutations
-    return [
-        _section(out, n, analysis.majority)
-        for out in analysis.certificates.values()
-        if out.group == group
-    ]
+    sections = []
+    for out in analysis.certificates.values():
+        if out.group == group:
+            section = _section(out, analysis.certificate_permutations, analysis.majority)
+            for text in verdict_texts(analysis, out.compared_as):
+                section.add(text)
+            sections.append(section)
+    return sections
 
 
 def pvalue_text(status: str, pvalue: float) -> str:
@@ -69,12 +73,12 @@ def _section(item, n_permutations: int, baseline) -> Section:
 def _intro(item, cert, label: str, n_permutations: int) -> Markup:
     q = cert.quantiles
     return Markup(
-        "The {name} search was run again, with the same settings, on {n} random relabellings "
+        "The {name} search was run again, with the same settings, on {n} "
         "of the data (the same relabellings for every method). Its score, the {score}, is "
         "{observed:.3f} on the real labels and {mean:.3f} on average on the relabelled ones "
         "(90% of them between {q05:.3f} and {q95:.3f}).",
         name=item.name,
-        n=n_permutations,
+        n=plural(n_permutations, "random relabelling"),
         score=label,
         observed=cert.observed,
         mean=cert.null_mean,
@@ -221,8 +225,8 @@ def _figure(item, cert, label: str, n_permutations: int) -> Figure:
         f"certificate-{slug}.png",
         ax.figure,
         Markup(
-            "{score}: real labels (vermillion line) against {n} relabellings (blue bars)",
+            "{score}: real labels (vermillion line) against {n} (blue bars)",
             score=label,
-            n=n_permutations,
+            n=plural(n_permutations, "relabelling"),
         ),
     )

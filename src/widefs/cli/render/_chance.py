@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from widefs.cli._markup import Markup, csv_text, visible
 from widefs.cli.render._report import FULL_LIST_MAX, Figure, Note, Section, Table, Text
+from widefs.cli.render._words import plural
 
 if TYPE_CHECKING:
     from widefs.analysis import Analysis, ChanceAnalysis
@@ -23,7 +24,14 @@ RULES = {
     "fdr": "FDR 5%",
     "bonferroni": "Bonferroni 5%",
 }
-LOO_LABELS = {"all": "no selection", "oracle": "oracle (upper reference)"}
+LOO_LABELS = {
+    "all": "no selection",
+    "oracle": "oracle (upper reference)",
+    # The leave-one-out protocol's FDR and Bonferroni rows are the paper's binomial test of the
+    # validation errors, not the class-difference screen's rules of the same level.
+    "fdr": "FDR 5% of errors (binomial)",
+    "bonferroni": "Bonferroni 5% of errors (binomial)",
+}
 TOP_TERMINAL = 15
 TOP_REPORT = 20
 
@@ -97,7 +105,7 @@ def _chance_rows(fit: ChanceAnalysis) -> list:
         ),
         (
             "best observed feature",
-            f"{fit.best_errors} errors ({100 * fit.best_accuracy:.1f}%)",
+            f"{plural(fit.best_errors, 'error')} ({100 * fit.best_accuracy:.1f}%)",
         ),
     ]
 
@@ -131,33 +139,63 @@ def _chance_section(fit: ChanceAnalysis, seed: int) -> Section:
         )
     )
     n_val, m = sel.n_validation_, max(sel.n_scored_, 10)
-    figure = plot_chance_curves(
-        sorted({10, 20, 40, n_val}), m, p_error=sel.p_error_, highlight=(sel.n_scored_, n_val)
-    ).figure
+    ax = plot_chance_curves(sorted({10, 20, 40, n_val}), m, p_error=sel.p_error_)
+    _mark_chance_levels(ax, fit)
     chance.add(
         Figure(
             "chance_curve.png",
-            figure,
-            "Highest expected chance accuracy against the number of features (analytic null)",
+            ax.figure,
+            Markup(
+                "Highest expected chance accuracy against the number of features (curves: "
+                "analytic null); marked for these data: {used} (the {null} null, used by the "
+                "text and the thresholds) and {other}",
+                used=_accuracy(fit.chance_accuracy[fit.null_used]),
+                null=fit.null_used,
+                other=_other_level(fit),
+            ),
         )
     )
     return chance
 
 
+def _other_level(fit: ChanceAnalysis) -> str:
+    other = "analytic" if fit.null_used == "permutation" else "permutation"
+    bound = other == "analytic" and fit.nulls["analytic"].is_bound
+    what = "at most: the analytic bound" if bound else f"the {other} null"
+    return f"{_accuracy(fit.chance_accuracy[other])} ({what}, not used)"
+
+
+def _mark_chance_levels(ax, fit: ChanceAnalysis) -> None:
+    """Both chance levels of these data on the figure; the one the text uses filled."""
+    m = fit.selector.n_scored_
+    for null in ("permutation", "analytic"):
+        used = null == fit.null_used
+        bound = null == "analytic" and fit.nulls["analytic"].is_bound
+        label = (
+            f"this data, {null} null{' bound' if bound else ''}: "
+            f"{_accuracy(fit.chance_accuracy[null])}{' (in use)' if used else ''}"
+        )
+        ax.plot(
+            [m], [100 * fit.chance_accuracy[null]], "D" if used else "o", ms=9 if used else 7,
+            color="black", markerfacecolor="black" if used else "white", zorder=5, label=label,
+        )  # fmt: skip
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+
+
 # How the screen tests each kind of feature, in the order the report lists them.
 KIND_TESTS = {
     "gaussian": (
-        "{n} continuous features, limma's moderated F (Smyth 2004) of the class means{spread}"
+        "{n} continuous {feature}, limma's moderated F (Smyth 2004) of the class means{spread}"
     ),
     "counts": (
-        "{n} count features, voom's log-CPM with precision weights, then the weighted moderated F"
+        "{n} count {feature}, voom's log-CPM with precision weights, then the weighted moderated F"
     ),
     "ranked": (
-        "{n} skewed, heavy-tailed or tied features, the same statistics on mid-ranks with a "
+        "{n} skewed, heavy-tailed or tied {feature}, the same statistics on mid-ranks with a "
         "permutation null pooled only among features with as many ties"
     ),
-    "two_valued": "{n} two-valued features, an exact test given the margins",
-    "constant": "{n} constant features, never selected",
+    "two_valued": "{n} two-valued {feature}, an exact test given the margins",
+    "constant": "{n} constant {feature}, never selected",
 }
 
 
@@ -171,7 +209,11 @@ def _kinds_text(screen) -> str:
     else:
         spread = " (the classes are too small for the spread test to have power)"
     return "; ".join(
-        KIND_TESTS[kind].format(n=screen.kind_counts[kind], spread=spread)
+        KIND_TESTS[kind].format(
+            n=(n := screen.kind_counts[kind]),
+            feature="feature" if n == 1 else "features",
+            spread=spread,
+        )
         for kind in KIND_TESTS
         if screen.kind_counts.get(kind)
     )
@@ -236,9 +278,9 @@ def _features_csv(fit: ChanceAnalysis, table, names) -> str:
             "feature",
             "errors",
             "accuracy %",
-            f"p-value (errors, {fit.null_used} null)",
-            "p-value (errors, analytic)",
-            "p-value (errors, permutation)",
+            # Both nulls' p-values, once each: the report's column is the one in use.
+            "p-value (errors, analytic null)",
+            "p-value (errors, permutation null)",
             "F (class means)",
             "F (class spreads)",
             "p-value (class difference)",
@@ -251,7 +293,6 @@ def _features_csv(fit: ChanceAnalysis, table, names) -> str:
                 names[j],
                 row.errors,
                 f"{100 * row.accuracy:.4f}",
-                f"{row.pvalue_errors:.6e}",
                 f"{row.pvalue_errors_analytic:.6e}",
                 f"{row.pvalue_errors_permutation:.6e}",
                 f"{row.f_location:.6g}",
@@ -293,7 +334,7 @@ def _selection_section(fit: ChanceAnalysis, table, data: LoadedData) -> Section:
                 "feature",
                 "errors",
                 "accuracy %",
-                "p-value (errors)",
+                f"p-value (errors, {fit.null_used} null)",
                 "p-value (class difference)",
                 *RULES.values(),
             ],
@@ -344,7 +385,8 @@ def _loo_text(fit: ChanceAnalysis, n_loo: int, majority: float) -> Markup:
         "features on validation errors, retrain naive Bayes on the selected features, test the "
         "held-out example. Selection happens inside every round, so these accuracies are "
         "honest. The oracle picks the best errors-allowed value with the test labels and is "
-        "only an upper reference. {rounds} The FDR and Bonferroni rows here are the paper's: a "
+        "only an upper reference. {rounds} The rows FDR 5% and Bonferroni 5% of errors (binomial) "
+        "are the paper's rules, not the class-difference screen's of the selection above: a "
         "binomial test of the validation errors, whose smallest p-value (no error at all) is "
         "{floor:.2g}; where that is above alpha / M they cannot select anything, whatever the "
         "data. Always predicting the majority class scores {majority:.1f}%.",

@@ -91,7 +91,8 @@ def _selection_cells(row) -> tuple:
 def _table(rows, imbalanced: bool) -> Table:
     headers = _HEADERS + (_BALANCED_HEADERS if imbalanced else []) + _TAIL_HEADERS
     tail = len(_HEADERS) + (len(_BALANCED_HEADERS) if imbalanced else 0)
-    terminal = [0, 1, 2, *([4] if imbalanced else []), tail, tail + 1, tail + 2]
+    # On a narrow terminal the last columns are left out first: the search p-value before them.
+    terminal = [0, 1, 2, *([4] if imbalanced else []), tail + 2, tail, tail + 1]
     return Table(headers, rows, title="Nested cross-validated accuracy", terminal_columns=terminal)
 
 

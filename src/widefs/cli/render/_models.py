@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from widefs.cli._markup import Markup
 from widefs.cli.render._report import Code, Figure, Note, Section, Table, Text
+from widefs.cli.render._verdicts import verdict_texts
 
 __all__ = ["cefs_sections", "rules_sections", "scm_sections"]
 
@@ -101,7 +102,7 @@ def scm_sections(analysis, data) -> list[Section]:
                 Markup(
                     "Vacuous bounds ({names}): with {n} examples the bound cannot certify any "
                     "rule better than predicting the majority class. The rules may still be "
-                    "useful (see their cross-validated accuracy), but the bound does not show it.",
+                    "useful (see their verdicts), but the bound does not show it.",
                     names=", ".join(vacuous),
                     n=analysis.n_samples,
                 )
@@ -174,9 +175,12 @@ def rules_sections(analysis, data) -> list[Section]:
             Markup(
                 "CN2 learns an ordered rule list; with process-oriented estimation (POE) the error "
                 "estimate of a rule grows with the number of rule versions the search generated, so "
-                "the search stops specializing when more searching no longer pays. Trained on "
-                "{n_train} examples, tested on the other {n_test}: held-out error **{error:.3f}** "
-                "(always predicting the majority class: {default:.3f}; {verdict}).{enlarged}\n\n"
+                "the search stops specializing when more searching no longer pays. The list below "
+                "was trained on {n_train} examples and tested once on the other {n_test}: held-out "
+                "error {error:.3f}, against {default:.3f} for always predicting the majority "
+                "class.{enlarged} One split of {n_test} examples describes this list; it is not "
+                "the evidence for or against the method, which is its nested cross-validation "
+                "and search certificate (its verdict below).\n\n"
                 "In the rule list, [a, b] counts the training examples of each class ({order}) "
                 "the rule covers, and **m** is the number of candidate rules the search generated and "
                 "compared before keeping this one; POE treats the rule as the best of m "
@@ -190,9 +194,6 @@ def rules_sections(analysis, data) -> list[Section]:
                 n_test=summary.n_test,
                 error=summary.test_error,
                 default=summary.default_error,
-                verdict="better than that"
-                if rules.better_than_default
-                else "no better than that: the rules found no usable signal",
                 screen=(
                     f" The search saw only the {rules.prescreened} of {analysis.n_features} "
                     "features with the largest F statistic on the training part (a pre-screen that "
@@ -205,6 +206,8 @@ def rules_sections(analysis, data) -> list[Section]:
         )
     )
     section.add(Code(_rule_lines(summary.model)))
+    for text in verdict_texts(analysis, ("CN2-POE rules",)):
+        section.add(text)
     return [section]
 
 

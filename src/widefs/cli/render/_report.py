@@ -208,18 +208,98 @@ class Table:
     def rich(self):
         if self.terminal_rows == 0:
             return None
+        cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
+        rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
+        return _FittedTable(self, list(cols), rows)
+
+
+def _longest_word(cell) -> int:
+    words = plain_spans(spans_of(cell)).split()
+    return max((len(w) for w in words), default=0)
+
+
+def _longest_line(cell) -> int:
+    return max((len(line) for line in plain_spans(spans_of(cell)).splitlines()), default=0)
+
+
+def _share(low: list[int], high: list[int], room: int) -> list[int]:
+    """Widths between ``low`` and ``high`` summing to at most ``room`` (at least ``low``):
+    each column gets its longest word, the space left goes to the columns in proportion to
+    what they lack.
+
+    Examples
+    --------
+    >>> _share([5, 3], [20, 3], 12), _share([5, 3], [6, 4], 40)
+    ([9, 3], [6, 4])
+    """
+    if sum(high) <= room:
+        return list(high)
+    spare, want = room - sum(low), [h - lo for lo, h in zip(low, high, strict=True)]
+    widths = [lo + max(spare, 0) * w // max(sum(want), 1) for lo, w in zip(low, want, strict=True)]
+    for i in sorted(range(len(widths)), key=lambda i: widths[i] - high[i]):
+        if sum(widths) < room and widths[i] < high[i]:
+            widths[i] += 1
+    return widths
+
+
+# Each column of a rich table adds its padding and a rule (3 characters), the table one rule.
+_PADDING, _RULES = 2, 1
+
+
+@dataclass
+class _FittedTable:
+    """A table for the terminal that wraps its cells at word boundaries only: where the
+    columns' longest words do not fit the width together, the last columns are left out
+    (named under the table; the report has them all)."""
+
+    table: Table
+    columns: list
+    rows: Sequence
+
+    def _measure(self, measure) -> dict:
+        heads = self.table.headers
+        return {
+            c: max([measure(heads[c]), *(measure(r[c]) for r in self.rows)]) for c in self.columns
+        }
+
+    def _fitting(self, width: int) -> tuple[list, list | None]:
+        """The columns that fit at word boundaries, and their content widths (None: rich's)."""
+        low, high = self._measure(_longest_word), self._measure(_longest_line)
+        kept = list(self.columns)
+
+        def room():
+            return width - (_PADDING + _RULES) * len(kept) - _RULES
+
+        while len(kept) > 2 and sum(low[c] for c in kept) > room():
+            kept.pop()
+        if sum(high[c] for c in kept) <= room():
+            return kept, None
+        # rich would narrow the widest columns below their longest word: set the widths.
+        return kept, _share([low[c] for c in kept], [high[c] for c in kept], room())
+
+    def __rich_console__(self, console, options):
         from rich.table import Table as RichTable
 
-        cols = range(len(self.headers)) if self.terminal_columns is None else self.terminal_columns
-        table = RichTable(title=rich_spans(spans_of(self.title)) if self.title else None)
-        for c in cols:
-            # A narrow terminal wraps a long name onto more lines rather than cutting it:
-            # "Hsa.692.1" and "Hsa.692.2" must not both show as "Hsa.692…".
-            table.add_column(rich_spans(spans_of(self.headers[c])), overflow="fold")
-        rows = self.rows if self.terminal_rows is None else self.rows[: self.terminal_rows]
-        for row in rows:
-            table.add_row(*(rich_spans(spans_of(row[c])) for c in cols))
-        return table
+        kept, widths = self._fitting(options.max_width)
+        left_out = [plain_spans(spans_of(self.table.headers[c])) for c in self.columns[len(kept) :]]
+        title = self.table.title
+        table = RichTable(
+            title=rich_spans(spans_of(title)) if title else None,
+            caption=f"not shown at this width: {', '.join(left_out)} (see report.md)"
+            if left_out
+            else None,
+        )
+        for i, c in enumerate(kept):
+            # A single word wider than the terminal is folded rather than cut: "Hsa.692.1" and
+            # "Hsa.692.2" must not both show as "Hsa.692…". rich's width includes the padding.
+            table.add_column(
+                rich_spans(spans_of(self.table.headers[c])),
+                overflow="fold",
+                width=None if widths is None else max(widths[i], 1) + _PADDING,
+            )
+        for row in self.rows:
+            table.add_row(*(rich_spans(spans_of(row[c])) for c in kept))
+        yield table
 
 
 _PNG_DPI = 110

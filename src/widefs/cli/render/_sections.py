@@ -12,10 +12,12 @@ import re
 from widefs.cli import _cite
 from widefs.cli._markup import Markup
 from widefs.cli.render._report import Note, Section, Table, Text
+from widefs.cli.render._words import plural
 
 __all__ = [
     "analysis_sections",
     "citing_section",
+    "counts_section",
     "how_to_read",
     "show",
     "summary_section",
@@ -78,6 +80,9 @@ def how_to_read(groups) -> Section:
                 "- **Risk bounds** are guarantees: the true error is below the bound with 95% "
                 "probability. A bound at or above the majority-class error guarantees nothing "
                 "useful and is marked **vacuous**.\n"
+                "- **Verdicts**: one per method, from the evidence that decides it: its nested "
+                "cross-validated interval against chance and its search certificate. A single "
+                "split or a training fit is described as what it is, never as a verdict.\n"
                 "- **Long tables** show their top rows; every feature, in the same order and "
                 "with the same column names, is in `features.csv` (and, in the HTML report, "
                 "under the table's full list)."
@@ -103,14 +108,45 @@ def warnings_section(caught) -> Section | None:
     section.add(
         Note(
             Markup(
-                "{n} warnings were raised by the libraries during the analysis ({k} kinds); each "
-                "kind is listed once with an example and its count. They did not stop the analysis.",
-                n=len(caught),
-                k=len(counts),
+                "{n} raised by the libraries during the analysis ({k}); each kind is listed "
+                "once with an example and its count. They did not stop the analysis.",
+                n=plural(len(caught), "warning was", "warnings were"),
+                k=plural(len(counts), "kind"),
             )
         )
     )
     section.add(Table(["warning", "example", "times"], rows, title="Library warnings"))
+    return section
+
+
+def counts_section(analysis, data) -> Section | None:
+    """What was done with counts, method by method (None when the values are not counts)."""
+    if not analysis.counts:
+        return None
+    why = (
+        "as --counts asked"
+        if data.counts is True
+        else "recognised: non-negative integers with zeros, the largest at least 1,000; "
+        "--no-counts reads them as intensities"
+    )
+    screen = analysis.chance.screen.note if analysis.chance is not None else ""
+    section = Section("Counts")
+    section.add(
+        Note(
+            Markup(
+                "The values were read as counts ({why}).{screen} The other methods take the "
+                "counts as they are, without a log transform or a library-size normalisation: "
+                "the thresholds of the one-feature naive Bayes (MGM, E[X(1)]), the SCMs and CN2 "
+                "would not change under a log transform of a feature, but the naive Bayes, "
+                "linear SVM and k-nearest-neighbour (CEFS) classifiers would, so log2(x + 1) or "
+                "log-CPM values can change which of them wins.",
+                why=why,
+                screen=f" The class-difference screen (FDR and Bonferroni rules): {screen}"
+                if screen
+                else "",
+            )
+        )
+    )
     return section
 
 
@@ -121,6 +157,7 @@ def analysis_sections(analysis, data) -> list[Section]:
     from widefs.cli.render._compare import comparison_section
     from widefs.cli.render._design import design_sections
     from widefs.cli.render._models import cefs_sections, rules_sections, scm_sections
+    from widefs.cli.render._verdicts import verdict_section
 
     renderers = {
         "chance": chance_sections,
@@ -130,10 +167,13 @@ def analysis_sections(analysis, data) -> list[Section]:
         "compare": comparison_section,
     }
     sections = design_sections(analysis, data)
+    counts = counts_section(analysis, data)
+    sections += [] if counts is None else [counts]
     for part in analysis.methods:
         sections += renderers[part](analysis, data)
         sections += certificate_sections(analysis, part)
-    return sections
+    verdicts = verdict_section(analysis)
+    return sections if verdicts is None else [*sections, verdicts]
 
 
 def citing_section(groups) -> Section:
