@@ -181,8 +181,7 @@ def statements(design: AnalysisDesign, methods) -> dict:
             out[part] = f"{name}: {ignored}"
     if "rules" in methods:
         out["rules"] = (
-            "CN2-POE: its held-out split kept every group on one side; the rules take no "
-            "covariates"
+            "CN2-POE: its held-out split kept every group on one side; the rules take no covariates"
             if has_groups
             else f"CN2-POE: {ignored}"
         )
