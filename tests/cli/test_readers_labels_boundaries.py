@@ -15,11 +15,23 @@ from widefs.cli.io._archives import zip_kind
 from widefs.cli.io._columns import annotation_note, date_names_note, drop_excluded, parse_exclude
 from widefs.cli.io._data import _kind, load_cli_data
 from widefs.cli.io._exclusion import dropped_so_far, excluding, take_excluded
+from widefs.cli.io._formats import read_arrow, read_xlsx
 from widefs.cli.io._geo import _characteristics, _split
 from widefs.cli.io._ids import id_key, match_ids, renamed_ids_note
 from widefs.cli.io._labels import LabelFile, join_labels, read_labels
 from widefs.cli.io._memory import Budget
-from widefs.cli.io._tables import RawTable, show_names, show_rows, unique_names
+from widefs.cli.io._tables import (
+    RawTable,
+    _first_text,
+    first_line,
+    from_frame,
+    is_row_names,
+    renamed_note,
+    row_names_note,
+    show_names,
+    show_rows,
+    unique_names,
+)
 from widefs.exceptions import DataError
 
 BIG = Budget(1 << 40, "set by --max-memory", "raise it")
@@ -145,6 +157,7 @@ def test_join_labels_keeps_the_file_order_and_reads_an_empty_label_as_missing():
 def test_id_keys():
     assert id_key("X") == "x" and id_key("X1") == "1" and id_key("X.1") == ".1"
     assert id_key("XY1") == "xy1" and id_key(" S 01 ") == "s.01" and id_key("") == ""
+    assert id_key("X1a") == "1a" and id_key("Xa1") == "xa1"  # the X only before a digit
 
 
 def test_ids_match_exactly_first_then_loosely_only_if_that_matches_more():
@@ -161,8 +174,13 @@ def test_ids_match_exactly_first_then_loosely_only_if_that_matches_more():
 def test_the_note_on_loosely_matched_ids_names_the_first_pair():
     assert renamed_ids_note(["a", "b"], ["a", "b"], np.array([0, 1])) is None
     note = renamed_ids_note(["a", "B", "C"], ["a", "b", "c"], np.array([0, 1, 2]))
-    assert note.endswith("e.g. 'B' = 'b'")
+    assert note == (
+        "sample ids matched ignoring case and R's make.names changes (an X before a leading "
+        "digit, '.' for other characters): e.g. 'B' = 'b'"
+    )
     assert renamed_ids_note(["Q"], ["q"], np.array([-1])) is None
+    with pytest.raises(ValueError):  # one position per id, checked
+        renamed_ids_note(["a", "b"], ["a", "b"], np.array([0]))
 
 
 # --- GEO ----------------------------------------------------------------------------------
@@ -451,3 +469,169 @@ def test_date_like_names():
     date_names_note(t, notes)
     assert notes[0].startswith("4 feature names look like dates")
     assert "2-Sep, Mar-01, 2026-09-02 00:00:00, 1-Mar;" in notes[0]
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+def test_first_line_of_an_error():
+    assert first_line(ValueError("one\ntwo")) == "one"
+    assert first_line(ValueError("  \n one \n")) == "one"
+    assert first_line(KeyError()) == "KeyError"
+    assert first_line(OSError("   ")) == "OSError"
+
+
+def test_renamed_and_row_names_notes():
+    assert renamed_note(["g", "h"]) == (
+        "2 duplicated column names were renamed to tell them apart (e.g. 'g' -> 'g.1'); "
+        "check that the file is right"
+    )
+    assert renamed_note(["g"], "row").startswith("1 duplicated row names")
+    assert row_names_note("id") == (
+        "the column 'id' holds a distinct text per row (sample names): used as row names, "
+        "not as a feature"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        (["s1", "s2"], True),
+        (["s1"], False),
+        (["s1", "s1"], False),
+        (["s1", " "], False),
+        (["s1", None], False),
+        ([1, 2], True),
+    ],
+)
+def test_row_names_are_distinct_non_empty_texts_in_every_row(cells, expected):
+    assert is_row_names(pd.Series(cells, dtype=object)) is expected
+
+
+def test_the_first_text_cell_of_a_column_is_located():
+    column = pd.Series([1.5, None, "2", "x", "y"], dtype=object, name="g")
+    assert _first_text(column, False) == "'x' in column 'g', data row 4"
+    comma = pd.Series(["1,5", None, "2,5", "a,b"], dtype=object, name="h")
+    assert _first_text(comma, True) == "'a,b' in column 'h', data row 4"
+    assert _first_text(comma, False) == "'1,5' in column 'h', data row 1"
+    assert _first_text(pd.Series(["1", None], dtype=object, name="k"), False) == ""
+
+
+def test_from_frame_takes_the_first_column_of_names_as_row_ids():
+    frame = pd.DataFrame(
+        {
+            "sample": ["s1", "s2", "s3"],
+            "g0": [1.0, 2, 3],
+            "site": ["x", "y", "x"],
+            "class": list("aba"),
+        }
+    )
+    table = from_frame(frame, "class")
+    assert list(table.ids) == ["s1", "s2", "s3"] and table.names == ["g0", "site"]
+    assert table.non_numeric == ["site"] and table.X is None
+    assert table.example == "'x' in column 'site', data row 1"
+    assert table.notes == [row_names_note("sample")]
+    numbers = from_frame(frame.drop(columns=["sample", "site"]), "class")
+    np.testing.assert_array_equal(numbers.X, [[1], [2], [3]])
+    assert numbers.ids is None and list(numbers.labels) == list("aba")
+    repeated = from_frame(frame.assign(sample=["s1", "s1", "s3"]), "class")
+    assert repeated.ids is None and repeated.non_numeric == ["sample", "site"]
+    assert len(from_frame(frame, "missing").labels) == 0
+
+
+# --- parquet, feather, xlsx ---------------------------------------------------------------
+
+
+def arrow_frame(p, n=6):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"g{j}" for j in range(p)])
+    frame["class"] = ["a", "b"] * (n // 2)
+    return frame
+
+
+@pytest.mark.parametrize("p", [1023, 1024, 1025])
+def test_parquet_columns_are_read_a_block_at_a_time(tmp_path, p):
+    frame = arrow_frame(p)
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    table = read_arrow(tmp_path / "d.parquet", "parquet", "class", BIG)
+    np.testing.assert_array_equal(table.X, frame.drop(columns="class").to_numpy())
+    assert table.names[-1] == f"g{p - 1}" and list(table.labels) == list(frame["class"])
+
+
+def test_feather_of_several_batches_with_missing_cells_and_integers(tmp_path):
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    frame = arrow_frame(3, n=8)
+    frame["n"] = np.arange(8, dtype=np.int64)
+    frame.loc[2, "g1"] = np.nan
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    feather.write_feather(table, tmp_path / "d.feather", chunksize=3)
+    out = read_arrow(tmp_path / "d.feather", "feather", "class", BIG)
+    expected = frame.drop(columns="class").to_numpy(dtype=float)
+    np.testing.assert_array_equal(out.X, expected)
+    feather.write_feather(table, tmp_path / "one.feather")
+    np.testing.assert_array_equal(
+        read_arrow(tmp_path / "one.feather", "feather", "class", BIG).X, expected
+    )
+
+
+def test_arrow_row_ids_from_the_pandas_index_or_a_first_text_column(tmp_path):
+    frame = arrow_frame(2, n=4)
+    frame.index = [f"s{i}" for i in range(4)]
+    frame.to_parquet(tmp_path / "i.parquet")
+    table = read_arrow(tmp_path / "i.parquet", "parquet", "class", BIG)
+    assert list(table.ids) == ["s0", "s1", "s2", "s3"] and table.names == ["g0", "g1"]
+    named = frame.reset_index(names="sample")
+    named.to_parquet(tmp_path / "n.parquet", index=False)
+    table = read_arrow(tmp_path / "n.parquet", "parquet", "class", BIG)
+    assert list(table.ids) == ["s0", "s1", "s2", "s3"] and table.names == ["g0", "g1"]
+    assert table.notes == [row_names_note("sample")]
+    named.assign(sample=["s0", "s0", "s1", "s2"], flag=[True, False, True, True]).to_parquet(
+        tmp_path / "t.parquet", index=False
+    )
+    table = read_arrow(tmp_path / "t.parquet", "parquet", "class", BIG)
+    assert table.ids is None and table.non_numeric == ["sample"] and table.X is None
+    named.assign(flag=[True, False, True, True]).to_parquet(tmp_path / "b.parquet", index=False)
+    table = read_arrow(tmp_path / "b.parquet", "parquet", "class", BIG)
+    np.testing.assert_array_equal(table.X[:, -1], [1, 0, 1, 1])
+
+
+def test_arrow_files_refused_in_one_line(tmp_path):
+    frame = arrow_frame(2, n=4)
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    with pytest.raises(
+        DataError, match=r"target column 'y' not found .*columns are: g0, g1, class"
+    ):
+        read_arrow(tmp_path / "d.parquet", "parquet", "y", BIG)
+    with pytest.raises(DataError, match=r"\(4 x 3\) would need about"):
+        read_arrow(tmp_path / "d.parquet", "parquet", "class", Budget(100, "set", "raise"))
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1" + b"\x00" * 20)
+    with pytest.raises(DataError, match=r"^cannot read .*bad\.parquet as parquet: "):
+        read_arrow(tmp_path / "bad.parquet", "parquet", "class", BIG)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = [pa.array(frame[c]) for c in frame.columns]
+    pq.write_table(
+        pa.Table.from_arrays(arrays, names=["g", "g", "class"]), tmp_path / "dup.parquet"
+    )
+    table = read_arrow(tmp_path / "dup.parquet", "parquet", "class", BIG)
+    assert table.names == ["g", "g.1"] and table.notes[0].startswith("1 duplicated column names")
+
+
+def test_xlsx_header_cells_and_the_unpacked_size(tmp_path):
+    frame = arrow_frame(2, n=4)
+    frame.insert(1, "", [1.0, 2, 3, 4])
+    frame.to_excel(tmp_path / "d.xlsx", index=False)
+    table = read_xlsx(tmp_path / "d.xlsx", "class", BIG)
+    assert table.names == ["g0", "Unnamed: 1", "g1"]
+    with pytest.raises(DataError, match=r"bytes unpacked\) would need about"):
+        read_xlsx(tmp_path / "d.xlsx", "class", Budget(1000, "set", "raise"))
+    with pytest.raises(
+        DataError, match=r"target column 'y' not found .*columns are: g0, Unnamed: 1"
+    ):
+        read_xlsx(tmp_path / "d.xlsx", "y", BIG)
+    (tmp_path / "bad.xlsx").write_bytes(b"PK\x03\x04 broken")
+    with pytest.raises(DataError, match=r"^cannot read .*bad\.xlsx as xlsx: "):
+        read_xlsx(tmp_path / "bad.xlsx", "class", BIG)
