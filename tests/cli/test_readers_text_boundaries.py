@@ -452,3 +452,66 @@ def test_a_gzip_file_is_read_the_same(tmp_path):
     path.write_bytes(gzip.compress(text.encode()))
     table = read_delimited(path, "class", compressed="gzip", transpose=False, budget=BIG)
     np.testing.assert_array_equal(table.X, [[1, 2], [3, 4]])
+
+
+def test_the_target_named_as_a_row_is_found_quoted_or_not(tmp_path):
+    for row in ('"X1"', "X1"):
+        path = write(tmp_path / "r.csv", f"gene,s1,s2\ng0,1,2\n{row},a,b\n")
+        with pytest.raises(DataError) as err:
+            read_delimited(path, "X1", compressed=False, transpose=False, budget=BIG)
+        assert str(err.value) == (
+            f"'X1' is a row of {path}, not a column: the file has features in rows (e.g. genes "
+            "x samples); rerun with --transpose"
+        )
+
+
+def test_the_message_for_a_target_found_nowhere(tmp_path):
+    path = write(tmp_path / "m.csv", "gene,s1,s2\n10,1,2\n11,3,4\n")
+    plain = (
+        f"target column 'class' not found in {path}; columns are: gene, s1, s2 (choose one with "
+        "--target, or give the labels in a file of their own with --labels)"
+    )
+    with pytest.raises(DataError) as err:
+        read_delimited(path, "class", compressed=False, transpose=False, budget=BIG)
+    assert str(err.value) == plain
+    text = write(tmp_path / "t.csv", "gene,s1,s2\np0,1,2\n")
+    with pytest.raises(DataError) as err:
+        read_delimited(text, "class", compressed=False, transpose=False, budget=BIG)
+    assert str(err.value) == plain.replace(str(path), str(text)) + (
+        "; if the samples are the columns (features in rows, as in a GEO series matrix), give "
+        "their labels with --labels FILE (a sample id and its class per line), or add a row "
+        "named 'class' and rerun with --transpose"
+    )
+
+
+def test_features_in_rows_through_pandas_keep_labels_as_written(tmp_path):
+    # A text cell sends the file to pandas; labels stay the texts written ("0", not 0.0), an
+    # empty label is missing, a "!" row after the table is not a feature.
+    text = "!Series_title\tx\ngene\ts1\ts2\ts3\nclass\t0\t\t1\ng1\t1\tx\t3\ng2\t4\t5\t6\n!end\n"
+    path = write(tmp_path / "p.txt", text)
+    table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
+    assert list(table.labels) == ["0", None, "1"]
+    assert table.names == ["g1", "g2"] and table.non_numeric == ["g1"]
+    assert table.notes[-1] == "read transposed: 2 features in rows, 3 samples in columns"
+    comma = write(tmp_path / "c.txt", "gene;s1;s2\nclass;a;b\ng1;1,5;2\ng2;x;4\ng3;7;NA\n")
+    table = read_delimited(comma, "class", compressed=False, transpose=True, budget=BIG)
+    assert table.non_numeric == ["g2"]
+    fine = write(tmp_path / "f.txt", 'gene;s1;s2\nclass;a;b\ng1;1,5;"2,5"\ng2;3;"4\n"\n')
+    table = read_delimited(fine, "class", compressed=False, transpose=True, budget=BIG)
+    np.testing.assert_array_equal(table.X, [[1.5, 3.0], [2.5, 4.0]])
+
+
+def test_samples_in_columns_through_pandas_have_no_labels(tmp_path):
+    path = write(tmp_path / "u.csv", "ID_REF,GSM1,GSM2\np1,1,x\np2,3,4\n")
+    table = read_unlabelled(path, compressed=False, sample_ids=["GSM1"], budget=BIG)
+    assert list(table.labels) == [None, None] and table.non_numeric == ["p1"]
+    assert table.notes[-1] == "read transposed: 2 features in rows, 2 samples in columns"
+
+
+def test_a_file_pandas_cannot_parse_either_is_one_line_with_the_fast_readers_reason(tmp_path):
+    path = write(tmp_path / "w.csv", "gene,s1,s2\nclass,a,b\ng1,1,2,3,4\n")
+    with pytest.raises(DataError) as err:
+        read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
+    assert str(err.value) == (
+        f"cannot parse {path} as comma-separated text: line 3 does not have the header's 3 cells"
+    )
