@@ -368,6 +368,11 @@ def test_unique_names_skip_names_already_taken():
     assert unique_names(["a", "b"]) == (["a", "b"], [])
     assert unique_names(["a", "a.1", "a", "a"]) == (["a", "a.1", "a.2", "a.3"], ["a", "a"])
     assert unique_names(["", ""]) == (["Unnamed: 0", "Unnamed: 1"], [])
+    assert unique_names(["a", "a", "a"]) == (["a", "a.1", "a.2"], ["a", "a"])
+    assert unique_names(["b", "a", "b", "a", "b"]) == (
+        ["b", "a", "b.1", "a.1", "b.2"],
+        ["b", "a", "b"],
+    )
 
 
 def test_exclude_names():
@@ -388,6 +393,8 @@ def test_drop_excluded_rows_and_names_already_dropped():
     with excluding(["txt", "g1"]):
         assert take_excluded(["txt", "other"]) == {"txt"}
         assert dropped_so_far() == {"txt"}
+        assert take_excluded(["nothing"]) == set()
+        assert dropped_so_far() == {"txt"}  # what earlier readers dropped is kept
         drop_excluded(table, ["txt", "g1"], "class", notes)
     assert table.names == ["g0", "g2"]
     np.testing.assert_array_equal(table.X, [[0, 2], [3, 5]])
@@ -536,7 +543,21 @@ def test_from_frame_takes_the_first_column_of_names_as_row_ids():
     assert numbers.ids is None and list(numbers.labels) == list("aba")
     repeated = from_frame(frame.assign(sample=["s1", "s1", "s3"]), "class")
     assert repeated.ids is None and repeated.non_numeric == ["sample", "site"]
-    assert len(from_frame(frame, "missing").labels) == 0
+    assert numbers.example == "" and numbers.notes == []
+    missing = from_frame(frame, "missing").labels
+    assert len(missing) == 0 and missing.dtype == object
+    whole = from_frame(pd.DataFrame({"g": [1, 2, 3], "class": [0, 1, 0]}), "class")
+    assert whole.X.dtype == np.float64
+    mixed = from_frame(frame.assign(sample=["s1", 2, "s3"]), "class")
+    assert list(mixed.ids) == ["s1", "2", "s3"]
+
+
+def test_from_frame_locates_a_text_cell_written_with_decimal_commas():
+    frame = pd.DataFrame({"f": [1.0, 2, 3], "g": ["1,5", "2,5", "x,y"], "class": list("aba")})
+    assert (
+        from_frame(frame, "class", decimal_comma=True).example == "'x,y' in column 'g', data row 3"
+    )
+    assert from_frame(frame, "class").example == "'1,5' in column 'g', data row 1"
 
 
 # --- parquet, feather, xlsx ---------------------------------------------------------------
