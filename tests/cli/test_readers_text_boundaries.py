@@ -515,3 +515,63 @@ def test_a_file_pandas_cannot_parse_either_is_one_line_with_the_fast_readers_rea
     assert str(err.value) == (
         f"cannot parse {path} as comma-separated text: line 3 does not have the header's 3 cells"
     )
+
+
+# --- samples in rows through pandas -------------------------------------------------------
+
+
+def read(path, budget=BIG):
+    return read_delimited(path, "class", compressed=False, transpose=False, budget=budget)
+
+
+def test_pandas_reads_the_missing_value_spellings_and_nothing_else(tmp_path):
+    # "b" has a text cell: pandas reads the file. "?" and "NA" are missing; "<NA>" (missing
+    # for pandas by default) is a text here.
+    path = write(tmp_path / "p.csv", "a,b,c,class\n1,x,?,u\n2,3,NA,v\n")
+    table = read(path)
+    assert table.non_numeric == ["b"]
+    path = write(tmp_path / "q.csv", "a,b,class\n1,<NA>,u\n2,3,v\n")
+    assert read(path).non_numeric == ["b"]
+    path = write(tmp_path / "r.csv", 'a,b,class\n"1\n",?,u\n2,NA,v\n')
+    table = read(path)
+    assert table.non_numeric == [] and np.isnan(table.X[:, 1]).all() and table.X[0, 0] == 1
+
+
+def test_pandas_keeps_labels_as_written(tmp_path):
+    path = write(tmp_path / "l.csv", "a,b,class\n1,x,01\n2,3,NA\n4,5,\n")
+    assert list(read(path).labels[:2]) == ["01", "NA"]
+
+
+def test_pandas_reads_decimal_commas_and_other_delimiters(tmp_path):
+    path = write(tmp_path / "d.txt", 'a;b;class\n1,5;"2\n";u\n2,5;3;v\n')
+    table = read(path)
+    np.testing.assert_array_equal(table.X, [[1.5, 2.0], [2.5, 3.0]])
+    assert list(table.labels) == ["u", "v"]
+
+
+def test_pandas_leaves_out_the_lines_of_a_preamble_only(tmp_path):
+    path = write(tmp_path / "p.csv", "!x\na,b,class\n1,x,u\n!end\n2,3,v\n")
+    table = read(path)
+    assert list(table.labels) == ["u", "v"] and table.non_numeric == ["b"]
+    path = write(tmp_path / "n.csv", "a,b,class\n!1,2,u\n3,x,v\n")
+    table = read(path)
+    assert list(table.labels) == ["u", "v"]
+
+
+def test_pandas_failing_too_is_one_line(tmp_path):
+    path = write(tmp_path / "f.csv", "a,b,class\n1,2,x\n1,2,3,4\n")
+    with pytest.raises(DataError) as err:
+        read(path)
+    assert str(err.value).startswith(
+        f"cannot parse {path} as comma-separated text: Error tokenizing data"
+    )
+
+
+def test_a_file_too_large_for_pandas_gets_the_fast_readers_reason(tmp_path):
+    # The fast reader needs 600 + 3 x 264 bytes, pandas 3 x 2368: a budget between the two.
+    path = write(tmp_path / "b.csv", "a,b,class\n1,x,u\n2,3,v\n")
+    with pytest.raises(DataError) as err:
+        read(path, Budget(2000, "set by --max-memory", "raise it"))
+    assert str(err.value) == (
+        f"cannot read {path} as comma-separated text: line 2: 'x' in column 'b' is not a number"
+    )
