@@ -384,3 +384,28 @@ def test_sizes_in_every_unit(text, n):
 def test_zero_negative_and_malformed_sizes_are_refused(text):
     with pytest.raises(DataError, match="--max-memory must be a size such as 8G"):
         parse_size(text)
+
+
+def test_row_ids_from_an_unnamed_first_column_then_an_index_column_left_out():
+    rng = np.random.default_rng(4)
+    X = np.column_stack([[7, 3, 11, 5], [1, 2, 3, 4], [0, 1, 2, 3], rng.normal(size=4)])
+    t = table(X, names=["Unnamed: 0", "id", "g1", "g2"])
+    notes = []
+    out, names, _ = check_values(t, False, False, notes)
+    # "g1" reads 0..3 but is named like a feature: it stays; "id" is left out.
+    assert list(names) == ["g1", "g2"] and out.shape == (4, 2)
+    np.testing.assert_array_equal(out, X[:, 2:])
+    assert t.ids.dtype == object and list(t.ids) == ["7", "3", "11", "5"]
+    assert notes == [
+        "the unnamed first column holds a distinct whole number per row (7, 3, ...): a row "
+        "index, as pandas writes it, used as row names and not as a feature",
+        "the column 'id' numbers the rows (1, 2, ...) under a row index's name: a row index, "
+        "not a measurement, left out of the analysis",
+    ]
+
+
+def test_row_ids_from_the_first_of_two_columns():
+    t = table(np.array([[7, 0.5], [3, 1.5], [11, 2.5], [5, 0.0]]), names=["Unnamed: 0", "g1"])
+    out, names, _ = check_values(t, False, False, [])
+    assert list(names) == ["g1"] and list(t.ids) == ["7", "3", "11", "5"]
+    np.testing.assert_array_equal(out, [[0.5], [1.5], [2.5], [0.0]])
