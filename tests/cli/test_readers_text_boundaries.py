@@ -575,3 +575,80 @@ def test_a_file_too_large_for_pandas_gets_the_fast_readers_reason(tmp_path):
     assert str(err.value) == (
         f"cannot read {path} as comma-separated text: line 2: 'x' in column 'b' is not a number"
     )
+
+
+# --- headers longer than a read ----------------------------------------------------------
+
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def long_header(tmp_path_factory):
+    """A header of exactly 3 MiB before its line end (read in chunks of 1 MiB)."""
+    path = tmp_path_factory.mktemp("long") / "h.csv"
+    path.write_text("g" * (3 * MIB - 6) + ",class\n1,a\n")
+    return path
+
+
+@pytest.mark.parametrize(("limit_mib", "seen_mib"), [(24, 2), (48, 3)])
+def test_a_header_is_refused_once_its_text_passes_a_24th_of_the_budget(
+    long_header, limit_mib, seen_mib
+):
+    # The text may take limit / 24 (at least 1 MiB); past it, the names would need 24 x more.
+    budget = Budget(limit_mib * MIB, "set by --max-memory", "raise it")
+    with pytest.raises(DataError) as err:
+        read_head(long_header, False, budget)
+    assert str(err.value) == (
+        f"{long_header} (a line of more than {seen_mib}.0 MB of text) would need about "
+        f"{24 * seen_mib} MB of memory, more than the {limit_mib} MB set by --max-memory; raise it"
+    )
+
+
+def test_a_header_of_exactly_a_24th_of_the_budget_is_read(long_header):
+    head = read_head(long_header, False, Budget(72 * MIB, "set by --max-memory", "raise it"))
+    assert len(head.header[0]) == 3 * MIB - 6 and head.header[1] == "class"
+
+
+def test_a_quote_left_open_in_the_header_is_refused_once_too_long(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('"a,class\n' + ("1," + "2" * (MIB // 16 - 3) + "\n") * 17)
+    with pytest.raises(DataError) as err:
+        read_head(path, False, Budget(MIB, "set by --max-memory", "raise it"))
+    assert str(err.value).startswith(f"{path} (a header of more than 1.0 MB of text) would need")
+    # Within the budget, the open quote makes one cell of the whole file: csv refuses it.
+    with pytest.raises(DataError) as err:
+        read_head(path, False, Budget(1 << 30, "set by --max-memory", "raise it"))
+    assert str(err.value) == (
+        f"cannot parse the header of {path} as comma-separated text: field larger than field "
+        "limit (131072)"
+    )
+
+
+def test_read_errors_name_the_file(tmp_path):
+    path = tmp_path / "bad.csv.gz"
+    path.write_bytes(gzip.compress(b"a,b\n1,2\n")[:-12])
+    with pytest.raises(DataError, match=r"^cannot read .*bad\.csv\.gz: "):
+        read_head(path, "gzip", BIG)
+    binary = tmp_path / "bin.csv"
+    binary.write_bytes(b"a,b\n\x00\x01")
+    with pytest.raises(DataError) as err:
+        read_head(binary, False, BIG)
+    assert str(err.value) == f"{binary} holds NUL bytes: it is not a text table (a binary file?)"
+
+
+def test_notes_on_how_a_file_was_read(tmp_path):
+    head = read_head(write(tmp_path / "s.txt", "!a\n!b\n\n!c\nx;y\n1;2\n"), False, BIG)
+    assert head.notes == [
+        "read as semicolon-separated text (the delimiter was detected from the first lines)",
+        "skipped the 4 lines before the table (starting with '!': a GEO series matrix's "
+        "description of the series and its samples)",
+    ]
+    assert head.kind == "semicolon-separated text"
+    latin = tmp_path / "l.csv"
+    latin.write_bytes("a,b\ncafé,1\n".encode("cp1252"))
+    assert read_head(latin, False, BIG).notes == ["not UTF-8: read as Windows-1252 (Latin-1) text"]
+    assert _detect_encoding("ab,c\n".encode("utf-16-le"))[1] == (
+        "read as UTF-16 text without a byte-order mark"
+    )
+    quoted = read_head(write(tmp_path / "q.csv", 'a,b\n"x,1",2\n'), False, BIG)
+    assert quoted.first_cell() == "x,1"
