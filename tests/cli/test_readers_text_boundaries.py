@@ -652,3 +652,30 @@ def test_notes_on_how_a_file_was_read(tmp_path):
     )
     quoted = read_head(write(tmp_path / "q.csv", 'a,b\n"x,1",2\n'), False, BIG)
     assert quoted.first_cell() == "x,1"
+
+
+def test_pandas_keeps_numeric_labels_as_written(tmp_path):
+    path = write(tmp_path / "l.csv", "a,b,class\n1,x,01\n2,3,02\n")
+    assert list(read(path).labels) == ["01", "02"]
+
+
+def test_pandas_locates_a_text_cell_among_decimal_commas(tmp_path):
+    path = write(tmp_path / "d.txt", "a;b;class\n1,5;2,5;u\n2,5;x;v\n")
+    assert read(path).example == "'x' in column 'b', data row 2"
+
+
+def test_a_transposed_file_too_large_for_pandas_gets_the_fast_readers_reason(tmp_path):
+    path = write(tmp_path / "t.csv", "gene,s1,s2\ng1,1,x\ng2,3,4\n")
+    with pytest.raises(DataError) as err:
+        read_unlabelled(
+            path, compressed=False, sample_ids=["s1"], budget=Budget(2000, "set", "raise it")
+        )
+    assert str(err.value) == (
+        f"cannot read {path} as comma-separated text: line 2: 'x' in column 's2' is not a number"
+    )
+
+
+def test_samples_in_columns_read_fast_have_no_labels(tmp_path):
+    path = write(tmp_path / "u.csv", "ID_REF,GSM1,GSM2\np1,1,2\np2,3,4\n")
+    table = read_unlabelled(path, compressed=False, sample_ids=["GSM2"], budget=BIG)
+    assert list(table.labels) == [None, None] and table.X.shape == (2, 2)
