@@ -409,3 +409,113 @@ def test_row_ids_from_the_first_of_two_columns():
     out, names, _ = check_values(t, False, False, [])
     assert list(names) == ["g1"] and list(t.ids) == ["7", "3", "11", "5"]
     np.testing.assert_array_equal(out, [[0.5], [1.5], [2.5], [0.0]])
+
+
+# --- exact messages and notes -------------------------------------------------------------
+
+
+def test_a_measurement_as_target_is_refused_in_words():
+    values = [f"{v / 10:.1f}" for v in range(MAX_NUMERIC_CLASSES + 1)] * 4  # 11 <= 44 / 3
+    with pytest.raises(DataError) as err:
+        check_labels(numeric_labels(values), "dose", "f.csv", [])
+    assert str(err.value) == (
+        "the target column 'dose' holds 11 distinct numbers (from 0 to 1), a measurement rather "
+        "than classes: widefs classifies; choose a column of class labels with --target, or "
+        "group the values into classes first"
+    )
+    with pytest.raises(DataError) as err:
+        check_labels(numeric_labels(["a", "a", "a"]), "grp", "f.csv", [])
+    assert str(err.value) == "target column 'grp' has a single class ('a'); need at least 2"
+    notes = []
+    check_labels(numeric_labels(["NA", "NA", "b", "b"]), "class", "f.csv", notes)
+    assert notes == [
+        "the label 'NA' (2 examples) is kept as a class; if it marks unknown labels, remove "
+        "those rows"
+    ]
+
+
+def test_float_labels_are_classes_and_only_nan_is_missing():
+    labels = np.array([1.0, 1.0, 2.5, 2.5], dtype=object)
+    y = check_labels(RawTable(["g"], np.zeros((4, 1)), labels), "class", "f.csv", [])
+    assert list(y) == ["1.0", "1.0", "2.5", "2.5"]
+    labels[1] = float("nan")
+    with pytest.raises(DataError, match=r"1 empty labels \(data rows 2\)"):
+        check_labels(RawTable(["g"], np.zeros((4, 1)), labels), "class", "f.csv", [])
+
+
+def test_missing_and_infinite_values_in_words():
+    X = np.array([[1.0, np.inf], [2.0, 4.0], [3.0, -np.inf], [4.0, 5.0]])
+    with pytest.raises(DataError) as err:
+        check_values(table(X.copy()), False, False, [])
+    assert str(err.value) == (
+        "2 infinite values in 1 column: g1 (the first in data row 1, column 'g1'); rerun with "
+        "--impute to replace them by each column's median, or fill them in"
+    )
+    notes = []
+    check_values(table(X.copy()), True, False, notes)
+    assert notes[0] == (
+        "2 infinite values in 1 column replaced by the column's median (--impute); empty cells "
+        "and NA, N/A, n/a, NaN, nan, null, NULL, None, #N/A, ? are read as missing"
+    )
+    t = table(np.array([[1.0, np.nan], [2.0, 4.0], [3.0, 1.0], [4.0, 5.0]]))
+    t.ids = np.array(["s1", "s2", "s3", "s4"], object)  # row names of samples in rows
+    with pytest.raises(DataError, match=r"\(the first in data row 1, column 'g1'\)"):
+        check_values(t, False, False, [])
+
+
+def test_values_are_float_and_names_objects_whatever_was_read():
+    t = RawTable(
+        ["g0", "g1"], np.array([[1, 2], [3, 4], [5, 7]]), np.array(["a", "b", "a"], object)
+    )
+    out, names, _ = check_values(t, False, False, [])
+    assert out.dtype == np.float64 and names.dtype == object
+    X = np.array([[1e151, 1.0], [2.0, 3.0], [1.0, 5.0]])
+    with pytest.raises(DataError) as err:
+        check_values(table(X), False, False, [])
+    assert str(err.value) == (
+        "values up to 1e+151 in columns: g0; magnitudes above 1e+150 overflow variances and "
+        "distances: rescale those columns (e.g. divide by a power of ten, or take logarithms)"
+    )
+
+
+def test_excluded_rows_that_are_not_numbers_are_left_out_too():
+    from widefs.cli.io._columns import drop_excluded
+
+    t = RawTable(["g0", "t", "u"], None, np.array(["a", "b"], object), non_numeric=["t", "u"])
+    drop_excluded(t, ["t"], "class", [])
+    assert t.names == ["g0", "u"] and t.non_numeric == ["u"] and t.X is None
+
+
+def test_annotation_columns_by_values_only_at_the_edges_of_a_wide_table():
+    from widefs.cli.io._columns import annotation_note
+
+    rng = np.random.default_rng(5)
+    n, p = 12, 120
+    X = rng.normal(size=(n, p))
+    X[:, 60] = np.arange(n) % 3  # few values in the middle: not looked at
+    X[:, 110] = np.arange(n) % 2  # few values among the last 50
+    t = RawTable([f"g{j}" for j in range(p)], X, np.array(["a", "b"] * 6, object))
+    notes = []
+    annotation_note(t, notes)
+    assert notes == [
+        "numeric columns that look like sample annotations (their names, or few distinct "
+        "values): g110; they are analysed as features: leave out any that describes the "
+        "design or the outcome with --exclude"
+    ]
+    X[:, 110] = rng.normal(size=n)
+    X[:, 0] = np.arange(n) % 2  # and among the first 50
+    notes = []
+    annotation_note(t, notes)
+    assert "values): g0;" in notes[0]
+
+
+def test_the_date_names_note_in_words():
+    from widefs.cli.io._columns import date_names_note
+
+    notes = []
+    date_names_note(RawTable(["2-Sep", "g1"], None, np.array([])), notes)
+    assert notes == [
+        "1 feature names look like dates, as Excel turns gene names into (SEPT2 -> 2-Sep, "
+        "MARCH1 -> 1-Mar): 2-Sep; correct them at the source (read the file into Excel as text, "
+        "or use the current symbols SEPTIN2, MARCHF1)"
+    ]
