@@ -679,3 +679,33 @@ def test_samples_in_columns_read_fast_have_no_labels(tmp_path):
     path = write(tmp_path / "u.csv", "ID_REF,GSM1,GSM2\np1,1,2\np2,3,4\n")
     table = read_unlabelled(path, compressed=False, sample_ids=["GSM2"], budget=BIG)
     assert list(table.labels) == [None, None] and table.X.shape == (2, 2)
+
+
+def test_features_in_rows_through_pandas_rename_repeated_rows_and_name_the_samples(tmp_path):
+    path = write(tmp_path / "r.csv", 'gene,s1,s2\nclass,a,b\ng1,"1\n",2\ng1,3,4\n')
+    table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
+    assert table.notes[0] == (
+        "1 duplicated row names were renamed to tell them apart (e.g. 'g1' -> 'g1.1'); check "
+        "that the file is right"
+    )
+    assert table.names == ["g1", "g1.1"] and list(table.ids) == ["s1", "s2"]
+    assert table.ids.dtype == object and table.example == "" and table.in_rows is True
+    np.testing.assert_array_equal(table.X, [[1, 3], [2, 4]])
+
+
+def test_samples_in_rows_without_labels(tmp_path):
+    path = write(tmp_path / "u.csv", "id,g,g\np1,1,2\np2,3,4\n")
+    table = read_unlabelled(path, compressed=False, sample_ids=["p1"], budget=BIG)
+    assert len(table.labels) == 0 and table.labels.dtype == object
+    assert table.ids.dtype == object and list(table.ids) == ["p1", "p2"]
+    assert table.names == ["g", "g.1"]
+    assert table.notes == [
+        "1 duplicated column names were renamed to tell them apart (e.g. 'g' -> 'g.1'); check "
+        "that the file is right"
+    ]
+
+
+def test_row_names_read_fast_are_objects(tmp_path):
+    path = write(tmp_path / "i.csv", "id,a,class\ns1,1,x\ns2,2,y\n")
+    table = read_delimited(path, "class", compressed=False, transpose=False, budget=BIG)
+    assert table.ids.dtype == object and list(table.ids) == ["s1", "s2"]
