@@ -709,3 +709,9 @@ def test_row_names_read_fast_are_objects(tmp_path):
     path = write(tmp_path / "i.csv", "id,a,class\ns1,1,x\ns2,2,y\n")
     table = read_delimited(path, "class", compressed=False, transpose=False, budget=BIG)
     assert table.ids.dtype == object and list(table.ids) == ["s1", "s2"]
+
+
+def test_features_in_rows_through_pandas_keep_numeric_labels_as_written(tmp_path):
+    path = write(tmp_path / "n.csv", "gene,s1,s2\nclass,0,01\ng1,1,x\ng2,4,5\n")
+    table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
+    assert list(table.labels) == ["0", "01"] and table.non_numeric == ["g1"]
