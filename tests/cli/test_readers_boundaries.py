@@ -519,3 +519,15 @@ def test_the_date_names_note_in_words():
         "MARCH1 -> 1-Mar): 2-Sep; correct them at the source (read the file into Excel as text, "
         "or use the current symbols SEPTIN2, MARCHF1)"
     ]
+
+
+def test_on_genotype_like_data_only_names_flag_annotations():
+    from widefs.cli.io._columns import annotation_note
+
+    rng = np.random.default_rng(6)
+    n = 12
+    X = np.column_stack([rng.integers(0, 3, (n, 10)), rng.normal(50, 10, n)])
+    t = RawTable([f"snp{j}" for j in range(10)] + ["age"], X, np.array(["a", "b"] * 6, object))
+    notes = []
+    annotation_note(t, notes)
+    assert len(notes) == 1 and "values): age;" in notes[0]
