@@ -531,3 +531,22 @@ def test_on_genotype_like_data_only_names_flag_annotations():
     notes = []
     annotation_note(t, notes)
     assert len(notes) == 1 and "values): age;" in notes[0]
+
+
+def test_the_transpose_hint_in_words():
+    rng = np.random.default_rng(0)
+    notes = []
+    check_values(table(rng.normal(size=(206, 41))), False, False, notes)
+    assert notes[-1] == (
+        "206 samples of 41 features: if the rows are features (genes x samples), rerun with "
+        "--transpose"
+    )
+
+
+def test_no_room_left_under_the_address_space_limit_is_zero(monkeypatch):
+    from widefs.cli.io import _memory
+
+    monkeypatch.setattr(
+        _memory.resource, "getrlimit", lambda _: (1000, _memory.resource.RLIM_INFINITY)
+    )
+    assert _memory._address_space_available() == 0
