@@ -374,14 +374,21 @@ def main(argv=None) -> int:
     command = "python benchmarks/bench_cn2.py" + (
         f" --splits {args.splits}" if args.splits != 20 else ""
     )
+    command += f" --default-splits {args.default_splits}" if args.default_splits != 5 else ""
     n_def = min(args.default_splits, args.splits)
+    fewer = (
+        " Fewer splits than the default (20, and 5 for Orange's default configuration): "
+        "Orange's fits take most of an hour of one idle core, more than a shared machine gave."
+        if args.splits < 20 or args.default_splits < 5
+        else ""
+    )
     md = "\n".join(
         [
             "## CN2 rule induction vs Orange3 (Domingos 1999)",
             "",
             f"Command: `{command}`. {machine_note()} Orange {version} in its own process "
             "(see the script's docstring for its interpreter), run on the same "
-            f"encoded data and the same {args.splits} random 67%/33% splits per dataset.",
+            f"encoded data and the same {args.splits} random 67%/33% splits per dataset.{fewer}",
             "",
             "Matched configuration on both sides: ordered CN2, Laplace, beam 5, at most 5 "
             "conditions, no significance test, `a == v` and thresholds at every observed "

@@ -26,6 +26,12 @@ they choose the same features (or compute the same fitness):
 Usage::
 
     python benchmarks/bench_search.py [--quick]
+    python benchmarks/bench_search.py --quick --write   # the small run, stored on the page
+
+``--quick`` runs small peer problems (forward on the first 14 columns, backward from 14 to 10,
+the GA for 2 generations on the first 200 colon genes, no extrapolation check): about ten
+minutes of peer refits instead of two hours on a shared machine. With ``--write`` its
+section is stored on the page, which says it is the small run.
 """
 
 from __future__ import annotations
@@ -173,6 +179,7 @@ def backward_rows(X, y, p_small, target, repeat):
         },
         "features": ours.tolist(),
         "cand": n_candidates(p_small, p_small - target),
+        "p_back": p_small,
     }
     print(f"[backward] widefs {t_ours:.4f} s {ours.tolist()}; sklearn {t_sk:.1f} s {sk.tolist()}; "
           f"mlxtend {t_ml:.1f} s {ml.tolist()}")  # fmt: skip
@@ -240,6 +247,7 @@ def genetic_generation(X, y, repeat, n_generations):
         "new_per_gen": new_per_gen,
         "n_eval": ga.n_evaluations_,
         "n_generations": n_generations,
+        "n_columns": X.shape[1],
         "sizes": (int(pop.sum(1).min()), int(pop.sum(1).max())),
     }
 
@@ -247,6 +255,9 @@ def genetic_generation(X, y, repeat, n_generations):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small peer problems, no report")
+    parser.add_argument(
+        "--write", action="store_true", help="with --quick: store the small run on the page"
+    )
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else 3
     p_small = 14 if args.quick else 40
@@ -262,40 +273,64 @@ def main(argv=None):
     ).fit(*small)
     fwd = [forward_rows(n, X, y, p_small, repeat, True) for n, (X, y) in datasets.items()]
     if args.quick:
-        backward_rows(*datasets["colon"], 14, 10, repeat)
-        genetic_generation(datasets["colon"][0][:, :200], datasets["colon"][1], 1, 2)
-        return 0
-    first = first_step_check(*datasets["colon"], repeat)
-    back = backward_rows(*datasets["colon"], 30, 10, repeat)
-    gen = genetic_generation(*datasets["colon"], repeat, 40)
+        back = backward_rows(*datasets["colon"], 14, 10, repeat)
+        gen = genetic_generation(datasets["colon"][0][:, :200], datasets["colon"][1], 1, 2)
+        if not args.write:
+            return 0
+        first = None
+    else:
+        first = first_step_check(*datasets["colon"], repeat)
+        back = backward_rows(*datasets["colon"], 30, 10, repeat)
+        gen = genetic_generation(*datasets["colon"], repeat, 40)
     ratios = [t_extra / f["t_ours"] for f in fwd for _, _, t_extra in f["rows"]]
     ratios += [t / back["t_ours"] for _, t in back["rows"]]
     ratios += [gen["peer_per_gen"] / gen["per_gen"], gen["t_sk"] / gen["t_ours"]]
+    same = all(all(f["same"].values()) for f in fwd) and all(back["same"].values())
     headline = (
-        "wrapper searches with leave-one-out 3-NN pick the same features as scikit-learn and "
-        f"mlxtend {min(ratios):,.0f}x to {max(ratios):,.0f}x faster"
+        "wrapper searches with leave-one-out 3-NN pick "
+        + ("the same features as" if same and gen["same"] else "NOT always the features of")
+        + f" scikit-learn and mlxtend {min(ratios):,.0f}x to {max(ratios):,.0f}x faster"
+        + (" (small run)" if first is None else "")
     )
     write_section("search", report(fwd, first, back, gen), headline=headline)
     return 0
 
 
 def report(fwd, first, back, gen):
+    quick = first is None  # the small run (--quick --write)
+    command = "bench_search.py --quick --write" if quick else "bench_search.py"
+    p_small, p_back = fwd[0]["p_small"], back["p_back"]
+    n_cols = gen["n_columns"]
     lines = [
         "## Wrapper search (leave-one-out 3-NN): `widefs.search` vs scikit-learn and mlxtend",
         "",
-        "Command: `OMP_NUM_THREADS=1 nice python benchmarks/bench_search.py` (single thread).",
+        f"Command: `OMP_NUM_THREADS=1 nice python benchmarks/{command}` (single thread).",
         machine_note(),
         "",
+    ]
+    if quick:
+        lines += [
+            "The small run: the full one refits the peers' classifiers for about two hours of "
+            f"one idle core, more than a shared machine gives; here the peers search the first "
+            f"{p_small} columns, the backward search starts from {p_back} columns, the genetic "
+            f"algorithm runs {gen['n_generations']} generations on the first {n_cols} genes, and "
+            "the extrapolation check is not run. Other jobs ran on the machine (load above), "
+            "which slows the long peer runs more than the short widefs ones: the ratios are "
+            "not those of an idle machine; the answers (same features, same fitness) are.",
+            "",
+        ]
+    lines += [
         "### Forward selection of 10 features, 62 x 2000",
         "",
         "widefs runs the full problem. scikit-learn `SequentialFeatureSelector("
         "KNeighborsClassifier(3), cv=LeaveOneOut())` and mlxtend's equivalent refit one "
         "classifier per candidate and left-out example, so they ran the same search on the "
-        f"first {fwd[0]['p_small']} columns and their 2000-column time is extrapolated by the "
+        f"first {p_small} columns and their 2000-column time is extrapolated by the "
         f'candidate count ({fwd[0]["cand"][0]} -> {fwd[0]["cand"][1]:,}); "same" compares '
         "the features chosen on the small problem.",
         "",
-        "| data | widefs, 2000 columns | widefs, first 40 | peer | peer, first 40 | same features | "
+        f"| data | widefs, 2000 columns | widefs, first {p_small} | peer | peer, first {p_small} "
+        "| same features | "
         "peer, 2000 columns (extrapolated) | ratio |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -306,18 +341,22 @@ def report(fwd, first, back, gen):
                 f"{fmt_s(t_small)} | {'yes' if f['same'][peer] else 'NO'} | {fmt_s(t_extra)} | "
                 f"{t_extra / f['t_ours']:,.0f}x |"
             )
-    t_ours1, t_sk1, same1 = first
-    per_eval_direct = t_sk1 / 2000
-    small = next(r for r in fwd[1]["rows"] if r[0] == "scikit-learn")
-    per_eval_small = small[1] / fwd[1]["cand"][0]
+    if first is not None:
+        t_ours1, t_sk1, same1 = first
+        per_eval_direct = t_sk1 / 2000
+        small = next(r for r in fwd[1]["rows"] if r[0] == "scikit-learn")
+        per_eval_small = small[1] / fwd[1]["cand"][0]
+        lines += [
+            "",
+            f"Extrapolation check (colon): scikit-learn's first forward step on all 2000 columns "
+            f"took {fmt_s(t_sk1)} ({1000 * per_eval_direct:.1f} ms per candidate; the "
+            f"{p_small}-column run gave {1000 * per_eval_small:.1f} ms per candidate); widefs "
+            f"{fmt_s(t_ours1)} for the same step ({t_sk1 / t_ours1:,.0f}x); same first feature: "
+            f"{'yes' if same1 else 'NO'}.",
+        ]
     lines += [
         "",
-        f"Extrapolation check (colon): scikit-learn's first forward step on all 2000 columns took "
-        f"{fmt_s(t_sk1)} ({1000 * per_eval_direct:.1f} ms per candidate; the 40-column run gave "
-        f"{1000 * per_eval_small:.1f} ms per candidate); widefs {fmt_s(t_ours1)} for the same step "
-        f"({t_sk1 / t_ours1:,.0f}x); same first feature: {'yes' if same1 else 'NO'}.",
-        "",
-        "### Backward selection, colon first 30 columns down to 10",
+        f"### Backward selection, colon first {p_back} columns down to 10",
         "",
         f"{back['cand']} candidate subsets x 62 folds, all three run in full. mlxtend is given the "
         "columns in reverse order so that its tie rule (highest index first) coincides with "
@@ -333,8 +372,9 @@ def report(fwd, first, back, gen):
         )
     lines += [
         "",
-        "### Genetic algorithm on colon (population 40, 40 generations, elitism 0.9: the "
-        "dissertation's colon setting)",
+        f"### Genetic algorithm on colon (population 40, {gen['n_generations']} generations, "
+        "elitism 0.9: the dissertation's colon setting"
+        + (")" if n_cols == 2000 else f", on the first {n_cols} genes)"),
         "",
         f"Per generation: a full `GeneticSelector` run took {fmt_s(gen['t_ga'])}, i.e. "
         f"{fmt_s(gen['per_gen'])} per generation, scoring {gen['new_per_gen']:.1f} new subsets "
@@ -347,7 +387,7 @@ def report(fwd, first, back, gen):
         f"{gen['peer_per_gen'] / gen['per_gen']:,.0f}x |",
         "",
         f"From scratch: fitness of 40 distinct random subsets of {gen['sizes'][0]}-"
-        f"{gen['sizes'][1]} of the 2000 features, widefs "
+        f"{gen['sizes'][1]} of the {n_cols} features, widefs "
         "`KNNLeaveOneOut.predict_masks` vs `cross_val_score(KNeighborsClassifier(3), "
         "X[:, subset], y, cv=LeaveOneOut())` per subset; widefs computes every distance matrix "
         "in full here, so the gap is smaller.",

@@ -30,6 +30,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The readers' tests (and ``-k``: the end-to-end runs left out, see the ``cli_*`` keys; and
+#: the one that reads the rendered pages of ``docs/results``, absent from the scratch copy).
+_CLI_TESTS = [
+    *(
+        f"tests/cli/test_{name}.py"
+        for name in (
+            "inputs",
+            "labels",
+            "memory",
+            "safety_inputs",
+            "safety_store",
+            "store",
+            "users_anndata",
+            "users_columns",
+            "users_counts",
+            "users_formats",
+            "users_geo",
+            "users_samplesheets",
+            "readers_boundaries",
+            "readers_text_boundaries",
+            "readers_labels_boundaries",
+        )
+    ),
+    "-k",
+    "not (run_ or report_from or end_to_end or numbers_once "
+    "or over_16_mib or route_end or gzip_bomb or render_only)",
+]
+
 #: module key -> (files to mutate, targeted tests, extra environment)
 MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "scm_bounds": (
@@ -105,6 +133,36 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
+        {},
+    ),
+    # The command line's readers, in four keys (a campaign over all of them at once takes hours
+    # on a shared machine). Their tests run every reader on small files; the end-to-end runs
+    # (``widefs run`` on a file, several seconds each) are deselected: they exercise every
+    # reader at once, so each surviving mutant would rerun all of them.
+    "cli_checks": (
+        [
+            f"src/widefs/cli/io/{name}.py"
+            for name in ("_checks", "_columns", "_tables", "_ids", "_exclusion", "_memory")
+        ],
+        _CLI_TESTS,
+        {},
+    ),
+    "cli_text": (
+        [f"src/widefs/cli/io/{name}.py" for name in ("_text", "_numeric", "_delimited")],
+        _CLI_TESTS,
+        {},
+    ),
+    "cli_labels": (
+        [
+            f"src/widefs/cli/io/{name}.py"
+            for name in ("_labels", "_geo", "_archives", "_formats", "_data")
+        ],
+        _CLI_TESTS,
+        {},
+    ),
+    "cli_stores": (
+        [f"src/widefs/cli/io/{name}.py" for name in ("_counts", "_store", "_anndata")],
+        _CLI_TESTS,
         {},
     ),
 }
