@@ -624,6 +624,23 @@ def test_a_quote_left_open_in_the_header_is_refused_once_too_long(tmp_path):
     )
 
 
+def test_an_open_quote_over_many_short_lines_is_read_in_linear_time(tmp_path):
+    """The quote parity is kept as lines arrive: 300,000 short lines after an open quote are
+    read once (counting quotes over the growing header took minutes)."""
+    import time
+
+    path = tmp_path / "q.csv"
+    path.write_text('"a,b\n' + 'x"y"\n' * 300_000)
+    start = time.process_time()
+    with pytest.raises(DataError, match="^cannot parse the header of"):
+        read_head(path, False, Budget(1 << 30, "set by --max-memory", "raise it"))
+    assert time.process_time() - start < 30  # linear: about a second; quadratic: minutes
+    # An even number of quotes per line keeps the quote open; a closing line ends the header.
+    path.write_text('"a,b\n' + 'x""y\n' * 3 + 'c",class\n1,2,u\n')
+    head = read_head(path, False, BIG)
+    assert head.header == ['a,b\nx"y\nx"y\nx"y\nc', "class"] and head.skip == 5
+
+
 def test_read_errors_name_the_file(tmp_path):
     path = tmp_path / "bad.csv.gz"
     path.write_bytes(gzip.compress(b"a,b\n1,2\n")[:-12])

@@ -150,14 +150,16 @@ def _header_line(fh, budget: Budget, path: Path) -> tuple[int, str, int]:
     while line.startswith("!") or (preamble and line and not line.strip()):
         preamble += 1
         line = _read_line(fh, budget, path)
-    skip = preamble + 1
-    while line.count('"') % 2 and (more := _read_line(fh, budget, path)):
-        line += more  # a quoted name holds a line break: the header goes on
-        skip += 1
-        if len(line) > max(budget.limit // _HEADER_SHARE, 1 << 20):  # an unclosed quote
-            what = f"{path} (a header of more than {format_bytes(len(line))} of text)"
-            check_fits(len(line) * _HEADER_SHARE, budget, what)
-    return preamble, line, skip
+    skip, parts, odd, size = preamble + 1, [line], line.count('"') % 2, len(line)
+    # A quoted name holds a line break: the header goes on. Parity and size are kept as the
+    # parts arrive (counting over the joined text would be quadratic in an unclosed quote).
+    while odd and (more := _read_line(fh, budget, path)):
+        parts.append(more)
+        odd, size, skip = (odd + more.count('"')) % 2, size + len(more), skip + 1
+        if size > max(budget.limit // _HEADER_SHARE, 1 << 20):  # an unclosed quote
+            what = f"{path} (a header of more than {format_bytes(size)} of text)"
+            check_fits(size * _HEADER_SHARE, budget, what)
+    return preamble, "".join(parts), skip
 
 
 def _head_lines(fh, budget: Budget, path: Path) -> list[str]:
