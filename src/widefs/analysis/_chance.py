@@ -8,6 +8,7 @@ error-controlling rules (FDR, Bonferroni) come from
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -51,11 +52,16 @@ def _fits(X, y, *, seed, p_error, null, n_permutations, n_jobs, counts="auto", d
             # Only its permutation null is read, which p_error does not change.
             nulls["permutation"] = errors_fit("permutation", "auto").chance_nulls_["permutation"]
         given = {} if design is None else {"covariates": design.covariates, "groups": design.groups}
-        screens = {
-            rule: ClassDifferenceScreen(rule, counts=counts, random_state=seed).fit(X, y, **given)
-            for rule in ("fdr", "bonferroni")
-        }
-    return sel, nulls, screens
+        fdr = ClassDifferenceScreen("fdr", counts=counts, random_state=seed).fit(X, y, **given)
+    return sel, nulls, {"fdr": fdr, "bonferroni": _under(fdr, "bonferroni")}
+
+
+def _under(screen, rule):
+    """``screen`` as fitted with ``threshold=rule``: the p-values do not depend on the rule,
+    so one fit serves every rule (``select_under`` applies it exactly as ``fit`` would)."""
+    other = copy.copy(screen).set_params(threshold=rule)
+    other.threshold_, other.support_ = screen.select_under(rule)
+    return other
 
 
 def _order(sel) -> np.ndarray:

@@ -117,14 +117,18 @@ def _moments(Xb: NDArray, onehot: NDArray, train: NDArray, var_smoothing: float)
     return _weighted_moments(Xb, train[:, None, :] * onehot.T[None, :, :], var_smoothing)
 
 
-def _weighted_moments(Xb: NDArray, weights: NDArray, var_smoothing: float) -> GaussianMoments:
+def _weighted_moments(
+    Xb: NDArray, weights: NDArray, var_smoothing: float, counts: NDArray | None = None
+) -> GaussianMoments:
     """Moments from class-membership weights of shape (S, C, n): one (C, n) matmul per row S.
 
     A row is one training part (a split) or one label vector on a fixed training part
     (a label permutation); the arithmetic per row is the same either way, so a batch of
-    label vectors reproduces the one-at-a-time fits exactly.
+    label vectors reproduces the one-at-a-time fits exactly. ``counts``, the weights summed
+    over samples, may be given by a caller that reuses the weights for many blocks.
     """
-    counts = weights.sum(axis=2)  # (R, C)
+    if counts is None:
+        counts = weights.sum(axis=2)  # (R, C)
     n_train = counts.sum(axis=1)  # (R,)
     s1 = weights @ Xb  # (R, C, B)
     s2 = weights @ (Xb * Xb)
@@ -136,8 +140,9 @@ def _weighted_moments(Xb: NDArray, weights: NDArray, var_smoothing: float) -> Ga
     tot_var = np.maximum(s2.sum(axis=1) / n_train[:, None] - tot_mean**2, 0.0)  # (R, B)
     var = var + var_smoothing * tot_var[:, None, :]
     constant = (tot_var <= 0)[:, None, :] | (var <= 0)
-    mean = np.where(constant, 0.0, mean)
-    var = np.where(constant, 1.0, var)
+    if constant.any():  # (rarely: a constant feature or class on a training part)
+        mean = np.where(constant, 0.0, mean)
+        var = np.where(constant, 1.0, var)
     with np.errstate(divide="ignore"):
         log_prior = np.log(counts / n_train[:, None])
     return GaussianMoments(mean=mean, var=var, log_prior=log_prior)
@@ -319,10 +324,11 @@ def _gnb_label_batch_errors(
     for r in range(train.shape[0]):
         rows = np.flatnonzero(val[r])
         weights = onehot_t * train[r]  # (L, C, n): the split's training part, every labelling
+        counts = weights.sum(axis=2)  # the same for every block
         y_val = np.ascontiguousarray(Y[:, rows])
         for block in feature_blocks(F, 8 * L * n_classes * 12):
             Xb = Xc[:, block]
-            mom = _weighted_moments(Xb, weights, var_smoothing)
+            mom = _weighted_moments(Xb, weights, var_smoothing, counts)
             inv = 1.0 / mom.var
             qa = -0.5 * inv
             qb = mom.mean * inv

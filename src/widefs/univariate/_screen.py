@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
 from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy_xy
@@ -318,7 +318,7 @@ class ClassDifferenceScreen(
             self.scores_ = -np.log10(np.maximum(self.pvalues_, 1e-300))
         scored = self.scores_[~self.constant_features_]
         self.search_score_ = float(scored.max()) if scored.size else -np.inf
-        self.testable_, self.threshold_, self.support_ = self._select()
+        self.testable_, self.threshold_, self.support_ = self._select(self.threshold, self.alpha)
         if not self.support_.any():
             warnings.warn(
                 f"No feature passed the {self.threshold!r} threshold at alpha={self.alpha}; "
@@ -327,6 +327,55 @@ class ClassDifferenceScreen(
                 stacklevel=3,
             )
         return self
+
+    def select_under(self, threshold, alpha=None):
+        """The cut and the selection another rule gives on this fit, without a refit.
+
+        Applies ``threshold`` at ``alpha`` to ``pvalues_`` exactly as ``fit`` applies its own
+        (Tarone's testable set included): equal to the ``(threshold_, get_support())`` of a
+        screen fitted with that threshold and alpha and otherwise the same parameters.
+
+        Parameters
+        ----------
+        threshold : {"fdr", "bonferroni"} or int
+            A threshold as in the constructor.
+        alpha : float in (0, 1), optional
+            Level of ``"fdr"`` and ``"bonferroni"``; ``None``: the screen's ``alpha``.
+
+        Returns
+        -------
+        threshold : float
+            The largest selected p-value (0 when none), as ``threshold_``.
+        support : ndarray of bool, shape (n_features,)
+            The selected features, as ``get_support()``.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> y = np.repeat([0, 1], 6)
+        >>> X = rng.normal(size=(12, 500)); X[:, :10] += 2.5 * y[:, None]
+        >>> screen = ClassDifferenceScreen("fdr", random_state=0).fit(X, y)
+        >>> cut, support = screen.select_under("bonferroni")
+        >>> bool(cut <= screen.threshold_), int(support.sum()) <= int(screen.get_support().sum())
+        (True, True)
+        """
+        check_is_fitted(self)
+        alpha = self.alpha if alpha is None else alpha
+        if not (
+            threshold in ("fdr", "bonferroni")
+            or (
+                isinstance(threshold, numbers.Integral)
+                and not isinstance(threshold, bool)
+                and threshold >= 1
+            )
+        ):
+            raise ValueError(
+                f"threshold must be 'fdr', 'bonferroni' or an int >= 1; got {threshold!r}."
+            )
+        if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
+            raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}.")
+        _, cut, support = self._select(threshold, alpha)
+        return cut, support
 
     def _untestable(self, m):
         warnings.warn(
@@ -429,24 +478,24 @@ class ClassDifferenceScreen(
             F = (between / (C - 1)) / (within / (n - C))
         return np.where(np.isnan(F), 0.0, F)
 
-    def _select(self):
+    def _select(self, threshold, alpha):
         eligible = self.kinds_ != 0
-        if not isinstance(self.threshold, str):
-            mask = top_k(self.threshold, self.pvalues_, eligible)
+        if not isinstance(threshold, str):
+            mask = top_k(threshold, self.pvalues_, eligible)
             return eligible, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
         testable = np.zeros(eligible.shape, bool)
         # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
         # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
         # property of its test: it stays counted.
         floors = np.where(self.kinds_ == TWO_VALUED, self.min_pvalues_, 0.0)
-        t_mask, K = tarone_testable(floors[eligible], self.alpha)
+        t_mask, K = tarone_testable(floors[eligible], alpha)
         testable[np.flatnonzero(eligible)[t_mask]] = True
         from widefs.stats import benjamini_hochberg
 
         mask = np.zeros(eligible.shape, bool)
         if testable.any():
-            if self.threshold == "bonferroni":
-                mask = testable & (self.pvalues_ <= self.alpha / K)
+            if threshold == "bonferroni":
+                mask = testable & (self.pvalues_ <= alpha / K)
             else:
-                mask[testable] = benjamini_hochberg(self.pvalues_[testable]) <= self.alpha
+                mask[testable] = benjamini_hochberg(self.pvalues_[testable]) <= alpha
         return testable, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
