@@ -102,6 +102,33 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ],
         {},
     ),
+    "stats_exact_voom": (
+        ["src/widefs/stats/_exact.py", "src/widefs/stats/_voom.py"],
+        ["tests/stats"],
+        {},
+    ),
+    "stats_moderated": (["src/widefs/stats/_moderated.py"], ["tests/stats"], {}),
+    "stats_design": (
+        # The study designs and the permutation schemes that respect them.
+        [
+            "src/widefs/stats/_design.py",
+            "src/widefs/stats/_exchangeability.py",
+            "src/widefs/stats/_freedman_lane.py",
+        ],
+        ["tests/stats"],
+        {},
+    ),
+    "univariate_screen": (
+        # The class-difference screen; its numba kernels (_screen_kernels.py) are decorated,
+        # so mutmut leaves them alone (see docs/testing.md).
+        [
+            "src/widefs/univariate/_screen.py",
+            "src/widefs/univariate/_kinds.py",
+            "src/widefs/univariate/_rank_null.py",
+        ],
+        ["tests/univariate/test_screen.py", "tests/univariate/test_screen_fast.py"],
+        {},
+    ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
