@@ -257,3 +257,96 @@ def test_constant_and_perfectly_fitted_features():
     post = d0 * scale / (d0 + 6)
     assert t.statistics[1] == pytest.approx(3.0 / np.sqrt(post * 0.5), rel=1e-10)
     assert F.statistics[1] == pytest.approx(t.statistics[1] ** 2, rel=1e-10)
+
+
+def test_a_zero_posterior_variance_gives_zero_or_infinite_statistics_silently():
+    # Prior scale 0 (given) or too few features (no prior): a constant feature has 0 / 0
+    # (t = F = 0, p = 1) and a perfectly fitted one c / 0 (t = F = inf, p = 0), no warning.
+    import warnings
+
+    y = np.repeat([0, 1], 3)
+    X = np.column_stack([np.zeros(6), 2.0 * y])  # zeros: coefficients exactly 0
+    both = linear_model_fit(X, _design(y))
+    alone = [linear_model_fit(X[:, [j]], _design(y)) for j in (0, 1)]  # one feature: no prior
+    for fits, prior in (((both,), (0.0, 4.0)), (alone, None)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            t = [moderated_t(fit, 1, prior=prior) for fit in fits]
+            F = [moderated_f(fit, [1], prior=prior) for fit in fits]
+        stat = lambda res: np.concatenate([r.statistics for r in res]).tolist()  # noqa: E731
+        pval = lambda res: np.concatenate([r.pvalues for r in res]).tolist()  # noqa: E731
+        assert stat(t) == [0.0, np.inf] and pval(t) == [1.0, 0.0]
+        assert stat(F) == [0.0, np.inf] and pval(F) == [1.0, 0.0]
+        assert all((r.posterior_variances == 0).all() for r in t)
+    assert moderated_t(alone[0], 1).prior_df == 0.0
+
+
+def test_f_reports_the_same_moderation_as_t():
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1, 2], 4)
+    X = rng.normal(size=(12, 30)) * np.sqrt(3 / rng.chisquare(3, 30))
+    fit = linear_model_fit(X, _design(y))
+    t, F = moderated_t(fit, 1), moderated_f(fit, [1, 2])
+    scale, d0 = _loop_prior(fit.variances, 9.0)
+    np.testing.assert_allclose(F.posterior_variances, (d0 * scale + 9 * fit.variances) / (d0 + 9))
+    np.testing.assert_allclose(F.df_total, np.minimum(9 + d0, 270.0))
+    np.testing.assert_array_equal(F.df_total, t.df_total)
+    np.testing.assert_array_equal(F.posterior_variances, t.posterior_variances)
+    assert (F.prior_variance, F.prior_df) == (t.prior_variance, t.prior_df)
+
+
+def test_weights_as_nested_lists_and_many_bad_columns():
+    y = np.repeat([0, 1], 3)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(6, 9))
+    W = rng.uniform(0.5, 2.0, size=(6, 9))
+    listed = linear_model_fit(X.tolist(), _design(y), weights=W.tolist())
+    np.testing.assert_allclose(listed.coefficients, linear_model_fit(X, _design(y), W).coefficients)
+    X[0, 1:8] = np.nan  # seven bad columns: the message names the first five
+    with pytest.raises(ValueError, match=r"\(columns \[1, 2, 3, 4, 5\]\)\.$"):
+        linear_model_fit(X, _design(y))
+
+
+def test_usable_features_at_the_tolerances_themselves():
+    # d_j = 1e-15 counts as no degree of freedom and s_j^2 = -1e-15 as a negative variance:
+    # both are left out of the prior, exactly as d_j = 0 or s_j^2 = -1.
+    rng = np.random.default_rng(9)
+    s2 = rng.chisquare(4, 200) / 4 * (6 / rng.chisquare(6, 200))
+    df = np.full(200, 4.0)
+    ref = fit_f_dist(s2[2:], df[2:])
+    s2_edge, df_edge = s2.copy(), df.copy()
+    df_edge[0], s2_edge[1] = 1e-15, -1e-15
+    np.testing.assert_allclose(fit_f_dist(s2_edge, df_edge), ref, rtol=1e-12)
+    np.testing.assert_allclose(ref, _loop_prior(s2[2:], 4.0), rtol=1e-9)
+    # Just beyond the tolerances they are used (as a variance of 0 and a tiny df).
+    df_edge[0], s2_edge[1] = 2e-15, -0.5e-15
+    assert fit_f_dist(s2_edge, df_edge) != pytest.approx(ref, rel=1e-12)
+
+
+def test_trigamma_inverse_just_above_the_large_argument_cut():
+    x = np.array([1e7 + 1.0])
+    assert trigamma_inverse(x).tolist() == (1.0 / np.sqrt(x)).tolist()
+
+
+def test_saturated_fit_with_rounding_residuals_has_variance_exactly_zero():
+    # Three samples, three coefficients: the residuals are rounding (about 1e-16), and with
+    # no residual degree of freedom the variance is 0, not the rounding's square.
+    y = np.array([0, 1, 2])
+    X = np.random.default_rng(10).normal(size=(3, 20))
+    fit = linear_model_fit(X, _design(y))
+    assert (fit.df_residual == 0).all() and (fit.variances == 0).all()
+    np.testing.assert_allclose(fit.coefficients[:, 0], X[0], rtol=1e-12)
+
+
+def test_a_boolean_design_is_read_as_numbers():
+    # Indicator columns often come as booleans: the fit equals the one of the float design
+    # (a boolean D'D would be a logical product).
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1, 2], 4)
+    X = rng.normal(size=(12, 15))
+    D = _design(y)
+    as_bool = linear_model_fit(X, D.astype(bool))
+    ref = linear_model_fit(X, D)
+    np.testing.assert_allclose(as_bool.coefficients, ref.coefficients, rtol=1e-12)
+    np.testing.assert_allclose(as_bool.unscaled_covariance, ref.unscaled_covariance, rtol=1e-12)
+    np.testing.assert_allclose(as_bool.variances, ref.variances, rtol=1e-12)
