@@ -169,14 +169,16 @@ def test_rank_pvalues_equal_the_exact_permutation_distribution(w):
     rng = np.random.default_rng(2)
     untied = np.column_stack([rng.lognormal(size=7) for _ in range(3)])
     untied[:, 0] = [0.1, 0.2, 0.3, 5.0, 6.0, 7.0, 8.0]  # the most extreme labelling
-    tied = np.column_stack([[0, 0, 0, 0, 2.5, 3.0, 9.0], [1, 1, 1, 4, 0, 0, 0]])
+    tied = np.column_stack(
+        [[0, 0, 0, 0, 2.5, 3.0, 9.0], [1, 1, 1, 4, 0, 0, 0], [0, 0, 0, 1, 2, 2, 3]]
+    )
     X = np.column_stack([untied, tied])
     ties = tie_factor(X)
     assert (ties[:3] == 0).all() and (ties[3:] > rank_null.NEGLIGIBLE_TIES).all()
     draws = 30_000
     # A tied feature alone in its stratum: its pool is its own permutations (two tied
     # features in one stratum would pool their nulls, by design).
-    for columns in ([0, 1, 2, 3], [4]):
+    for columns in ([0, 1, 2, 3], [4], [5]):
         columns = np.array(columns)
         branch = rank_branch(
             X,
