@@ -130,6 +130,40 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ],
         {},
     ),
+    "stats_exact_voom": (
+        ["src/widefs/stats/_exact.py", "src/widefs/stats/_voom.py"],
+        ["tests/stats"],
+        {},
+    ),
+    "stats_moderated": (["src/widefs/stats/_moderated.py"], ["tests/stats"], {}),
+    "stats_design": (
+        # The study designs and the permutation schemes that respect them.
+        [
+            "src/widefs/stats/_design.py",
+            "src/widefs/stats/_exchangeability.py",
+            "src/widefs/stats/_freedman_lane.py",
+        ],
+        ["tests/stats"],
+        {},
+    ),
+    # The class-difference screen, one key per module; its numba kernels (_screen_kernels.py)
+    # are decorated, so mutmut leaves them alone (see docs/testing.md). The Monte Carlo
+    # checks of test_screen.py (minutes per run) are left to the suite.
+    "univariate_screen": (
+        ["src/widefs/univariate/_screen.py"],
+        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        {},
+    ),
+    "univariate_kinds": (
+        ["src/widefs/univariate/_kinds.py"],
+        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        {},
+    ),
+    "univariate_rank_null": (
+        ["src/widefs/univariate/_rank_null.py"],
+        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        {},
+    ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
