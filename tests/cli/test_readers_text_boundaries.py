@@ -632,7 +632,7 @@ def test_an_open_quote_over_many_short_lines_is_read_in_linear_time(tmp_path):
     path = tmp_path / "q.csv"
     path.write_text('"a,b\n' + 'x"y"\n' * 300_000)
     start = time.process_time()
-    with pytest.raises(DataError, match="^cannot parse the header of"):
+    with pytest.raises(DataError, match=r"^cannot parse the header of"):
         read_head(path, False, Budget(1 << 30, "set by --max-memory", "raise it"))
     assert time.process_time() - start < 30  # linear: about a second; quadratic: minutes
     # An even number of quotes per line keeps the quote open; a closing line ends the header.
