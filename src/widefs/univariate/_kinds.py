@@ -31,7 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs._utils import (
+    block_width,
+    column_min_max,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+)
 from widefs.stats import LinearModelFit, linear_model_fit
 
 __all__ = ["CONSTANT", "GAUSSIAN", "KIND_NAMES", "RANKED", "TWO_VALUED", "FirstPass", "first_pass"]
@@ -154,7 +160,8 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
         kinds = np.full(m, COUNTS, np.int8)
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
-        kinds[np.ptp(np.asarray(X), axis=0) == 0] = CONSTANT
+        low, high = column_min_max(X)  # a sparse X is not densified
+        kinds[low == high] = CONSTANT
         return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
     from widefs.univariate._screen_kernels import first_pass_block
 
@@ -165,8 +172,11 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     variances = np.empty((2 if spread else 1, m))
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
+    # for its in-memory copy.
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
     for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
-        block = load_columns(X, outer) if lazy else X[:, outer]
+        block = load_columns(X, outer, dtype) if lazy else X[:, outer]
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
             cols = slice(outer.start + inner.start, outer.start + inner.stop)
