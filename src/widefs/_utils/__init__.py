@@ -51,7 +51,12 @@ from widefs._utils._stores import (
     value_kind,
 )
 from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
-from widefs._utils._validation import as_float_array, check_integer_array, check_unit_interval
+from widefs._utils._validation import (
+    as_float_array,
+    check_integer_array,
+    check_unit_interval,
+    refuse_sparse,
+)
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
@@ -94,6 +99,7 @@ __all__ = [
     "load_columns",
     "open_store",
     "parallel_calls",
+    "refuse_sparse",
     "sharing_label_free_work",
     "spawn_seeds",
     "validate_lazy_xy",

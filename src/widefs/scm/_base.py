@@ -236,6 +236,11 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     # Fitted attributes of only one of the two layouts (binary machine, decision list).
     _layout_attributes = ("machines_", "bound_path_", "compression_set_", "margin_ratios_")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # read a block of columns at a time, as out of core
+        return tags
+
     def _learn(self, X, y_pos: np.ndarray, scope: BoundScope) -> LearnedPath:  # pragma: no cover
         raise NotImplementedError
 

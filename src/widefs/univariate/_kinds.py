@@ -54,6 +54,7 @@ KIND_NAMES = ("constant", "two_valued", "gaussian", "ranked", "counts")
 GATE_LEVEL = 2e-3
 GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
+_GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 
@@ -97,8 +98,11 @@ def shape_limits(n: int, skew_level: float = GATE_LEVEL) -> tuple[float, float]:
     """
     rng = np.random.default_rng(0)
     skews, kurts = [], []
-    for _ in range(_GATE_DRAWS // 20_000):
-        skew, kurt = _shape(rng.standard_normal(size=(n, 20_000)))
+    # 20,000 columns of draws at a time up to n = 10,000; beyond, blocks of _GATE_BYTES, so
+    # that memory stays bounded whatever n (at n = 10^5 one 20,000-column block is 16 GB).
+    width = 20_000 if n <= 10_000 else max(1, _GATE_BYTES // (8 * n))
+    for _ in range(-(-_GATE_DRAWS // width)):
+        skew, kurt = _shape(rng.standard_normal(size=(n, width)))
         skews.append(np.abs(skew))
         kurts.append(kurt)
     return (
@@ -154,7 +158,6 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     """
     lazy = is_lazy_matrix(X)
     n, m = X.shape
-    limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     design = class_design(codes, n_classes)
     if counts is not None:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
@@ -165,6 +168,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
     from widefs.univariate._screen_kernels import first_pass_block
 
+    limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.int64)
     ties = np.zeros(m)
