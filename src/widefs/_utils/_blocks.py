@@ -194,7 +194,8 @@ def _check_sparse_values(X, name: str) -> None:
     """A sparse matrix's stored values: numbers, finite (the implicit zeros are both)."""
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{name} needs numeric values; the sparse X holds {X.dtype}.")
-    if X.dtype.kind == "f" and not np.isfinite(X.data).all():
+    data = X.data if X.format in ("csc", "csr", "coo") else X.tocsc().data
+    if X.dtype.kind == "f" and not np.isfinite(data).all():
         raise ValueError(f"Input X contains NaN or infinity ({name}: a stored value of sparse X).")
 
 
@@ -296,6 +297,8 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
     if isinstance(X, ComputedColumns):
         return np.ascontiguousarray(X.columns(columns), dtype=dtype)
     if is_sparse_matrix(X):
+        if X.format not in ("csc", "csr"):  # DIA, COO, BSR...: no column slicing
+            X = X.tocsc()
         cols = columns if isinstance(columns, slice) else np.asarray(columns, dtype=np.intp)
         return np.ascontiguousarray(X[:, cols].toarray(), dtype=dtype)
     X = checked_matrix(X)  # a store checked before its values are read; a damaged chunk: one line
