@@ -28,6 +28,7 @@ from widefs._utils import (
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
+    refuse_sparse,
 )
 
 __all__ = ["Prescreened", "f_scores_blockwise"]
@@ -162,6 +163,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         frame = X if hasattr(X, "iloc") else None
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
