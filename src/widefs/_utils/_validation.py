@@ -35,10 +35,11 @@ def refuse_sparse(estimator, X) -> None:
     --------
     >>> import scipy.sparse as sp
     >>> refuse_sparse("CN2Classifier", np.eye(2))  # dense: nothing to say
-    >>> refuse_sparse("CN2Classifier", sp.csr_matrix(np.eye(2)))
-    Traceback (most recent call last):
-    ...
-    TypeError: CN2Classifier does not take a scipy sparse X: ...
+    >>> try:
+    ...     refuse_sparse("CN2Classifier", sp.csr_matrix(np.eye(2)))
+    ... except TypeError as err:
+    ...     print(str(err)[:44])
+    CN2Classifier does not take a scipy sparse X
     """
     from widefs._utils._blocks import is_sparse_matrix
 

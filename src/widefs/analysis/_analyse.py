@@ -62,13 +62,12 @@ def analyse(
         Receives a :class:`ProgressEvent` as each stage starts, moves on and ends.
     feature_names : sequence of str, optional
         Names by feature index (default: a DataFrame's columns, else ``x0, x1, ...``).
-    p_error, null : optional
-        The chance analysis's error rate and null, as ``DiscriminativeSelector`` takes them.
-    counts : "auto" or bool, default="auto"
-        Raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
+    p_error, null, counts : optional
+        The chance analysis's error rate and null (as ``DiscriminativeSelector`` takes them);
+        raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
     n_permutations, n_null_permutations : int, optional
-        Label permutations of each search certificate (default 29, 9 when quick) and of the
-        chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
+        Permutations of each search certificate (default 29, 9 when quick) and of the chance
+        screen's null (default 1000, fewer on very wide data, at most 100 when quick).
 
     Returns
     -------
