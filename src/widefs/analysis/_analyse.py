@@ -38,8 +38,6 @@ def analyse(
 ) -> Analysis:
     """Analyse a wide dataset: chance levels, fitted methods, certificates, a comparison.
 
-    What ``widefs run`` reports, as numbers (the same for ``random_state`` = ``--seed``).
-
     Parameters
     ----------
     X : ndarray, DataFrame, sparse matrix or AnnData of shape (n_samples, n_features)
@@ -72,7 +70,8 @@ def analyse(
     Returns
     -------
     Analysis
-        The parts' results (``comparison``: a DataFrame, one row per method).
+        The parts' results (``comparison``: a DataFrame, one row per method): what
+        ``widefs run`` reports, as numbers (the same for ``random_state`` = ``--seed``).
 
     See Also
     --------
