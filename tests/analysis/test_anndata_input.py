@@ -100,7 +100,7 @@ def test_anndata_not_imported_for_other_inputs():
         "import sys, numpy as np\n"
         "from widefs.analysis._inputs import check_inputs\n"
         "X = np.random.default_rng(0).normal(size=(6, 4))\n"
-        "check_inputs(X, np.array([0, 0, 0, 1, 1, 1]), ['scm'], None, None, None)\n"
+        "check_inputs(X, np.array([0, 0, 0, 1, 1, 1]), ['scm'], None)\n"
         "assert 'anndata' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -66,7 +66,7 @@ def mixed_matrix(n=40, m=240, seed=0):
 def counts_matrix(n=24, m=300, seed=1):
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1, 2], n // 3)
-    X = rng.poisson(rng.gamma(0.4, 40, size=m), size=(n, m)).astype(float)
+    X = rng.poisson(rng.gamma(0.4, 400, size=m), size=(n, m)).astype(float)
     X[y == 1, :8] *= 4
     X[:, 10:14] = 0.0  # genes never seen
     return X, y
@@ -111,17 +111,29 @@ def clone_fit(est, X, y):
 @pytest.mark.parametrize(
     "X",
     [
-        np.array([[0, 3, 150], [2, 0, 0]]),  # counts
+        np.array([[0, 3, 1500], [2, 0, 0]]),  # counts
         np.array([[0, 3, 99], [2, 0, 0]]),  # below the range
-        np.array([[0, 3.5, 150], [2, 0, 0]]),  # not whole
-        np.array([[0, -3, 150], [2, 0, 0]]),  # negative
+        np.array([[0, 3.5, 1500], [2, 0, 0]]),  # not whole
+        np.array([[0, -3, 1500], [2, 0, 0]]),  # negative
+        np.array([[1, 3, 1500], [2, 4, 5]]),  # no zero: every value stored, none 0
+        np.array([[0, 3, 1500], [2, 4, 5]]),  # one stored zero, no implicit one
         np.array([[0.0, 0.0], [0.0, 0.0]]),  # nothing stored
-        np.array([[0, np.inf, 150], [2, 0, 0]]),  # infinite
+        np.array([[0, np.inf, 1500], [2, 0, 0]]),  # infinite
     ],
 )
 def test_looks_like_counts_reads_the_stored_values_as_dense(X):
     for fmt in FORMATS:
         assert looks_like_counts(fmt(X)) == looks_like_counts(X)
+
+
+def test_looks_like_counts_sees_stored_and_implicit_zeros():
+    X = np.array([[0.0, 3.0, 1500.0], [2.0, 4.0, 5.0]])
+    every = sp.csr_matrix((X.ravel(), np.tile([0, 1, 2], 2), [0, 3, 6]), shape=X.shape)
+    assert every.nnz == X.size and looks_like_counts(every) and looks_like_counts(X)
+    assert looks_like_counts(sp.csr_matrix(X)) and not looks_like_counts(sp.csr_matrix(X + 1))
+    # Repeated entries are summed, as densifying does: 0.5 + 0.5 is a whole count.
+    halves = sp.coo_matrix(([0.5, 0.5, 1500.0], ([0, 0, 1], [0, 0, 1])), shape=(2, 2))
+    assert looks_like_counts(halves) == looks_like_counts(halves.toarray()) is True
 
 
 def test_voom_on_sparse_is_the_dense_voom_block_by_block():
@@ -211,7 +223,7 @@ def test_screen_never_densifies_the_whole_matrix():
     rng = np.random.default_rng(4)
     n, m = 1_000, 20_000
     X = sp.random(n, m, density=0.01, format="csr", random_state=rng, dtype=np.float64)
-    X.data = np.ceil(X.data * 200)
+    X.data = np.ceil(X.data * 2000)
     y = np.arange(n) % 2
     dense_bytes = n * m * 8
     tracemalloc.start()

@@ -68,15 +68,7 @@ def looks_like_counts(X) -> bool:
     (False, False)
     """
     if is_sparse_matrix(X):
-        # The implicit zeros are non-negative integers below the range: the stored values
-        # decide (none stored: every value is 0, not counts).
-        data = X.data
-        if data.size == 0 or data.dtype.kind not in "biuf":
-            return False
-        if not (data.min() >= 0 and data.max() >= COUNT_RANGE):
-            return False
-        step = _COUNT_BLOCK * 256
-        return all(_integral(data[i : i + step]) for i in range(0, data.size, step))
+        return _sparse_counts(X)
     X = np.asarray(X)
     if X.size == 0 or not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
         return False
@@ -92,6 +84,24 @@ def looks_like_counts(X) -> bool:
         if not _integral(block):
             return False
     return True
+
+
+def _sparse_counts(X) -> bool:
+    """:func:`looks_like_counts` of a sparse matrix from its stored values and whether it
+    has implicit zeros (whole numbers below the range), as on the dense matrix."""
+    if X.format not in ("csr", "csc") or not X.has_canonical_format:
+        X = X.tocsc(copy=True)  # repeated entries summed, as densifying does
+        X.sum_duplicates()
+    data = X.data
+    if data.size == 0 or data.dtype.kind not in "biuf":
+        return False  # every value 0 (or no value): not counts
+    low = data.min()
+    if X.nnz < X.shape[0] * X.shape[1]:
+        low = min(low, 0)
+    if not (low == 0 and data.max() >= COUNT_RANGE):
+        return False
+    step = _COUNT_BLOCK * 256
+    return all(_integral(data[i : i + step]) for i in range(0, data.size, step))
 
 
 def _integral(values) -> bool:
