@@ -359,3 +359,29 @@ def test_refuse_sparse_is_silent_on_dense_and_on_sparse_takers():
     refuse_sparse(DiscriminativeSelector(), sp.csr_matrix(np.eye(2)))
     with pytest.raises(TypeError, match=r"^CN2 does not take"):
         refuse_sparse("CN2", sp.csr_array(np.eye(2)))
+
+
+@pytest.mark.parametrize("counts", [False, True])
+def test_screen_with_a_design_identical_on_sparse(counts):
+    rng = np.random.default_rng(6)
+    n, m = 40, 120
+    y = np.repeat([0, 1], n // 2)
+    if counts:
+        X = rng.poisson(rng.gamma(0.4, 400, size=m), size=(n, m)).astype(float)
+    else:
+        X = rng.normal(size=(n, m))
+        X[rng.random((n, m)) < 0.5] = 0.0
+    X[y == 1, :5] *= 3
+    designs = [
+        {"groups": np.repeat(np.arange(n // 2), 2)},  # repeated samples: group means
+        {"covariates": rng.normal(size=(n, 1))},
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for design in designs:
+            dense = ClassDifferenceScreen(random_state=0).fit(X, y, **design)
+            assert dense.counts_ == counts
+            for fmt in (sp.csr_matrix, sp.csc_array):
+                got = ClassDifferenceScreen(random_state=0).fit(fmt(X), y, **design)
+                np.testing.assert_array_equal(got.pvalues_, dense.pvalues_)
+                np.testing.assert_array_equal(got.kinds_, dense.kinds_)
