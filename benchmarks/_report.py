@@ -85,14 +85,7 @@ PAGES = (
             "cli_scale",
             "cli_scale_large",
         ),
-        (
-            "scaling",
-            "screen_scale",
-            "sparse_screen",
-            "scm_presence",
-            "cli_colon",
-            "cli_scale_large",
-        ),
+        ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large"),
     ),
     Page(
         RESULTS.with_name("scm_multiclass.md"),
