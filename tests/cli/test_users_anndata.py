@@ -114,7 +114,7 @@ def test_without_anndata_one_line_names_the_extra(tmp_path, monkeypatch):
         load_cli_data(path, target="cell_type")
 
 
-@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc"])
 def test_run_on_h5ad_gives_the_csv_features(tmp_path, fmt):
     X, y = counts_frame()
     h5ad = write_h5ad(tmp_path / "a.h5ad", X, y, fmt)

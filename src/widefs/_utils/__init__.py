@@ -7,9 +7,13 @@ Private: the packages import these names from here; users get the few they call 
 
 from widefs._utils._blocks import (
     DEFAULT_BLOCK_BYTES,
+    ComputedColumns,
     block_width,
+    column_major,
+    column_min_max,
     feature_blocks,
     is_lazy_matrix,
+    is_sparse_matrix,
     iter_column_blocks,
     load_columns,
     validate_lazy_xy,
@@ -47,7 +51,12 @@ from widefs._utils._stores import (
     value_kind,
 )
 from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
-from widefs._utils._validation import as_float_array, check_integer_array, check_unit_interval
+from widefs._utils._validation import (
+    as_float_array,
+    check_integer_array,
+    check_unit_interval,
+    refuse_sparse,
+)
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
@@ -57,6 +66,7 @@ __all__ = [
     "MISSING_CODE",
     "NUMBER_KINDS",
     "UNSEEN_CODE",
+    "ComputedColumns",
     "FeatureEncoding",
     "LabelFreeCache",
     "StoreArray",
@@ -73,12 +83,15 @@ __all__ = [
     "check_unit_interval",
     "check_zarr_array",
     "checked_matrix",
+    "column_major",
+    "column_min_max",
     "data_digest",
     "encode_fit",
     "encode_transform",
     "feature_blocks",
     "feature_names_or_default",
     "is_lazy_matrix",
+    "is_sparse_matrix",
     "is_zarr_array",
     "iter_column_blocks",
     "label_free",
@@ -86,6 +99,7 @@ __all__ = [
     "load_columns",
     "open_store",
     "parallel_calls",
+    "refuse_sparse",
     "sharing_label_free_work",
     "spawn_seeds",
     "validate_lazy_xy",

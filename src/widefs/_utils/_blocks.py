@@ -1,11 +1,15 @@
-"""Column blocks of possibly out-of-core matrices (dask arrays, zarr arrays, numpy memmaps).
+"""Column blocks of matrices that must not be densified whole: out-of-core matrices (dask
+arrays, zarr arrays, numpy memmaps) and scipy sparse matrices and arrays.
 
 Per-feature scores are independent across features, so a wide matrix can be scored one
-block of columns at a time: only the block being scored is ever in memory.
+block of columns at a time: only the block being scored is ever dense in memory. A sparse
+matrix is read column by column from its CSC form (:func:`column_major`): slicing columns of
+a CSR matrix scans every stored value once per block.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -14,9 +18,13 @@ from widefs._utils._dask_stores import checked_matrix
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
+    "ComputedColumns",
     "block_width",
+    "column_major",
+    "column_min_max",
     "feature_blocks",
     "is_lazy_matrix",
+    "is_sparse_matrix",
     "iter_column_blocks",
     "load_columns",
     "validate_lazy_xy",
@@ -27,10 +35,78 @@ __all__ = [
 DEFAULT_BLOCK_BYTES = 4 * 2**20
 
 
-def is_lazy_matrix(X) -> bool:
-    """True for chunked or on-disk matrices that must not be loaded whole.
+class ComputedColumns:
+    """A matrix whose columns are computed when read (a transform of another matrix's
+    columns), so that it is never in memory whole; read it with :func:`load_columns`.
 
-    Recognized: dask arrays (``.compute``), zarr arrays (``.oindex``) and numpy memmaps.
+    Subclasses set ``shape`` (via ``__init__``) and implement ``columns(cols)``, which returns
+    the dense float64 block ``(n_samples, len(cols))`` of the columns ``cols`` (a slice or
+    an index array).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``(n_samples, n_features)``.
+
+    See Also
+    --------
+    load_columns : Reads it a block at a time, as any out-of-core matrix.
+
+    Examples
+    --------
+    >>> class Squares(ComputedColumns):
+    ...     def columns(self, cols):
+    ...         return (np.arange(6.0).reshape(2, 3)[:, cols]) ** 2
+    >>> load_columns(Squares((2, 3)), slice(1, 3)).tolist()
+    [[1.0, 4.0], [16.0, 25.0]]
+    """
+
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, shape):
+        self.shape = tuple(int(v) for v in shape)
+
+    def columns(self, cols) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __getitem__(self, key):
+        rows, cols = key
+        return self.columns(cols)[rows]
+
+
+def is_sparse_matrix(X) -> bool:
+    """True for a scipy sparse matrix or array (``csr_matrix``, ``csc_array``, ...).
+
+    scipy is not imported for the check: an object can only be sparse once it is loaded.
+
+    Parameters
+    ----------
+    X : object
+        Any input matrix.
+
+    Returns
+    -------
+    sparse : bool
+
+    See Also
+    --------
+    column_major : The form its columns are read from.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> is_sparse_matrix(sp.csr_array(np.eye(2))), is_sparse_matrix(np.eye(2))
+    (True, False)
+    """
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
+
+
+def is_lazy_matrix(X) -> bool:
+    """True for matrices that must not be loaded (or densified) whole: read them in blocks.
+
+    Recognized: dask arrays (``.compute``), zarr arrays (``.oindex``), numpy memmaps and
+    scipy sparse matrices and arrays.
 
     Parameters
     ----------
@@ -50,7 +126,7 @@ def is_lazy_matrix(X) -> bool:
     >>> is_lazy_matrix(np.zeros((2, 3))), is_lazy_matrix([[1, 2]])
     (False, False)
     """
-    if isinstance(X, np.memmap):
+    if isinstance(X, np.memmap | ComputedColumns) or is_sparse_matrix(X):
         return True
     return (
         hasattr(X, "shape")
@@ -106,10 +182,92 @@ def validate_lazy_xy(estimator, X, y) -> np.ndarray:
     if X.shape[1] < 1:
         raise ValueError("X has 0 features; at least 1 is required.")
     checked_matrix(X)  # a store's types and codecs, before any value is read
+    if is_sparse_matrix(X):
+        _check_sparse_values(X, type(estimator).__name__)
     estimator.n_features_in_ = X.shape[1]
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
     return y
+
+
+def _check_sparse_values(X, name: str) -> None:
+    """A sparse matrix's stored values: numbers, finite (the implicit zeros are both)."""
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} needs numeric values; the sparse X holds {X.dtype}.")
+    data = X.data if X.format in ("csc", "csr", "coo") else X.tocsc().data
+    if X.dtype.kind == "f" and not np.isfinite(data).all():
+        raise ValueError(f"Input X contains NaN or infinity ({name}: a stored value of sparse X).")
+
+
+def column_major(X):
+    """``X`` ready to be read a block of columns at a time: a sparse matrix as CSC, else itself.
+
+    A sparse matrix in another format is converted once (a copy of its stored values and
+    indices, as large as the matrix itself): reading a block of columns of CSC touches only
+    that block's values, of CSR every stored value. The values and their type are unchanged
+    (duplicate entries are summed, as densifying would).
+
+    Parameters
+    ----------
+    X : matrix
+        Any input matrix.
+
+    Returns
+    -------
+    X : matrix
+        CSC when ``X`` is sparse (a sparse array stays an array), else ``X``.
+
+    See Also
+    --------
+    load_columns : Reads the blocks.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> column_major(sp.csr_matrix(np.eye(2))).format
+    'csc'
+    """
+    if is_sparse_matrix(X) and X.format != "csc":
+        return X.tocsc()
+    return X
+
+
+def column_min_max(X) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum and maximum of every column (float64), without densifying a sparse ``X``.
+
+    Parameters
+    ----------
+    X : ndarray, sparse or out-of-core matrix of shape (n_samples, n_features)
+
+    Returns
+    -------
+    low, high : ndarray of shape (n_features,)
+
+    See Also
+    --------
+    load_columns : How an out-of-core ``X`` is read (a block at a time).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> [v.tolist() for v in column_min_max(sp.csr_matrix([[0.0, -1.0], [0.0, 2.0]]))]
+    [[0.0, -1.0], [0.0, 2.0]]
+    """
+    if is_sparse_matrix(X):  # the implicit zeros count, as in the dense matrix
+        return tuple(_dense_vector(r(axis=0)) for r in (X.min, X.max))
+    if not is_lazy_matrix(X):
+        X = np.asarray(X)
+        return X.min(axis=0).astype(np.float64), X.max(axis=0).astype(np.float64)
+    low, high = np.empty(X.shape[1]), np.empty(X.shape[1])
+    for b in iter_column_blocks(X.shape[1], block_width(X.shape[0])):
+        block = load_columns(X, b)
+        low[b], high[b] = block.min(axis=0), block.max(axis=0)
+    return low, high
+
+
+def _dense_vector(v) -> np.ndarray:
+    """A sparse (or numpy matrix) reduction as a flat float64 array."""
+    return np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64).ravel()
 
 
 def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray:
@@ -117,8 +275,8 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
 
     Parameters
     ----------
-    X : ndarray, memmap, dask or zarr array
-        The (possibly out-of-core) matrix.
+    X : ndarray, memmap, dask or zarr array, scipy sparse matrix or array
+        The (possibly out-of-core) matrix; a sparse one is best in CSC (:func:`column_major`).
     columns : slice or ndarray of int
         Columns to load.
     dtype : data-type, default=np.float64
@@ -136,6 +294,13 @@ def load_columns(X, columns: slice | np.ndarray, dtype=np.float64) -> np.ndarray
     >>> load_columns(np.arange(6).reshape(2, 3), slice(1, 3)).tolist()
     [[1.0, 2.0], [4.0, 5.0]]
     """
+    if isinstance(X, ComputedColumns):
+        return np.ascontiguousarray(X.columns(columns), dtype=dtype)
+    if is_sparse_matrix(X):
+        if X.format not in ("csc", "csr"):  # DIA, COO, BSR...: no column slicing
+            X = X.tocsc()
+        cols = columns if isinstance(columns, slice) else np.asarray(columns, dtype=np.intp)
+        return np.ascontiguousarray(X[:, cols].toarray(), dtype=dtype)
     X = checked_matrix(X)  # a store checked before its values are read; a damaged chunk: one line
     if hasattr(X, "oindex") and not isinstance(columns, slice):
         block = X.oindex[:, np.asarray(columns)]  # zarr: orthogonal indexing

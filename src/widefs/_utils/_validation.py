@@ -5,7 +5,57 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["as_float_array", "check_integer_array", "check_unit_interval"]
+__all__ = ["as_float_array", "check_integer_array", "check_unit_interval", "refuse_sparse"]
+
+
+def refuse_sparse(estimator, X) -> None:
+    """One ``TypeError`` when ``X`` is a scipy sparse matrix that ``estimator`` does not take.
+
+    An estimator takes sparse input when its tags say so (``input_tags.sparse``): it then
+    reads the matrix a block of columns at a time. The others would densify it whole, or fail
+    deep inside; they refuse it here in one line that says what to do instead.
+
+    Parameters
+    ----------
+    estimator : estimator or str
+        The estimator (or its name) about to receive ``X``.
+    X : object
+        Its input.
+
+    Raises
+    ------
+    TypeError
+        ``X`` is sparse and ``estimator`` does not take sparse input.
+
+    See Also
+    --------
+    widefs._utils.is_sparse_matrix : What counts as sparse.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> refuse_sparse("CN2Classifier", np.eye(2))  # dense: nothing to say
+    >>> try:
+    ...     refuse_sparse("CN2Classifier", sp.csr_matrix(np.eye(2)))
+    ... except TypeError as err:
+    ...     print(str(err)[:44])
+    CN2Classifier does not take a scipy sparse X
+    """
+    from widefs._utils._blocks import is_sparse_matrix
+
+    if not is_sparse_matrix(X):
+        return
+    if not isinstance(estimator, str):
+        from sklearn.utils import get_tags
+
+        if get_tags(estimator).input_tags.sparse:
+            return
+        estimator = type(estimator).__name__
+    raise TypeError(
+        f"{estimator} does not take a scipy sparse X: densify it with X.toarray() if it fits "
+        "in memory, or first keep fewer features with ClassDifferenceScreen or an SCM, which "
+        "read sparse input a block of columns at a time."
+    )
 
 
 def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:

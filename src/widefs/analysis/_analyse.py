@@ -18,8 +18,10 @@ STAGES = {
 
 def analyse(
     X,
-    y,
+    y=None,
     *,
+    target=None,
+    layer=None,
     methods=None,
     quick=False,
     covariates=None,
@@ -36,15 +38,15 @@ def analyse(
 ) -> Analysis:
     """Analyse a wide dataset: chance levels, fitted methods, certificates, a comparison.
 
-    What ``widefs run`` reports, as numbers (the same for ``random_state`` = ``--seed``).
-
     Parameters
     ----------
-    X : ndarray or DataFrame of shape (n_samples, n_features)
-        Numeric features, named by a DataFrame's columns. A 2-D boolean or integer array
-        read where it lies (a zarr array) runs ``methods=["scm"]`` only.
-    y : ndarray or Series of shape (n_samples,)
-        Class labels: at least two classes of at least two samples each.
+    X : ndarray, DataFrame, sparse matrix or AnnData of shape (n_samples, n_features)
+        Numeric features, named by a DataFrame's columns or an AnnData's ``var_names``. Sparse:
+        the SCMs read it in column blocks, the other parts dense (up to 2 GiB); zarr: SCMs only.
+    y : ndarray or Series of shape (n_samples,), optional
+        Class labels: at least two classes of at least two samples each (or ``target``).
+    target, layer : str, optional
+        An AnnData's ``obs`` column of labels, and the layer to use instead of its ``X``.
     methods : sequence of str, optional
         Parts among ``chance``, ``scm``, ``rules`` (CN2-POE), ``cefs`` and ``compare``
         (nested cross-validation of the chosen parts' methods and two baselines); None: all.
@@ -52,27 +54,24 @@ def analyse(
         Fewer folds, repeats and permutations (as ``widefs run --quick``).
     covariates, groups : optional
         The study design (see :func:`check_design`); the result's ``design`` says its use.
-    random_state : int, optional
-        Seed of every split and permutation (None: 0).
-    n_jobs : int, optional
-        Worker processes; the numbers are identical for any value.
+    random_state, n_jobs : int, optional
+        Seed of every split and permutation (None: 0); worker processes (same numbers for any).
     progress : callable, optional
         Receives a :class:`ProgressEvent` as each stage starts, moves on and ends.
     feature_names : sequence of str, optional
         Names by feature index (default: a DataFrame's columns, else ``x0, x1, ...``).
-    p_error, null : optional
-        The chance analysis's analytic error rate and the null of its thresholds, as
-        :class:`~widefs.univariate.DiscriminativeSelector` takes them.
-    counts : "auto" or bool, default="auto"
-        Raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
+    p_error, null, counts : optional
+        The chance analysis's error rate and null (as ``DiscriminativeSelector`` takes them);
+        raw counts (voom in the screen)? ``"auto"``: :func:`widefs.stats.looks_like_counts`.
     n_permutations, n_null_permutations : int, optional
-        Label permutations of each search certificate (default 29, 9 when quick) and of the
-        chance screen's null (default 1000, fewer on very wide data, at most 100 when quick).
+        Permutations of each search certificate (default 29, 9 when quick) and of the chance
+        screen's null (default 1000, fewer on very wide data, at most 100 when quick).
 
     Returns
     -------
     Analysis
-        The parts' results (``comparison``: a DataFrame, one row per method).
+        The parts' results (``comparison``: a DataFrame, one row per method): what
+        ``widefs run`` reports, as numbers (the same for ``random_state`` = ``--seed``).
 
     See Also
     --------
@@ -91,7 +90,8 @@ def analyse(
     from widefs.analysis._inputs import check_inputs
 
     perms = dict(n_permutations=n_permutations, n_null_permutations=n_null_permutations)
-    X, y, names, methods = check_inputs(X, y, methods, feature_names, **perms)
+    kw = dict(layer=layer, target=target, **perms)  # an AnnData's layer and labels
+    X, y, names, methods = check_inputs(X, y, methods, feature_names, **kw)
     seed = 0 if random_state is None else int(random_state)
     opts = dict(seed=seed, quick=quick, n_jobs=n_jobs, p_error=p_error, null=null, counts=counts)
     opts.update(perms, groups=methods, design=(covariates, groups))

@@ -17,6 +17,7 @@ from widefs._utils import (
     encode_fit,
     encode_transform,
     feature_names_or_default,
+    refuse_sparse,
     spawn_seeds,
 )
 from widefs.search import CLASS_K_GRID, GeneticSelector, KNNEvaluator, SequentialSelector
@@ -228,6 +229,7 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         self : object
             The fitted ensemble.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         template = SequentialSelector() if self.selector is None else self.selector
         if not isinstance(template, SequentialSelector | GeneticSelector):
             raise TypeError(

@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import HasMethods, fit_context
+from widefs._utils import refuse_sparse
 
 __all__ = ["PriorFallbackClassifier"]
 
@@ -78,6 +79,7 @@ class PriorFallbackClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         self : object
             The fitted classifier.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         X, y = validate_data(self, X, y, ensure_min_features=0, dtype=None)
         check_classification_targets(y)
         self.used_prior_ = X.shape[1] == 0

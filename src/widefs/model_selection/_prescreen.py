@@ -22,7 +22,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import HasMethods, Interval, fit_context
-from widefs._utils import block_width, iter_column_blocks
+from widefs._utils import (
+    block_width,
+    column_major,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+    refuse_sparse,
+)
 
 __all__ = ["Prescreened", "f_scores_blockwise"]
 
@@ -61,13 +68,14 @@ def f_scores_blockwise(X, y):
     >>> bool(F[0] > F[1])
     True
     """
-    X = np.asarray(X)
+    lazy = is_lazy_matrix(X)  # sparse too: a dense block of columns at a time
+    X = column_major(X) if lazy else np.asarray(X)
     scores = np.empty(X.shape[1])
     pvalues = np.empty(X.shape[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # constant columns: F undefined
         for b in iter_column_blocks(X.shape[1], block_width(X.shape[0])):
-            scores[b], pvalues[b] = f_classif(X[:, b], y)
+            scores[b], pvalues[b] = f_classif(load_columns(X, b) if lazy else X[:, b], y)
     return scores, pvalues
 
 
@@ -155,6 +163,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         frame = X if hasattr(X, "iloc") else None
         X, y = validate_data(self, X, y)
         check_classification_targets(y)

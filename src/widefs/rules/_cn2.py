@@ -34,6 +34,7 @@ from widefs._utils import (
     encode_fit,
     encode_transform,
     feature_names_or_default,
+    refuse_sparse,
 )
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
 from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
@@ -294,6 +295,7 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted classifier.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         self._check_quality_mode()
         Xe, y, self._encoding = encode_fit(
             self, X, y, self.categorical_features, missing="propagate"

@@ -34,6 +34,7 @@ from widefs._compat import Interval, StrOptions, fit_context
 from widefs._utils import (
     block_width,
     check_classes,
+    column_major,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
@@ -235,6 +236,11 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
     # Fitted attributes of only one of the two layouts (binary machine, decision list).
     _layout_attributes = ("machines_", "bound_path_", "compression_set_", "margin_ratios_")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # read a block of columns at a time, as out of core
+        return tags
+
     def _learn(self, X, y_pos: np.ndarray, scope: BoundScope) -> LearnedPath:  # pragma: no cover
         raise NotImplementedError
 
@@ -249,9 +255,10 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Finite values: an array, a DataFrame, or an out-of-core matrix (a dask or zarr
-            array, a numpy memmap), which is read one block of columns at a time and never
-            loaded whole; the fitted model is the same as in memory. A matrix whose values
+            Finite values: an array, a DataFrame, a scipy sparse matrix or array (read as CSC)
+            or an out-of-core matrix (a dask or zarr array, a numpy memmap), which is read one
+            block of columns at a time and never loaded or densified whole; the fitted model
+            is the same as in memory. A matrix whose values
             are all 0 or 1 (presence/absence) is packed in bits and learned by population
             counts, with the same rules.
         y : array_like of shape (n_samples,)
@@ -297,6 +304,7 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         greedy runs on packed bits with these settings.
         """
         if is_lazy_matrix(X) or narrow_array(X):
+            X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)

@@ -204,6 +204,8 @@ class PackedBinary:
 
 def _as_01(block) -> np.ndarray | None:
     """The block as C-ordered uint8 0/1 values, or None when it holds another value."""
+    if hasattr(block, "toarray"):  # a block of a scipy sparse matrix
+        block = block.toarray()
     block = np.asarray(block.compute() if hasattr(block, "compute") else block)
     if block.dtype == np.bool_:
         return np.ascontiguousarray(block).view(np.uint8)

@@ -15,6 +15,7 @@ from widefs._utils import (
     SupervisedSelectorMixin,
     check_classes,
     encode_fit,
+    refuse_sparse,
     sharing_label_free_work,
 )
 from widefs.search._chunks import _map_chunks, _split
@@ -109,6 +110,7 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
         self : object
             The fitted selector.
         """
+        refuse_sparse(self, X)  # before any work: one line saying what to do
         problem = self._prepare(X, y)
         result = self._search(problem)
         for name, value in result.fitted_attributes().items():

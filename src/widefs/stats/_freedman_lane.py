@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from widefs._utils import refuse_sparse
 from widefs.stats._design import build_design
 from widefs.stats._exchangeability import exchangeability_scheme, permutation_indices
 
@@ -140,6 +141,7 @@ def freedman_lane_test(
     >>> bool(p[0] < 0.01), bool(p[1] > 0.01)
     (True, True)
     """
+    refuse_sparse("freedman_lane_test", X)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     scheme = exchangeability_scheme(y, groups)

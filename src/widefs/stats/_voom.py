@@ -18,6 +18,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from widefs._utils import (
+    ComputedColumns,
+    block_width,
+    column_major,
+    is_sparse_matrix,
+    iter_column_blocks,
+    load_columns,
+)
 from widefs.stats._moderated import linear_model_fit
 
 __all__ = ["looks_like_counts", "lowess", "voom"]
@@ -41,7 +49,8 @@ def looks_like_counts(X) -> bool:
 
     Parameters
     ----------
-    X : array_like of shape (n_samples, n_features)
+    X : array_like or scipy sparse matrix of shape (n_samples, n_features)
+        A sparse matrix is judged by its stored values (its implicit zeros are counts).
 
     Returns
     -------
@@ -58,6 +67,8 @@ def looks_like_counts(X) -> bool:
     >>> looks_like_counts([[0, 1], [2, 1]]), looks_like_counts([[20, 16000], [35, 110]])
     (False, False)
     """
+    if is_sparse_matrix(X):
+        return _sparse_counts(X)
     X = np.asarray(X)
     if X.size == 0 or not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
         return False
@@ -70,9 +81,32 @@ def looks_like_counts(X) -> bool:
     # A block of columns at a time: no temporary the size of the data on the screen's path.
     for j in range(0, X.shape[-1] if X.ndim else 1, _COUNT_BLOCK):
         block = X[..., j : j + _COUNT_BLOCK] if X.ndim else X
-        if not (np.isfinite(block).all() and np.array_equal(np.round(block), block)):
+        if not _integral(block):
             return False
     return True
+
+
+def _sparse_counts(X) -> bool:
+    """:func:`looks_like_counts` of a sparse matrix from its stored values and whether it
+    has implicit zeros (whole numbers below the range), as on the dense matrix."""
+    if X.format not in ("csr", "csc") or not X.has_canonical_format:
+        X = X.tocsc(copy=True)  # repeated entries summed, as densifying does
+        X.sum_duplicates()
+    data = X.data
+    if data.size == 0 or data.dtype.kind not in "biuf":
+        return False  # every value 0 (or no value): not counts
+    low = data.min()
+    if X.nnz < X.shape[0] * X.shape[1]:
+        low = min(low, 0)
+    if not (low == 0 and data.max() >= COUNT_RANGE):
+        return False
+    step = _COUNT_BLOCK * 256
+    return all(_integral(data[i : i + step]) for i in range(0, data.size, step))
+
+
+def _integral(values) -> bool:
+    """Every value finite and a whole number."""
+    return bool(np.isfinite(values).all() and np.array_equal(np.round(values), values))
 
 
 def _window_fit(x, y, rw, xs, left, right, n):
@@ -207,23 +241,99 @@ def voom(counts, design: ArrayLike, *, lib_size=None, span: float = 0.5):
     >>> bool(np.corrcoef(np.log(mu + 1), weights.mean(axis=0))[0, 1] > 0.5)
     True
     """
-    C = np.asarray(counts, dtype=np.float64)
-    if C.ndim != 2 or not np.isfinite(C).all() or (C < 0).any():
-        raise ValueError("counts must be a 2-D matrix of finite, non-negative values.")
-    lib = C.sum(axis=1) if lib_size is None else np.asarray(lib_size, dtype=np.float64)
+    C = _checked_counts(counts)
+    lib = _row_sums(C) if lib_size is None else np.asarray(lib_size, dtype=np.float64)
     if lib.shape != (C.shape[0],) or np.any(~(lib > 0)):
         raise ValueError("Every sample needs a positive library size.")
-    log_cpm = np.log2((C + 0.5) / (lib[:, None] + 1.0) * 1e6)
+    sparse = is_sparse_matrix(C)
+    log_cpm = _LogCPM(C, lib) if sparse else _log_cpm(C, lib)
     D = np.asarray(design, dtype=np.float64)
     fit = linear_model_fit(log_cpm, D)
     offset = np.mean(np.log2(lib + 1.0)) - np.log2(1e6)
-    sx = log_cpm.mean(axis=0) + offset
+    sx = _column_means(log_cpm) + offset
     sy = np.sqrt(np.sqrt(fit.variances))
-    seen = C.sum(axis=0) > 0
+    seen = _column_sums(C) > 0
     xs, ys = lowess(sx[seen], sy[seen], frac=span)
     # Equal x: the mean of their fits (R's approxfun ties = mean); constant beyond the ends.
     ux, inverse = np.unique(xs, return_inverse=True)
     uy = np.bincount(inverse, weights=ys) / np.bincount(inverse)
-    fitted_log_count = D @ fit.coefficients.T + np.log2(lib + 1.0)[:, None] - np.log2(1e6)
-    trend = np.interp(fitted_log_count, ux, uy)
-    return log_cpm, 1.0 / trend**4
+    trend = _Trend(D, fit.coefficients, np.log2(lib + 1.0) - np.log2(1e6), ux, uy)
+    if sparse:
+        return log_cpm, _Weights(trend, C.shape)
+    return log_cpm, trend.weights(slice(None))
+
+
+def _checked_counts(counts):
+    """Counts as float64 (a sparse matrix as CSC, values unchanged), finite and >= 0."""
+    if is_sparse_matrix(counts):
+        C = column_major(counts)
+        values = C.data
+    else:
+        C = values = np.asarray(counts, dtype=np.float64)
+    if len(C.shape) != 2 or not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError("counts must be a 2-D matrix of finite, non-negative values.")
+    return C
+
+
+def _row_sums(C) -> np.ndarray:
+    if is_sparse_matrix(C):  # exact, as the dense sums, for whole counts below 2**53
+        return np.asarray(C.sum(axis=1, dtype=np.float64)).ravel()
+    return C.sum(axis=1)
+
+
+def _column_sums(C) -> np.ndarray:
+    return np.asarray(C.sum(axis=0, dtype=np.float64)).ravel()
+
+
+def _log_cpm(block, lib):
+    return np.log2((block + 0.5) / (lib[:, None] + 1.0) * 1e6)
+
+
+def _column_means(X) -> np.ndarray:
+    """Column means over contiguous blocks: the same sums whether X is dense or a view."""
+    n, m = X.shape
+    out = np.empty(m)
+    for cols in iter_column_blocks(m, block_width(n)):
+        block = load_columns(X, cols) if isinstance(X, ComputedColumns) else X[:, cols]
+        out[cols] = np.ascontiguousarray(block).mean(axis=0)
+    return out
+
+
+class _Trend:
+    """voom's weights of any columns: ``1 / trend(fitted log-count)^4``."""
+
+    def __init__(self, D, coefficients, log_lib, ux, uy):
+        self.D, self.coefficients, self.log_lib, self.ux, self.uy = (
+            D, coefficients, log_lib, ux, uy,
+        )  # fmt: skip
+
+    def weights(self, cols) -> np.ndarray:
+        beta = self.coefficients[cols]
+        # The fitted values term by term (no matrix product): the same numbers for any
+        # block of columns.
+        fitted = self.log_lib[:, None] + self.D[:, :1] * beta[:, 0]
+        for k in range(1, self.D.shape[1]):
+            fitted = fitted + self.D[:, k : k + 1] * beta[:, k]
+        return 1.0 / np.interp(fitted, self.ux, self.uy) ** 4
+
+
+class _LogCPM(ComputedColumns):
+    """The log-CPM of a sparse count matrix, never dense whole."""
+
+    def __init__(self, C, lib):
+        super().__init__(C.shape)
+        self.C, self.lib = C, lib
+
+    def columns(self, cols) -> np.ndarray:
+        return _log_cpm(load_columns(self.C, cols), self.lib)
+
+
+class _Weights(ComputedColumns):
+    """voom's precision weights of a sparse count matrix, never dense whole."""
+
+    def __init__(self, trend, shape):
+        super().__init__(shape)
+        self.trend = trend
+
+    def columns(self, cols) -> np.ndarray:
+        return self.trend.weights(cols)

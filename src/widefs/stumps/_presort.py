@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs._utils import DEFAULT_BLOCK_BYTES, feature_blocks
+from widefs._utils import (
+    DEFAULT_BLOCK_BYTES,
+    column_major,
+    feature_blocks,
+    is_sparse_matrix,
+    load_columns,
+)
 
 __all__ = ["SortedFeatures", "packed_presort"]
 
@@ -106,7 +112,9 @@ class SortedFeatures:
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : array_like or scipy sparse matrix of shape (n_samples, n_features)
+            A sparse matrix is densified one feature block at a time (the presort itself
+            holds every value).
         index_dtype : integer dtype, default=np.intp
             dtype of :attr:`order` (``np.int32`` halves the memory of wide data).
         max_bytes : int, default=DEFAULT_BLOCK_BYTES (4 MiB)
@@ -122,8 +130,9 @@ class SortedFeatures:
         >>> s.order.tolist(), s.order.dtype.name
         ([[1, 2, 0], [2, 0, 1]], 'int32')
         """
-        X = np.asarray(X)
-        if X.ndim != 2:
+        sparse = is_sparse_matrix(X)
+        X = column_major(X) if sparse else np.asarray(X)
+        if len(X.shape) != 2:
             raise ValueError("X must be two-dimensional (n_samples, n_features).")
         n, F = X.shape
         if n > np.iinfo(index_dtype).max:
@@ -135,7 +144,7 @@ class SortedFeatures:
         bits = _index_bits(n)
         low = np.int64((1 << bits) - 1)
         for block in feature_blocks(F, 24 * n, max_bytes):
-            Xb = np.asarray(X[:, block], dtype=np.float64)
+            Xb = load_columns(X, block) if sparse else np.asarray(X[:, block], dtype=np.float64)
             keys, exact = _sorted_keys(Xb, bits)
             rows = keys & low
             del keys

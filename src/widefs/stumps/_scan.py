@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs._utils import feature_blocks
+from widefs._utils import column_major, feature_blocks, is_sparse_matrix
 from widefs.stumps._presort import SortedFeatures
 
 __all__ = ["RunLayout", "StumpTable", "fit_error_stumps", "predict_stumps", "run_layout"]
@@ -106,7 +106,8 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
 
     Parameters
     ----------
-    X : array_like of shape (n_samples, n_features)
+    X : array_like or scipy sparse matrix of shape (n_samples, n_features)
+        A sparse matrix is densified one feature block at a time.
     y_codes : array_like of int, shape (n_samples,)
         Class codes ``0..n_classes-1``.
     n_classes : int
@@ -126,7 +127,7 @@ def fit_error_stumps(X: ArrayLike, y_codes: ArrayLike, n_classes: int) -> StumpT
     >>> t.threshold.tolist(), t.train_errors.tolist()
     ([1.5, inf], [0, 2])
     """
-    X = np.asarray(X, dtype=float)
+    X = column_major(X) if is_sparse_matrix(X) else np.asarray(X, dtype=float)
     y = np.asarray(y_codes, dtype=np.intp)
     sf = SortedFeatures.from_matrix(X)
     n, F = X.shape
@@ -158,7 +159,8 @@ def predict_stumps(X: ArrayLike, stumps: StumpTable) -> NDArray[np.intp]:
 
     Parameters
     ----------
-    X : array_like of shape (n_samples, n_features)
+    X : array_like or scipy sparse matrix of shape (n_samples, n_features)
+        A sparse matrix is densified (the predictions are as large).
     stumps : StumpTable
         From :func:`fit_error_stumps` on the same features.
 
@@ -176,6 +178,7 @@ def predict_stumps(X: ArrayLike, stumps: StumpTable) -> NDArray[np.intp]:
     >>> predict_stumps([[0.2], [2.7]], t).tolist()
     [[0], [1]]
     """
+    X = X.toarray() if is_sparse_matrix(X) else X
     X = np.asarray(X, dtype=float)
     return np.where(stumps.threshold >= X, stumps.left_class, stumps.right_class)
 

@@ -32,6 +32,7 @@ from widefs._utils import (
     is_lazy_matrix,
     load_columns,
     parallel_calls,
+    refuse_sparse,
 )
 
 __all__ = [
@@ -231,6 +232,7 @@ def class_difference_scores(X, y, *, location_weight: float = LOCATION_WEIGHT):
     >>> (pvalues[:2] < 1e-3).tolist(), bool(pvalues[2] > 0.01)
     ([True, True], True)
     """
+    refuse_sparse("class_difference_scores", X)
     from sklearn.utils import check_X_y
 
     X, y = check_X_y(X, y, dtype=[np.float64, np.float32])

@@ -31,7 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs._utils import (
+    block_width,
+    column_min_max,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+)
 from widefs.stats import LinearModelFit, linear_model_fit
 
 __all__ = ["CONSTANT", "GAUSSIAN", "KIND_NAMES", "RANKED", "TWO_VALUED", "FirstPass", "first_pass"]
@@ -48,6 +54,7 @@ KIND_NAMES = ("constant", "two_valued", "gaussian", "ranked", "counts")
 GATE_LEVEL = 2e-3
 GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
+_GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 
@@ -91,8 +98,11 @@ def shape_limits(n: int, skew_level: float = GATE_LEVEL) -> tuple[float, float]:
     """
     rng = np.random.default_rng(0)
     skews, kurts = [], []
-    for _ in range(_GATE_DRAWS // 20_000):
-        skew, kurt = _shape(rng.standard_normal(size=(n, 20_000)))
+    # 20,000 columns of draws at a time up to n = 10,000; beyond, blocks of _GATE_BYTES, so
+    # that memory stays bounded whatever n (at n = 10^5 one 20,000-column block is 16 GB).
+    width = 20_000 if n <= 10_000 else max(1, _GATE_BYTES // (8 * n))
+    for _ in range(-(-_GATE_DRAWS // width)):
+        skew, kurt = _shape(rng.standard_normal(size=(n, width)))
         skews.append(np.abs(skew))
         kurts.append(kurt)
     return (
@@ -148,16 +158,17 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     """
     lazy = is_lazy_matrix(X)
     n, m = X.shape
-    limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     design = class_design(codes, n_classes)
     if counts is not None:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
         kinds = np.full(m, COUNTS, np.int8)
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
-        kinds[np.ptp(np.asarray(X), axis=0) == 0] = CONSTANT
+        low, high = column_min_max(X)  # a sparse X is not densified
+        kinds[low == high] = CONSTANT
         return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
     from widefs.univariate._screen_kernels import first_pass_block
 
+    limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.int64)
     ties = np.zeros(m)
@@ -165,8 +176,11 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     variances = np.empty((2 if spread else 1, m))
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
+    # for its in-memory copy.
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
     for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
-        block = load_columns(X, outer) if lazy else X[:, outer]
+        block = load_columns(X, outer, dtype) if lazy else X[:, outer]
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
             cols = slice(outer.start + inner.start, outer.start + inner.stop)

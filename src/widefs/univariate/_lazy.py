@@ -11,19 +11,27 @@ __all__ = ["LazyTransformMixin"]
 
 
 class LazyTransformMixin:
-    """A selector whose fitted ``support_`` picks columns of a dask, zarr or memmap matrix
-    without loading the rest (in-memory inputs go to ``SelectorMixin.transform``)."""
+    """A selector whose fitted ``support_`` picks columns of a dask, zarr, memmap or scipy
+    sparse matrix without loading (or densifying) the rest (in-memory inputs go to
+    ``SelectorMixin.transform``); its ``fit`` reads such matrices a block at a time, so its
+    tags say it takes sparse input."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def transform(self, X):
         """Keep the selected columns; an out-of-core X loads only those columns.
 
         Parameters
         ----------
-        X : array_like, dask array, zarr array or memmap of shape (n_samples, n_features)
+        X : array_like, dask, zarr, memmap or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_selected)
+            Dense, also for a sparse ``X``.
         """
         if is_lazy_matrix(X):
             check_is_fitted(self)

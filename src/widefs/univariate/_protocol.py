@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs._utils import spawn_seeds
+from widefs._utils import refuse_sparse, spawn_seeds
 from widefs.stats import chance_error_rate, expected_min_errors
 from widefs.univariate._error_counts import merge_null as _merge_null
 from widefs.univariate._error_counts import score_block as _score_block
@@ -210,6 +210,7 @@ def leave_one_out_threshold_curve(
     >>> curve.outcomes["mgm"].accuracy > 0.8
     True
     """
+    refuse_sparse("leave_one_out_threshold_curve", X)
     if null not in ("analytic", "permutation"):
         raise ValueError(f"null must be 'analytic' or 'permutation', got {null!r}.")
     rounds = _Rounds.build(X, y, random_state, var_smoothing)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
-from widefs._utils import feature_blocks
+from widefs._utils import feature_blocks, refuse_sparse
 from widefs.stumps import SortedFeatures, fit_error_stumps, predict_stumps
 
 __all__ = [
@@ -266,6 +266,7 @@ def gaussian_nb_split_errors(
     >>> gaussian_nb_split_errors(X, perms, 2, tr[None], va[None]).shape
     (2, 1, 3)
     """
+    refuse_sparse("gaussian_nb_split_errors", X)
     Xc = _centred(X)
     n = Xc.shape[0]
     y = _label_matrix(y_codes, n, n_classes)
@@ -394,6 +395,7 @@ def gaussian_nb_log_likelihoods(
     >>> bool(terms[0, 0, 0] > terms[0, 1, 0])  # example 0 looks like class 0 on feature 0
     True
     """
+    refuse_sparse("gaussian_nb_log_likelihoods", X)
     Xc = _centred(X)
     y = np.asarray(y_codes, dtype=np.intp)
     n, F = Xc.shape
@@ -453,6 +455,7 @@ def stump_split_errors(
     >>> stump_split_errors(X, np.stack([y, y[::-1]]), 2, tr, ~tr).tolist()
     [[[0]], [[0]]]
     """
+    refuse_sparse("stump_split_errors", X)
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
     y = _label_matrix(y_codes, n, n_classes)

@@ -13,7 +13,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy_xy
+from widefs._utils import (
+    SupervisedSelectorMixin,
+    column_major,
+    is_lazy_matrix,
+    is_sparse_matrix,
+    validate_lazy_xy,
+)
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
@@ -213,9 +219,11 @@ class ClassDifferenceScreen(
 
     Notes
     -----
-    ``X`` may be a dask array, a zarr array or a numpy memmap: it is read one block of
-    columns at a time, twice for the ranked features (their strata are known after the first
-    pass). Counts must be in memory (voom needs each sample's library size).
+    ``X`` may be a dask array, a zarr array, a numpy memmap or a scipy sparse matrix or array:
+    it is read one block of columns at a time, twice for the ranked features (their strata
+    are known after the first pass); a sparse ``X`` is converted to CSC once and never
+    densified whole, with the same kinds and p-values as the dense matrix. Counts must be in
+    memory or sparse (voom needs each sample's library size).
 
     Examples
     --------
@@ -254,6 +262,7 @@ class ClassDifferenceScreen(
 
     def _validate(self, X, y):
         if is_lazy_matrix(X):
+            X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
         else:
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_min_samples=2)
@@ -267,9 +276,10 @@ class ClassDifferenceScreen(
         return X, codes
 
     def _resolve_counts(self, X) -> bool:
+        in_memory = is_sparse_matrix(X) or not is_lazy_matrix(X)
         if self.counts == "auto":
-            return (not is_lazy_matrix(X)) and looks_like_counts(X)
-        if self.counts and is_lazy_matrix(X):
+            return in_memory and looks_like_counts(X)
+        if self.counts and not in_memory:
             raise ValueError("counts=True needs X in memory (voom uses every library size).")
         return bool(self.counts)
 
@@ -279,7 +289,7 @@ class ClassDifferenceScreen(
 
         Parameters
         ----------
-        X : array_like, dask array, zarr array or memmap of shape (n_samples, n_features)
+        X : array_like, sparse, dask, zarr or memmap matrix of shape (n_samples, n_features)
             Training data.
         y : array_like of shape (n_samples,)
             Class labels.

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from widefs._utils import is_lazy_matrix, load_columns
+from widefs._utils import (
+    block_width,
+    column_min_max,
+    is_lazy_matrix,
+    iter_column_blocks,
+    load_columns,
+)
 from widefs.stats import (
     ExchangeabilityScheme,
     StudyDesign,
@@ -100,7 +106,14 @@ def screen_design(labels, covariates, groups) -> ScreenDesign | None:
 
 def _group_means(values, codes):
     onehot = (codes[None, :] == np.arange(codes.max() + 1)[:, None]).astype(np.float64)
-    return (onehot @ values) / onehot.sum(axis=1)[:, None]
+    if not is_lazy_matrix(values):
+        return (onehot @ np.asarray(values, dtype=np.float64)) / onehot.sum(axis=1)[:, None]
+    # Sparse, out of core or voom's per-block log-CPM: a block of columns at a time.
+    n, m = values.shape
+    sums = np.empty((onehot.shape[0], m))
+    for cols in iter_column_blocks(m, block_width(n)):
+        sums[:, cols] = onehot @ load_columns(values, cols)
+    return sums / onehot.sum(axis=1)[:, None]
 
 
 def _parametric(screen, X, codes, plan: ScreenDesign) -> str:
@@ -122,7 +135,7 @@ def _parametric(screen, X, codes, plan: ScreenDesign) -> str:
         sample_design = class_design(codes, screen.classes_.size) if between else D
         X, weights = voom(X, sample_design)
     if between:
-        X = _group_means(np.asarray(X, dtype=np.float64), plan.scheme.group_codes)
+        X = _group_means(X, plan.scheme.group_codes)
         weights, words = None, "one averaged observation per group (the replicates)"
         if plan.covariates is not None:
             words += " and the covariates in the linear model"
@@ -199,7 +212,8 @@ def score_with_design(screen, X, codes, plan: ScreenDesign, rng) -> None:
         else ""
     )
     if screen.counts_:  # equal counts, not equal log-CPM, make a feature constant
-        screen.kinds_ = np.where(np.ptp(np.asarray(X), axis=0) == 0, 0, COUNTS).astype(np.int8)
+        low, high = column_min_max(X)  # a sparse X is not densified
+        screen.kinds_ = np.where(low == high, 0, COUNTS).astype(np.int8)
     else:  # the kinds are label-free, as without a design
         screen.kinds_ = first_pass(X, codes, C, spread=False).kinds.copy()
     screen.pvalues_, screen.min_pvalues_ = np.ones(m), np.ones(m)

@@ -14,7 +14,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from widefs._compat import Interval, StrOptions, fit_context
-from widefs._utils import SupervisedSelectorMixin, is_lazy_matrix, validate_lazy_xy
+from widefs._utils import (
+    SupervisedSelectorMixin,
+    column_major,
+    is_lazy_matrix,
+    validate_lazy_xy,
+)
 from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
 from widefs.univariate._error_counts import best_score, fit_error_counts
@@ -305,6 +310,7 @@ class DiscriminativeSelector(
         """Validated ``(X, y_codes, lazy)``; sets ``classes_`` and ``n_features_in_``."""
         lazy = is_lazy_matrix(X)
         if lazy:
+            X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
         else:
             dtype = np.float64 if self.statistic_ == "errors" else [np.float64, np.float32]
