@@ -17,6 +17,7 @@ import widefs.stats._exact as exact_module
 import widefs.univariate._kinds as kinds_module
 import widefs.univariate._rank_null as rank_null
 import widefs.univariate._screen as screen_module
+from widefs.stats import looks_like_counts
 from widefs.univariate import ClassDifferenceScreen, auto_spread_weight
 from widefs.univariate._kinds import (
     CONSTANT,
@@ -375,7 +376,9 @@ def test_counts_switch(tmp_path):
     assert forced.counts_ and set(forced.kinds_.tolist()) == {COUNTS}
     assert forced.spread_weight_ == 0.0
     big = np.repeat([0, 1], 12)
-    counts24 = rng.poisson(rng.gamma(0.6, 300, size=40), size=(24, 40)).astype(float)
+    counts24 = rng.poisson(rng.gamma(0.6, 3000, size=40), size=(24, 40)).astype(float)
+    counts24[0, 0] = 0.0  # the counts rule: a zero and a range reaching 1000
+    assert looks_like_counts(counts24)
     assert _fit(counts24, big, spread_weight=0.3).spread_weight_ == 0.0
     assert _fit(counts24, big, counts=False).spread_weight_ == screen_module.SPREAD_WEIGHT
 
