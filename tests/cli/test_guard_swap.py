@@ -261,12 +261,18 @@ def test_a_check_during_a_swap_sees_one_whole_report(tmp_path):
     import threading
 
     out = _folder(tmp_path, "r")
-    stop, errors = threading.Event(), []
+    stop, errors, checks = threading.Event(), [], [0]
 
     def writer():
+        # At least 30 swaps, and on until the checker has looked 10 times (a loaded machine
+        # may give the checker little time between swaps).
         try:
-            for i in range(30):
+            i = 0
+            while i < 30 or (checks[0] < 10 and i < 2000):
                 write_files(out, NEW if i % 2 else OLD)
+                i += 1
+            if i % 2:  # end on NEW
+                write_files(out, NEW)
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
@@ -274,10 +280,9 @@ def test_a_check_during_a_swap_sees_one_whole_report(tmp_path):
 
     thread = threading.Thread(target=writer)
     thread.start()
-    checks = 0
     while not stop.is_set():
         check_output_dir(out)
-        checks += 1
+        checks[0] += 1
     thread.join()
-    assert not errors and checks > 5
-    assert _which(out, OLD, NEW) == 1  # (the last of the 30 writes)
+    assert not errors and checks[0] >= 10
+    assert _which(out, OLD, NEW) == 1  # (the last write)

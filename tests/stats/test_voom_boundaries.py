@@ -321,7 +321,10 @@ def test_looks_like_counts_at_the_count_range():
     assert not looks_like_counts(np.array([[0.0, np.nan], [3.0, 5.0 * top]]))
     assert not looks_like_counts(np.array([[1 + 1j, top]]))
     assert not looks_like_counts(np.array([[True, False]]))
-    assert looks_like_counts(np.array(float(top))) and not looks_like_counts(np.array(top + 0.5))
+    # A zero is part of the rule: the largest value alone is not counts.
+    assert not looks_like_counts(np.array(float(top)))
+    assert looks_like_counts(np.array([0.0, float(top)]))
+    assert not looks_like_counts(np.array([0.0, top + 0.5]))
     assert looks_like_counts(np.arange(top + 1)) and not looks_like_counts(np.arange(top) + 0.5)
 
 
