@@ -59,7 +59,9 @@ class FirstPass:
     kinds: NDArray[np.int8]
     location: LinearModelFit
     spread: LinearModelFit | None
-    carriers: NDArray[np.int64]  # (n_features, n_classes), zeros except two-valued features
+    # (n_features, n_classes), zeros except two-valued features; the narrowest unsigned
+    # integer that holds n (uint8 up to 255 examples): the largest per-feature array.
+    carriers: NDArray[np.unsignedinteger]
     ties: NDArray[np.float64]  # tie factor sum(t^3 - t) / (n^3 - n) of ranked features
 
 
@@ -155,18 +157,21 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         kinds = np.full(m, COUNTS, np.int8)
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
         kinds[np.ptp(np.asarray(X), axis=0) == 0] = CONSTANT
-        return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
+        return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.uint8), np.zeros(m))
     from widefs.univariate._screen_kernels import first_pass_block
 
     kinds = np.empty(m, np.int8)
-    carriers = np.zeros((m, n_classes), np.int64)
+    carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
     ties = np.zeros(m)
     coefs = np.empty((2 if spread else 1, m, n_classes))
     variances = np.empty((2 if spread else 1, m))
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    # The kernel sums in float64 whatever the input's float type: a float32 store is read as
+    # float32 (half the memory of a converted block, and no second copy).
+    native = np.dtype(X.dtype) if np.dtype(X.dtype) in (np.float32, np.float64) else np.float64
     for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
-        block = load_columns(X, outer) if lazy else X[:, outer]
+        block = load_columns(X, outer, dtype=native) if lazy else X[:, outer]
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
             cols = slice(outer.start + inner.start, outer.start + inner.stop)
@@ -186,6 +191,6 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
             if spread:
                 coefs[1, cols], variances[1, cols] = _fit_from_means(out[10], out[11], n)
     cov = np.linalg.inv(design.T @ design)
-    df = np.full(m, float(n - n_classes))
+    df = np.broadcast_to(float(n - n_classes), (m,))  # one value: a view, no memory per feature
     fits = [LinearModelFit(coefs[k], cov, variances[k], df) for k in range(coefs.shape[0])]
     return FirstPass(kinds, fits[0], fits[1] if spread else None, carriers, ties)

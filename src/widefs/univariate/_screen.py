@@ -88,8 +88,20 @@ def pooled_variances(fit, sizes) -> np.ndarray:
     means = fit.coefficients.copy()
     means[:, 1:] += means[:, :1]
     grand = means @ sizes / n
-    between = ((means - grand[:, None]) ** 2) @ sizes
-    return (fit.variances * fit.df_residual + between) / (n - 1.0)
+    # In place: the same operations without a temporary per feature and class.
+    means -= grand[:, None]
+    means **= 2
+    between = means @ sizes
+    del means, grand
+    pooled = fit.variances * fit.df_residual
+    pooled += between
+    pooled /= n - 1.0
+    return pooled
+
+
+def _among(values, modelled):
+    """``values[modelled]``, without the copy when every feature is modelled."""
+    return values if modelled.all() else values[modelled]
 
 
 def spread_shares(pooled, modelled) -> np.ndarray:
@@ -382,41 +394,51 @@ class ClassDifferenceScreen(
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
         coefs = list(range(1, self.classes_.size))
         loc = passed.location
-        prior = fit_f_dist(loc.variances[modelled], loc.df_residual[modelled])
+        prior = fit_f_dist(_among(loc.variances, modelled), _among(loc.df_residual, modelled))
         test = moderated_f(loc, coefs, prior=prior)
+        # Per-feature arrays are written in place and the tests' other arrays dropped as soon
+        # as they are used: the peak memory of an out-of-core fit is set here.
         p = test.pvalues
         self.prior_ = {"location": prior, "spread": None}
-        self.location_statistics_[modelled] = test.statistics[modelled]
+        np.copyto(self.location_statistics_, test.statistics, where=modelled)
+        del test
         w = self.spread_weight_
         self.spread_weights_ = np.zeros(p.size)
         if passed.spread is not None and w > 0:
             spr = passed.spread
-            prior_s = fit_f_dist(spr.variances[modelled], spr.df_residual[modelled])
+            prior_s = fit_f_dist(_among(spr.variances, modelled), _among(spr.df_residual, modelled))
             spread = moderated_f(spr, coefs, prior=prior_s)
             self.prior_["spread"] = prior_s
-            self.spread_statistics_[modelled] = spread.statistics[modelled]
+            np.copyto(self.spread_statistics_, spread.statistics, where=modelled)
+            q = spread.pvalues
+            del spread
             if self.spread_weight == "auto":
                 w = spread_shares(pooled_variances(loc, sizes), modelled)
-            p = np.minimum(p / (1.0 - w), spread.pvalues / w)
-            self.spread_weights_[modelled] = np.broadcast_to(w, p.shape)[modelled]
-        self.pvalues_[modelled] = np.minimum(p[modelled], 1.0)
+            p /= 1.0 - w
+            q /= w
+            np.minimum(p, q, out=p)
+            del q
+            np.copyto(self.spread_weights_, w, where=modelled)
+        np.minimum(p, 1.0, out=p)
+        np.copyto(self.pvalues_, p, where=modelled)
         self.min_pvalues_[modelled] = 0.0
 
     def _two_valued(self, passed, sizes):
         two = np.flatnonzero(self.kinds_ == TWO_VALUED)
         if not two.size:
             return
+        carriers = passed.carriers[two].astype(np.int64)
         try:
-            p, floors = binary_exact_pvalues(passed.carriers[two], sizes)
+            p, floors = binary_exact_pvalues(carriers, sizes)
         except ValueError:
             # Too many classes to enumerate the tables: permutations on ranks instead.
             self.kinds_[two] = RANKED
-            k = passed.carriers[two].sum(axis=1).astype(float)
+            k = carriers.sum(axis=1).astype(float)
             n = float(sizes.sum())
             passed.ties[two] = (k**3 - k + (n - k) ** 3 - (n - k)) / (n**3 - n)
             return
         self.pvalues_[two], self.min_pvalues_[two] = p, floors
-        self.location_statistics_[two] = self._binary_f(passed.carriers[two], sizes)
+        self.location_statistics_[two] = self._binary_f(carriers, sizes)
 
     @staticmethod
     def _binary_f(a, sizes):
