@@ -52,12 +52,16 @@ _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 
 
-@dataclass(frozen=True)
+@dataclass
 class FirstPass:
-    """Per-feature results of the first pass over the columns."""
+    """Per-feature results of the first pass over the columns.
+
+    Not frozen: the screen drops the fits (``None``) once its moderated tests have used them,
+    which lowers the peak memory of a fit on many features.
+    """
 
     kinds: NDArray[np.int8]
-    location: LinearModelFit
+    location: LinearModelFit | None
     spread: LinearModelFit | None
     # (n_features, n_classes), zeros except two-valued features; the narrowest unsigned
     # integer that holds n (uint8 up to 255 examples): the largest per-feature array.
@@ -163,8 +167,9 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
     ties = np.zeros(m)
-    coefs = np.empty((2 if spread else 1, m, n_classes))
-    variances = np.empty((2 if spread else 1, m))
+    # One array per fit (not one stacked array): the screen frees each fit on its own.
+    coefs = [np.empty((m, n_classes)) for _ in range(2 if spread else 1)]
+    variances = [np.empty(m) for _ in range(2 if spread else 1)]
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
     # The kernel sums in float64 whatever the input's float type: a float32 store is read as
@@ -187,10 +192,10 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
             ranked = kinds[cols] == RANKED
             if ranked.any():
                 ties[cols][ranked] = tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64))
-            coefs[0, cols], variances[0, cols] = _fit_from_means(out[8], out[9], n)
+            coefs[0][cols], variances[0][cols] = _fit_from_means(out[8], out[9], n)
             if spread:
-                coefs[1, cols], variances[1, cols] = _fit_from_means(out[10], out[11], n)
+                coefs[1][cols], variances[1][cols] = _fit_from_means(out[10], out[11], n)
     cov = np.linalg.inv(design.T @ design)
     df = np.broadcast_to(float(n - n_classes), (m,))  # one value: a view, no memory per feature
-    fits = [LinearModelFit(coefs[k], cov, variances[k], df) for k in range(coefs.shape[0])]
+    fits = [LinearModelFit(b, cov, v, df) for b, v in zip(coefs, variances, strict=True)]
     return FirstPass(kinds, fits[0], fits[1] if spread else None, carriers, ties)

@@ -404,16 +404,18 @@ class ClassDifferenceScreen(
         del test
         w = self.spread_weight_
         self.spread_weights_ = np.zeros(p.size)
-        if passed.spread is not None and w > 0:
-            spr = passed.spread
+        spr = passed.spread if w > 0 else None
+        if spr is not None and self.spread_weight == "auto":
+            w = spread_shares(pooled_variances(loc, sizes), modelled)
+        passed.location = passed.spread = loc = None  # not used again: freed before the spread test
+        if spr is not None:
             prior_s = fit_f_dist(_among(spr.variances, modelled), _among(spr.df_residual, modelled))
             spread = moderated_f(spr, coefs, prior=prior_s)
+            del spr
             self.prior_["spread"] = prior_s
             np.copyto(self.spread_statistics_, spread.statistics, where=modelled)
             q = spread.pvalues
             del spread
-            if self.spread_weight == "auto":
-                w = spread_shares(pooled_variances(loc, sizes), modelled)
             p /= 1.0 - w
             q /= w
             np.minimum(p, q, out=p)
