@@ -366,8 +366,8 @@ class ClassDifferenceScreen(
         passed = first_pass(X, codes, C, spread=self.spread_weight_ > 0, counts=voomed)
         m = X.shape[1]
         self.kinds_ = passed.kinds
-        self.pvalues_, self.min_pvalues_ = np.ones(m), np.ones(m)
-        self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
+        # min_pvalues_ and spread_statistics_ are made by _parametric after its first test.
+        self.pvalues_, self.location_statistics_ = np.ones(m), np.zeros(m)
         self._parametric(passed, sizes)
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
@@ -402,13 +402,14 @@ class ClassDifferenceScreen(
         self.prior_ = {"location": prior, "spread": None}
         np.copyto(self.location_statistics_, test.statistics, where=modelled)
         del test
+        self.min_pvalues_, self.spread_statistics_ = np.ones(p.size), np.zeros(p.size)
         w = self.spread_weight_
-        self.spread_weights_ = np.zeros(p.size)
         spr = passed.spread if w > 0 else None
-        if spr is not None and self.spread_weight == "auto":
+        spread_on = spr is not None
+        if spread_on and self.spread_weight == "auto":
             w = spread_shares(pooled_variances(loc, sizes), modelled)
         passed.location = passed.spread = loc = None  # not used again: freed before the spread test
-        if spr is not None:
+        if spread_on:
             prior_s = fit_f_dist(_among(spr.variances, modelled), _among(spr.df_residual, modelled))
             spread = moderated_f(spr, coefs, prior=prior_s)
             del spr
@@ -420,6 +421,8 @@ class ClassDifferenceScreen(
             q /= w
             np.minimum(p, q, out=p)
             del q
+        self.spread_weights_ = np.zeros(p.size)
+        if spread_on:
             np.copyto(self.spread_weights_, w, where=modelled)
         np.minimum(p, 1.0, out=p)
         np.copyto(self.pvalues_, p, where=modelled)
