@@ -320,17 +320,24 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     x = np.asarray(variances, dtype=np.float64).ravel()
     d = np.broadcast_to(np.asarray(df, dtype=np.float64), x.shape)
     ok = np.isfinite(x) & np.isfinite(d) & (d > 1e-15) & (x > -1e-15)
-    x, d = np.maximum(x[ok], 0.0), d[ok]
+    x = x[ok]
+    np.maximum(x, 0.0, out=x)
     if x.size < 2:
         return float("nan"), float("nan")
     median = float(np.median(x))
-    x = np.maximum(x, 1e-5 * (median if median > 0 else 1.0))
+    np.maximum(x, 1e-5 * (median if median > 0 else 1.0), out=x)
     # Degrees of freedom take few distinct values: the special functions once per value.
-    values, inverse = np.unique(d, return_inverse=True)
+    # One value (a one-way design): no sort of millions of equal numbers, the same arithmetic.
+    one = d.size > 0 and d.min() == d.max()
+    values, inverse = (d[:1], None) if one else np.unique(d[ok], return_inverse=True)
     half = values / 2
-    e = np.log(x) - (digamma(half) - np.log(half))[inverse]
-    e_mean = float(e.mean())
-    e_var = float(e.var(ddof=1)) - float(np.mean(polygamma(1, half)[inverse]))
+    e = np.log(x)
+    shift = digamma(half) - np.log(half)
+    e -= shift[0] if one else shift[inverse]
+    e_mean, e_var = float(e.mean()), float(e.var(ddof=1))
+    del e
+    trigammas = np.full(x.size, polygamma(1, half)[0]) if one else polygamma(1, half)[inverse]
+    e_var -= float(np.mean(trigammas))
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
         return float(np.exp(e_mean + digamma(d0 / 2) - np.log(d0 / 2))), d0
@@ -485,9 +492,11 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTe
     else:
         block = V[:, idx[:, None], idx[None, :]]
         quad = np.einsum("jp,jp->j", b, np.linalg.solve(block, b[:, :, None])[:, :, 0])
+    del b
+    # In place (quad becomes F): one array per feature fewer at the peak of a wide fit.
     with np.errstate(divide="ignore", invalid="ignore"):
-        F = quad / (idx.size * post)
-    F = np.where(np.isnan(F), 0.0, F)  # 0 / 0: a constant feature
+        F = np.divide(quad, idx.size * post, out=quad)
+    F[np.isnan(F)] = 0.0  # 0 / 0: a constant feature
     # scipy.stats.f.sf's own kernel, without its argument handling (a tenth of the time).
     pvalues = special.fdtrc(float(idx.size), df_total, np.maximum(F, 0.0))
     return ModeratedTest(F, pvalues, df_total, post, scale, d0)

@@ -59,14 +59,20 @@ _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 
 
-@dataclass(frozen=True)
+@dataclass
 class FirstPass:
-    """Per-feature results of the first pass over the columns."""
+    """Per-feature results of the first pass over the columns.
+
+    Not frozen: the screen drops the fits (``None``) once its moderated tests have used them,
+    which lowers the peak memory of a fit on many features.
+    """
 
     kinds: NDArray[np.int8]
-    location: LinearModelFit
+    location: LinearModelFit | None
     spread: LinearModelFit | None
-    carriers: NDArray[np.int64]  # (n_features, n_classes), zeros except two-valued features
+    # (n_features, n_classes), zeros except two-valued features; the narrowest unsigned
+    # integer that holds n (uint8 up to 255 examples): the largest per-feature array.
+    carriers: NDArray[np.unsignedinteger]
     ties: NDArray[np.float64]  # tie factor sum(t^3 - t) / (n^3 - n) of ranked features
 
 
@@ -165,15 +171,16 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
         low, high = column_min_max(X)  # a sparse X is not densified
         kinds[low == high] = CONSTANT
-        return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.int64), np.zeros(m))
+        return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.uint8), np.zeros(m))
     from widefs.univariate._screen_kernels import first_pass_block
 
     limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     kinds = np.empty(m, np.int8)
-    carriers = np.zeros((m, n_classes), np.int64)
+    carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
     ties = np.zeros(m)
-    coefs = np.empty((2 if spread else 1, m, n_classes))
-    variances = np.empty((2 if spread else 1, m))
+    # One array per fit (not one stacked array): the screen frees each fit on its own.
+    coefs = [np.empty((m, n_classes)) for _ in range(2 if spread else 1)]
+    variances = [np.empty(m) for _ in range(2 if spread else 1)]
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
@@ -196,10 +203,10 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
             ranked = kinds[cols] == RANKED
             if ranked.any():
                 ties[cols][ranked] = tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64))
-            coefs[0, cols], variances[0, cols] = _fit_from_means(out[8], out[9], n)
+            coefs[0][cols], variances[0][cols] = _fit_from_means(out[8], out[9], n)
             if spread:
-                coefs[1, cols], variances[1, cols] = _fit_from_means(out[10], out[11], n)
+                coefs[1][cols], variances[1][cols] = _fit_from_means(out[10], out[11], n)
     cov = np.linalg.inv(design.T @ design)
-    df = np.full(m, float(n - n_classes))
-    fits = [LinearModelFit(coefs[k], cov, variances[k], df) for k in range(coefs.shape[0])]
+    df = np.broadcast_to(float(n - n_classes), (m,))  # one value: a view, no memory per feature
+    fits = [LinearModelFit(b, cov, v, df) for b, v in zip(coefs, variances, strict=True)]
     return FirstPass(kinds, fits[0], fits[1] if spread else None, carriers, ties)

@@ -94,8 +94,20 @@ def pooled_variances(fit, sizes) -> np.ndarray:
     means = fit.coefficients.copy()
     means[:, 1:] += means[:, :1]
     grand = means @ sizes / n
-    between = ((means - grand[:, None]) ** 2) @ sizes
-    return (fit.variances * fit.df_residual + between) / (n - 1.0)
+    # In place: the same operations without a temporary per feature and class.
+    means -= grand[:, None]
+    means **= 2
+    between = means @ sizes
+    del means, grand
+    pooled = fit.variances * fit.df_residual
+    pooled += between
+    pooled /= n - 1.0
+    return pooled
+
+
+def _among(values, modelled):
+    """``values[modelled]``, without the copy when every feature is modelled."""
+    return values if modelled.all() else values[modelled]
 
 
 def spread_shares(pooled, modelled) -> np.ndarray:
@@ -413,8 +425,8 @@ class ClassDifferenceScreen(
         passed = first_pass(X, codes, C, spread=self.spread_weight_ > 0, counts=voomed)
         m = X.shape[1]
         self.kinds_ = passed.kinds
-        self.pvalues_, self.min_pvalues_ = np.ones(m), np.ones(m)
-        self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
+        # min_pvalues_ and spread_statistics_ are made by _parametric after its first test.
+        self.pvalues_, self.location_statistics_ = np.ones(m), np.zeros(m)
         self._parametric(passed, sizes)
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
@@ -441,41 +453,56 @@ class ClassDifferenceScreen(
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
         coefs = list(range(1, self.classes_.size))
         loc = passed.location
-        prior = fit_f_dist(loc.variances[modelled], loc.df_residual[modelled])
+        prior = fit_f_dist(_among(loc.variances, modelled), _among(loc.df_residual, modelled))
         test = moderated_f(loc, coefs, prior=prior)
+        # Per-feature arrays are written in place and the tests' other arrays dropped as soon
+        # as they are used: the peak memory of an out-of-core fit is set here.
         p = test.pvalues
         self.prior_ = {"location": prior, "spread": None}
-        self.location_statistics_[modelled] = test.statistics[modelled]
+        np.copyto(self.location_statistics_, test.statistics, where=modelled)
+        del test
+        self.min_pvalues_, self.spread_statistics_ = np.ones(p.size), np.zeros(p.size)
         w = self.spread_weight_
-        self.spread_weights_ = np.zeros(p.size)
-        if passed.spread is not None and w > 0:
-            spr = passed.spread
-            prior_s = fit_f_dist(spr.variances[modelled], spr.df_residual[modelled])
+        spr = passed.spread if w > 0 else None
+        spread_on = spr is not None
+        if spread_on and self.spread_weight == "auto":
+            w = spread_shares(pooled_variances(loc, sizes), modelled)
+        passed.location = passed.spread = loc = None  # not used again: freed before the spread test
+        if spread_on:
+            prior_s = fit_f_dist(_among(spr.variances, modelled), _among(spr.df_residual, modelled))
             spread = moderated_f(spr, coefs, prior=prior_s)
+            del spr
             self.prior_["spread"] = prior_s
-            self.spread_statistics_[modelled] = spread.statistics[modelled]
-            if self.spread_weight == "auto":
-                w = spread_shares(pooled_variances(loc, sizes), modelled)
-            p = np.minimum(p / (1.0 - w), spread.pvalues / w)
-            self.spread_weights_[modelled] = np.broadcast_to(w, p.shape)[modelled]
-        self.pvalues_[modelled] = np.minimum(p[modelled], 1.0)
+            np.copyto(self.spread_statistics_, spread.statistics, where=modelled)
+            q = spread.pvalues
+            del spread
+            p /= 1.0 - w
+            q /= w
+            np.minimum(p, q, out=p)
+            del q
+        self.spread_weights_ = np.zeros(p.size)
+        if spread_on:
+            np.copyto(self.spread_weights_, w, where=modelled)
+        np.minimum(p, 1.0, out=p)
+        np.copyto(self.pvalues_, p, where=modelled)
         self.min_pvalues_[modelled] = 0.0
 
     def _two_valued(self, passed, sizes):
         two = np.flatnonzero(self.kinds_ == TWO_VALUED)
         if not two.size:
             return
+        carriers = passed.carriers[two].astype(np.int64)
         try:
-            p, floors = binary_exact_pvalues(passed.carriers[two], sizes)
+            p, floors = binary_exact_pvalues(carriers, sizes)
         except ValueError:
             # Too many classes to enumerate the tables: permutations on ranks instead.
             self.kinds_[two] = RANKED
-            k = passed.carriers[two].sum(axis=1).astype(float)
+            k = carriers.sum(axis=1).astype(float)
             n = float(sizes.sum())
             passed.ties[two] = (k**3 - k + (n - k) ** 3 - (n - k)) / (n**3 - n)
             return
         self.pvalues_[two], self.min_pvalues_[two] = p, floors
-        self.location_statistics_[two] = self._binary_f(passed.carriers[two], sizes)
+        self.location_statistics_[two] = self._binary_f(carriers, sizes)
 
     @staticmethod
     def _binary_f(a, sizes):
