@@ -4,6 +4,7 @@
 import contextlib
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,27 +36,8 @@ def _snapshot(folder: Path) -> dict:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("signum", "status", "line", "limit"),
-    [
-        # A scheduler's SIGTERM: nothing of the run is left 10 s later. Ctrl-C unwinds the
-        # interpreter first (KeyboardInterrupt through joblib), so it is given 20 s.
-        (signal.SIGTERM, 143, "widefs: terminated", 10),
-        (signal.SIGINT, 130, "widefs: interrupted", 20),
-    ],
-)
-def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(
-    tmp_path, signum, status, line, limit
-):
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame(rng.normal(size=(40, 500)).round(3))
-    frame.columns = [f"g{j}" for j in frame.columns]
-    frame["class"] = ["a", "b"] * 20
-    frame.to_csv(tmp_path / "d.csv", index=False)
-    out = tmp_path / "out"
-    write_files(out, {"report.md": "# earlier\n", "report.html": "<p>earlier</p>"})
-    before = _snapshot(out)
+def _signal_a_run(tmp_path, signum, limit):
+    """Start a run with two workers, send ``signum`` once both are up; (process, stderr)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     cmd = [sys.executable, "-m", "widefs.cli", "run", "d.csv", "--jobs", "2", "--out", "out"]
     proc = subprocess.Popen(
@@ -78,6 +60,40 @@ def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(
         for p in [*run, root]:
             with contextlib.suppress(psutil.Error):
                 p.kill()
+    return proc, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("signum", "status", "line", "limit"),
+    [
+        # A scheduler's SIGTERM: nothing of the run is left 10 s later. Ctrl-C ends the run
+        # through KeyboardInterrupt and unwinding; it is given 20 s (over 10 s was seen once
+        # on a machine running the suite beside other jobs).
+        (signal.SIGTERM, 143, "widefs: terminated", 10),
+        (signal.SIGINT, 130, "widefs: interrupted", 20),
+    ],
+)
+def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(
+    tmp_path, signum, status, line, limit
+):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 500)).round(3))
+    frame.columns = [f"g{j}" for j in frame.columns]
+    frame["class"] = ["a", "b"] * 20
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    write_files(out, {"report.md": "# earlier\n", "report.html": "<p>earlier</p>"})
+    before = _snapshot(out)
+    # The workers live from the method comparison to the end of the run: on a loaded machine
+    # the signal can land after the analysis, in the interpreter's shutdown (exit 0, report
+    # written). Such an attempt proves nothing and is made again, with the earlier report back.
+    for _ in range(3):
+        proc, err = _signal_a_run(tmp_path, signum, limit)
+        if proc.returncode != 0:
+            break
+        shutil.rmtree(out)
+        write_files(out, {"report.md": "# earlier\n", "report.html": "<p>earlier</p>"})
     assert proc.returncode == status
     assert err.decode().splitlines()[-1] == line
     assert _snapshot(out) == before
