@@ -35,35 +35,44 @@ __all__ = ["equivalent_stumps"]
 _PAIRS = 12
 
 
-def _ordered_like(X: np.ndarray, fired: np.ndarray, above: bool) -> np.ndarray:
-    """Features whose values on the firing examples all lie above (or all below) their
-    values on the others, in increasing order.
+def _ordered_like(X: np.ndarray, fired: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Features whose values on the firing examples all lie above their values on the
+    others, and those whose values all lie below them, each in increasing order.
 
     Exactly the test of :func:`_numeric_equivalents`, on fewer columns: ``x[a] > x[b]`` for
-    a firing example ``a`` and another ``b`` is necessary for ``min(fired) > max(others)``,
-    so a few such pairs drop almost every unrelated feature after reading two rows each.
+    a firing example ``a`` and another ``b`` is necessary for ``min(fired) > max(others)``
+    (``x[a] < x[b]`` for the other direction), so a few such pairs drop almost every
+    unrelated feature after reading two rows each. The first pair splits the features
+    between the two directions (a feature tied on it has neither).
     """
     on, off = np.flatnonzero(fired), np.flatnonzero(~fired)
-    cand = np.arange(X.shape[1])
-    for k in range(_PAIRS):
-        xa, xb = X[on[k % on.size], cand], X[off[k % off.size], cand]
-        cand = cand[xa > xb] if above else cand[xa < xb]
-        if cand.size == 0:
-            return cand
-    sub = X[:, cand]
-    if above:
-        return cand[sub[on].min(axis=0) > sub[off].max(axis=0)]
-    return cand[sub[on].max(axis=0) < sub[off].min(axis=0)]
+    first_on, first_off = X[on[0]], X[off[0]]  # whole rows: views, no gather
+    out = []
+    for above in (True, False):
+        cand = np.flatnonzero(first_on > first_off if above else first_on < first_off)
+        for k in range(1, _PAIRS):
+            if cand.size == 0:
+                break
+            xa, xb = X[on[k % on.size], cand], X[off[k % off.size], cand]
+            cand = cand[xa > xb] if above else cand[xa < xb]
+        if cand.size:
+            sub = X[:, cand]
+            if above:
+                cand = cand[sub[on].min(axis=0) > sub[off].max(axis=0)]
+            else:
+                cand = cand[sub[on].max(axis=0) < sub[off].min(axis=0)]
+        out.append(cand)
+    return out[0], out[1]
 
 
 def _numeric_equivalents(X, splits: list[np.ndarray]) -> list[list[tuple[int, str]]]:
     """:func:`equivalent_stumps` for a numeric matrix, one block of columns at a time (an
     in-memory array: the few features ordered like each split, see :func:`_ordered_like`)."""
     if isinstance(X, np.ndarray) and X.dtype.kind == "f" and not is_lazy_matrix(X):
+        found = [_ordered_like(X, fired) for fired in splits]
         return [
-            [(int(g), ">") for g in _ordered_like(X, fired, True)]
-            + [(int(g), "<=") for g in _ordered_like(X, fired, False)]
-            for fired in splits
+            [(int(g), ">") for g in above] + [(int(g), "<=") for g in below]
+            for above, below in found
         ]
     out: list[list[tuple[int, str]]] = [[] for _ in splits]
     lazy = is_lazy_matrix(X)
