@@ -126,7 +126,7 @@ def test_anything_else_takes_the_long_way(change):
 def test_non_finite_values_get_scikit_learns_message(bad):
     X, y = _plain()
     X[1, 2] = bad
-    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+    with pytest.raises(ValueError, match=r"Input X contains (NaN|infinity)"):
         SampleCompressionSCM().fit(X, y)
 
 

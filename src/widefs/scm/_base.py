@@ -126,7 +126,7 @@ def plain_float_xy(X, y) -> bool:
     call in a process scans every installed package's entry points (milliseconds, several
     times a small fit). Anything else goes through ``validate_data`` and its messages.
     """
-    if not (type(X) is np.ndarray and type(y) is np.ndarray):  # noqa: E721 (no subclasses)
+    if not (type(X) is np.ndarray and type(y) is np.ndarray):  # (no subclasses)
         return False
     if X.ndim != 2 or X.dtype.kind != "f" or y.ndim != 1 or y.dtype.kind not in "iubUS":
         return False
