@@ -3,9 +3,12 @@
 Both fit the same saved data in separate processes; per side and setting, one process times
 the fit only (median of repeated fits after a warm-up, wall clock and CPU) and measures the
 fit's own memory, and a fresh process does import + load + one fit to give the process peak
-(what a user pays; the memory target refers to it). The script checks that all four runs
-learn the same rules and records times and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its own venv, which
-this script creates when missing (``--venv``; needs PyPI access and a C++ compiler).
+(what a user pays; the memory target refers to it) and the first call's CPU time. The two
+sides alternate, ``--rounds`` times (:func:`measure_interleaved`), so that a changing load
+weighs on both. The script checks that every run learns the same rules and records times
+and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its
+own venv, which this script creates when missing (``--venv``; needs PyPI access and a C++
+compiler).
 
 ``--jit`` measures instead the numba start-up of the three Set Covering Machines: the CPU
 time of fitting each once on colon in a fresh process with an empty numba cache (kernels
