@@ -3,9 +3,12 @@
 Both fit the same saved data in separate processes; per side and setting, one process times
 the fit only (median of repeated fits after a warm-up, wall clock and CPU) and measures the
 fit's own memory, and a fresh process does import + load + one fit to give the process peak
-(what a user pays; the memory target refers to it). The script checks that all four runs
-learn the same rules and records times and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its own venv, which
-this script creates when missing (``--venv``; needs PyPI access and a C++ compiler).
+(what a user pays; the memory target refers to it) and the first call's CPU time. The two
+sides alternate, ``--rounds`` times (:func:`measure_interleaved`), so that a changing load
+weighs on both. The script checks that every run learns the same rules and records times
+and memory with ``write_section("scm", ...)``. pyscm-ml needs numpy < 2, so it runs in its
+own venv, which this script creates when missing (``--venv``; needs PyPI access and a C++
+compiler).
 
 ``--jit`` measures instead the numba start-up of the three Set Covering Machines: the CPU
 time of fitting each once on colon in a fresh process with an empty numba cache (kernels
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,6 +108,44 @@ def run_side(
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _pooled(runs: list[dict], mode: str) -> dict:
+    """One side's runs of one mode pooled: medians over every fit (time) or process (memory)."""
+    med = statistics.median
+    out = {"rules": runs[0]["rules"], "same": all(r["rules"] == runs[0]["rules"] for r in runs)}
+    if mode == "time":
+        return out | {
+            "median": med([t for r in runs for t in r["times"]]),
+            "cpu_median": med([c for r in runs for c in r["cpus"]]),
+            "fit_extra_mb": med([r["fit_extra_mb"] for r in runs]),
+        }
+    return out | {
+        "first_cpu": med([r["first_cpu"] for r in runs]),
+        "process_peak_mb": med([r["process_peak_mb"] for r in runs]),
+        "import_mb": med([r["import_mb"] for r in runs]),
+        "numba_loaded": any(r["numba_loaded"] for r in runs),
+    }
+
+
+def measure_interleaved(pythons: dict, data: Path, p: float, max_rules: int, repeat: int,
+                        rounds: int) -> dict:  # fmt: skip
+    """``{lib: (time, memory)}``: both sides measured in alternation, ``rounds`` times.
+
+    Each round runs a timing process of each side, then a fresh process of each side (the
+    first call); the side that goes first alternates between rounds. A machine whose load
+    changes during the benchmark then weighs on both sides alike, which timing one side
+    after the other does not ensure.
+    """
+    runs = {lib: {"time": [], "memory": []} for lib in pythons}
+    libs = list(pythons)
+    for k in range(rounds):
+        for mode in ("time", "memory"):
+            for lib in libs if k % 2 == 0 else libs[::-1]:
+                reps = repeat if mode == "time" else 1
+                runs[lib][mode].append(run_side(pythons[lib], lib, data, p, max_rules, reps, mode))
+    return {lib: (_pooled(r["time"], "time"), _pooled(r["memory"], "memory"))
+            for lib, r in runs.items()}  # fmt: skip
+
+
 def stack_baseline(python: str) -> tuple[float, bool]:
     """Peak RSS (MB) of a fresh process that only imports scikit-learn's estimator base."""
     code = (
@@ -147,7 +189,13 @@ def main(argv=None) -> int:
         "--repeat",
         type=int,
         default=7,
-        help="timed fits per side (median; 3 max above 5e7 entries)",
+        help="timed fits per side and round (median; 3 max above 5e7 entries)",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of processes per side, the two sides alternating (see measure_interleaved)",
     )
     ap.add_argument(
         "--venv",
@@ -170,25 +218,26 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench_scm_") as tmp:
             make_data(m, n, args.seed, Path(tmp))
             for p in ps:
-                sides = {}
-                for lib, py in (("widefs", sys.executable), ("pyscm", str(pyscm_python))):
-                    t = run_side(py, lib, Path(tmp), p, args.max_rules, repeat, "time")
-                    mem = run_side(py, lib, Path(tmp), p, args.max_rules, 1, "memory")
-                    sides[lib] = (t, mem)
+                sides = measure_interleaved(
+                    {"widefs": sys.executable, "pyscm": str(pyscm_python)},
+                    Path(tmp), p, args.max_rules, repeat, args.rounds,
+                )  # fmt: skip
                 (ours, our_mem), (peer, peer_mem) = sides["widefs"], sides["pyscm"]
                 same = ours["rules"] == peer["rules"] == our_mem["rules"] == peer_mem["rules"]
+                same = same and all(r["same"] for r in (ours, our_mem, peer, peer_mem))
                 all_same &= same
                 row = {
                     "size": f"{m} x {n}",
                     "p": p,
                     "rules": len(ours["rules"]),
                     "same": same,
-                    "repeat": repeat,
+                    "repeat": repeat * args.rounds,
                     "t_widefs": ours["median"],
                     "t_pyscm": peer["median"],
                     "cpu_widefs": ours["cpu_median"],
                     "cpu_pyscm": peer["cpu_median"],
                     "speedup": peer["median"] / ours["median"],
+                    "cpu_speedup": peer["cpu_median"] / ours["cpu_median"],
                     # The first call in a fresh process (the library's import apart).
                     "first_widefs": our_mem["first_cpu"],
                     "first_pyscm": peer_mem["first_cpu"],
@@ -224,25 +273,31 @@ def main(argv=None) -> int:
         f"Command: `{cmd.strip()}`. {machine_note()}",
         "",
         "Synthetic microarray-like data (integer values, planted conjunction of two "
-        f"features, 10% label noise, seed {args.seed}); each library in its own processes; "
+        f"features, 10% label noise, seed {args.seed}); each library in its own processes, "
+        f"the two libraries alternating ({args.rounds} rounds, the side that goes first "
+        "changing every round, so both see the same load); "
         f"`max_rules={args.max_rules}`, `select='none'`, `feature_reuse=True` (pyscm may put "
-        "several stumps on one feature). Time: the fit only, median of the repeated fits. "
+        "several stumps on one feature). Time: the fit only, median of the repeated fits "
+        "(wall clock; *CPU speed-up*: the ratio of the CPU medians, which a loaded machine "
+        "disturbs less). "
         "*Process peak*: peak resident set of a fresh process that imports the library, loads "
         "the data and fits once; *import*: after the imports; *fit's own*: the peak during a "
         "fit minus the resident set before it. *First call*: CPU time of that fresh process's "
         "one fit (start-up costs included, the library's import apart).",
         "",
         "| data (m x n) | p | rules | same rules | fits | widefs s | pyscm s | speed-up | "
-        "widefs CPU s | pyscm CPU s | first call widefs CPU s | first call pyscm CPU s | "
+        "widefs CPU s | pyscm CPU s | CPU speed-up | first call widefs CPU s | "
+        "first call pyscm CPU s | "
         "first call speed-up | process peak widefs MB | process peak pyscm MB | "
         "import widefs MB | import pyscm MB | fit's own widefs MB | fit's own pyscm MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['size']} | {r['p']:g} | {r['rules']} | {'yes' if r['same'] else 'NO'} | "
             f"{r['repeat']} | {r['t_widefs']:.4f} | {r['t_pyscm']:.4f} | "
             f"**{r['speedup']:.1f}x** | {r['cpu_widefs']:.4f} | {r['cpu_pyscm']:.4f} | "
+            f"{r['cpu_speedup']:.1f}x | "
             f"{r['first_widefs']:.3f} | {r['first_pyscm']:.3f} | **{r['first_speedup']:.1f}x** | "
             f"{r['peak_widefs']:.0f} | {r['peak_pyscm']:.0f} | {r['import_widefs']:.0f} | "
             f"{r['import_pyscm']:.0f} | {r['extra_widefs']:.0f} | {r['extra_pyscm']:.0f} |"

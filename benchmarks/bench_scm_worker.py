@@ -146,6 +146,7 @@ def main():
             peak = _status_mb("VmHWM") if reset else float("nan")
     out.update(
         times=times,
+        cpus=cpu,
         median=statistics.median(times),
         cpu_median=statistics.median(cpu),
         rules=rules,

@@ -140,3 +140,23 @@ def test_in_memory_equivalents_of_any_split_are_the_brute_force_ones(seed):
                 assert got == ()
             else:
                 assert got == _brute(X, fired, -1), size
+
+
+@pytest.mark.parametrize("size", [1, 2, 15, 29])
+def test_more_equivalents_than_the_row_filter_keeps(size):
+    # 40 features ordered like the split each way (more than the rows-at-a-time filter
+    # stops at: every row is read) beside near misses that tie across it and noise.
+    rng = np.random.default_rng(size)
+    m = 30
+    fired = np.zeros(m, bool)
+    fired[rng.choice(m, size, replace=False)] = True
+    col = fired[:, None]
+    above = np.where(col, rng.uniform(5, 6, (m, 40)), rng.uniform(0, 5, (m, 40)))
+    below = -np.where(col, rng.uniform(5, 6, (m, 40)), rng.uniform(0, 5, (m, 40)))
+    near = above[:, :10].copy()
+    near[np.flatnonzero(~fired)[0]] = near[fired].min(axis=0)  # a tie across the split
+    X = np.hstack([rng.uniform(0, 6, (m, 20)), above, near, below])
+    (got,) = equivalent_stumps(X, [fired])
+    assert got == _brute(X, fired, -1)
+    found = {g for g, _ in got}
+    assert found >= {*range(20, 60), *range(70, 110)} and not found & set(range(60, 70))

@@ -103,11 +103,12 @@ def check_classes(estimator, y, *, min_classes: int = 2):
     >>> classes.tolist(), codes.tolist()
     (['a', 'b'], [1, 0, 1])
     """
-    from sklearn.utils.multiclass import check_classification_targets
-
     # Integers, booleans and strings are always valid class labels: scikit-learn's target
-    # check (a few hundred microseconds, much of a small CN2 fit) only for other dtypes.
+    # check (a few hundred microseconds, much of a small CN2 fit; its module's first import
+    # about a millisecond) only for other dtypes.
     if not (_label_dtype(y) and np.ndim(y) == 1):
+        from sklearn.utils.multiclass import check_classification_targets
+
         check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < min_classes:

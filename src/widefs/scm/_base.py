@@ -117,6 +117,26 @@ def narrow_array(X) -> bool:
     return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biu"
 
 
+def plain_float_xy(X, y) -> bool:
+    """A finite 2-D float numpy array with two rows or more, and a 1-D numpy array of
+    integer, boolean or string labels, one per row.
+
+    For such an input ``validate_data`` checks only shapes and finiteness; taking it
+    without ``validate_data`` spares the data-frame detection it runs first, whose first
+    call in a process scans every installed package's entry points (milliseconds, several
+    times a small fit). Anything else goes through ``validate_data`` and its messages.
+    """
+    if not (type(X) is np.ndarray and type(y) is np.ndarray):  # (no subclasses)
+        return False
+    if X.ndim != 2 or X.dtype.kind != "f" or y.ndim != 1 or y.dtype.kind not in "iubUS":
+        return False
+    if X.shape[0] < 2 or X.shape[1] < 1 or y.shape[0] != X.shape[0]:
+        return False
+    # A finite sum means finite entries (an overflow to inf only sends X the long way).
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(X.sum()))
+
+
 def with_equivalents(X, rules: list[StumpRule]) -> list[StumpRule]:
     """The rules, each with the other features that split the training examples as it does."""
     if not rules:
@@ -306,6 +326,8 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         if is_lazy_matrix(X) or narrow_array(X):
             X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
+        elif plain_float_xy(X, y):
+            X = self._accept_plain(X)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, codes = check_classes(self, y, min_classes=2)
@@ -319,6 +341,12 @@ class BaseSCM(ClassifierMixin, BaseEstimator):
         if narrow_array(X):
             X = np.asarray(X, dtype=np.float64)
         return X, codes
+
+    def _accept_plain(self, X: np.ndarray) -> np.ndarray:
+        """What ``validate_data`` does for an input that passed :func:`plain_float_xy`."""
+        self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("feature_names_in_", None)  # a plain array has no column names
+        return X.astype(np.float64, copy=False)
 
     def _keep_prefix(self, path: LearnedPath, X):
         """Store the prefix chosen by ``select`` and its bound, risk and rules."""

@@ -30,40 +30,58 @@ from widefs.scm._bitpacked import PackedBinary, packed_equivalents
 __all__ = ["equivalent_stumps"]
 
 
-# Pairs of one firing and one other example that a feature must order like the split before
-# its columns are read whole (each pair leaves about half of the unrelated features).
-_PAIRS = 12
+# Candidates left when the rows are no longer read one at a time (the rest is checked on
+# their columns whole).
+_FEW = 16
 
 
-def _ordered_like(X: np.ndarray, fired: np.ndarray, above: bool) -> np.ndarray:
-    """Features whose values on the firing examples all lie above (or all below) their
-    values on the others, in increasing order.
+def _ordered_like(X: np.ndarray, fired: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Features whose values on the firing examples all lie above their values on the
+    others, and those whose values all lie below them, each in increasing order.
 
-    Exactly the test of :func:`_numeric_equivalents`, on fewer columns: ``x[a] > x[b]`` for
-    a firing example ``a`` and another ``b`` is necessary for ``min(fired) > max(others)``,
-    so a few such pairs drop almost every unrelated feature after reading two rows each.
+    Exactly the test of :func:`_numeric_equivalents`, on fewer columns. The rows are read
+    one firing and one other example at a time, keeping each candidate's running minimum
+    over the firing rows read and maximum over the others (maximum and minimum for the
+    other direction): once they overlap the feature cannot be ordered like the split, so
+    a few rows drop almost every unrelated feature, even when one side of the split has a
+    single example. The first two rows split the features between the two directions (a
+    feature tied on them has neither); the few candidates left are checked on every row.
     """
     on, off = np.flatnonzero(fired), np.flatnonzero(~fired)
-    cand = np.arange(X.shape[1])
-    for k in range(_PAIRS):
-        xa, xb = X[on[k % on.size], cand], X[off[k % off.size], cand]
-        cand = cand[xa > xb] if above else cand[xa < xb]
-        if cand.size == 0:
-            return cand
-    sub = X[:, cand]
-    if above:
-        return cand[sub[on].min(axis=0) > sub[off].max(axis=0)]
-    return cand[sub[on].max(axis=0) < sub[off].min(axis=0)]
+    first_on, first_off = X[on[0]], X[off[0]]  # whole rows: views, no gather
+    n_rows = max(on.size, off.size)
+    out = []
+    for above in (True, False):
+        ext_on, ext_off = (np.minimum, np.maximum) if above else (np.maximum, np.minimum)
+        cand = np.flatnonzero(first_on > first_off if above else first_on < first_off)
+        a, b = first_on[cand], first_off[cand]
+        k = 1
+        while cand.size > _FEW and k < n_rows:
+            if k < on.size:
+                a = ext_on(a, X[on[k], cand])
+            if k < off.size:
+                b = ext_off(b, X[off[k], cand])
+            keep = a > b if above else a < b
+            cand, a, b = cand[keep], a[keep], b[keep]
+            k += 1
+        if cand.size and k < n_rows:  # (after every row, a and b are exact)
+            sub = X[:, cand]
+            if above:
+                cand = cand[sub[on].min(axis=0) > sub[off].max(axis=0)]
+            else:
+                cand = cand[sub[on].max(axis=0) < sub[off].min(axis=0)]
+        out.append(cand)
+    return out[0], out[1]
 
 
 def _numeric_equivalents(X, splits: list[np.ndarray]) -> list[list[tuple[int, str]]]:
     """:func:`equivalent_stumps` for a numeric matrix, one block of columns at a time (an
     in-memory array: the few features ordered like each split, see :func:`_ordered_like`)."""
     if isinstance(X, np.ndarray) and X.dtype.kind == "f" and not is_lazy_matrix(X):
+        found = [_ordered_like(X, fired) for fired in splits]
         return [
-            [(int(g), ">") for g in _ordered_like(X, fired, True)]
-            + [(int(g), "<=") for g in _ordered_like(X, fired, False)]
-            for fired in splits
+            [(int(g), ">") for g in above] + [(int(g), "<=") for g in below]
+            for above, below in found
         ]
     out: list[list[tuple[int, str]]] = [[] for _ in splits]
     lazy = is_lazy_matrix(X)
