@@ -99,12 +99,10 @@ def _naive_bayes(seed):
 
 
 def _linear_svm(seed):
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC
+    from widefs.analysis._linear_svm import GramLinearSVC
 
-    # The kernel form costs one n x n Gram matrix, whatever the number of features.
-    return make_pipeline(StandardScaler(), SVC(kernel="linear", C=0.01))
+    # make_pipeline(StandardScaler(), SVC(kernel="linear", C=0.01)), fitted on its Gram matrix.
+    return GramLinearSVC(C=0.01)
 
 
 def _discriminative(seed):

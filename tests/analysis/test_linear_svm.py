@@ -1,0 +1,62 @@
+"""The comparison's linear SVM on its Gram matrix against scikit-learn's linear-kernel SVC."""
+
+import numpy as np
+import pytest
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import check_estimator
+
+from widefs.analysis import _linear_svm
+from widefs.analysis._linear_svm import GramLinearSVC
+
+
+def _data(n_classes, dtype, seed=0, n=40, p=300):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = rng.normal(size=(n, p))
+    X[:, :5] += y[:, None]
+    X[:, 7] = 3.0  # a constant feature: StandardScaler's scale of 1
+    return X.astype(dtype), y
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("C", [0.01, 1.0])
+def test_same_svm_as_the_linear_kernel(n_classes, dtype, C, monkeypatch):
+    # Blocks smaller than the features: the Gram product is summed over several blocks.
+    monkeypatch.setattr(_linear_svm, "_BLOCK", 64)
+    X, y = _data(n_classes, dtype)
+    train, test = np.arange(30), np.arange(30, 40)
+    ours = GramLinearSVC(C=C).fit(X[train], y[train])
+    ref = make_pipeline(StandardScaler(), SVC(kernel="linear", C=C)).fit(X[train], y[train])
+    np.testing.assert_array_equal(ours.svc_.support_, ref[-1].support_)
+    np.testing.assert_allclose(ours.svc_.dual_coef_, ref[-1].dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.decision_function(X[test]), ref.decision_function(X[test]), rtol=1e-9, atol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X[test]), ref.predict(X[test]))
+    np.testing.assert_array_equal(ours.classes_, ref.classes_)
+
+
+def test_gram_blocks_sum_to_the_product():
+    rng = np.random.default_rng(1)
+    A, B = rng.normal(size=(5, 20_000)).astype(np.float32), rng.normal(size=(3, 20_000))
+    np.testing.assert_allclose(
+        _linear_svm._gram(A, B), A.astype(np.float64) @ B.T, rtol=1e-12, atol=1e-9
+    )
+
+
+def test_string_labels_and_refusals():
+    X, y = _data(2, np.float64)
+    labels = np.array(["tumour", "normal"])[y]
+    fitted = GramLinearSVC(C=1.0).fit(X, labels)
+    assert set(fitted.predict(X)) <= {"tumour", "normal"}
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :10])
+    with pytest.raises(ValueError, match="continuous"):
+        GramLinearSVC().fit(X, np.linspace(0, 1, len(X)))
+
+
+def test_scikit_learn_estimator_checks():
+    check_estimator(GramLinearSVC())
