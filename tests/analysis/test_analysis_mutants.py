@@ -1,0 +1,263 @@
+"""The analysis's checks and decisions at their boundaries: every threshold comparison on
+both sides of the threshold and at it, every validator with an input it must refuse and
+one it must accept (the comparison mutants of ``benchmarks/mutation.py analysis``)."""
+
+import re
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from widefs.analysis import _design, _inputs
+from widefs.analysis._design import check_design, design_folds
+from widefs.analysis._inputs import check_inputs, is_anndata
+
+
+class Store:
+    """What a zarr array offers: shape, dtype and slicing (no numpy conversion)."""
+
+    def __init__(self, values):
+        self.values = values
+        self.shape, self.dtype = values.shape, values.dtype
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+
+Y6 = np.repeat(["a", "b"], 3)
+
+
+# -- inputs -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["n_permutations", "n_null_permutations"])
+def test_one_permutation_is_the_smallest_count_accepted(name):
+    # The check is value < 1: 1 passes, 0 and -1 do not; numpy integers pass too.
+    check_inputs(np.zeros((6, 2)), Y6, None, None, **{name: 1})
+    check_inputs(np.zeros((6, 2)), Y6, None, None, **{name: np.int64(1)})
+    for bad in (0, -1, 1.0, 2.5, "3"):
+        with pytest.raises(ValueError, match=f"^{name} must be a positive integer, got "):
+            check_inputs(np.zeros((6, 2)), Y6, None, None, **{name: bad})
+    # None is "the default", not a count
+    check_inputs(np.zeros((6, 2)), Y6, None, None, **{name: None})
+
+
+def test_two_samples_per_class_and_two_classes_are_the_smallest_accepted():
+    X = np.zeros((4, 2))
+    _, y, _, _ = check_inputs(X, np.array([0, 0, 1, 1]), None, None)
+    assert y.tolist() == [0, 0, 1, 1]
+    # three classes of two each: more than two classes are fine
+    check_inputs(np.zeros((6, 2)), np.array([0, 0, 1, 1, 2, 2]), None, None)
+    words = "y must hold at least two classes of at least two samples each"
+    for bad in ([0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 1, 1, 2, 9]):
+        X = np.zeros((len(bad), 2))
+        with pytest.raises(ValueError, match=re.escape(words)):
+            check_inputs(X, np.array(bad), None, None)
+
+
+def test_labels_must_be_one_dimensional_and_one_per_sample():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match=re.escape("one label per sample (4), got shape (4, 1)")):
+        check_inputs(X, np.array([[0], [0], [1], [1]]), None, None)
+    with pytest.raises(ValueError, match=re.escape("one label per sample (4), got shape (5,)")):
+        check_inputs(X, np.array([0, 0, 1, 1, 1]), None, None)
+    # a Series and an Index are read as arrays
+    for y in (pd.Series([0, 0, 1, 1]), pd.Index([0, 0, 1, 1])):
+        assert isinstance(check_inputs(X, y, None, None)[1], np.ndarray)
+
+
+def test_features_of_every_accepted_kind_and_their_names():
+    frame = pd.DataFrame(np.eye(4)[:, :3], columns=["g1", 2, "g3"])
+    X, _, names, _ = check_inputs(frame, np.array([0, 0, 1, 1]), None, None)
+    assert names == ["g1", "2", "g3"] and X.dtype == float
+    _, _, names, _ = check_inputs(frame, np.array([0, 0, 1, 1]), None, ["a", "b", "c"])
+    assert names == ["a", "b", "c"]
+    _, _, names, _ = check_inputs(np.zeros((4, 3), int), np.array([0, 0, 1, 1]), None, None)
+    assert names == ["x0", "x1", "x2"]
+    _, _, names, _ = check_inputs(np.zeros((4, 3)), np.array([0, 0, 1, 1]), None, list("pqr"))
+    assert names == ["p", "q", "r"]
+    # a 3-D array is refused like a 1-D one
+    with pytest.raises(ValueError, match=re.escape("X must be 2-D (samples x features)")):
+        check_inputs(np.zeros((4, 3, 2)), np.array([0, 0, 1, 1]), None, None)
+
+
+def test_out_of_core_arrays_are_two_dimensional_integer_stores():
+    y = np.array([0, 0, 1, 1])
+    for dtype in (bool, np.uint8, np.int32):
+        X, _, names, methods = check_inputs(Store(np.zeros((4, 3), dtype)), y, ["scm"], None)
+        assert isinstance(X, Store) and names == ["x0", "x1", "x2"] and methods == ("scm",)
+    _, _, names, _ = check_inputs(Store(np.zeros((4, 2), bool)), y, ["scm"], ["u", "v"])
+    assert names == ["u", "v"]
+    words = "X must be a numpy array or a pandas DataFrame, got Store"
+    for values in (np.zeros((4, 3)), np.zeros((4, 3, 2), bool), np.zeros(4, bool)):
+        with pytest.raises(TypeError, match=words):
+            check_inputs(Store(values), y, ["scm"], None)
+    with pytest.raises(TypeError, match="got list"):
+        check_inputs([[0, 1]] * 4, y, None, None)
+
+
+def test_methods_are_checked_and_put_in_report_order():
+    X, y = np.zeros((4, 2)), np.array([0, 0, 1, 1])
+    assert check_inputs(X, y, None, None)[3] == ("chance", "scm", "rules", "cefs", "compare")
+    assert check_inputs(X, y, "scm", None)[3] == ("scm",)
+    assert check_inputs(X, y, ["compare", "chance"], None)[3] == ("chance", "compare")
+    with pytest.raises(ValueError, match=r"^unknown methods x, y; choose among chance, scm"):
+        check_inputs(X, y, ["x", "scm", "y"], None)
+    with pytest.raises(ValueError, match=re.escape("unknown methods (none);")):
+        check_inputs(X, y, (), None)
+
+
+def test_sparse_input_is_made_dense_up_to_the_limit_exactly(monkeypatch):
+    X = sp.random(4, 5, density=0.5, format="csr", random_state=0)
+    y = np.array([0, 0, 1, 1])
+    monkeypatch.setattr(_inputs, "SPARSE_DENSE_LIMIT", 4 * 5 * 8)  # exactly the dense size
+    dense, _, names, _ = check_inputs(X, y, ["chance", "scm", "compare"], None)
+    assert isinstance(dense, np.ndarray) and names[-1] == "x4"
+    np.testing.assert_array_equal(dense, X.toarray())
+    monkeypatch.setattr(_inputs, "SPARSE_DENSE_LIMIT", 4 * 5 * 8 - 1)  # one byte less
+    with pytest.raises(ValueError, match=r"^X is sparse 4 x 5 \(0\.0 GiB dense\); the parts "
+                       r"chance, compare need it dense: run methods=\['scm'\]"):  # fmt: skip
+        check_inputs(X, y, ["chance", "scm", "compare"], None)
+    # the SCMs alone read it sparse, however large
+    kept, _, names, _ = check_inputs(X, y, ["scm"], ["a", "b", "c", "d", "e"])
+    assert sp.issparse(kept) and names == ["a", "b", "c", "d", "e"]
+    kept, _, names, _ = check_inputs(X, y, ["scm"], None)
+    assert sp.issparse(kept) and names == ["x0", "x1", "x2", "x3", "x4"]
+
+
+def test_anndata_arguments_without_an_anndata_object_are_refused():
+    X, y = np.zeros((4, 2)), np.array([0, 0, 1, 1])
+    words = "target= and layer= read an AnnData object; X is not one"
+    for kwargs in (dict(target="t"), dict(layer="l"), dict(target="t", layer="l")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            check_inputs(X, y, None, None, **kwargs)
+    with pytest.raises(ValueError, match=re.escape("y is required")):
+        check_inputs(X, None, None, None)
+
+
+def test_anndata_is_recognised_by_its_type_name_and_package():
+    def instance(name, module):
+        return type(name, (), {"__module__": module})()
+
+    assert is_anndata(instance("AnnData", "anndata"))
+    assert is_anndata(instance("AnnData", "anndata._core.anndata"))
+    assert not is_anndata(instance("AnnData", "mypackage.anndata"))
+    assert not is_anndata(instance("AnnDataLike", "anndata"))
+    assert not is_anndata(instance("Other", "other"))
+
+
+# -- design -------------------------------------------------------------------------------
+
+
+def test_no_design_without_covariates_and_groups_and_either_makes_one():
+    y = np.repeat(["a", "b"], 4)
+    assert check_design(y, None, None) is None
+    only_groups = check_design(y, None, np.arange(8) // 2 % 2)  # pairs of one class: within
+    assert only_groups is not None and only_groups.covariates is None
+    assert only_groups.n_groups == 2 and only_groups.case == "within groups"
+    only_cov = check_design(y, [1.0, 5, 2, 7, 3, 6, 4, 9], None)
+    assert only_cov.groups is None and only_cov.n_groups == 0
+    assert only_cov.case == "independent"
+    assert list(only_cov.covariates.columns) == ["covariate 0"]
+
+
+def test_covariates_of_every_shape_become_named_columns():
+    y = np.repeat(["a", "b"], 4)
+    two = np.column_stack([[1.0, 5, 2, 7, 3, 6, 4, 9], [3.0, 1, 4, 1, 5, 9, 2, 6]])
+    design = check_design(y, two, None)
+    assert list(design.covariates.columns) == ["covariate 0", "covariate 1"]
+    assert design.covariate_names == ("covariate 0", "covariate 1")
+    framed = pd.DataFrame({"age": two[:, 0]}, index=np.arange(10, 18))
+    design = check_design(y, framed, None)
+    assert design.covariates.index.tolist() == list(range(8))  # reset: rows match y
+    with pytest.raises(ValueError, match=re.escape("one row per sample (8); got 7")):
+        check_design(y, {"age": two[:7, 0]}, None)
+
+
+def test_a_design_needs_the_data_in_memory():
+    y = np.repeat(["a", "b"], 4)
+    check_design(y, None, np.arange(8) // 2 % 2, X=np.zeros((8, 2)))  # in memory: fine
+    with pytest.raises(ValueError, match=re.escape("need the data in memory")):
+        check_design(y, None, np.arange(8) // 2 % 2, X=Store(np.zeros((8, 2), bool)))
+
+
+def grouped(y, groups):
+    return check_design(np.asarray(y), None, np.asarray(groups))
+
+
+def test_folds_without_groups_are_capped_by_the_smallest_class():
+    y = np.array([0] * 3 + [1] * 7)
+    assert design_folds(y, None, 5) == 3
+    assert design_folds(y, None, 2) == 2
+    assert design_folds(np.repeat([0, 1], 5), None, 5) == 5  # equal to the smallest class
+
+
+def test_folds_with_whole_groups_between_classes():
+    # class 0: groups g0, g1, g2 (three); class 1: g3, g4 (two) -> at most 2 folds
+    y = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1])
+    g = np.array(["g0", "g0", "g1", "g1", "g2", "g2", "g3", "g3", "g4", "g4"])
+    design = grouped(y, g)
+    assert design.case == "between groups"
+    assert design_folds(y, design, 5) == 2
+    # four groups per class: min(5, 4) = 4; min(3, 4) = 3
+    y8 = np.repeat([0, 1], 8)
+    g8 = np.repeat(np.arange(8), 2)
+    design = grouped(y8, g8)
+    assert design_folds(y8, design, 5) == 4 and design_folds(y8, design, 3) == 3
+    # one group in a class: never fewer than two folds
+    y1 = np.array([0, 0, 0, 1, 1, 1])
+    design = grouped(y1, np.array([0, 0, 0, 1, 2, 3]))
+    assert design_folds(y1, design, 5) == 2
+
+
+def test_folds_with_groups_holding_every_class():
+    # three pairs (within groups): min(5, 3 groups) = 3; 2 groups -> max(2, 2) = 2
+    y = np.array([0, 1, 0, 1, 0, 1])
+    design = grouped(y, [0, 0, 1, 1, 2, 2])
+    assert design.case == "within groups" and design_folds(y, design, 5) == 3
+    design = grouped(y[:4], [0, 0, 1, 1])
+    assert design_folds(y[:4], design, 5) == 2
+
+
+def test_the_statements_name_what_each_part_did():
+    y = np.repeat(["a", "b"], 4)
+    cov = {"age": [1.0, 5, 2, 7, 3, 6, 4, 9]}
+    groups = np.arange(8) // 2 % 2
+    everything = ("chance", "scm", "rules", "cefs", "compare")
+    both = check_design(y, cov, groups).summary(everything).statements
+    assert set(both) == {*everything, "certificates"}
+    assert "used the covariates and groups:" in both["chance"]
+    assert "kept every group on one side of its halves" in both["chance"]
+    assert both["rules"].startswith("CN2-POE: its held-out split kept every group")
+    assert both["compare"].startswith("nested cross-validation kept every group on one side")
+    assert "the covariates reached the class-difference screen" in both["compare"]
+    assert both["certificates"] == (
+        "relabellings respect the groups; the searches take no covariates, so they did not "
+        "use them"
+    )
+    assert both["scm"].startswith("the Set Covering Machines: fitted on every sample")
+    assert both["cefs"].startswith("CEFS: fitted on every sample")
+    cov_only = check_design(y, cov, None).summary(("chance", "rules", "compare")).statements
+    assert set(cov_only) == {"chance", "rules", "compare", "certificates"}
+    assert "used the covariates:" in cov_only["chance"]
+    assert "take no covariates (they did not use them)" in cov_only["chance"]
+    assert cov_only["rules"].startswith("CN2-POE: fitted on every sample")
+    assert cov_only["compare"].startswith("nested cross-validation the covariates reached")
+    assert cov_only["certificates"].startswith("labels permuted freely; the searches")
+    groups_only = check_design(y, None, groups).summary(("compare",)).statements
+    assert set(groups_only) == {"compare", "certificates"}
+    assert groups_only["compare"].endswith("no covariates")
+    assert groups_only["certificates"] == "relabellings respect the groups"
+
+
+def test_the_summary_carries_the_case_in_words():
+    y = np.repeat(["a", "b"], 4)
+    summary = check_design(y, None, np.arange(8) // 2 % 2).summary(("chance",))
+    assert summary.groups_case == _design.GROUP_CASES["within groups"]
+    assert summary.n_groups == 2 and summary.covariates == ()
+
+
+def test_a_test_double_is_not_anndata():
+    assert not is_anndata(types.SimpleNamespace(X=np.zeros((2, 2))))
