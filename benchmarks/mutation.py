@@ -424,8 +424,7 @@ def main(argv: list[str] | None = None) -> int:
             todo = [n for n in names if done.get(n, "not checked") == "not checked"]
         if names is None or todo:
             subprocess.run(
-                [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers)]
-                + todo,
+                [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *todo],
                 cwd=work,
                 env=env,
                 check=True,

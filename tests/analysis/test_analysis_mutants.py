@@ -234,8 +234,7 @@ def test_the_statements_name_what_each_part_did():
     assert both["compare"].startswith("nested cross-validation kept every group on one side")
     assert "the covariates reached the class-difference screen" in both["compare"]
     assert both["certificates"] == (
-        "relabellings respect the groups; the searches take no covariates, so they did not "
-        "use them"
+        "relabellings respect the groups; the searches take no covariates, so they did not use them"
     )
     assert both["scm"].startswith("the Set Covering Machines: fitted on every sample")
     assert both["cefs"].startswith("CEFS: fitted on every sample")

@@ -93,7 +93,7 @@ def test_the_estimator_and_score_are_checked_in_one_line():
             return {}
 
     for bad in (FitOnly(), ParamsOnly(), object()):
-        with pytest.raises(TypeError, match="^estimator must be a scikit-learn estimator; got"):
+        with pytest.raises(TypeError, match=r"^estimator must be a scikit-learn estimator; got"):
             search_certificate(bad, X, y, n_permutations=2)
     with pytest.raises(ValueError, match=re.escape("score must be one of ('auto', 'search',")):
         search_certificate(ScoreOnly(), X, y, score="train", n_permutations=2)
