@@ -17,8 +17,9 @@ mutation testing is heavy); and prints the score ``killed / (killed + survived +
 generates every mutant, reads each one's diff (what ``mutmut show NAME`` prints) and keeps
 those that change or remove a comparison operator (``< <= > >= == != is is not in not in``),
 a boolean ``and``/``or``/``not``, or a number compared (within four tokens of a comparison
-operator; string literals, such as the messages, are ignored); then runs ``mutmut run NAMES`` and prints the score of
-that subset. With ``--resume`` only the subset's unchecked mutants run::
+operator; string literals, such as the messages, are ignored); then runs
+``mutmut run NAMES`` and prints the score of that subset. With ``--resume`` only the
+subset's unchecked mutants run::
 
     nice -n 10 python benchmarks/mutation.py analysis --comparisons
 
@@ -374,7 +375,7 @@ def is_comparison_mutant(diff: str) -> bool:
     False
     >>> is_comparison_mutant("-    m = np.mean(p == y, axis=1)\\n+    m = np.mean(p == y, axis=2)")
     False
-    >>> is_comparison_mutant("-    for b in blocks(X.shape[1]):\\n+    for b in blocks(X.shape[2]):")
+    >>> is_comparison_mutant("-    for b in blocks(X[1]):\\n+    for b in blocks(X[2]):")
     False
     """
     lines = diff.splitlines()
