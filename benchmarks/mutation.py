@@ -220,6 +220,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
                     "certificate_cv",
                     "certificate_design",
                     "certificate_sequential",
+                    "certificate_mutants",
                     "prescreen",
                 )
             ),

@@ -4,15 +4,17 @@ one it must accept (the comparison mutants of ``benchmarks/mutation.py analysis`
 
 import re
 import types
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from widefs.analysis import _design, _inputs
+from widefs.analysis import _compare, _design, _inputs, _models, analyse
 from widefs.analysis._design import check_design, design_folds
 from widefs.analysis._inputs import check_inputs, is_anndata
+from widefs.analysis._spec import candidates, certificate_permutations, null_permutations
 
 
 class Store:
@@ -260,3 +262,181 @@ def test_the_summary_carries_the_case_in_words():
 
 def test_a_test_double_is_not_anndata():
     assert not is_anndata(types.SimpleNamespace(X=np.zeros((2, 2))))
+
+
+# -- specification ------------------------------------------------------------------------
+
+
+BASELINES = ["naive Bayes, all features", "linear SVM, all features"]
+BY_GROUP = {
+    "chance": ["MGM + naive Bayes", "E[X(1)] + naive Bayes", "FDR 5% + naive Bayes"],
+    "scm": ["PAC-Bayes SCM", "sample-compression SCM", "Occam SCM"],
+    "rules": ["CN2-POE rules", "CN2 rules (significance)"],
+    "cefs": ["CEFS ensemble (kNN, SFS)"],
+}
+
+
+@pytest.mark.parametrize("group", [*BY_GROUP, "compare"])
+def test_each_group_adds_exactly_its_candidates(group):
+    names = [c.name for c in candidates([group])]
+    assert names == BASELINES + BY_GROUP.get(group, [])
+    every = [c.name for c in candidates(list(BY_GROUP))]
+    assert every == BASELINES + [n for g in BY_GROUP.values() for n in g]
+
+
+@pytest.mark.parametrize("n_features", [10, 10**5, 10**6])
+def test_quick_runs_cap_the_null_permutations_at_one_hundred(n_features):
+    from widefs.univariate import default_permutations
+
+    full = default_permutations(n_features)  # 1000, 200, 100: above, above and at the cap
+    assert null_permutations(n_features, False) == full
+    assert null_permutations(n_features, True) == min(full, 100)
+    assert certificate_permutations(True) == 9 and certificate_permutations(False) == 29
+
+
+# -- the fitted parts ---------------------------------------------------------------------
+
+
+def _signal(n=20, m=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m))
+    y = np.repeat([0, 1], n // 2)
+    X[y == 1, 0] += 4.0  # one feature separates the classes
+    return X, y, [f"g{j}" for j in range(m)]
+
+
+@pytest.mark.parametrize(("m", "wide"), [(5, False), (6, True)])
+def test_rules_are_prescreened_only_above_the_prescreen_size(monkeypatch, m, wide):
+    monkeypatch.setattr(_models, "PRESCREEN", 5)
+    X, y, names = _signal(m=m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rules = _models.rules_analysis(X, y, names, seed=0)
+    assert rules.prescreened == (5 if wide else None)
+    support = rules.summary.prescreen_support
+    assert (support is not None) == wide
+    if wide:
+        assert support.sum() == 5 and support[0]
+    # the separating feature: the rules beat the default class on the held-out part
+    assert rules.summary.test_error < rules.summary.default_error
+    assert rules.better_than_default is True
+
+
+def test_rules_not_better_than_the_default_class_say_so():
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(20, 4)), np.repeat([0, 1], 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rules = _models.rules_analysis(X, y, ["a", "b", "c", "d"], seed=0)
+    s = rules.summary
+    assert rules.better_than_default is bool(s.test_error < s.default_error)
+
+
+@pytest.mark.parametrize(("m", "wide"), [(5, False), (6, True)])
+def test_cefs_is_prescreened_only_above_the_prescreen_size(monkeypatch, m, wide):
+    from widefs.ensemble import ClassSpecificEnsemble
+
+    monkeypatch.setattr(_models, "PRESCREEN", 5)
+    X, y, names = _signal(m=m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cefs = _models.cefs_analysis(X, y, names, seed=0)
+    assert cefs.prescreened == (5 if wide else None)
+    assert isinstance(cefs.model, ClassSpecificEnsemble)
+    assert cefs.model.n_features_in_ == 5  # screened to 5, or 5 features to begin with
+    assert "g0" in cefs.overall_subset
+    assert set(cefs.class_subsets) == {0, 1}
+    used = {f for s in cefs.class_subsets.values() for f in s} | set(cefs.overall_subset)
+    assert used <= set(names)
+
+
+# -- the comparison -----------------------------------------------------------------------
+
+
+def test_a_selection_is_some_feature_left_out_in_some_fold():
+    assert not _compare._selects({"n_selected": None, "selection_frequency": np.zeros(3)})
+    kept_all = {"n_selected": np.array([3, 3]), "selection_frequency": np.ones(3)}
+    assert not _compare._selects(kept_all)  # every feature in every fold: no choice made
+    chose = {"n_selected": np.array([3, 2]), "selection_frequency": np.array([1.0, 1.0, 0.5])}
+    assert _compare._selects(chose)
+
+
+def test_empty_folds_count_the_folds_that_kept_no_feature():
+    assert _compare._empty_folds({"n_selected": None}) == 0
+    assert _compare._empty_folds({"n_selected": np.array([0, 2, 0, 1])}) == 2
+    assert _compare._empty_folds({"n_selected": np.array([1, 2])}) == 0
+
+
+def _res(n_selected, frequency, stability=0.8):
+    return {
+        "mean": 0.75, "std": 0.1, "ci": (0.6, 0.9), "pooled_accuracy": 0.74,
+        "balanced_mean": 0.7, "balanced_ci": (0.55, 0.85),
+        "classes": np.array(["a", "b"]), "class_recall": np.array([0.8, 0.6]),
+        "class_recall_ci": np.array([[0.5, 0.95], [0.3, 0.85]]),
+        "n_selected": None if n_selected is None else np.array(n_selected),
+        "selection_frequency": np.asarray(frequency, dtype=float),
+        "stability": stability, "test_score": np.full(3, 0.75),
+    }  # fmt: skip
+
+
+def test_a_row_shows_features_and_stability_only_for_a_selecting_method():
+    from widefs.analysis._spec import Candidate
+
+    cand = Candidate("m", None, "a note")
+    assert _compare._row(cand, None, None) == {"method": "m", "applies": False, "note": "a note"}
+    row = _compare._row(cand, _res([2, 4, 3], [1.0, 0.5, 0.0]), None)
+    assert row["applies"] is True and row["features"] == 3.0 and row["stability"] == 0.8
+    assert (row["empty_folds"], row["folds"]) == (0, 3)
+    assert row["recall b"] == 0.6 and row["recall a low"] == 0.5
+    assert row["certificate"] == "not certified" and np.isnan(row["search_pvalue"])
+    for res in (_res(None, [1.0, 1.0]), _res([2, 2, 2], [1.0, 1.0])):
+        row = _compare._row(cand, res, None)
+        assert np.isnan(row["features"]) and np.isnan(row["stability"])
+
+
+def test_binary_only_candidates_are_skipped_on_several_classes_only():
+    from sklearn.naive_bayes import GaussianNB
+
+    from widefs.analysis._spec import Candidate
+
+    rng = np.random.default_rng(0)
+    cands = [
+        Candidate("binary", lambda seed: GaussianNB(), binary_only=True),
+        Candidate("any", lambda seed: GaussianNB()),
+    ]
+    X = rng.normal(size=(12, 3))
+    three = np.repeat([0, 1, 2], 4)
+    out = _compare._evaluate_all(X, three, cands, 0, 2, 1, None, None, None)
+    assert out["binary"] is None and out["any"]["classes"].tolist() == [0, 1, 2]
+    two = np.repeat([0, 1], 6)
+    out = _compare._evaluate_all(X, two, cands, 0, 2, 1, None, None, None)
+    assert out["binary"] is not None and out["any"] is not None
+
+
+def test_the_comparison_folds_keep_groups_whole():
+    from sklearn.naive_bayes import GaussianNB
+
+    from widefs.analysis._spec import Candidate
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(16, 3)), np.repeat([0, 1], 8)
+    groups = np.repeat(np.arange(8), 2)  # pairs of the same class: between groups
+    design = check_design(y, None, groups)
+    out = _compare._evaluate_all(
+        X, y, [Candidate("nb", lambda seed: GaussianNB())], 0, 4, 1, None, None, design
+    )
+    res = out["nb"]
+    assert res["design_case"] == "between groups"
+    for train, test in res["splits"]:
+        assert not set(groups[train]) & set(groups[test])
+
+
+@pytest.mark.parametrize(("quick", "folds", "repeats"), [(True, 3, 1), (False, 5, 2)])
+def test_a_comparison_alone_certifies_nothing_and_sizes_its_folds(quick, folds, repeats):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 5)), np.repeat(["a", "b"], 10)
+    result = analyse(X, y, methods=["compare"], quick=quick, random_state=0, n_permutations=2)
+    assert result.certificates == {}  # the baselines have no search to certify
+    info = result.comparison_info
+    assert (info.requested_folds, info.folds, info.repeats) == (folds, folds, repeats)
+    assert list(result.comparison.index) == BASELINES

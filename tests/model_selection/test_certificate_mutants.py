@@ -207,3 +207,100 @@ def test_a_prescreened_search_predicts_lists_and_frames_like_arrays():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a frame reaches the search as a frame: no warning
         np.testing.assert_array_equal(fitted.predict(frame), want)
+
+
+# -- the null's scoring paths -------------------------------------------------------------
+
+
+class CovariateScore(ClassifierMixin, BaseEstimator):
+    """Search score: the mean covariate of class 1 (covariates stay with their samples).
+
+    Its batched paths refuse to run: they take no covariates, so a certificate given
+    covariates must refit instead."""
+
+    def fit(self, X, y, covariates=None):
+        y = np.asarray(y)
+        self.classes_ = np.unique(y)
+        self.search_score_ = float(np.mean(np.asarray(covariates)[y == 1]))
+        return self
+
+    def predict(self, X):
+        return np.full(np.shape(X)[0], self.classes_[0])
+
+    def permutation_search_scores(self, X, y, permutations, n_jobs=None):
+        raise AssertionError("the batched search scores take no covariates")
+
+    def out_of_fold_predictions(self, X, Y, folds, n_jobs=None):
+        raise AssertionError("the batched predictions take no covariates")
+
+
+def test_covariates_reach_every_refit_of_the_null():
+    X, y = _data(n=10)
+    age = np.arange(10.0) ** 2
+    cert = search_certificate(
+        CovariateScore(), X, y, score="search", covariates=age, n_permutations=5,
+        stop_after=None, random_state=0,
+    )  # fmt: skip
+    assert cert.observed == np.mean(age[y == 1])
+    want = [np.mean(age[y[p] == 1]) for p in cert.permutations]  # the samples keep their age
+    np.testing.assert_array_equal(cert.null_scores, want)
+    assert len(set(want)) > 1
+    cv = search_certificate(
+        CovariateScore(), X, y, score="cv", covariates=age, n_permutations=3, random_state=0
+    )
+    assert cv.score == "cv" and cv.null_scores.tolist() == [0.5] * 3  # the first class always
+
+
+def test_a_null_of_no_relabelling_is_empty():
+    from widefs.model_selection._null_scores import sequential_null_scores
+
+    X, y = _data()
+    none = np.empty((0, y.size), dtype=np.intp)
+    out = sequential_null_scores(ScoreOnly(), X, y, none, 0.5, stop_after=2)
+    assert out.shape == (0,)
+
+
+def test_the_batched_cv_null_scores_balanced_accuracy_on_unequal_classes():
+    from sklearn.base import clone
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import PredefinedSplit, cross_val_predict
+
+    from widefs.model_selection._cross_validated import design_folds
+    from widefs.rules import CN2Classifier
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(24, 6))
+    y = np.array([0] * 16 + [1] * 8)  # unequal: balanced accuracy differs from accuracy
+    X[y == 1, 1] += 1.5
+    est = CN2Classifier(max_rule_length=1)
+    cert = search_certificate(
+        est, X, y, score="cv", cv=4, scoring="balanced_accuracy", n_permutations=5,
+        stop_after=None, random_state=2,
+    )  # fmt: skip
+    seed = cert.cross_validation.seed
+
+    def oracle(labels):  # scikit-learn's cross_val_predict on the certificate's folds
+        folds = PredefinedSplit(design_folds(labels, 4, seed, None))
+        pred = cross_val_predict(clone(est), X, labels, cv=folds)
+        return balanced_accuracy_score(labels, pred), np.mean(pred == labels)
+
+    scores = [oracle(y[p]) for p in cert.permutations]
+    np.testing.assert_allclose(cert.null_scores, [b for b, _ in scores], rtol=0, atol=1e-15)
+    assert any(b != a for b, a in scores)  # the two scores differ on these relabellings
+
+
+def test_a_cv_certificate_keeps_a_frame_for_steps_that_select_columns_by_name():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+
+    X, y = _data(n=16, m=3, seed=1)
+    frame = pd.DataFrame(X, columns=["g0", "g1", "g2"])
+    frame.loc[y == 1, "g1"] += 2.0
+    pipe = make_pipeline(ColumnTransformer([("g1", "passthrough", ["g1"])]), GaussianNB())
+    cert = search_certificate(pipe, frame, y, score="cv", n_permutations=3, random_state=0)
+    # the oracle: naive Bayes on the column g1 alone, on the same folds and relabellings
+    alone = search_certificate(
+        GaussianNB(), frame[["g1"]].to_numpy(), y, score="cv", n_permutations=3, random_state=0
+    )
+    assert cert.score == "cv" and cert.observed == alone.observed
+    np.testing.assert_array_equal(cert.null_scores, alone.null_scores)
