@@ -440,3 +440,100 @@ def test_a_comparison_alone_certifies_nothing_and_sizes_its_folds(quick, folds, 
     info = result.comparison_info
     assert (info.requested_folds, info.folds, info.repeats) == (folds, folds, repeats)
     assert list(result.comparison.index) == BASELINES
+
+
+# -- the certificates' bookkeeping and the parts' dispatch --------------------------------
+
+
+def test_binary_only_searches_are_certified_on_two_classes_only():
+    from widefs.analysis._certify import CertificateRun
+    from widefs.analysis._spec import CERTIFIED, Certified
+
+    X = np.zeros((9, 2))
+    binary = Certified("rules", "b", None, "s", ("b",), binary_only=True)
+    for y, want in ((np.repeat([0, 1], [4, 5]), True), (np.repeat([0, 1, 2], 3), False)):
+        run = CertificateRun(X, y, seed=0, n_permutations=2)
+        assert run.applies(binary) is want
+        assert all(run.applies(item) for item in CERTIFIED)  # none of them is binary-only
+
+
+def test_a_part_certifies_its_own_searches_only(monkeypatch):
+    from widefs.analysis._certify import CertificateRun
+
+    run = CertificateRun(np.zeros((8, 2)), np.repeat([0, 1], 4), seed=0, n_permutations=2)
+    monkeypatch.setattr(CertificateRun, "_compute", lambda self, item: item.name)
+    assert run.group("rules") == ["CN2-POE rules", "CN2 rules (significance)"]
+    assert run.group("chance") == ["discriminative selection"]
+    assert run.group("compare") == []
+    assert list(run.results) == [
+        "CN2-POE rules",
+        "CN2 rules (significance)",
+        "discriminative selection",
+    ]
+
+
+def test_the_counts_decision_takes_auto_or_a_boolean():
+    from widefs.analysis._analyse import _counts
+
+    # reads: non-negative integers from 0 reaching 1000 (looks_like_counts's rule)
+    counts = np.random.default_rng(0).poisson(3, size=(10, 30)).astype(float)
+    counts[0, 0] = 1500.0
+    assert _counts(counts, "auto") is True
+    assert _counts(counts + 0.5, "auto") is False
+    assert _counts(counts, False) is False and _counts(counts + 0.5, True) is True
+    assert _counts(counts, np.bool_(True)) is True
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match=re.escape(f"got {bad!r}.")):
+            _counts(counts, bad)
+
+
+def test_the_chance_part_sizes_its_null_unless_told():
+    X, y, _ = _signal(m=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = analyse(X, y, methods=["chance"], quick=True, n_permutations=2)
+        given = analyse(X, y, methods=["chance"], quick=True, n_permutations=2,
+                        n_null_permutations=20)  # fmt: skip
+    assert default.chance.n_permutations == null_permutations(8, True) == 100
+    assert given.chance.n_permutations == 20
+    assert default.certificate_permutations == 2
+
+
+@pytest.mark.parametrize("part", ["rules", "cefs"])
+def test_each_part_fills_its_own_field(part):
+    X, y, _ = _signal(m=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyse(X, y, methods=[part], quick=True, n_permutations=2)
+    filled = {name for name in ("chance", "scm", "rules", "cefs", "comparison")
+              if getattr(result, name) is not None}  # fmt: skip
+    assert filled == {part}
+
+
+def test_the_rules_part_holds_out_whole_groups(monkeypatch):
+    import widefs.rules._summary as summary_module
+
+    split, seen = summary_module._split, {}
+
+    def spy(*args):
+        seen["parts"] = split(*args)
+        return seen["parts"]
+
+    monkeypatch.setattr(summary_module, "_split", spy)
+    X, y, _ = _signal(n=24, m=4)
+    groups = np.repeat(np.arange(12), 2)  # pairs of one class
+    tagged = np.column_stack([X, np.arange(y.size)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analyse(tagged, y, methods=["rules"], quick=True, n_permutations=2, groups=groups)
+    train, test = (np.asarray(p)[:, -1].astype(int) for p in seen["parts"][:2])
+    assert set(groups[train]).isdisjoint(groups[test])
+    assert sorted([*train, *test]) == list(range(24))
+
+
+def test_anndata_takes_feature_names_given():
+    ad = pytest.importorskip("anndata")
+    X, y, names = _signal(m=3)
+    adata = ad.AnnData(X=X, var=pd.DataFrame(index=names))
+    assert check_inputs(adata, y, None, None)[2] == names
+    assert check_inputs(adata, y, None, ["p", "q", "r"])[2] == ["p", "q", "r"]
