@@ -19,7 +19,8 @@ those that change or remove a comparison operator (``< <= > >= == != is is not i
 a boolean ``and``/``or``/``not``, or a number compared (within four tokens of a comparison
 operator; string literals, such as the messages, are ignored); then runs
 ``mutmut run NAMES`` and prints the score of that subset. With ``--resume`` only the
-subset's unchecked mutants run::
+subset's mutants not yet killed run (the unchecked ones and, against the tests written
+since, the survivors)::
 
     nice -n 10 python benchmarks/mutation.py analysis --comparisons
 
@@ -402,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="keep the results of an interrupted run (mutmut only tests the unchecked mutants)",
+        help="keep the results of an interrupted run (mutmut tests the unchecked mutants; "
+        "with --comparisons, the survivors too)",
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="mutants tested at once (default: 1)"
@@ -423,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = names or []
         if names is not None and args.resume:
             done = _statuses(work)
-            todo = [n for n in names if done.get(n, "not checked") == "not checked"]
+            todo = [n for n in names if done.get(n) != "killed"]
         if names is None or todo:
             subprocess.run(
                 [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *todo],
