@@ -304,3 +304,23 @@ def test_a_cv_certificate_keeps_a_frame_for_steps_that_select_columns_by_name():
     )
     assert cert.score == "cv" and cert.observed == alone.observed
     np.testing.assert_array_equal(cert.null_scores, alone.null_scores)
+
+
+class NeverFit(ClassifierMixin, BaseEstimator):
+    """Fails the test if fitted: the arguments must be refused before any work."""
+
+    def fit(self, X, y):
+        raise AssertionError("fitted before the arguments were checked")
+
+    def predict(self, X):
+        return np.zeros(np.shape(X)[0])
+
+
+def test_the_folds_are_checked_before_any_fit():
+    X = np.zeros((12, 2))
+    y = np.array([0] * 9 + [1] * 3)
+    words = "cv=5 folds need at least 5 examples of every class; the smallest class has 3"
+    with pytest.raises(ValueError, match=re.escape(words)):
+        search_certificate(NeverFit(), X, y, score="cv", cv=5, n_permutations=2)
+    with pytest.raises(ValueError, match=re.escape("scoring must be one of")):
+        search_certificate(NeverFit(), X, y, score="cv", cv=3, scoring="f1", n_permutations=2)
