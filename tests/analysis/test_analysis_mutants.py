@@ -537,3 +537,56 @@ def test_anndata_takes_feature_names_given():
     adata = ad.AnnData(X=X, var=pd.DataFrame(index=names))
     assert check_inputs(adata, y, None, None)[2] == names
     assert check_inputs(adata, y, None, ["p", "q", "r"])[2] == ["p", "q", "r"]
+
+
+def test_the_certificates_score_balanced_accuracy_on_imbalanced_classes_and_keep_groups():
+    from widefs.analysis._certify import CertificateRun
+
+    X = np.zeros((12, 2))
+    even = CertificateRun(X, np.repeat([0, 1], 6), seed=0, n_permutations=2)
+    assert even.scoring == "accuracy" and even.groups is None
+    uneven = CertificateRun(X, np.array([0] * 8 + [1] * 4), seed=0, n_permutations=2)
+    assert uneven.scoring == "balanced_accuracy"
+    y, groups = np.repeat([0, 1], 6), np.repeat(np.arange(6), 2)
+    run = CertificateRun(X, y, seed=0, n_permutations=2, design=check_design(y, None, groups))
+    np.testing.assert_array_equal(run.groups, groups)
+    assert run.cv == 3  # three whole groups per class
+
+
+def test_the_screen_summary_floors_the_ranked_features_only():
+    from widefs.analysis._chance import _screen_summary
+
+    def screen(kinds):
+        return types.SimpleNamespace(
+            kinds_=np.array(kinds), kind_names_=("constant", "two_valued", "gaussian",
+                                                "ranked", "counts"),
+            min_pvalues_=np.array([0.0, 0.2, 0.01, 0.03, 0.5]), kind_counts_={},
+            spread_weight_=0.5, counts_=False, note_="", n_scored_=5,
+            testable_=np.array([True, True, False, True, True]), alpha=0.05,
+        )  # fmt: skip
+
+    summary = _screen_summary(screen([0, 3, 2, 3, 4]))
+    assert summary.ranked_floor == 0.2  # the larger of the ranked features' floors
+    assert summary.n_testable == 4 and summary.n_scored == 5
+    assert _screen_summary(screen([0, 2, 2, 4, 4])).ranked_floor is None
+
+
+@pytest.mark.parametrize(("quick", "loo"), [(True, 100), (False, 200)])
+def test_the_leave_one_out_curve_caps_its_permutations(quick, loo):
+    from widefs.analysis._chance import chance_analysis
+
+    X, y, _ = _signal(n=12, m=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = chance_analysis(X, y, seed=0, p_error="auto", null="auto", n_permutations=250,
+                              quick=quick, n_jobs=None)  # fmt: skip
+    assert out.loo_permutations == loo and out.n_permutations == 250
+
+
+def test_no_seed_is_seed_zero():
+    X, y, _ = _signal(m=4)
+    none = analyse(X, y, methods=["compare"], quick=True, n_permutations=2)
+    zero = analyse(X, y, methods=["compare"], quick=True, n_permutations=2, random_state=0)
+    assert none.seed == 0 == zero.seed
+    pd.testing.assert_frame_equal(none.comparison, zero.comparison)
+    assert analyse(X, y, methods=["compare"], quick=True, random_state=7).seed == 7
