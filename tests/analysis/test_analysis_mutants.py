@@ -590,3 +590,47 @@ def test_no_seed_is_seed_zero():
     assert none.seed == 0 == zero.seed
     pd.testing.assert_frame_equal(none.comparison, zero.comparison)
     assert analyse(X, y, methods=["compare"], quick=True, random_state=7).seed == 7
+
+
+def test_rules_that_tie_the_default_class_are_not_better(monkeypatch):
+    import widefs.rules
+
+    def summary(errors):
+        def fake(X, y, **kwargs):
+            return types.SimpleNamespace(test_error=errors[0], default_error=errors[1])
+
+        return fake
+
+    X, y, names = _signal(m=3)
+    for errors, better in (((0.25, 0.25), False), ((0.25, 0.5), True), ((0.5, 0.25), False)):
+        monkeypatch.setattr(widefs.rules, "rules_summary", summary(errors))
+        assert _models.rules_analysis(X, y, names, seed=0).better_than_default is better
+
+
+def test_a_nested_interval_with_a_missing_value_is_no_evidence():
+    from widefs.analysis._verdict import verdicts
+    from widefs.model_selection import MajorityBaseline
+
+    row = {"method": "m", "applies": True, "accuracy": 0.8, "accuracy_ci_low": np.nan,
+           "accuracy_ci_high": 0.9, "balanced_accuracy": 0.8, "balanced_ci_low": 0.7,
+           "balanced_ci_high": 0.9, "search_pvalue": 0.01}  # fmt: skip
+    frame = pd.DataFrame([row]).set_index("method")
+    v = verdicts(frame, {}, MajorityBaseline(np.array(["a", "b"]), np.array([10, 10])))["m"]
+    assert (v.estimate, v.low, v.high, v.above_chance) == (None, None, None, None)
+    assert v.outcome == "certified only"
+
+
+def test_the_chance_analysis_gives_the_groups_to_its_selector_and_screen():
+    from widefs.analysis._chance import chance_analysis
+
+    X, y, _ = _signal(n=16, m=5)
+    groups = np.repeat(np.arange(8), 2)  # pairs of one class: whole pairs relabelled
+    design = check_design(y, None, groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = chance_analysis(X, y, seed=0, p_error="auto", null="permutation",
+                              n_permutations=20, quick=True, n_jobs=None, design=design)  # fmt: skip
+    assert out.selector.design_case_ == "between groups"
+    for perm in out.selector.permutations_:
+        assert all(np.unique(y[perm][groups == g]).size == 1 for g in range(8))
+    assert out.screens["fdr"].design_["case"] == "between groups"
