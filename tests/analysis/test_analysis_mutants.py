@@ -634,3 +634,35 @@ def test_the_chance_analysis_gives_the_groups_to_its_selector_and_screen():
     for perm in out.selector.permutations_:
         assert all(np.unique(y[perm][groups == g]).size == 1 for g in range(8))
     assert out.screens["fdr"].design_["case"] == "between groups"
+
+
+def test_nearly_even_classes_judge_accuracy_against_the_majority_share():
+    from widefs.analysis._verdict import verdicts
+    from widefs.model_selection import MajorityBaseline
+
+    majority = MajorityBaseline(np.array(["a", "b"]), np.array([11, 9]))
+    assert not majority.imbalanced  # 9 of 11: accuracy is the score
+    row = {"method": "m", "applies": True, "accuracy": 0.6, "accuracy_ci_low": 0.52,
+           "accuracy_ci_high": 0.7, "balanced_accuracy": 0.6, "balanced_ci_low": 0.52,
+           "balanced_ci_high": 0.7, "search_pvalue": 0.5}  # fmt: skip
+    v = verdicts(pd.DataFrame([row]).set_index("method"), {}, majority)["m"]
+    assert (v.score, v.chance) == ("accuracy", 0.55)  # 11 / 20, not the balanced 0.5
+    assert v.above_chance is False and v.outcome == "not shown"  # 0.52 < 0.55
+
+
+def test_folds_with_whole_groups_of_three_classes():
+    # groups per class: 2, 3 and 4 -> at most 2 folds (the class with fewest groups)
+    y = np.repeat([0, 1, 2], [4, 6, 8])
+    g = np.concatenate([np.repeat([0, 1], 2), np.repeat([2, 3, 4], 2), np.repeat([5, 6, 7, 8], 2)])
+    design = grouped(y, g)
+    assert design.case == "between groups" and design_folds(y, design, 5) == 2
+
+
+def test_the_certificates_take_their_default_permutations():
+    X, y, _ = _signal(m=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyse(X, y, methods=["chance"], quick=True, n_null_permutations=20)
+    assert result.certificate_permutations == 9
+    cert = result.certificates["discriminative selection"]
+    assert cert.error is None and cert.certificate.n_permutations == 9
