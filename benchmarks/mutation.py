@@ -13,6 +13,17 @@ and ``tests``; runs ``mutmut run --max-children N`` there (``--workers``, defaul
 mutation testing is heavy); and prints the score ``killed / (killed + survived + timeout + no tests)``.
 ``mutmut results`` / ``mutmut show NAME`` inside that directory list and show survivors.
 
+``--comparisons`` runs only the mutants at a threshold, a tie rule or a validator: it
+generates every mutant, reads each one's diff (what ``mutmut show NAME`` prints) and keeps
+those that change or remove a comparison operator (``< <= > >= == != is is not in not in``),
+a boolean ``and``/``or``/``not``, or a number compared (within four tokens of a comparison
+operator; string literals, such as the messages, are ignored); then runs
+``mutmut run NAMES`` and prints the score of that subset. With ``--resume`` only the
+subset's mutants not yet killed run (the unchecked ones and, against the tests written
+since, the survivors)::
+
+    nice -n 10 python benchmarks/mutation.py analysis --comparisons
+
 mutmut 3 never mutates decorated functions, so the numba kernels (``@numba.njit``) are
 out of its reach.
 """
@@ -26,6 +37,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,6 +181,55 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
         {},
     ),
+    # The analysis behind ``analyse()`` and ``widefs run``. The colon runs (the module fixture
+    # of test_analyse.py, half a minute) and the patients' rules run are left to the suite.
+    "analysis": (
+        [
+            f"src/widefs/analysis/{name}.py"
+            for name in (
+                "_analyse",
+                "_certify",
+                "_chance",
+                "_compare",
+                "_design",
+                "_inputs",
+                "_models",
+                "_result",
+                "_spec",
+                "_verdict",
+            )
+        ],
+        [
+            "tests/analysis",
+            "-k",
+            "not (comparison_is_a_frame or command_line_reports or rules_hold_out_whole)",
+        ],
+        {},
+    ),
+    # search_certificate, its null scores and the pre-screen; the calibration checks (Monte
+    # Carlo over null data sets, up to half a minute each) are left to the suite.
+    "model_selection_certificate": (
+        [
+            f"src/widefs/model_selection/{name}.py"
+            for name in ("_certificate", "_prescreen", "_null_scores")
+        ],
+        [
+            *(
+                f"tests/model_selection/test_{name}.py"
+                for name in (
+                    "certificate",
+                    "certificate_cv",
+                    "certificate_design",
+                    "certificate_sequential",
+                    "certificate_mutants",
+                    "prescreen",
+                )
+            ),
+            "-k",
+            "not (uniform_on_null or calibrated or by_monte_carlo or uniform_on_noise)",
+        ],
+        {},
+    ),
     # The command line's readers, in four keys (a campaign over all of them at once takes hours
     # on a shared machine). Their tests run every reader on small files; the end-to-end runs
     # (``widefs run`` on a file, several seconds each) are deselected: they exercise every
@@ -228,7 +289,8 @@ def _prepare(key: str) -> Path:
     return work
 
 
-def _score(work: Path) -> dict[str, int]:
+def _statuses(work: Path) -> dict[str, str]:
+    """``{mutant name: status}`` from ``mutmut results --all true``."""
     out = subprocess.run(
         [sys.executable, "-m", "mutmut", "results", "--all", "true"],
         cwd=work,
@@ -236,12 +298,103 @@ def _score(work: Path) -> dict[str, int]:
         text=True,
         check=True,
     ).stdout
+    return {
+        name.strip(): status.strip()
+        for name, status in (line.rsplit(":", 1) for line in out.splitlines() if ":" in line)
+    }
+
+
+def _score(work: Path, names: set[str] | None = None) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for line in out.splitlines():
-        if ":" in line:
-            status = line.rsplit(":", 1)[1].strip()
+    for name, status in _statuses(work).items():
+        if names is None or name in names:
             counts[status] = counts.get(status, 0) + 1
     return counts
+
+
+# Run inside a scratch directory: generates the mutants without running a test and prints
+# each one's diff (the diff ``mutmut show NAME`` prints) as JSON.
+_DIFFS = """
+import json
+from mutmut.__main__ import copy_also_copy_files, copy_src_dir, create_mutants
+from mutmut.__main__ import setup_source_paths, walk_mutatable_files
+from mutmut.mutation.data import SourceFileMutationData
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+from mutmut.mutation.trampoline import set_mutant_under_test
+set_mutant_under_test("mutant_generation")
+copy_src_dir()
+copy_also_copy_files()
+setup_source_paths()
+create_mutants(1)
+diffs = {}
+for path in walk_mutatable_files():
+    data = SourceFileMutationData(path=path)
+    data.load()
+    for name in data.exit_code_by_key:
+        diffs[name] = get_diff_for_mutant(name, path=data.path)
+print(json.dumps(diffs))
+"""
+
+# String literals (the messages) are blanked before the diff's tokens are compared.
+_STRING = re.compile(r"""[rbfuRBFU]{0,2}("{3}|'{3}|"|')(?:\\.|(?!\1).)*?\1""", re.S)
+_TOKEN = re.compile(
+    r"<=|>=|==|!=|<|>|\b(?:is|not|in|and|or)\b|\d[\d_]*\.?\d*(?:[eE][-+]?\d+)?|\w+|\S"
+)
+_COMPARE = {"<", "<=", ">", ">=", "==", "!=", "is", "not", "in"}
+_CONDITION = _COMPARE | {"and", "or"}
+
+
+# A loop's ``for ... in`` is no comparison.
+_FOR = re.compile(r"\bfor\b[^:]*?\bin\b")
+_NEAR = 4  # a number this many tokens from a comparison operator is compared
+
+
+def _tokens(lines: list[str]) -> list[str]:
+    return _TOKEN.findall(_FOR.sub("for", _STRING.sub("''", "\n".join(lines))))
+
+
+def _compared_numbers(tokens: list[str]) -> set[str]:
+    at = [i for i, t in enumerate(tokens) if t in _COMPARE]
+    return {
+        t for i, t in enumerate(tokens) if t[0].isdigit() and any(abs(i - j) <= _NEAR for j in at)
+    }
+
+
+def is_comparison_mutant(diff: str) -> bool:
+    """Whether a mutant's diff changes a comparison, a condition or a compared constant.
+
+    Examples
+    --------
+    >>> is_comparison_mutant("-    if n < 2:\\n+    if n <= 2:")
+    True
+    >>> is_comparison_mutant("-    if n < 2:\\n+    if n < 3:")
+    True
+    >>> is_comparison_mutant("-    ok = a and b\\n+    ok = a or b")
+    True
+    >>> is_comparison_mutant("-    raise ValueError('n < 2')\\n+    raise ValueError('XXn < 2XX')")
+    False
+    >>> is_comparison_mutant("-    return x + 1\\n+    return x - 1")
+    False
+    >>> is_comparison_mutant("-    m = np.mean(p == y, axis=1)\\n+    m = np.mean(p == y, axis=2)")
+    False
+    >>> is_comparison_mutant("-    for b in blocks(X[1]):\\n+    for b in blocks(X[2]):")
+    False
+    """
+    lines = diff.splitlines()
+    old = _tokens([x[1:] for x in lines if x.startswith("-") and not x.startswith("---")])
+    new = _tokens([x[1:] for x in lines if x.startswith("+") and not x.startswith("+++")])
+    changed = set((Counter(old) - Counter(new)) + (Counter(new) - Counter(old)))
+    if changed & _CONDITION:
+        return True
+    return bool(changed & (_compared_numbers(old) | _compared_numbers(new)))
+
+
+def _comparison_mutants(work: Path) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _DIFFS], cwd=work, capture_output=True, text=True, check=True
+    ).stdout
+    diffs = json.loads(out.strip().splitlines()[-1])
+    return sorted(name for name, diff in diffs.items() if is_comparison_mutant(diff))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -250,10 +403,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="keep the results of an interrupted run (mutmut only tests the unchecked mutants)",
+        help="keep the results of an interrupted run (mutmut tests the unchecked mutants; "
+        "with --comparisons, the survivors too)",
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="mutants tested at once (default: 1)"
+    )
+    parser.add_argument(
+        "--comparisons",
+        action="store_true",
+        help="only the mutants that change a comparison, a condition or a compared constant",
     )
     args = parser.parse_args(argv)
     keys = list(MODULES) if "all" in args.modules else args.modules
@@ -262,16 +421,23 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resume:
             shutil.rmtree(work / "mutants", ignore_errors=True)
         env = {**os.environ, **MODULES[key][2]}
-        subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers)],
-            cwd=work,
-            env=env,
-            check=True,
-        )
-        counts = _score(work)
+        names = _comparison_mutants(work) if args.comparisons else None
+        todo = names or []
+        if names is not None and args.resume:
+            done = _statuses(work)
+            todo = [n for n in names if done.get(n) != "killed"]
+        if names is None or todo:
+            subprocess.run(
+                [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *todo],
+                cwd=work,
+                env=env,
+                check=True,
+            )
+        counts = _score(work, None if names is None else set(names))
         killed = counts.get("killed", 0)
         total = sum(v for k, v in counts.items() if k not in ("skipped", "not checked"))
-        print(f"{key}: {killed}/{total} killed ({100 * killed / max(total, 1):.1f}%) {counts}")
+        what = f"{key} (comparison mutants)" if names is not None else key
+        print(f"{what}: {killed}/{total} killed ({100 * killed / max(total, 1):.1f}%) {counts}")
     return 0
 
 
