@@ -193,6 +193,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
                 "_compare",
                 "_design",
                 "_inputs",
+                "_linear_svm",
                 "_models",
                 "_result",
                 "_spec",
