@@ -23,9 +23,9 @@ from widefs.univariate._kinds import (
     RANKED,
     TWO_VALUED,
     FirstPass,
-    _fit_rows,
     class_design,
     first_pass,
+    fit_rows,
     shape_limits,
     tie_factor,
 )
@@ -83,8 +83,8 @@ def _ref_first_pass(X, codes, n_classes, *, spread, counts=None):
     ranked = np.flatnonzero(kinds == RANKED)
     return FirstPass(
         kinds,
-        _fit_rows(loc, fitted),
-        _fit_rows(spr, fitted) if spread else None,
+        fit_rows(loc, fitted),
+        fit_rows(spr, fitted) if spread else None,
         carriers,
         ranked,
         ties[ranked],

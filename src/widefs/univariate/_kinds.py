@@ -40,7 +40,16 @@ from widefs._utils import (
 )
 from widefs.stats import LinearModelFit, linear_model_fit
 
-__all__ = ["CONSTANT", "GAUSSIAN", "KIND_NAMES", "RANKED", "TWO_VALUED", "FirstPass", "first_pass"]
+__all__ = [
+    "CONSTANT",
+    "GAUSSIAN",
+    "KIND_NAMES",
+    "RANKED",
+    "TWO_VALUED",
+    "FirstPass",
+    "first_pass",
+    "fit_rows",
+]
 
 CONSTANT, TWO_VALUED, GAUSSIAN, RANKED, COUNTS = 0, 1, 2, 3, 4
 #: Names of the kinds, indexed by their codes (``kinds_`` of the screen).
@@ -175,10 +184,11 @@ def _fit_from_means(means, rss, n):
     return coefs, rss / float(n - C)
 
 
-def _fit_rows(fit: LinearModelFit, rows: NDArray[np.bool_]) -> LinearModelFit:
-    """The fit of the features ``rows`` only (per-feature covariances kept with their rows)."""
+def fit_rows(fit: LinearModelFit, rows) -> LinearModelFit:
+    """The fit of the features ``rows`` (a mask or a slice) only: views for a slice, and
+    per-feature covariances kept with their rows."""
     V = fit.unscaled_covariance
-    df = np.broadcast_to(fit.df_residual, rows.shape)
+    df = np.broadcast_to(fit.df_residual, fit.variances.shape)
     return LinearModelFit(
         fit.coefficients[rows], V[rows] if V.ndim == 3 else V, fit.variances[rows], df[rows]
     )
@@ -233,7 +243,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         low, high = column_min_max(X)  # a sparse X is not densified
         kinds[low == high] = CONSTANT
         pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
-        fit = _fit_rows(fit, kinds == COUNTS)
+        fit = fit_rows(fit, kinds == COUNTS)
         carriers = np.zeros((m, n_classes), np.uint8)
         return FirstPass(kinds, fit, None, carriers, *no_ties, pooled)
     from widefs.univariate._screen_kernels import first_pass_block

@@ -37,6 +37,7 @@ from widefs.univariate._kinds import (
     TWO_VALUED,
     class_design,
     first_pass,
+    fit_rows,
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
@@ -57,6 +58,8 @@ SPREAD_WEIGHT = 0.35
 SPREAD_WEIGHT_WIDE = 0.5
 SPREAD_WEIGHT_NARROW = 0.02
 WIDE_VARIANCE = 2.0
+#: Temporaries of the per-feature steps after the first pass, a block of features at a time.
+_BLOCK_BYTES = 4 * 2**20
 
 
 def auto_spread_weight(class_sizes) -> float:
@@ -106,17 +109,16 @@ def pooled_variances(fit, sizes) -> np.ndarray:
     return pooled
 
 
-def spread_shares(pooled) -> np.ndarray:
+def spread_shares(pooled, ref) -> np.ndarray:
     """Share of the level of each gaussian feature's spread test under ``spread_weight="auto"``.
 
-    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times the
-    median over ``pooled`` (those of the modelled features), ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
+    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times
+    ``ref``, the median over the modelled features, ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
     variance does not look at the labels; for the unmoderated F statistics of the class means
     and of the absolute deviations, which are location and scale invariant, it is independent
     of them under the Gaussian null (Basu's theorem: the mean and the total sum of squares are
     complete sufficient), so the weighted Bonferroni keeps its level feature by feature.
     """
-    ref = np.median(pooled) if pooled.size else 0.0
     wide = pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
     return np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
 
@@ -133,7 +135,7 @@ def _scores(pvalues) -> np.ndarray:
 def _best_score(pvalues, constant) -> float:
     """``max(scores_)`` over the non-constant features (-inf without any), a block at a time."""
     best = -np.inf
-    for block in feature_blocks(pvalues.size, 8):
+    for block in feature_blocks(pvalues.size, 8, _BLOCK_BYTES):
         keep = ~constant[block]
         if keep.any():
             best = max(best, float(_scores(pvalues[block][keep]).max()))
@@ -469,62 +471,73 @@ class ClassDifferenceScreen(
     def _parametric(self, passed, sizes):
         """Moderated F of the gaussian (or counts) features, priors fitted on them alone.
 
-        The first pass's fits hold the modelled features' rows only, in feature order: every
-        per-feature array here is as long as the modelled features, and is written to the
-        fitted attributes through the ``modelled`` mask.
+        The first pass's fits hold the modelled features' rows only, in feature order. The
+        priors need every variance; the tests then run a block of features at a time (each
+        feature's p-value depends only on its own fit and the priors), so their temporaries
+        stay bounded and only the fitted attributes grow with the features.
         """
+        m = self.kinds_.size
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
-        coefs = list(range(1, self.classes_.size))
         loc = passed.location
-        prior = fit_f_dist(loc.variances, loc.df_residual)
-        test = moderated_f(loc, coefs, prior=prior, pooled_df=passed.pooled_df)
-        # Per-feature arrays are written in place and the tests' other arrays dropped as soon
-        # as they are used: the peak memory of an out-of-core fit is set here.
-        p = test.pvalues
-        self.prior_ = {"location": prior, "spread": None}
-        self.location_statistics_[modelled] = test.statistics
-        del test
+        spr = passed.spread if self.spread_weight_ > 0 else None
+        priors = [fit_f_dist(loc.variances, loc.df_residual)]
+        if spr is not None:
+            priors.append(fit_f_dist(spr.variances, spr.df_residual))
+        self.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
+        ref = None
+        if spr is not None and self.spread_weight == "auto":
+            pooled = pooled_variances(loc, sizes)  # the median needs them all once
+            ref = np.median(pooled) if pooled.size else 0.0
+            del pooled
         # Zeros are not written: a large allocation costs memory only where it is written.
-        self.min_pvalues_ = np.zeros(modelled.size)
+        self.min_pvalues_ = np.zeros(m)
         self.min_pvalues_[self.kinds_ == 0] = 1.0
-        self.spread_statistics_ = np.zeros(modelled.size)
-        w = self.spread_weight_
-        spr = passed.spread if w > 0 else None
-        spread_on = spr is not None
-        if spread_on and self.spread_weight == "auto":
-            w = spread_shares(pooled_variances(loc, sizes))
-        passed.location = passed.spread = loc = None  # not used again: freed before the spread test
-        if spread_on:
-            prior_s = fit_f_dist(spr.variances, spr.df_residual)
-            spread = moderated_f(spr, coefs, prior=prior_s, pooled_df=passed.pooled_df)
-            del spr
-            self.prior_["spread"] = prior_s
-            self.spread_statistics_[modelled] = spread.statistics
+        self.spread_statistics_, self.spread_weights_ = np.zeros(m), np.zeros(m)
+        row = 0
+        for block in feature_blocks(m, 128, _BLOCK_BYTES):
+            mk = modelled[block]
+            g = int(np.count_nonzero(mk))
+            if g:
+                fits = [fit_rows(f, slice(row, row + g)) for f in (loc, spr) if f is not None]
+                self._parametric_block(block, mk, fits, priors, sizes, ref, passed.pooled_df)
+                row += g
+        passed.location = passed.spread = None
+
+    def _parametric_block(self, block, mk, fits, priors, sizes, ref, pooled_df):
+        """The moderated tests of the modelled features ``mk`` of ``block``."""
+        coefs = list(range(1, self.classes_.size))
+        test = moderated_f(fits[0], coefs, prior=priors[0], pooled_df=pooled_df)
+        p = test.pvalues
+        self.location_statistics_[block][mk] = test.statistics
+        if len(fits) > 1:
+            w = (
+                self.spread_weight_
+                if ref is None
+                else spread_shares(pooled_variances(fits[0], sizes), ref)
+            )
+            spread = moderated_f(fits[1], coefs, prior=priors[1], pooled_df=pooled_df)
+            self.spread_statistics_[block][mk] = spread.statistics
             q = spread.pvalues
-            del spread
             p /= 1.0 - w
             q /= w
             np.minimum(p, q, out=p)
-            del q
-        self.spread_weights_ = np.zeros(modelled.size)
-        if spread_on:
-            self.spread_weights_[modelled] = w
+            self.spread_weights_[block][mk] = w
         np.minimum(p, 1.0, out=p)
-        self.pvalues_[modelled] = p
+        self.pvalues_[block][mk] = p
 
     def _two_valued(self, passed, sizes):
-        two = np.flatnonzero(self.kinds_ == TWO_VALUED)
-        if not two.size:
-            return
         # By blocks of features: the exact p-values' temporaries (several per feature and
         # class) stay bounded however many features are two-valued.
-        for block in feature_blocks(two.size, 64 * sizes.size):
-            rows = two[block]
+        for block in feature_blocks(self.kinds_.size, 64 * sizes.size, _BLOCK_BYTES):
+            rows = block.start + np.flatnonzero(self.kinds_[block] == TWO_VALUED)
+            if not rows.size:
+                continue
             carriers = passed.carriers[rows].astype(np.int64)
             try:
                 p, floors = binary_exact_pvalues(carriers, sizes)
             except ValueError:
                 # Too many classes to enumerate the tables: permutations on ranks instead.
+                two = np.flatnonzero(self.kinds_ == TWO_VALUED)
                 self.kinds_[two] = RANKED
                 k = passed.carriers[two].sum(axis=1).astype(float)
                 n = float(sizes.sum())

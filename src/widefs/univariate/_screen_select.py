@@ -26,6 +26,7 @@ TWO_VALUED = 1  # the kind code of _kinds (not imported: _kinds loads the screen
 # Candidates of the Benjamini-Hochberg cut: p <= alpha * (1 + _MARGIN) holds every p-value
 # whose scaled value p m / j (rounded twice) can be <= alpha.
 _MARGIN = 1e-9
+_BLOCK_BYTES = 4 * 2**20  # temporaries of a block of features
 
 
 def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
@@ -48,7 +49,7 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
     """
     m = 0
     values, counts = [np.zeros(0)], [np.zeros(0, np.int64)]
-    for block in feature_blocks(kinds.size, 16):
+    for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
         k = kinds[block]
         m += int(np.count_nonzero(k))
         v, c = np.unique(min_pvalues[block][k == TWO_VALUED], return_counts=True)
@@ -62,7 +63,7 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
     below = np.cumsum(weight).astype(np.int64)  # two-valued floors <= floors[i]
     zeros = m - (int(below[-1]) if below.size else 0)
     k_star = _smallest_multiplicity(floors, below, zeros, m, alpha)
-    for block in feature_blocks(kinds.size, 16):
+    for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
         k = kinds[block]
         testable[block] = (k != 0) & ((k != TWO_VALUED) | (min_pvalues[block] <= alpha / k_star))
     return testable, k_star
@@ -105,7 +106,7 @@ def bh_cut(pvalues, testable, alpha: float) -> float:
     m = 0
     low = alpha * (1.0 + _MARGIN)
     found = [np.zeros(0)]
-    for block in feature_blocks(pvalues.size, 16):
+    for block in feature_blocks(pvalues.size, 16, _BLOCK_BYTES):
         t = testable[block]
         m += int(np.count_nonzero(t))
         p = pvalues[block]
