@@ -3,7 +3,8 @@
 ``python _huge_child.py STORE MODE [N_WORKERS]``; MODE is ``read`` (the read floor: every
 chunk of the store decoded once, nothing else), ``screen`` (``ClassDifferenceScreen()`` on
 the zarr array) or ``dask`` (the same screen on ``da.from_zarr`` with a
-``distributed.LocalCluster`` of N_WORKERS single-threaded worker processes).
+``distributed.LocalCluster`` of N_WORKERS single-threaded worker processes). The
+environment variable ``ZARR_THREADS`` caps zarr's decode thread pool.
 Reports wall and CPU time (this process; for ``dask`` also the workers'), the peak resident
 size and the resident size before the fit, a SHA-256 of ``pvalues_`` and the selected columns.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import resource
 import sys
 import time
@@ -79,6 +81,9 @@ def main() -> None:
     import zarr
 
     path, mode = sys.argv[1], sys.argv[2]
+    threads = os.environ.get("ZARR_THREADS")  # zarr's decode thread pool, when capped
+    if threads:
+        zarr.config.set({"threading.max_workers": int(threads)})
     z = zarr.open_array(path, mode="r")
     y = labels(z.shape[0])
     if mode == "read":

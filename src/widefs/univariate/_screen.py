@@ -198,7 +198,8 @@ class ClassDifferenceScreen(
     pvalues_ : ndarray of shape (n_features,)
         Per-feature p-values (1 for constant features).
     scores_ : ndarray of shape (n_features,)
-        ``-log10(pvalues_)``: higher is more discriminative.
+        ``-log10(pvalues_)``: higher is more discriminative (computed from ``pvalues_`` when
+        read, not stored).
     min_pvalues_ : ndarray of shape (n_features,)
         Smallest p-value each feature could get: 0 (gaussian, counts), the exact floor
         (two_valued), ``1 / (draws + 1)`` of its stratum (ranked), 1 (constant).
@@ -252,7 +253,12 @@ class ClassDifferenceScreen(
     it is read one block of columns at a time, twice for the ranked features (their strata
     are known after the first pass); a sparse ``X`` is converted to CSC once and never
     densified whole, with the same kinds and p-values as the dense matrix. Counts must be in
-    memory or sparse (voom needs each sample's library size).
+    memory or sparse (voom needs each sample's library size). Memory beyond one block: the
+    fitted arrays (five float64 and four one-byte values per feature; an array's zeros take
+    no memory until written, so a presence/absence fit holds about 30 bytes per feature,
+    a gaussian one about 45), the number of carriers per class (one byte each) and, while
+    it runs, the linear fits of the gaussian features (48 bytes each with the spread test,
+    24 without); every other step works a block of features at a time.
 
     Examples
     --------
