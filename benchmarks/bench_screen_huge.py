@@ -127,9 +127,9 @@ def slope(data: Path, before: str | None, sizes=(1_000_000, 4_000_000)) -> dict:
         runs[n] = {"read": child(path, "read"), "screen": quality(child(path, "screen"), 100, True)}
     envs = dict(VARIANTS)
     if before:
-        envs["before (" + before + ")"] = {"PYTHONPATH": before}
+        envs["the widefs given by `--before`"] = {"PYTHONPATH": before}
     for name, env in envs.items():
-        tag = "before" if name.startswith("before") else name.split()[0].split("=")[0].lower()
+        tag = "before" if "--before" in name else name.split()[0].split("=")[0].lower()
         peaks = [child(data / f"f32_{n}.zarr", "screen", variant=tag, env=env) for n in sizes]
         if None in peaks:  # --stored-only, not stored
             continue
@@ -172,12 +172,20 @@ def _row(label: str, r: dict | None, read: dict | None) -> str:
     )
 
 
+def n_of(label: str) -> int:
+    """The number of features in a store's label ("100 x 20,000,000 float32")."""
+    return int(label.split()[2].replace(",", ""))
+
+
 def section(args, sl: dict, big: dict) -> str:
     lines = [
         "## The class-difference screen on huge stores: memory per feature, Dask",
         "",
         f"Command: `nice -n 10 python benchmarks/bench_screen_huge.py --binary {args.binary} "
-        f"--float {args.float}`. {machine_note()}",
+        f"--float {args.float}" + (" --before EARLIER/src" if args.before else "") + "`. "
+        f"{machine_note()} Runs are stored beside the stores and reused by the next "
+        "invocation; the runs below were made one at a time, several of them at once on the "
+        "shared machine (its load slows the wall times most).",
         "",
         "`ClassDifferenceScreen()` (default parameters) on zarr stores of 100 samples (classes "
         "50/50, chunks of 100 x 65,536), each run in a fresh process. The read floor decodes "
@@ -246,7 +254,13 @@ def section(args, sl: dict, big: dict) -> str:
             if runs["screen"] and runs["dask"]
             else "the Dask run and the one-process run were not both run"
         )
-        lines.append(f"{name}: {same}; {floor}.")
+        per = (
+            f"; extra peak {(runs['screen']['peak'] - runs['screen']['base']) / n_of(name):.0f} "
+            "bytes per feature (fixed costs included)"
+            if runs["screen"]
+            else ""
+        )
+        lines.append(f"{name}: {same}; {floor}{per}.")
     return "\n".join(lines)
 
 
