@@ -124,3 +124,29 @@ def test_scores_are_computed_from_the_pvalues():
     assert "scores_" not in vars(screen)  # not stored: one array per feature fewer
     np.testing.assert_array_equal(screen.scores_, -np.log10(np.maximum(screen.pvalues_, 1e-300)))
     assert not hasattr(ClassDifferenceScreen(), "scores_")
+
+
+@pytest.mark.parametrize("prior", [(1.0, np.inf), (0.8, 6.0), None])
+def test_moderated_f_of_some_rows_equals_the_full_fit_with_the_pooled_df(prior):
+    from widefs.stats import linear_model_fit, moderated_f
+    from widefs.univariate._kinds import fit_rows
+
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1, 2], [4, 5, 6])
+    design = np.column_stack([np.ones(15), y == 1, y == 2]).astype(float)
+    X = rng.normal(size=(15, 300))
+    X[:, :5] += 2.0 * (y == 2)[:, None]
+    full = linear_model_fit(X, design)
+    rows = rng.random(300) < 0.3
+    prior = prior if prior is not None else (float(np.median(full.variances)), 5.0)
+    ref = moderated_f(full, [1, 2], prior=prior)
+    part = fit_rows(full, rows)
+    got = moderated_f(part, [1, 2], prior=prior, pooled_df=float(full.df_residual.sum()))
+    np.testing.assert_array_equal(got.pvalues, ref.pvalues[rows])
+    np.testing.assert_array_equal(got.statistics, ref.statistics[rows])
+    np.testing.assert_array_equal(got.df_total, ref.df_total[rows])
+    # An infinite prior df: the total is the cap, and without pooled_df the cap is the part's.
+    if np.isinf(prior[1]):
+        assert got.df_total[0] == 12 * 300
+        alone = moderated_f(part, [1, 2], prior=prior)
+        assert alone.df_total[0] == 12 * rows.sum() and alone.df_total[0] < got.df_total[0]
