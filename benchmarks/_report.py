@@ -79,6 +79,7 @@ PAGES = (
             "scaling",
             "scaling_null",
             "screen_scale",
+            "screen_huge",
             "sparse_screen",
             "scm_presence",
             "cli_colon",

@@ -25,6 +25,7 @@ from widefs.univariate._kinds import (
     FirstPass,
     class_design,
     first_pass,
+    fit_rows,
     shape_limits,
     tie_factor,
 )
@@ -77,7 +78,18 @@ def _ref_first_pass(X, codes, n_classes, *, spread, counts=None):
     if spread:
         means = np.stack([X[codes == c].mean(axis=0) for c in range(n_classes)])
         spr = linear_model_fit(np.abs(X - means[codes]), design)
-    return FirstPass(kinds, loc, spr, carriers, ties)
+    # The first pass keeps the gaussian features' fits only, and the ranked ones' tie factors.
+    fitted = kinds == GAUSSIAN
+    ranked = np.flatnonzero(kinds == RANKED)
+    return FirstPass(
+        kinds,
+        fit_rows(loc, fitted),
+        fit_rows(spr, fitted) if spread else None,
+        carriers,
+        ranked,
+        ties[ranked],
+        float(n - n_classes) * m,
+    )
 
 
 def _ref_f_stats(R, labels, n_classes, counts):
@@ -249,20 +261,30 @@ def test_first_pass_fits_equal_linear_model_fit():
     X, y = _mixed((6, 7, 9), seed=11)
     fast = first_pass(X, y, 3, spread=True)
     ref = _ref_first_pass(X, y, 3, spread=True)
+    np.testing.assert_array_equal(fast.kinds, ref.kinds)
+    # The fits hold the gaussian features' rows, in feature order.
+    gaussian = fast.kinds == GAUSSIAN
+    row = np.cumsum(gaussian) - 1
+    near = row[np.r_[0:600, 620 : X.shape[1]][gaussian[np.r_[0:600, 620 : X.shape[1]]]]]
+    far_features = np.arange(X.shape[1])[FAR]
+    far = row[far_features[gaussian[FAR]]]
+    assert near.size > 500 and far.size > 10
     for a, b in ((fast.location, ref.location), (fast.spread, ref.spread)):
         assert isinstance(a, LinearModelFit)
-        near = np.r_[0:600, 620 : a.variances.size]
+        assert a.variances.size == gaussian.sum()
         np.testing.assert_allclose(
             a.coefficients[near], b.coefficients[near], rtol=1e-11, atol=1e-14
         )
         np.testing.assert_allclose(a.variances[near], b.variances[near], rtol=1e-11, atol=1e-20)
         # Far from 0 (means 1e4, SDs 1e-2): both are float64 roundings of the class means.
-        np.testing.assert_allclose(a.coefficients[FAR], b.coefficients[FAR], atol=1e-10)
-        np.testing.assert_allclose(a.variances[FAR], b.variances[FAR], rtol=1e-7)
+        np.testing.assert_allclose(a.coefficients[far], b.coefficients[far], atol=1e-10)
+        np.testing.assert_allclose(a.variances[far], b.variances[far], rtol=1e-7)
         np.testing.assert_array_equal(a.df_residual, b.df_residual)
         np.testing.assert_allclose(a.unscaled_covariance, b.unscaled_covariance, rtol=1e-14)
     np.testing.assert_array_equal(fast.carriers, ref.carriers)
-    np.testing.assert_array_equal(fast.ties, ref.ties)
+    np.testing.assert_array_equal(fast.tie_index, ref.tie_index)
+    np.testing.assert_array_equal(fast.tie_values, ref.tie_values)
+    assert fast.pooled_df == ref.pooled_df == (X.shape[0] - 3) * X.shape[1]
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

@@ -385,12 +385,16 @@ def squeeze_var(
     return (d0 * scale + d * s2) / (d0 + d), scale, d0
 
 
-def _moderate(fit: LinearModelFit, prior):
+def _moderate(fit: LinearModelFit, prior, pooled_df=None):
     """Posterior variances, prior and total degrees of freedom of a fit (limma's eBayes)."""
     post, scale, d0 = squeeze_var(fit.variances, fit.df_residual, prior=prior)
     # limma caps the total at the pooled residual degrees of freedom: the prior cannot carry
     # more information than all the features' residuals together.
-    df_total = np.minimum(fit.df_residual + d0, fit.df_residual.sum())
+    df = fit.df_residual
+    cap = df.sum() if pooled_df is None else pooled_df
+    if df.ndim == 1 and df.size and df.strides[0] == 0:  # one value for all: a view, as df
+        return post, scale, d0, np.broadcast_to(np.minimum(df[0] + d0, cap), df.shape)
+    df_total = np.minimum(df + d0, cap)
     return post, scale, d0, df_total
 
 
@@ -445,7 +449,7 @@ def moderated_t(fit: LinearModelFit, contrast, *, prior=None) -> ModeratedTest:
     return ModeratedTest(t, pvalues, df_total, post, scale, d0)
 
 
-def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTest:
+def moderated_f(fit: LinearModelFit, coefficients, *, prior=None, pooled_df=None) -> ModeratedTest:
     """Moderated F that the coefficients ``coefficients`` are all zero, for every feature.
 
     ``F_j = b_j' V_j^-1 b_j / (q v_j)`` for the q tested coefficients ``b_j``, their unscaled
@@ -461,6 +465,10 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTe
         Indices of the tested coefficients (for a one-way design, the class indicators).
     prior : (scale, df_prior), optional
         Default: fitted to ``fit.variances`` by :func:`fit_f_dist`.
+    pooled_df : float, optional
+        The cap on the total degrees of freedom (limma's: the residual degrees of freedom
+        of all the features fitted together). Default: ``fit.df_residual.sum()``; give it
+        when ``fit`` holds only some of the fitted features.
 
     Returns
     -------
@@ -484,7 +492,7 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None) -> ModeratedTe
     idx = np.asarray(coefficients, dtype=np.intp).ravel()
     if idx.size == 0 or np.unique(idx).size != idx.size:
         raise ValueError("coefficients must list at least one coefficient, each once.")
-    post, scale, d0, df_total = _moderate(fit, prior)
+    post, scale, d0, df_total = _moderate(fit, prior, pooled_df)
     b = fit.coefficients[:, idx]
     V = fit.unscaled_covariance
     if V.ndim == 2:

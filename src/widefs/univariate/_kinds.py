@@ -40,7 +40,16 @@ from widefs._utils import (
 )
 from widefs.stats import LinearModelFit, linear_model_fit
 
-__all__ = ["CONSTANT", "GAUSSIAN", "KIND_NAMES", "RANKED", "TWO_VALUED", "FirstPass", "first_pass"]
+__all__ = [
+    "CONSTANT",
+    "GAUSSIAN",
+    "KIND_NAMES",
+    "RANKED",
+    "TWO_VALUED",
+    "FirstPass",
+    "first_pass",
+    "fit_rows",
+]
 
 CONSTANT, TWO_VALUED, GAUSSIAN, RANKED, COUNTS = 0, 1, 2, 3, 4
 #: Names of the kinds, indexed by their codes (``kinds_`` of the screen).
@@ -64,16 +73,35 @@ class FirstPass:
     """Per-feature results of the first pass over the columns.
 
     Not frozen: the screen drops the fits (``None``) once its moderated tests have used them,
-    which lowers the peak memory of a fit on many features.
+    which lowers the peak memory of a fit on many features. The fits hold only the rows of
+    the *modelled* features (gaussian, or counts that are not constant), in feature order:
+    a wide fit of presence/absence or skewed features keeps nothing per feature for them.
     """
 
     kinds: NDArray[np.int8]
     location: LinearModelFit | None
     spread: LinearModelFit | None
     # (n_features, n_classes), zeros except two-valued features; the narrowest unsigned
-    # integer that holds n (uint8 up to 255 examples): the largest per-feature array.
+    # integer that holds n (uint8 up to 255 examples).
     carriers: NDArray[np.unsignedinteger]
-    ties: NDArray[np.float64]  # tie factor sum(t^3 - t) / (n^3 - n) of ranked features
+    # Tie factors sum(t^3 - t) / (n^3 - n) of the ranked features only: their indices
+    # (ascending) and values.
+    tie_index: NDArray[np.intp]
+    tie_values: NDArray[np.float64]
+    # The residual degrees of freedom of every feature the first pass fitted, summed: the
+    # moderated tests' cap on the total degrees of freedom (limma's).
+    pooled_df: float
+
+    def ties(self, columns: NDArray[np.intp]) -> NDArray[np.float64]:
+        """Tie factors of ``columns`` (every one ranked: in ``tie_index``)."""
+        return self.tie_values[np.searchsorted(self.tie_index, columns)]
+
+    def add_ties(self, columns: NDArray[np.intp], values: NDArray[np.float64]) -> None:
+        """Record the tie factors of features sent to the rank branch after the first pass."""
+        index = np.concatenate([self.tie_index, columns])
+        order = np.argsort(index, kind="stable")
+        self.tie_index = index[order]
+        self.tie_values = np.concatenate([self.tie_values, values])[order]
 
 
 def class_design(codes: NDArray[np.intp], n_classes: int) -> NDArray[np.float64]:
@@ -156,6 +184,48 @@ def _fit_from_means(means, rss, n):
     return coefs, rss / float(n - C)
 
 
+def fit_rows(fit: LinearModelFit, rows) -> LinearModelFit:
+    """The fit of the features ``rows`` (a mask or a slice) only: views for a slice, and
+    per-feature covariances kept with their rows."""
+    V = fit.unscaled_covariance
+    df = np.broadcast_to(fit.df_residual, fit.variances.shape)
+    return LinearModelFit(
+        fit.coefficients[rows], V[rows] if V.ndim == 3 else V, fit.variances[rows], df[rows]
+    )
+
+
+class _CompactFits:
+    """Location (and spread) fits of the gaussian features, filled block by block.
+
+    The arrays are allocated for every feature but written from the start, gaussian rows
+    only: the operating system maps a page of a large allocation when it is first written,
+    so memory grows with the gaussian features, not with all of them.
+    """
+
+    def __init__(self, m: int, n_classes: int, n_fits: int):
+        self.coefs = [np.empty((m, n_classes)) for _ in range(n_fits)]
+        self.variances = [np.empty(m) for _ in range(n_fits)]
+        self.rows = 0
+
+    def add(self, out, gaussian, n: int) -> None:
+        g = int(np.count_nonzero(gaussian))
+        if not g:
+            return
+        to = slice(self.rows, self.rows + g)
+        for f, (means, rss) in enumerate(((out[8], out[9]), (out[10], out[11]))[: len(self.coefs)]):
+            coefs, variances = _fit_from_means(means[:, gaussian], rss[gaussian], n)
+            self.coefs[f][to], self.variances[f][to] = coefs, variances
+        self.rows += g
+
+    def fits(self, design, n: int, n_classes: int) -> list[LinearModelFit]:
+        cov = np.linalg.inv(design.T @ design)
+        df = np.broadcast_to(float(n - n_classes), (self.rows,))  # a view: no memory per feature
+        return [
+            LinearModelFit(b[: self.rows], cov, v[: self.rows], df)
+            for b, v in zip(self.coefs, self.variances, strict=True)
+        ]
+
+
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     """Kinds, location (and spread) fits, carriers and tie factors, one block at a time.
 
@@ -165,22 +235,24 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     lazy = is_lazy_matrix(X)
     n, m = X.shape
     design = class_design(codes, n_classes)
+    no_ties = np.zeros(0, np.intp), np.zeros(0)
     if counts is not None:
         fit = linear_model_fit(counts[0], design, weights=counts[1])
         kinds = np.full(m, COUNTS, np.int8)
         # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
         low, high = column_min_max(X)  # a sparse X is not densified
         kinds[low == high] = CONSTANT
-        return FirstPass(kinds, fit, None, np.zeros((m, n_classes), np.uint8), np.zeros(m))
+        pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
+        fit = fit_rows(fit, kinds == COUNTS)
+        carriers = np.zeros((m, n_classes), np.uint8)
+        return FirstPass(kinds, fit, None, carriers, *no_ties, pooled)
     from widefs.univariate._screen_kernels import first_pass_block
 
     limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
-    ties = np.zeros(m)
-    # One array per fit (not one stacked array): the screen frees each fit on its own.
-    coefs = [np.empty((m, n_classes)) for _ in range(2 if spread else 1)]
-    variances = [np.empty(m) for _ in range(2 if spread else 1)]
+    tie_index, tie_values = [no_ties[0]], [no_ties[1]]
+    fits = _CompactFits(m, n_classes, 2 if spread else 1)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
@@ -198,15 +270,20 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
             if not out[12].all() and not np.isfinite(Xb).all():
                 bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
                 raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
-            kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
-            carriers[cols][kinds[cols] == TWO_VALUED] = out[4].T[kinds[cols] == TWO_VALUED]
-            ranked = kinds[cols] == RANKED
+            kb = kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
+            carriers[cols][kb == TWO_VALUED] = out[4].T[kb == TWO_VALUED]
+            ranked = kb == RANKED
             if ranked.any():
-                ties[cols][ranked] = tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64))
-            coefs[0][cols], variances[0][cols] = _fit_from_means(out[8], out[9], n)
-            if spread:
-                coefs[1][cols], variances[1][cols] = _fit_from_means(out[10], out[11], n)
-    cov = np.linalg.inv(design.T @ design)
-    df = np.broadcast_to(float(n - n_classes), (m,))  # one value: a view, no memory per feature
-    fits = [LinearModelFit(b, cov, v, df) for b, v in zip(coefs, variances, strict=True)]
-    return FirstPass(kinds, fits[0], fits[1] if spread else None, carriers, ties)
+                tie_index.append(cols.start + np.flatnonzero(ranked))
+                tie_values.append(tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64)))
+            fits.add(out, kb == GAUSSIAN, n)
+    location, *rest = fits.fits(design, n, n_classes)
+    return FirstPass(
+        kinds,
+        location,
+        rest[0] if spread else None,
+        carriers,
+        np.concatenate(tie_index),
+        np.concatenate(tie_values),
+        float(n - n_classes) * m,  # the sum of m equal integers: exact
+    )

@@ -16,6 +16,7 @@ from widefs._compat import Interval, StrOptions, fit_context
 from widefs._utils import (
     SupervisedSelectorMixin,
     column_major,
+    feature_blocks,
     is_lazy_matrix,
     is_sparse_matrix,
     validate_lazy_xy,
@@ -26,7 +27,6 @@ from widefs.stats import (
     fit_f_dist,
     looks_like_counts,
     moderated_f,
-    tarone_testable,
     voom,
 )
 from widefs.univariate._kinds import (
@@ -37,10 +37,12 @@ from widefs.univariate._kinds import (
     TWO_VALUED,
     class_design,
     first_pass,
+    fit_rows,
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
+from widefs.univariate._screen_select import bh_cut, tarone
 from widefs.univariate._thresholds import top_k
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight"]
@@ -56,6 +58,8 @@ SPREAD_WEIGHT = 0.35
 SPREAD_WEIGHT_WIDE = 0.5
 SPREAD_WEIGHT_NARROW = 0.02
 WIDE_VARIANCE = 2.0
+#: Temporaries of the per-feature steps after the first pass, a block of features at a time.
+_BLOCK_BYTES = 4 * 2**20
 
 
 def auto_spread_weight(class_sizes) -> float:
@@ -105,24 +109,37 @@ def pooled_variances(fit, sizes) -> np.ndarray:
     return pooled
 
 
-def _among(values, modelled):
-    """``values[modelled]``, without the copy when every feature is modelled."""
-    return values if modelled.all() else values[modelled]
-
-
-def spread_shares(pooled, modelled) -> np.ndarray:
+def spread_shares(pooled, ref) -> np.ndarray:
     """Share of the level of each gaussian feature's spread test under ``spread_weight="auto"``.
 
-    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times the
-    median over the ``modelled`` features, ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
+    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times
+    ``ref``, the median over the modelled features, ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
     variance does not look at the labels; for the unmoderated F statistics of the class means
     and of the absolute deviations, which are location and scale invariant, it is independent
     of them under the Gaussian null (Basu's theorem: the mean and the total sum of squares are
     complete sufficient), so the weighted Bonferroni keeps its level feature by feature.
     """
-    ref = np.median(pooled[modelled]) if modelled.any() else 0.0
     wide = pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
     return np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
+
+
+def _scores(pvalues) -> np.ndarray:
+    """``-log10`` of the p-values, floored at 1e-300 (the screen's ``scores_``)."""
+    with np.errstate(divide="ignore"):
+        scores = np.maximum(pvalues, 1e-300)
+        np.log10(scores, out=scores)
+        np.negative(scores, out=scores)
+    return scores
+
+
+def _best_score(pvalues, constant) -> float:
+    """``max(scores_)`` over the non-constant features (-inf without any), a block at a time."""
+    best = -np.inf
+    for block in feature_blocks(pvalues.size, 8, _BLOCK_BYTES):
+        keep = ~constant[block]
+        if keep.any():
+            best = max(best, float(_scores(pvalues[block][keep]).max()))
+    return best
 
 
 class ClassDifferenceScreen(
@@ -181,7 +198,8 @@ class ClassDifferenceScreen(
     pvalues_ : ndarray of shape (n_features,)
         Per-feature p-values (1 for constant features).
     scores_ : ndarray of shape (n_features,)
-        ``-log10(pvalues_)``: higher is more discriminative.
+        ``-log10(pvalues_)``: higher is more discriminative (computed from ``pvalues_`` when
+        read, not stored).
     min_pvalues_ : ndarray of shape (n_features,)
         Smallest p-value each feature could get: 0 (gaussian, counts), the exact floor
         (two_valued), ``1 / (draws + 1)`` of its stratum (ranked), 1 (constant).
@@ -235,7 +253,12 @@ class ClassDifferenceScreen(
     it is read one block of columns at a time, twice for the ranked features (their strata
     are known after the first pass); a sparse ``X`` is converted to CSC once and never
     densified whole, with the same kinds and p-values as the dense matrix. Counts must be in
-    memory or sparse (voom needs each sample's library size).
+    memory or sparse (voom needs each sample's library size). Memory beyond one block: the
+    fitted arrays (five float64 and four one-byte values per feature; an array's zeros take
+    no memory until written, so a presence/absence fit holds about 30 bytes per feature,
+    a gaussian one about 45), the number of carriers per class (one byte each) and, while
+    it runs, the linear fits of the gaussian features (48 bytes each with the spread test,
+    24 without); every other step works a block of features at a time.
 
     Examples
     --------
@@ -336,10 +359,7 @@ class ClassDifferenceScreen(
         self.kind_counts_ = {
             name: int(np.sum(self.kinds_ == k)) for k, name in enumerate(KIND_NAMES)
         }
-        with np.errstate(divide="ignore"):
-            self.scores_ = -np.log10(np.maximum(self.pvalues_, 1e-300))
-        scored = self.scores_[~self.constant_features_]
-        self.search_score_ = float(scored.max()) if scored.size else -np.inf
+        self.search_score_ = _best_score(self.pvalues_, self.constant_features_)
         self.testable_, self.threshold_, self.support_ = self._select(self.threshold, self.alpha)
         if not self.support_.any():
             warnings.warn(
@@ -349,6 +369,12 @@ class ClassDifferenceScreen(
                 stacklevel=3,
             )
         return self
+
+    @property
+    def scores_(self):
+        """``-log10(pvalues_)`` (p-values below 1e-300 count as 1e-300), computed when read:
+        a wide fit keeps one array per feature fewer."""
+        return _scores(self.pvalues_)
 
     def select_under(self, threshold, alpha=None):
         """The cut and the selection another rule gives on this fit, without a refit.
@@ -436,7 +462,7 @@ class ClassDifferenceScreen(
             branch = rank_branch(
                 X,
                 ranked,
-                passed.ties[ranked],
+                passed.ties(ranked),
                 codes,
                 C,
                 self.spread_weight_,
@@ -449,60 +475,82 @@ class ClassDifferenceScreen(
             self.spread_weights_[ranked] = self.spread_weight_
 
     def _parametric(self, passed, sizes):
-        """Moderated F of the gaussian (or counts) features, priors fitted on them alone."""
+        """Moderated F of the gaussian (or counts) features, priors fitted on them alone.
+
+        The first pass's fits hold the modelled features' rows only, in feature order. The
+        priors need every variance; the tests then run a block of features at a time (each
+        feature's p-value depends only on its own fit and the priors), so their temporaries
+        stay bounded and only the fitted attributes grow with the features.
+        """
+        m = self.kinds_.size
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
-        coefs = list(range(1, self.classes_.size))
         loc = passed.location
-        prior = fit_f_dist(_among(loc.variances, modelled), _among(loc.df_residual, modelled))
-        test = moderated_f(loc, coefs, prior=prior)
-        # Per-feature arrays are written in place and the tests' other arrays dropped as soon
-        # as they are used: the peak memory of an out-of-core fit is set here.
+        spr = passed.spread if self.spread_weight_ > 0 else None
+        priors = [fit_f_dist(loc.variances, loc.df_residual)]
+        if spr is not None:
+            priors.append(fit_f_dist(spr.variances, spr.df_residual))
+        self.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
+        ref = None
+        if spr is not None and self.spread_weight == "auto":
+            pooled = pooled_variances(loc, sizes)  # the median needs them all once
+            ref = np.median(pooled) if pooled.size else 0.0
+            del pooled
+        # Zeros are not written: a large allocation costs memory only where it is written.
+        self.min_pvalues_ = np.zeros(m)
+        self.min_pvalues_[self.kinds_ == 0] = 1.0
+        self.spread_statistics_, self.spread_weights_ = np.zeros(m), np.zeros(m)
+        row = 0
+        for block in feature_blocks(m, 128, _BLOCK_BYTES):
+            mk = modelled[block]
+            g = int(np.count_nonzero(mk))
+            if g:
+                fits = [fit_rows(f, slice(row, row + g)) for f in (loc, spr) if f is not None]
+                self._parametric_block(block, mk, fits, priors, sizes, ref, passed.pooled_df)
+                row += g
+        passed.location = passed.spread = None
+
+    def _parametric_block(self, block, mk, fits, priors, sizes, ref, pooled_df):
+        """The moderated tests of the modelled features ``mk`` of ``block``."""
+        coefs = list(range(1, self.classes_.size))
+        test = moderated_f(fits[0], coefs, prior=priors[0], pooled_df=pooled_df)
         p = test.pvalues
-        self.prior_ = {"location": prior, "spread": None}
-        np.copyto(self.location_statistics_, test.statistics, where=modelled)
-        del test
-        self.min_pvalues_, self.spread_statistics_ = np.ones(p.size), np.zeros(p.size)
-        w = self.spread_weight_
-        spr = passed.spread if w > 0 else None
-        spread_on = spr is not None
-        if spread_on and self.spread_weight == "auto":
-            w = spread_shares(pooled_variances(loc, sizes), modelled)
-        passed.location = passed.spread = loc = None  # not used again: freed before the spread test
-        if spread_on:
-            prior_s = fit_f_dist(_among(spr.variances, modelled), _among(spr.df_residual, modelled))
-            spread = moderated_f(spr, coefs, prior=prior_s)
-            del spr
-            self.prior_["spread"] = prior_s
-            np.copyto(self.spread_statistics_, spread.statistics, where=modelled)
+        self.location_statistics_[block][mk] = test.statistics
+        if len(fits) > 1:
+            w = (
+                self.spread_weight_
+                if ref is None
+                else spread_shares(pooled_variances(fits[0], sizes), ref)
+            )
+            spread = moderated_f(fits[1], coefs, prior=priors[1], pooled_df=pooled_df)
+            self.spread_statistics_[block][mk] = spread.statistics
             q = spread.pvalues
-            del spread
             p /= 1.0 - w
             q /= w
             np.minimum(p, q, out=p)
-            del q
-        self.spread_weights_ = np.zeros(p.size)
-        if spread_on:
-            np.copyto(self.spread_weights_, w, where=modelled)
+            self.spread_weights_[block][mk] = w
         np.minimum(p, 1.0, out=p)
-        np.copyto(self.pvalues_, p, where=modelled)
-        self.min_pvalues_[modelled] = 0.0
+        self.pvalues_[block][mk] = p
 
     def _two_valued(self, passed, sizes):
-        two = np.flatnonzero(self.kinds_ == TWO_VALUED)
-        if not two.size:
-            return
-        carriers = passed.carriers[two].astype(np.int64)
-        try:
-            p, floors = binary_exact_pvalues(carriers, sizes)
-        except ValueError:
-            # Too many classes to enumerate the tables: permutations on ranks instead.
-            self.kinds_[two] = RANKED
-            k = carriers.sum(axis=1).astype(float)
-            n = float(sizes.sum())
-            passed.ties[two] = (k**3 - k + (n - k) ** 3 - (n - k)) / (n**3 - n)
-            return
-        self.pvalues_[two], self.min_pvalues_[two] = p, floors
-        self.location_statistics_[two] = self._binary_f(carriers, sizes)
+        # By blocks of features: the exact p-values' temporaries (several per feature and
+        # class) stay bounded however many features are two-valued.
+        for block in feature_blocks(self.kinds_.size, 64 * sizes.size, _BLOCK_BYTES):
+            rows = block.start + np.flatnonzero(self.kinds_[block] == TWO_VALUED)
+            if not rows.size:
+                continue
+            carriers = passed.carriers[rows].astype(np.int64)
+            try:
+                p, floors = binary_exact_pvalues(carriers, sizes)
+            except ValueError:
+                # Too many classes to enumerate the tables: permutations on ranks instead.
+                two = np.flatnonzero(self.kinds_ == TWO_VALUED)
+                self.kinds_[two] = RANKED
+                k = passed.carriers[two].sum(axis=1).astype(float)
+                n = float(sizes.sum())
+                passed.add_ties(two, (k**3 - k + (n - k) ** 3 - (n - k)) / (n**3 - n))
+                return
+            self.pvalues_[rows], self.min_pvalues_[rows] = p, floors
+            self.location_statistics_[rows] = self._binary_f(carriers, sizes)
 
     @staticmethod
     def _binary_f(a, sizes):
@@ -520,19 +568,13 @@ class ClassDifferenceScreen(
         if not isinstance(threshold, str):
             mask = top_k(threshold, self.pvalues_, eligible)
             return eligible, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
-        testable = np.zeros(eligible.shape, bool)
         # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
         # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
         # property of its test: it stays counted.
-        floors = np.where(self.kinds_ == TWO_VALUED, self.min_pvalues_, 0.0)
-        t_mask, K = tarone_testable(floors[eligible], alpha)
-        testable[np.flatnonzero(eligible)[t_mask]] = True
-        from widefs.stats import benjamini_hochberg
-
-        mask = np.zeros(eligible.shape, bool)
-        if testable.any():
-            if threshold == "bonferroni":
-                mask = testable & (self.pvalues_ <= alpha / K)
-            else:
-                mask[testable] = benjamini_hochberg(self.pvalues_[testable]) <= alpha
+        testable, K = tarone(self.kinds_, self.min_pvalues_, alpha)
+        if threshold == "bonferroni":
+            cut = alpha / K if K else -1.0
+        else:
+            cut = bh_cut(self.pvalues_, testable, alpha)
+        mask = testable & (self.pvalues_ <= cut)
         return testable, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
