@@ -26,7 +26,7 @@ def test_the_table_covers_every_n_with_the_gates_levels_and_draws():
         assert limits[1] < limits[0] and limits[2] > 1.0
 
 
-@pytest.mark.parametrize("n", [table.N_MIN, 4, 62, 101])
+@pytest.mark.parametrize("n", [table.N_MIN, 4, 62, 101, 257])
 def test_stored_rows_equal_the_simulation(n):
     for level in (GATE_LEVEL, GATE_LEVEL_SPREAD):
         assert stored_shape_limits(n, level, GATE_LEVEL, kinds._GATE_DRAWS) == _simulated(n, level)
@@ -50,7 +50,7 @@ def test_other_levels_draws_and_sizes_are_simulated(monkeypatch):
     shape_limits.cache_clear()
     try:
         assert shape_limits(12, GATE_LEVEL_SPREAD) == _simulated(12, GATE_LEVEL_SPREAD)
-        monkeypatch.setattr(table, "N_MAX", 120)
+        monkeypatch.setattr(table, "N_MAX", 400)
         assert shape_limits(11, 0.01) == _simulated(11, 0.01)
     finally:
         shape_limits.cache_clear()

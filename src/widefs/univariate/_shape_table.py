@@ -16,7 +16,7 @@ from importlib import resources
 __all__ = ["N_MAX", "N_MIN", "stored_shape_limits", "write_table"]
 
 N_MIN = 3
-N_MAX = 120
+N_MAX = 400
 _FILE = "shape_limits.csv"
 _HEADER = "n,draws,skew_level_low,skew_low,skew_level_high,skew_high,kurt_level,kurt"
 
