@@ -107,9 +107,9 @@ Command: `{cmd} --repeat {repeat}`. {machine_note()} Each row is a fresh Python 
 that imports numpy and scikit-learn, builds a {SHAPE[0]} x {SHAPE[1]:,} Gaussian matrix (two
 classes of {SHAPE[0] // 2}, seed 0) and runs one task; CPU time (user + system) and peak
 resident set from the operating system, median of {repeat} interleaved rounds. *Extra*: beyond
-the baseline process (imports and matrix only). The screen's rows load numba's kernels from
-its cache, filled by a first run; the *empty numba cache* row compiles them (the first run
-after install).
+the baseline process (imports and matrix only). A screen of this size runs its numpy
+kernels (numba's pay from 5e7 entries of work), so the *empty numba cache* row (the first
+run after install) compiles nothing.
 
 | process | CPU s | extra CPU s | peak MB | extra peak MB |
 |---|---|---|---|---|

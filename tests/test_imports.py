@@ -55,6 +55,20 @@ def test_a_screen_loads_only_the_screens_modules():
     assert _run(code) == ["True", "False", "True", "False", "False", "True"]
 
 
+def test_a_small_screen_fit_loads_no_numba_and_no_application():
+    # A screen below the work that pays for numba runs its numpy kernels (one process that
+    # fits one screen would spend more time loading numba than computing).
+    code = (
+        "import sys\nimport numpy as np\nfrom widefs.univariate import ClassDifferenceScreen\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = np.column_stack([rng.normal(size=(20, 50)), rng.lognormal(size=(20, 5))])\n"
+        "s = ClassDifferenceScreen(random_state=0).fit(X, np.repeat([0, 1], 10))\n"
+        "print(bool((s.kinds_ == 3).any()), *(m in sys.modules for m in ('numba', "
+        "'matplotlib', 'widefs.univariate._screen_kernels', 'widefs.cli', 'widefs.analysis')))"
+    )
+    assert _run(code) == ["True", "False", "False", "False", "False", "False"]
+
+
 def test_kernels_load_on_first_use():
     # The flip side: fitting does load the compiled kernels (so the test above is not
     # vacuous because the kernels moved elsewhere).

@@ -128,8 +128,23 @@ def shape_limits(n: int, skew_level: float = GATE_LEVEL) -> tuple[float, float]:
     and ``GATE_LEVEL / 2``.
 
     Monte Carlo under the Gaussian null with a fixed seed (both statistics are pivotal: they
-    depend on n only), so the gate is the same on every fit.
+    depend on n only), so the gate is the same on every fit. The values for small n were
+    computed ahead of time by this same simulation (:mod:`widefs.univariate._shape_table`).
     """
+    from widefs.univariate._shape_table import stored_shape_limits
+
+    stored = stored_shape_limits(n, skew_level, GATE_LEVEL, _GATE_DRAWS)
+    if stored is not None:
+        return stored
+    skews, kurts = simulate_shape(n)
+    return (
+        float(np.quantile(skews, 1.0 - skew_level / 2)),
+        float(np.quantile(kurts, 1.0 - GATE_LEVEL / 2)),
+    )
+
+
+def simulate_shape(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """|skewness| and kurtosis of ``_GATE_DRAWS`` sets of n Gaussian values (seed 0)."""
     rng = np.random.default_rng(0)
     skews, kurts = [], []
     # 20,000 columns of draws at a time up to n = 10,000; beyond, blocks of _GATE_BYTES, so
@@ -139,10 +154,7 @@ def shape_limits(n: int, skew_level: float = GATE_LEVEL) -> tuple[float, float]:
         skew, kurt = _shape(rng.standard_normal(size=(n, width)))
         skews.append(np.abs(skew))
         kurts.append(kurt)
-    return (
-        float(np.quantile(np.concatenate(skews), 1.0 - skew_level / 2)),
-        float(np.quantile(np.concatenate(kurts), 1.0 - GATE_LEVEL / 2)),
-    )
+    return np.concatenate(skews), np.concatenate(kurts)
 
 
 def tie_factor(Xb: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -246,7 +258,9 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         fit = fit_rows(fit, kinds == COUNTS)
         carriers = np.zeros((m, n_classes), np.uint8)
         return FirstPass(kinds, fit, None, carriers, *no_ties, pooled)
-    from widefs.univariate._screen_kernels import first_pass_block
+    from widefs.univariate._screen_numpy import first_pass_kernel
+
+    first_pass_block = first_pass_kernel(float(n) * m)
 
     limits = shape_limits(int(n), GATE_LEVEL_SPREAD if spread else GATE_LEVEL)
     kinds = np.empty(m, np.int8)

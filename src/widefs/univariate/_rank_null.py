@@ -69,14 +69,15 @@ def _logsf_f(F, d1, d2):
 
 def _scores(R, labels, n_classes, counts, log_w):
     """Combined score ``max(log w_loc - log P(F > F_loc), log w_spr - log P(F > F_spr))``."""
-    from widefs.univariate._screen_kernels import rank_f_scores
+    from widefs.univariate._screen_numpy import rank_f_kernel
 
     n = R.shape[0]
+    rank_f_scores = rank_f_kernel(float(labels.shape[0]) * R.size)
     d1, d2 = n_classes - 1, n - n_classes
     spread = bool(np.isfinite(log_w[1]))
     F_loc, F_spr = rank_f_scores(
         np.ascontiguousarray(R, dtype=np.float64),
-        np.ascontiguousarray(labels, dtype=np.intp),
+        labels,
         np.ascontiguousarray(counts, dtype=np.float64),
         spread,
     )
@@ -150,6 +151,9 @@ def rank_branch(
     sizes = np.bincount(strata)
     # Fisher-Yates shuffles of the labels (no sort), seeded from rng: identical for a seed.
     gen = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+    # Labellings of the narrowest integers: the shuffles draw the same random numbers
+    # whatever the type, and move fewer bytes.
+    codes = codes.astype(np.min_scalar_type(n_classes - 1))
     perms = [
         gen.permuted(np.tile(codes, (max(2, -(-draws // g)), 1)), axis=1) if g and s else None
         for s, g in enumerate(sizes)

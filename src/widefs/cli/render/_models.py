@@ -138,7 +138,18 @@ def _bound_path_figure(models: dict, majority_error: float) -> Figure:
 
     from widefs.plotting import OKABE_ITO
 
-    fig = MplFigure(figsize=(6.4, 4.2), layout="constrained")
+    # Fixed margins (inches) rather than constrained layout, which measures every text once
+    # more at each draw: the y label and its ticks, the title, the x label and a legend of
+    # three columns below the axes (centred on the axes: the right margin leaves it room).
+    width, height = 6.4, 4.2
+    rows = -(-(len(models) + 2) // 3)
+    fig = MplFigure(figsize=(width, height))
+    fig.subplots_adjust(
+        left=0.67 / width,
+        right=1 - 0.35 / width,
+        bottom=(0.94 + 0.18 * (rows - 1)) / height,
+        top=1 - 0.28 / height,
+    )
     ax = fig.add_subplot()
     for i, (name, model) in enumerate(models.items()):
         path, k = model.bound_path_, len(model.rules_)
