@@ -85,3 +85,17 @@ def test_best_is_significant_is_the_likelihood_ratio_test():
     assert not beam.best_is_significant(counts, base_p, g + 1e-9)
     # an empty class adds nothing
     assert beam.best_is_significant(np.array([10, 0], dtype=np.int64), base_p, 13.8)
+
+
+def test_plain_fits_in_a_sharing_block_share_rounds_and_keep_their_rules():
+    X, Y, _ = _problem(2)
+    y = Y[0]
+    with sharing_label_free_work() as cache:
+        shared = [CN2Classifier(stopping="poe").fit(X, y), CN2Classifier().fit(X, y)]
+        assert cache.hits > 0
+    plain = [CN2Classifier(stopping="poe").fit(X, y), CN2Classifier().fit(X, y)]
+    for s, p in zip(shared, plain, strict=True):
+        assert s.format_rules() == p.format_rules()
+        assert s.search_score_ == p.search_score_
+    # outside a block nothing is keyed, so nothing is stored
+    assert plain[0]._rounds_key is None

@@ -39,6 +39,7 @@ from widefs._utils import (
 from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
 from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
 from widefs.rules._rule_search import find_rule
+from widefs.rules._shared_rounds import rounds_key
 from widefs.rules._table import CandidateTable
 
 __all__ = ["CN2Classifier"]
@@ -305,6 +306,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.categories_ = [c.copy() for c in self._encoding.categories]
         self._names = [str(n) for n in feature_names_or_default(self)]
         self._table = CandidateTable.shared(Xe, self._encoding.nominal, self._encoding.n_categories)
+        # Inside a sharing block, fits on the same data share their beam rounds.
+        self._rounds_key = rounds_key(Xe, self._encoding)
         return self._learn_codes(Xe, y_codes)
 
     def permutation_search_scores(self, X, y, permutations, n_jobs=None):
