@@ -435,3 +435,16 @@ def test_scalar_in_float_out_array_in_array_out():
     got = poe_exact_beta([20, 30], 3, 8, 2.0, 3.0)
     assert isinstance(got, np.ndarray) and got.shape == (2,) and got.dtype == np.float64
     assert isinstance(effective_hypotheses([[8]]), np.ndarray)
+
+
+@pytest.mark.parametrize("effective", ["log2", "log", "log10", "identity"])
+def test_unchecked_combine_is_poe_combine_bitwise(effective):
+    from widefs.rules._poe import combine_unchecked
+
+    rng = np.random.default_rng(0)
+    eps, prior = rng.random(300), rng.random(300)
+    m = np.concatenate([[1, 2, 3, 10], rng.integers(1, 10**6, 296)])
+    eps[:3], prior[:3] = [0.0, 1.0, 0.5], [1.0, 0.0, 0.0]
+    for e, k, p in zip(eps, m, prior, strict=True):
+        want = float(poe_combine(float(e), int(k), float(p), effective=effective))
+        assert combine_unchecked(float(e), int(k), float(p), effective) == want

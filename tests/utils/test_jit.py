@@ -70,6 +70,16 @@ def test_a_helper_runs_inside_compiled_code():
 # 0.5 s of a first run. The kernels start counters from non-literal values instead.
 
 
+def _shared_rounds(X, y):
+    from widefs._utils import sharing_label_free_work
+    from widefs.rules import CN2Classifier
+
+    Y, folds = y[None], (np.arange(y.size) % 3)[None]
+    with sharing_label_free_work():
+        for est in (CN2Classifier(stopping="poe"), CN2Classifier()):
+            est.out_of_fold_predictions(X, Y, folds)
+
+
 def _runs():
     """Public calls that run every kernel of the four compiled modules at least once."""
     from widefs.rules import CN2Classifier
@@ -86,6 +96,8 @@ def _runs():
     return {
         "rules": lambda: CN2Classifier().fit(X, y),
         "rules_entropy": lambda: CN2Classifier(quality="entropy").fit(X, y),
+        # Significance searches taking POE's stored rounds check their best in a kernel.
+        "rules_shared": lambda: _shared_rounds(X, y),
         "knn": lambda: SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)).fit(X, y),
         "genetic": lambda: GeneticSelector(
             population_size=4, n_generations=2, random_state=0, evaluator=KNNEvaluator(1)

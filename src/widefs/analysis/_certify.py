@@ -56,10 +56,17 @@ class CertificateRun:
         return self.results[item.name]
 
     def group(self, group: str) -> list[CertificateOutcome]:
-        """The certificates of one part, in :data:`CERTIFIED` order."""
-        return [
-            self.certify(item) for item in CERTIFIED if item.group == group and self.applies(item)
-        ]
+        """The certificates of one part, in :data:`CERTIFIED` order, sharing work: those of
+        a part re-run related searches on the same relabellings (CN2's two stopping rules
+        repeat each other's beam rounds), and sharing never changes a result."""
+        from widefs._utils import sharing_label_free_work
+
+        with sharing_label_free_work():
+            return [
+                self.certify(item)
+                for item in CERTIFIED
+                if item.group == group and self.applies(item)
+            ]
 
     def _compute(self, item: Certified) -> CertificateOutcome:
         from widefs.exceptions import HeuristicBoundWarning

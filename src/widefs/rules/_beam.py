@@ -26,7 +26,7 @@ import numpy as np
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.rules._rule import EQ, LE
 
-__all__ = ["beam_round", "quality_of"]
+__all__ = ["beam_round", "best_is_significant", "quality_of"]
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
@@ -103,6 +103,16 @@ def _significant(vec, cover, base_p, threshold):
         if vec[c] > 0:
             stat += vec[c] * np.log(vec[c] / (cover * base_p[c]))
     return 2.0 * stat > threshold
+
+
+@numba.njit(**KERNEL_JIT_OPTIONS)
+def best_is_significant(counts, base_p, threshold):
+    """Whether a candidate with class counts ``counts`` passes the test of a beam round
+    (:func:`_significant`, the same arithmetic): for rounds shared between searches."""
+    cover = counts[0] - counts[0]  # (an int64 zero, not a literal)
+    for c in range(counts.size):
+        cover += counts[c]
+    return _significant(counts, float(cover), base_p, threshold)
 
 
 # One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile

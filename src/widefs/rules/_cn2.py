@@ -36,9 +36,10 @@ from widefs._utils import (
     feature_names_or_default,
     refuse_sparse,
 )
-from widefs.rules._poe import effective_hypotheses, poe1_estimate, poe_combine
+from widefs.rules._poe import combine_unchecked, effective_hypotheses, poe1_estimate
 from widefs.rules._rule import EQ, OP_SYMBOLS, Condition, Rule, format_value
 from widefs.rules._rule_search import find_rule
+from widefs.rules._shared_rounds import rounds_key
 from widefs.rules._table import CandidateTable
 
 __all__ = ["CN2Classifier"]
@@ -254,7 +255,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
             m_eff = effective_hypotheses(m_k, self.poe_effective)
             return float(poe1_estimate(n, n - int(hit), m_eff))
         eps_hat = self._error_estimate(counts, target, C)
-        return float(poe_combine(eps_hat, m_k, prior, effective=self.poe_effective))
+        # (poe_combine without its checks: the estimate and prior lie in [0, 1], m_k >= 1.)
+        return combine_unchecked(eps_hat, m_k, prior, self.poe_effective)
 
     def _make_rule(self, entry, counts, prediction_code, m_k, estimate) -> Rule:
         conditions = []
@@ -305,6 +307,8 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         self.categories_ = [c.copy() for c in self._encoding.categories]
         self._names = [str(n) for n in feature_names_or_default(self)]
         self._table = CandidateTable.shared(Xe, self._encoding.nominal, self._encoding.n_categories)
+        # Inside a sharing block, fits on the same data share their beam rounds.
+        self._rounds_key = rounds_key(Xe, self._encoding)
         return self._learn_codes(Xe, y_codes)
 
     def permutation_search_scores(self, X, y, permutations, n_jobs=None):

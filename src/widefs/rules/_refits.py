@@ -16,7 +16,8 @@ import copy
 
 import numpy as np
 
-from widefs._utils import check_classes, encode_fit, feature_names_or_default
+from widefs._utils import array_key, check_classes, encode_fit, feature_names_or_default
+from widefs.rules._shared_rounds import rounds_key
 from widefs.rules._table import CandidateTable
 
 __all__ = ["out_of_fold_predictions", "permutation_search_scores"]
@@ -31,6 +32,8 @@ def _prepared(estimator, X, y):
     Xe, y, base._encoding = encode_fit(base, X, y, base.categorical_features, missing="propagate")
     base._names = [str(n) for n in feature_names_or_default(base)]
     base._table = CandidateTable.shared(Xe, base._encoding.nominal, base._encoding.n_categories)
+    key = rounds_key(Xe, base._encoding)  # the search on all rows shares its rounds
+    base._rounds_key = None if key is None else key + b"all rows"
     return base, Xe, y
 
 
@@ -66,6 +69,8 @@ def fold_model(base, Xe, train, y_train):
     model = copy.copy(base)
     model.classes_, codes = check_classes(model, y_train, min_classes=1)
     model._table = base._table.restrict(train)
+    if getattr(base, "_rounds_key", None) is not None:  # shared with other searches
+        model._rounds_key = base._rounds_key + array_key(train)
     return model._learn_codes(Xe[train], codes)
 
 

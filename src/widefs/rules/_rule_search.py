@@ -13,6 +13,7 @@ import functools
 import numpy as np
 from scipy import stats
 
+from widefs.rules._shared_rounds import shared_beam_round
 from widefs.rules._table import QUALITY_CODES, CandidateTable
 
 __all__ = ["find_rule"]
@@ -101,7 +102,7 @@ def find_rule(est, table: CandidateTable, y, C: int, active, target, prior: floa
     all_pure = (np.count_nonzero(base) <= 1) if target is None else base[target] == base.sum()
     while poe or not all_pure:
         (n_ok, cov, conds, lens, counts, found, best_cov, best_conds, best_len, best_counts,
-         best_quality, all_pure) = _beam().beam_round(*leading, cov, conds, lens, counts, *trailing)  # fmt: skip
+         best_quality, all_pure) = shared_beam_round(est, leading, trailing, cov, conds, lens, counts)  # fmt: skip
         if n_ok == 0:
             break
         m_new = m_k + n_ok

@@ -14,55 +14,89 @@ from widefs._utils import KERNEL_JIT_OPTIONS
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS)
-def gnb_binary_errors(da, db, dc, x_t, y_val):
-    """Errors of two-class naive Bayes: predict class 1 where ``(da x + db) x + dc > 0``.
+def gnb_batch_moments(s1, s2, counts, var_smoothing):
+    """Per-class means and smoothed variances from the weighted sums, in place.
 
-    da, db, dc: (L, B) differences of the class quadratics; x_t: (B, V) validation values
-    (feature-major); y_val: (L, V) codes. Returns (L, B) error counts.
+    s1, s2: (L, C, B) sums of x and x**2 over each class's training rows, overwritten with
+    the means and variances of ``_weighted_moments`` (same operations, same order: one
+    pass instead of a dozen (L, C, B) temporaries); counts: (L, C) class sizes.
     """
-    L, B = da.shape
-    V = x_t.shape[1]
-    out = np.empty((L, B), dtype=np.int64)  # every entry written below
-    for j in range(B):
-        for lab in range(L):
-            a = da[lab, j]
-            b = db[lab, j]
-            c = dc[lab, j]
-            wrong = np.int64(0)  # (not a literal: one numba typing pass less)
-            for i in range(V):
-                x = x_t[j, i]
-                d = (a * x + b) * x
-                d = d + c
-                pred_one = d > 0.0
-                if pred_one != (y_val[lab, i] == 1):
-                    wrong += 1
-            out[lab, j] = wrong
-    return out
+    L, C, B = s1.shape
+    for lab in range(L):
+        n_train = counts[lab, 0]
+        for c in range(1, C):
+            n_train += counts[lab, c]
+        for j in range(B):
+            t1 = s1[lab, 0, j]
+            t2 = s2[lab, 0, j]
+            for c in range(1, C):  # numpy sums the class axis in order
+                t1 += s1[lab, c, j]
+                t2 += s2[lab, c, j]
+            tot_mean = t1 / n_train
+            tot_var = t2 / n_train - tot_mean * tot_mean
+            tot_var = tot_var if tot_var >= 0.0 else 0.0  # np.maximum(., 0.0)
+            constant = tot_var <= 0.0
+            for c in range(C):
+                safe = counts[lab, c] if counts[lab, c] >= 1.0 else 1.0
+                mean = s1[lab, c, j] / safe
+                var = s2[lab, c, j] / safe - mean * mean
+                var = var if var >= 0.0 else 0.0
+                s1[lab, c, j] = mean
+                s2[lab, c, j] = var + var_smoothing * tot_var
+                constant = constant or s2[lab, c, j] <= 0.0
+            if constant:  # a constant feature or class: equal means, unit variances
+                for c in range(C):
+                    s1[lab, c, j] = 0.0
+                    s2[lab, c, j] = 1.0
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS)
-def gnb_multiclass_errors(qa, qb, qc, x_t, y_val):
-    """Errors of naive Bayes with C classes: argmax over ``(qa x + qb) x + qc`` (first max).
+def gnb_batch_errors(mean, var, log_var, log_prior, x_t, y_val):
+    """Validation errors of naive Bayes for L label vectors, from its moments.
 
-    qa, qb, qc: (L, C, B); x_t: (B, V); y_val: (L, V). Returns (L, B).
+    mean, var, log_var: (L, C, B); log_prior: (L, C); x_t: (B, V) validation values
+    (feature-major); y_val: (L, V) codes. Each class's quadratic ``(qa x + qb) x + qc``
+    is formed as ``_gnb_decisions`` forms it; two classes predict class 1 where the
+    difference of the quadratics is positive, more take the first maximum. Returns (L, B).
     """
-    L, C, B = qa.shape
+    L, C, B = mean.shape
     V = x_t.shape[1]
     out = np.empty((L, B), dtype=np.int64)  # every entry written below
-    for j in range(B):
-        for lab in range(L):
+    qa = np.empty(C)
+    qb = np.empty(C)
+    qc = np.empty(C)
+    for lab in range(L):  # (label-major: the moments are read in memory order)
+        for j in range(B):
+            for c in range(C):
+                inv = 1.0 / var[lab, c, j]
+                qa[c] = -0.5 * inv
+                qb[c] = mean[lab, c, j] * inv
+                qc[c] = (log_prior[lab, c] - 0.5 * log_var[lab, c, j]) - (
+                    0.5 * mean[lab, c, j]
+                ) * qb[c]
             wrong = np.int64(0)  # (not a literal: one numba typing pass less)
-            for i in range(V):
-                x = x_t[j, i]
-                best = np.int64(0)  # (not a literal: one numba typing pass less)
-                best_v = (qa[lab, 0, j] * x + qb[lab, 0, j]) * x + qc[lab, 0, j]
-                for c in range(1, C):
-                    v = (qa[lab, c, j] * x + qb[lab, c, j]) * x + qc[lab, c, j]
-                    if v > best_v:  # np.argmax keeps the first maximum
-                        best_v = v
-                        best = c
-                if best != y_val[lab, i]:
-                    wrong += 1
+            if C == 2:
+                a = qa[1] - qa[0]
+                b = qb[1] - qb[0]
+                d0 = qc[1] - qc[0]
+                for i in range(V):
+                    x = x_t[j, i]
+                    d = (a * x + b) * x
+                    d = d + d0
+                    if (d > 0.0) != (y_val[lab, i] == 1):  # a tie predicts class 0
+                        wrong += 1
+            else:
+                for i in range(V):
+                    x = x_t[j, i]
+                    best = np.int64(0)  # (not a literal: one numba typing pass less)
+                    best_v = (qa[0] * x + qb[0]) * x + qc[0]
+                    for c in range(1, C):
+                        v = (qa[c] * x + qb[c]) * x + qc[c]
+                        if v > best_v:  # np.argmax keeps the first maximum
+                            best_v = v
+                            best = c
+                    if best != y_val[lab, i]:
+                        wrong += 1
             out[lab, j] = wrong
     return out
 

@@ -313,34 +313,33 @@ def _gnb_label_batch_errors(
 ) -> NDArray[np.int64]:
     """Batched path of :func:`gaussian_nb_split_errors`: L label vectors, one split at a time.
 
-    The moments are the same per-row matrix products as the one-label path; the
-    validation predictions run in a compiled loop that evaluates the same quadratics in
-    the same order, so every count equals the one-at-a-time result.
+    The weighted sums are the same per-row matrix products as the one-label path; the
+    moments, the class quadratics and the validation predictions run in compiled loops
+    that repeat the one-label path's operations in the same order (the logarithm stays
+    numpy's), so every count equals the one-at-a-time result.
     """
-    from widefs.univariate._kernels import gnb_binary_errors, gnb_multiclass_errors
+    from widefs.univariate._kernels import gnb_batch_errors, gnb_batch_moments
 
     L, F = Y.shape[0], Xc.shape[1]
     errors = np.empty((L, train.shape[0], F), dtype=np.int64)
     onehot_t = np.eye(n_classes)[Y].transpose(0, 2, 1)  # (L, C, n)
     for r in range(train.shape[0]):
         rows = np.flatnonzero(val[r])
-        weights = onehot_t * train[r]  # (L, C, n): the split's training part, every labelling
+        # The split's training rows only: the other rows' weights are 0, terms that leave
+        # each sum unchanged (half the work of the products on the halves' splits).
+        fit = np.flatnonzero(train[r])
+        weights = np.ascontiguousarray(onehot_t[:, :, fit])  # (L, C, n_fit), every labelling
         counts = weights.sum(axis=2)  # the same for every block
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(counts / counts.sum(axis=1)[:, None])
         y_val = np.ascontiguousarray(Y[:, rows])
-        for block in feature_blocks(F, 8 * L * n_classes * 12):
-            Xb = Xc[:, block]
-            mom = _weighted_moments(Xb, weights, var_smoothing, counts)
-            inv = 1.0 / mom.var
-            qa = -0.5 * inv
-            qb = mom.mean * inv
-            qc = mom.log_prior[:, :, None] - 0.5 * np.log(mom.var) - 0.5 * mom.mean * qb
-            x_t = np.ascontiguousarray(Xb[rows].T)
-            if n_classes == 2:
-                errors[:, r, block] = gnb_binary_errors(
-                    qa[:, 1] - qa[:, 0], qb[:, 1] - qb[:, 0], qc[:, 1] - qc[:, 0], x_t, y_val
-                )
-            else:
-                errors[:, r, block] = gnb_multiclass_errors(qa, qb, qc, x_t, y_val)
+        for block in feature_blocks(F, 8 * L * n_classes * 4):
+            Xb = Xc[fit, block]
+            mean = weights @ Xb  # (L, C, B), made the means in place
+            var = weights @ (Xb * Xb)
+            gnb_batch_moments(mean, var, counts, var_smoothing)
+            x_t = np.ascontiguousarray(Xc[rows, block].T)
+            errors[:, r, block] = gnb_batch_errors(mean, var, np.log(var), log_prior, x_t, y_val)
     return errors
 
 
