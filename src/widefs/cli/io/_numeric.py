@@ -72,7 +72,7 @@ class Rows:
 
 
 class _Splitter:
-    """Splits one line into (first cell, label, the numbers' text)."""
+    """Splits one line into (its id, or "" without one; label; the numbers' text)."""
 
     def __init__(self, layout: Layout, delim: str, decimal_comma: bool):
         self.layout, self.delim, self.decimal_comma = layout, delim, decimal_comma
@@ -94,7 +94,8 @@ class _Splitter:
                 return None
             t = self.layout.label
             numeric = self.delim.join(parsed[j] for j in self.layout.numeric)
-            return parsed[0], parsed[t] if t is not None else "", self._decimal(numeric)
+            first = parsed[0] if self.layout.first_is_id else ""
+            return first, parsed[t] if t is not None else "", self._decimal(numeric)
         label, body = "", line
         if self.tail:
             body, sep, label = line.rpartition(self.delim)
@@ -107,7 +108,10 @@ class _Splitter:
             label = pieces[self.layout.label]
         rest = pieces[self.last + 1 :]
         kept = [p for i, p in enumerate(pieces[: self.last + 1]) if i not in self.head]
-        return pieces[0], label, self._decimal(self.delim.join(kept + rest))
+        # Without an id the first piece is the whole line: kept per row, it would hold a copy
+        # of the file.
+        first = pieces[0] if self.layout.first_is_id else ""
+        return first, label, self._decimal(self.delim.join(kept + rest))
 
     def _decimal(self, text: str) -> str:
         return text.replace(",", ".") if self.decimal_comma else text
@@ -156,9 +160,9 @@ def _misfit(number: int, got, splitter: _Splitter, text: str, first: str) -> Mis
     return Misfit(number, f"line {number}: {cell!r} in {where} is not a number")
 
 
-# Numbers parsed at once: the block's float64 values take 8 bytes each (32 MB), its text
+# Numbers parsed at once: the block's float64 values take 8 bytes each (8 MB), its text
 # about as much; pyarrow splits a block into chunks of _CHUNK_BYTES parsed on its threads.
-_BLOCK_CELLS = 1 << 22
+_BLOCK_CELLS = 1 << 20
 _CHUNK_BYTES = 1 << 20
 
 
