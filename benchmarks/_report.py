@@ -84,8 +84,9 @@ PAGES = (
             "cli_colon",
             "cli_scale",
             "cli_scale_large",
+            "read",
         ),
-        ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large"),
+        ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large", "read"),
     ),
     Page(
         RESULTS.with_name("scm_multiclass.md"),

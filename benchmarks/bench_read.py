@@ -135,7 +135,7 @@ def measure(args, cases) -> dict:
             print(name, kind, runs[kind], flush=True)
         if args.before:
             env = {**os.environ, "PYTHONPATH": str(args.before)}
-            runs["before"] = run_child("widefs", path, transpose, env=env)
+            runs["before"] = run_child("widefs", path, transpose, env=env, timeout=args.timeout)
             print(name, "before", runs["before"], flush=True)
         results[name] = runs
     return results
@@ -207,8 +207,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="files 10x smaller, not stored")
     parser.add_argument("--data", type=Path, default=Path("/tmp/widefs-read"))
     parser.add_argument("--before", type=Path, help="a source tree with an earlier reader")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for pandas")
-    parser.add_argument("--peer-memory", type=int, default=12 << 30, help="bytes for pandas")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for the peers")
+    parser.add_argument("--peer-memory", type=int, default=8 << 30, help="bytes for pandas")
     parser.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
     args.data.mkdir(parents=True, exist_ok=True)

@@ -95,7 +95,7 @@ def _features_in_rows(
     head: TextHead, label_row: str | None, budget: Budget, how: str = "read transposed"
 ) -> RawTable:
     """Features in rows, samples in columns (the first column names the features)."""
-    layout = Layout(head.header, None, first_is_id=True, label_row=label_row)
+    layout = Layout(head.header, None, first_is_id=True, label_row=label_row, in_rows=True)
     rows = _read(head, layout, budget)
     if isinstance(rows, Misfit):
         _check_pandas_fits(head, rows, budget)

@@ -45,6 +45,7 @@ class Layout:
     label: int | None  # index of the label cell; None when labels come from elsewhere
     first_is_id: bool  # cell 0 names the row (a sample or a feature), it is not a number
     label_row: str | None = None  # with features in rows: the first cell of the labels' row
+    in_rows: bool = False  # features in rows (samples in columns; implied by label_row)
 
     @functools.cached_property
     def numeric(self) -> list[int]:
@@ -153,7 +154,7 @@ def _misfit(number: int, got, splitter: _Splitter, text: str, first: str) -> Mis
     if got == -1:
         return Misfit(number, f"line {number} does not have the header's {splitter.width} cells")
     cell = text.split(splitter.delim)[got]
-    if layout.label_row is not None:  # features in rows: the row is a feature, cells samples
+    if layout.in_rows or layout.label_row is not None:  # a row is a feature, cells samples
         where = f"row {first!r}, column {layout.names[layout.numeric[got]]!r}"
     else:
         where = f"column {layout.names[layout.numeric[got]]!r}"
@@ -239,7 +240,8 @@ class _Filler:
     def _store(self, values: np.ndarray) -> None:
         X, stop = self.rows.X, self.done + values.shape[0]
         if X.dtype == np.float32:
-            narrow = values.astype(np.float32)
+            with np.errstate(over="ignore"):  # beyond float32's range: widened just below
+                narrow = values.astype(np.float32)
             if np.array_equal(narrow, values, equal_nan=True):
                 X[self.done : stop] = narrow
                 self.done = stop
