@@ -150,9 +150,18 @@ _LABELS = {
 }
 
 
+def _failure(text: str) -> str:
+    """Why a reader did not finish, in a few words."""
+    if "allocate" in text or "MemoryError" in text:
+        return "failed: out of memory under its address-space limit (--peer-memory)"
+    if "Empty CSV file or block" in text:
+        return "failed: pyarrow refuses a header line longer than its read block"
+    return text if text.startswith("stopped") else f"failed: {text}"
+
+
 def _row(name: str, kind: str, run: dict, floor: dict, matrix32: int) -> list[str]:
     if "failed" in run:
-        return [name, _LABELS[kind], "-", "-", "-", "-", "-", f"failed: {run['failed']}"]
+        return [name, _LABELS[kind], "-", "-", "-", "-", "-", _failure(run["failed"])]
     note = run.get("dtype", "")
     return [
         name,

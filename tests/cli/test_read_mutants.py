@@ -186,3 +186,23 @@ def test_head_lines_are_kept_cut_once_sniffed(tmp_path):
     head = read_head(path, False, BIG)
     assert head.lines[0] == long[:_KEPT] and head.lines[1] == exact
     assert head.first_cell() == "1" and head.delim == ","
+
+
+def test_plain_numbers_never_reach_the_exact_reader(tmp_path, block, monkeypatch):
+    """pyarrow parses every block of numbers, missing spellings and spaces included: the
+    line-by-line reader is only for a block that holds a text cell."""
+
+    def refuse(*args):
+        raise AssertionError("a plain block reached the line-by-line reader")
+
+    monkeypatch.setattr(numeric, "_numbers", refuse)
+    spellings = numeric.FEATURE_NA_VALUES
+    lines = [",".join(["1", s, " -2.5e1 ", "+3"]) for s in spellings] + [",,,", "4,5,6,7"]
+    rows = rows_of(tmp_path, "a,b,c,d\n" + "\n".join(lines) + "\n")
+    expected = np.array([[1, np.nan, -25, 3]] * len(spellings) + [[np.nan] * 4, [4, 5, 6, 7]])
+    np.testing.assert_array_equal(rows.X, expected)
+    assert rows.X.dtype == np.float32
+    one = rows_of(tmp_path, "a,class\n,x\n2,y\n\n3,z\n", label="last")
+    np.testing.assert_array_equal(one.X, [[np.nan], [2], [3]])
+    with pytest.raises(AssertionError, match="line-by-line"):
+        rows_of(tmp_path, "a,b\n1,x\n")
