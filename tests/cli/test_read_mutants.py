@@ -206,3 +206,62 @@ def test_plain_numbers_never_reach_the_exact_reader(tmp_path, block, monkeypatch
     np.testing.assert_array_equal(one.X, [[np.nan], [2], [3]])
     with pytest.raises(AssertionError, match="line-by-line"):
         rows_of(tmp_path, "a,b\n1,x\n")
+
+
+# --- lines split into id, label and numbers ------------------------------------------------
+
+
+def test_a_line_of_only_the_head_cells_is_short_not_a_missing_number(tmp_path):
+    got = rows_of(tmp_path, "id,a,class\ns1,1,x\ns2,y\n", label="last", first_is_id=True)
+    assert got == Misfit(3, "line 3 does not have the header's 3 cells")
+    got = rows_of(tmp_path, "class,a\nx,1\ny\n", label=0)
+    assert got == Misfit(3, "line 3 does not have the header's 2 cells")
+    rows = rows_of(tmp_path, "id,a,class\ns1,,x\ns2,2,y\n", label="last", first_is_id=True)
+    np.testing.assert_array_equal(rows.X, [[np.nan], [2]])
+    rows = rows_of(tmp_path, "class,a\nx,\ny,2\n", label=0)
+    np.testing.assert_array_equal(rows.X, [[np.nan], [2]])
+    rows = rows_of(tmp_path, "id,class\ns1,x\ns2,y\n", label="last", first_is_id=True)
+    assert rows.X.shape == (2, 0) and rows.ids == ["s1", "s2"] and rows.labels == ["x", "y"]
+
+
+def test_a_line_shorter_than_its_head_cells_is_a_misfit(tmp_path):
+    got = rows_of(tmp_path, "id,class,a,b\ns1,x,1,2\ns2\n", label=1, first_is_id=True)
+    assert got == Misfit(3, "line 3 does not have the header's 4 cells")
+    got = rows_of(tmp_path, "a,class\n1,x\n5\n", label="last")  # no delimiter before a label
+    assert got == Misfit(3, "line 3 does not have the header's 2 cells")
+
+
+def test_decimal_commas_and_quotes_in_a_semicolon_file(tmp_path):
+    head = read_head(write(tmp_path / "d.txt", 'a;b;class\n1,5;-2,25;x\n"3,5";4;y\n'), False, BIG)
+    assert head.decimal_comma and head.delim == ";"
+    rows = read_rows(head, Layout(head.header, 2, False), 5, 1 << 20)
+    np.testing.assert_array_equal(rows.X, [[1.5, -2.25], [3.5, 4.0]])
+    assert rows.X.dtype == np.float32 and rows.labels == ["x", "y"]  # binary fractions: exact
+
+
+def test_the_exact_reader_of_one_number():
+    np.testing.assert_array_equal(numeric._numbers("5", ",", 1), [5.0])
+    np.testing.assert_array_equal(numeric._numbers(" NA ", ",", 1), [np.nan])
+    assert numeric._numbers("5,6", ",", 1) == -1
+
+
+@pytest.mark.parametrize(
+    ("cells", "size", "lines", "blocks"),
+    [(1, 3, 7, [3, 3, 1]), (2, 4, 5, [2, 2, 1]), (2, 5, 5, [3, 2]), (1, 1, 3, [1, 1, 1])],
+)
+def test_a_block_is_flushed_once_it_holds_block_cells_numbers(
+    tmp_path, monkeypatch, cells, size, lines, blocks
+):
+    monkeypatch.setattr(numeric, "_BLOCK_CELLS", size)
+    seen, parse = [], numeric._parse_block
+
+    def spy(texts, delim, n):
+        seen.append(len(texts))
+        return parse(texts, delim, n)
+
+    monkeypatch.setattr(numeric, "_parse_block", spy)
+    header = ",".join(f"g{j}" for j in range(cells))
+    body = "".join(",".join([str(i)] * cells) + "\n" for i in range(lines))
+    rows = rows_of(tmp_path, f"{header}\n{body}")
+    assert seen == blocks
+    np.testing.assert_array_equal(rows.X, np.repeat(np.arange(lines), cells).reshape(-1, cells))

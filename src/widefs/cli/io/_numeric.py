@@ -83,6 +83,9 @@ class _Splitter:
         self.head = ({0} if layout.first_is_id else set()) | ({t} if t is not None else set())
         self.head -= {t} if self.tail else set()
         self.last = max(self.head, default=-1)
+        # Pieces a line splits into at least: the head cells and the numbers after them
+        # (unless the head is every cell before a last label).
+        self.least = min(self.last + 2, self.width - self.tail)
 
     def cells(self, line: str) -> list[str] | None:
         parsed = next(csv.reader([line], delimiter=self.delim), [])
@@ -103,7 +106,7 @@ class _Splitter:
             if not sep:
                 return None
         pieces = body.split(self.delim, self.last + 1) if self.last >= 0 else [body]
-        if len(pieces) < self.last + 1:
+        if len(pieces) < self.least:  # "s1,x" for "id,a,class" is short, not a missing "a"
             return None
         if self.layout.label is not None and not self.tail:
             label = pieces[self.layout.label]
@@ -175,7 +178,7 @@ def _parse_block(texts: list[str], delim: str, n: int) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    data = ("\n".join(texts).replace(delim, "\n") + "\n").encode("utf-8", "surrogatepass")
+    data = ("\n".join(texts).replace(delim, "\n") + "\n").encode()
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
