@@ -183,16 +183,13 @@ def _parse_block(texts: list[str], delim: str, n: int) -> np.ndarray | None:
         table = pacsv.read_csv(
             pa.py_buffer(data),
             read_options=pacsv.ReadOptions(column_names=["x"], block_size=_CHUNK_BYTES),
+            # No quoting (quoted cells were split by csv already); an empty line is an
+            # empty cell, a missing number.
             parse_options=pacsv.ParseOptions(
-                delimiter=delim,
-                quote_char=False,
-                newlines_in_values=False,
-                ignore_empty_lines=False,
+                delimiter=delim, quote_char=False, ignore_empty_lines=False
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={"x": pa.float64()},
-                null_values=FEATURE_NA_VALUES,
-                strings_can_be_null=True,
+                column_types={"x": pa.float64()}, null_values=FEATURE_NA_VALUES
             ),
         )
     except pa.ArrowInvalid:
