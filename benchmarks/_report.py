@@ -86,7 +86,7 @@ PAGES = (
             "cli_scale_large",
             "read",
         ),
-        ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large", "read"),
+        ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large"),
     ),
     Page(
         RESULTS.with_name("scm_multiclass.md"),
