@@ -85,6 +85,7 @@ PAGES = (
             "cli_colon",
             "cli_scale",
             "cli_scale_large",
+            "read",
         ),
         ("scaling", "screen_scale", "scm_presence", "cli_colon", "cli_scale_large"),
     ),

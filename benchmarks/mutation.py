@@ -245,7 +245,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "cli_text": (
         [f"src/widefs/cli/io/{name}.py" for name in ("_text", "_numeric", "_delimited")],
-        _CLI_TESTS,
+        ["tests/cli/test_read_mutants.py", *_CLI_TESTS],
         {},
     ),
     "cli_labels": (

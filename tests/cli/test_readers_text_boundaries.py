@@ -688,7 +688,8 @@ def test_a_transposed_file_too_large_for_pandas_gets_the_fast_readers_reason(tmp
             path, compressed=False, sample_ids=["s1"], budget=Budget(2000, "set", "raise it")
         )
     assert str(err.value) == (
-        f"cannot read {path} as comma-separated text: line 2: 'x' in column 's2' is not a number"
+        f"cannot read {path} as comma-separated text: line 2: 'x' in row 'g1', column 's2' is "
+        "not a number"
     )
 
 

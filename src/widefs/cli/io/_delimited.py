@@ -7,8 +7,9 @@
   or row; the sample ids are the first column or the header.
 
 The shape is checked against the memory budget before the numbers are read (see
-:mod:`widefs.cli.io._memory`); the fast reader (:mod:`widefs.cli.io._numeric`) reads plain numbers,
-and pandas reads what it cannot, when that fits in memory, to name every non-numeric column.
+:mod:`widefs.cli.io._memory`); the numbers are parsed by pyarrow's CSV reader in blocks
+(:mod:`widefs.cli.io._numeric`), and pandas reads a file with text cells, when that fits in
+memory, to name every non-numeric column.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def _features_in_rows(
     head: TextHead, label_row: str | None, budget: Budget, how: str = "read transposed"
 ) -> RawTable:
     """Features in rows, samples in columns (the first column names the features)."""
-    layout = Layout(head.header, None, first_is_id=True, label_row=label_row)
+    layout = Layout(head.header, None, first_is_id=True, label_row=label_row, in_rows=True)
     rows = _read(head, layout, budget)
     if isinstance(rows, Misfit):
         _check_pandas_fits(head, rows, budget)

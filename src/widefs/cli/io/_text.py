@@ -42,6 +42,9 @@ DELIMITERS = (",", "\t", ";", "|")
 DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "bar"}
 HEAD_ROWS = 20  # data rows read ahead to sniff the delimiter, the decimal mark, the first column
 _CHUNK = 1 << 20
+# Head lines are kept cut to this many characters once sniffed (the first cell is what is
+# read from them later): twenty lines of a file of millions of columns take 80 MB.
+_KEPT = 1 << 16
 # A header line's text may take this fraction of the memory budget (its names take ~20x more).
 _HEADER_SHARE = 24
 _ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, UnicodeDecodeError)
@@ -58,7 +61,7 @@ class TextHead:
     encoding: str
     delim: str
     header: list[str]
-    lines: list[str]  # the first data lines, as written (without their line ends)
+    lines: list[str]  # the first data lines, as written (no line ends; cut to _KEPT once sniffed)
     preamble: int = 0  # lines before the header (a GEO series matrix's "!" and blank lines)
     skip: int = 1  # lines before the data: the preamble and the header
     decimal_comma: bool = False
@@ -191,6 +194,7 @@ def read_head(path: Path, compressed: bool | str, budget: Budget) -> TextHead:
     head.header = _parse_header(header_line, head)
     head.notes += [note] if note else []
     _note_reading(head, suffix)
+    head.lines = [line[:_KEPT] for line in lines]
     return head
 
 
