@@ -1,0 +1,202 @@
+"""The first pass's pieces pinned against independent computations.
+
+The shape gate's limits against scipy's moments of the same fixed-seed Gaussian draws; the
+first pass's fits, carriers and tie factors against numpy loops, in blocks and out of core.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import widefs.univariate._kinds as kinds_module
+from widefs.univariate._kinds import (
+    CONSTANT,
+    COUNTS,
+    GAUSSIAN,
+    RANKED,
+    TWO_VALUED,
+    class_design,
+    first_pass,
+    shape_limits,
+)
+
+
+def _limits_by_scipy(n, level, draws, width):
+    """Quantiles of |skewness| and kurtosis (scipy, biased, not excess) of the draws the gate
+    documents: a generator seeded 0, ``draws`` Gaussian columns of n values, ``width`` at a
+    time."""
+    rng = np.random.default_rng(0)
+    blocks = [rng.standard_normal(size=(n, width)) for _ in range(-(-draws // width))]
+    Z = np.concatenate(blocks, axis=1)
+    skew = np.abs(stats.skew(Z, axis=0))
+    kurt = stats.kurtosis(Z, axis=0, fisher=False)
+    return np.quantile(skew, 1 - level / 2), np.quantile(kurt, 1 - kinds_module.GATE_LEVEL / 2)
+
+
+@pytest.fixture
+def fresh_limits():
+    kinds_module.shape_limits.cache_clear()
+    yield
+    kinds_module.shape_limits.cache_clear()
+
+
+@pytest.mark.parametrize("n", [4, 15])
+def test_shape_limits_are_the_quantiles_of_the_documented_draws(n, fresh_limits):
+    for level in (kinds_module.GATE_LEVEL, kinds_module.GATE_LEVEL_SPREAD):
+        expected = _limits_by_scipy(n, level, kinds_module._GATE_DRAWS, 20_000)
+        np.testing.assert_allclose(shape_limits(n, level), expected, rtol=1e-10)
+    # The default level is the location-only gate's.
+    assert shape_limits(n) == shape_limits(n, kinds_module.GATE_LEVEL)
+
+
+def test_shape_limits_of_large_n_draw_blocks_of_bounded_memory(monkeypatch, fresh_limits):
+    # Beyond n = 10,000 the draws come _GATE_BYTES at a time: 7 columns here.
+    n = 10_001
+    monkeypatch.setattr(kinds_module, "_GATE_DRAWS", 30)
+    monkeypatch.setattr(kinds_module, "_GATE_BYTES", 8 * n * 7 + 5)
+    expected = _limits_by_scipy(n, 0.2, 30, 7)
+    np.testing.assert_allclose(shape_limits(n, 0.2), expected, rtol=1e-10)
+    # Fewer bytes than one column: one column at a time.
+    monkeypatch.setattr(kinds_module, "_GATE_BYTES", 8)
+    monkeypatch.setattr(kinds_module, "_GATE_DRAWS", 3)
+    kinds_module.shape_limits.cache_clear()
+    np.testing.assert_allclose(shape_limits(n, 0.2), _limits_by_scipy(n, 0.2, 3, 1), rtol=1e-10)
+
+
+def test_class_design_is_an_intercept_and_class_indicators():
+    codes = np.array([2, 0, 1, 1, 2])
+    expected = np.array(
+        [[1, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 0], [1, 0, 1]],
+        dtype=float,
+    )
+    np.testing.assert_array_equal(class_design(codes, 3), expected)
+    np.testing.assert_array_equal(class_design(np.array([0, 1, 0]), 2), [[1, 0], [1, 1], [1, 0]])
+
+
+def _loop_pass(X, codes, C, spread):
+    """Class means, residual variances and carriers of every column, by loops."""
+    n = X.shape[0]
+    out = {"coef": [], "var": [], "scoef": [], "svar": [], "carriers": []}
+    for x in X.T:
+        means = np.array([x[codes == c].mean() for c in range(C)])
+        out["coef"].append(np.r_[means[0], means[1:] - means[0]])
+        out["var"].append(np.sum((x - means[codes]) ** 2) / (n - C))
+        d = np.abs(x - means[codes])
+        dm = np.array([d[codes == c].mean() for c in range(C)])
+        out["scoef"].append(np.r_[dm[0], dm[1:] - dm[0]])
+        out["svar"].append(np.sum((d - dm[codes]) ** 2) / (n - C))
+        values = np.unique(x)
+        top = x == values[-1]
+        out["carriers"].append(
+            [int(np.sum(top & (codes == c))) if values.size == 2 else 0 for c in range(C)]
+        )
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def _mixed(rng, n):
+    return np.column_stack(
+        [
+            rng.normal(size=(n, 3)),
+            np.where(rng.random((n, 2)) < 0.4, 5.0, -1.0),  # two-valued
+            np.r_[np.zeros(n - 4), 1.0, 2.0, 2.0, 7.0],  # tied at 0: ranked
+            rng.lognormal(size=n) ** 3,  # skewed: ranked, no ties
+            np.full(n, 2.5),  # constant
+        ]
+    )
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_first_pass_equals_loops_over_columns(spread):
+    rng = np.random.default_rng(21)
+    codes = np.repeat([0, 1, 2], [5, 6, 7])
+    X = _mixed(rng, codes.size)
+    fp = first_pass(X, codes, 3, spread=spread)
+    ref = _loop_pass(X, codes, 3, spread)
+    assert fp.kinds.tolist() == [GAUSSIAN] * 3 + [TWO_VALUED] * 2 + [RANKED, RANKED, CONSTANT]
+    np.testing.assert_allclose(fp.location.coefficients, ref["coef"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fp.location.variances, ref["var"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(fp.location.df_residual, np.full(8, codes.size - 3.0))
+    design = class_design(codes, 3)
+    np.testing.assert_allclose(
+        fp.location.unscaled_covariance, np.linalg.inv(design.T @ design), rtol=1e-12
+    )
+    if spread:
+        np.testing.assert_allclose(fp.spread.coefficients, ref["scoef"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(fp.spread.variances, ref["svar"], rtol=1e-12, atol=1e-14)
+    else:
+        assert fp.spread is None
+    np.testing.assert_array_equal(fp.carriers, ref["carriers"])
+    assert fp.carriers.dtype == np.uint8
+    t = np.array([14.0, 1, 2, 1])  # tie groups of the sixth column, n = 18
+    expected_ties = [0.0] * 5 + [np.sum(t**3 - t) / (18**3 - 18), 0.0, 0.0]
+    np.testing.assert_allclose(fp.ties, expected_ties, rtol=1e-12)
+
+
+def test_first_pass_in_blocks_and_out_of_core_is_the_same(monkeypatch, tmp_path):
+    rng = np.random.default_rng(22)
+    codes = np.repeat([0, 1], [9, 8])
+    X = np.column_stack([_mixed(rng, 17) for _ in range(3)])
+    whole = first_pass(X, codes, 2, spread=True)
+    monkeypatch.setattr(kinds_module, "_KERNEL_COLUMNS", 3)
+    monkeypatch.setattr(kinds_module, "_BLOCK_BYTES", 8 * 17 * 5)  # 5 columns per block
+    mm = np.memmap(tmp_path / "x.dat", dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    for data in (X, mm):
+        part = first_pass(data, codes, 2, spread=True)
+        np.testing.assert_array_equal(part.kinds, whole.kinds)
+        np.testing.assert_array_equal(part.carriers, whole.carriers)
+        np.testing.assert_array_equal(part.ties, whole.ties)
+        for a, b in ((part.location, whole.location), (part.spread, whole.spread)):
+            np.testing.assert_allclose(a.coefficients, b.coefficients, rtol=1e-13, atol=1e-15)
+            np.testing.assert_allclose(a.variances, b.variances, rtol=1e-13, atol=1e-15)
+
+
+def test_integer_columns_are_read_as_their_float_values():
+    codes = np.repeat([0, 1], 6)
+    Xi = np.column_stack([np.arange(12) * 7 % 12, np.r_[np.zeros(6), np.ones(6)]]).astype(np.int64)
+    fp = first_pass(Xi, codes, 2, spread=False)
+    ref = first_pass(Xi.astype(np.float64), codes, 2, spread=False)
+    np.testing.assert_array_equal(fp.kinds, ref.kinds)
+    np.testing.assert_array_equal(fp.location.coefficients, ref.location.coefficients)
+    np.testing.assert_array_equal(fp.carriers, [[0, 0], [0, 6]])
+
+
+def test_a_float32_matrix_out_of_core_keeps_float32_values(tmp_path):
+    # float32 blocks stay float32: 0.1f is not 0.1, so the means differ from float64's.
+    codes = np.repeat([0, 1], 5)
+    rng = np.random.default_rng(23)
+    X = (rng.normal(size=(10, 4)) + 0.1).astype(np.float32)
+    mm = np.memmap(tmp_path / "x.dat", dtype=np.float32, mode="w+", shape=X.shape)
+    mm[:] = X
+    lazy = first_pass(mm, codes, 2, spread=False)
+    ref = first_pass(X, codes, 2, spread=False)
+    np.testing.assert_array_equal(lazy.location.coefficients, ref.location.coefficients)
+    np.testing.assert_array_equal(lazy.location.variances, ref.location.variances)
+    means = [X[codes == c].astype(np.float64).mean(axis=0) for c in (0, 1)]
+    np.testing.assert_allclose(lazy.location.coefficients[:, 0], means[0], rtol=1e-12)
+
+
+def test_counts_are_one_kind_except_columns_of_equal_counts():
+    rng = np.random.default_rng(24)
+    codes = np.repeat([0, 1], 4)
+    X = rng.poisson(50, size=(8, 5)).astype(float)
+    X[:, 2] = 7.0  # equal counts: constant, though their log-CPM differ with the libraries
+    log_cpm = np.log2((X + 0.5) / (X.sum(axis=1, keepdims=True) + 1.0) * 1e6)
+    weights = np.ones_like(X)
+    fp = first_pass(X, codes, 2, spread=True, counts=(log_cpm, weights))
+    assert fp.kinds.tolist() == [COUNTS, COUNTS, CONSTANT, COUNTS, COUNTS]
+    assert fp.spread is None
+    np.testing.assert_array_equal(fp.carriers, np.zeros((5, 2)))
+    np.testing.assert_array_equal(fp.ties, np.zeros(5))
+    means = [log_cpm[codes == c].mean(axis=0) for c in (0, 1)]
+    np.testing.assert_allclose(fp.location.coefficients[:, 0], means[0], rtol=1e-12)
+    np.testing.assert_allclose(fp.location.coefficients[:, 1], means[1] - means[0], atol=1e-12)
+
+
+def test_non_finite_values_name_the_first_five_columns():
+    codes = np.repeat([0, 1], 4)
+    X = np.random.default_rng(25).normal(size=(8, 9))
+    X[3, [1, 2, 4, 6, 7, 8]] = [np.nan, np.inf, -np.inf, np.nan, np.nan, np.inf]
+    message = r"^Input X contains NaN or infinity \(columns \[1, 2, 4, 6, 7\]\)\.$"
+    with pytest.raises(ValueError, match=message):
+        first_pass(X, codes, 2, spread=False)
