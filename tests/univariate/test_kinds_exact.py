@@ -6,7 +6,7 @@ first pass's fits, carriers and tie factors against numpy loops, in blocks and o
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import sparse, stats
 
 import widefs.univariate._kinds as kinds_module
 from widefs.univariate._kinds import (
@@ -18,6 +18,7 @@ from widefs.univariate._kinds import (
     class_design,
     first_pass,
     shape_limits,
+    tie_factor,
 )
 
 
@@ -113,6 +114,7 @@ def test_first_pass_equals_loops_over_columns(spread):
     fp = first_pass(X, codes, 3, spread=spread)
     ref = _loop_pass(X, codes, 3, spread)
     assert fp.kinds.tolist() == [GAUSSIAN] * 3 + [TWO_VALUED] * 2 + [RANKED, RANKED, CONSTANT]
+    assert fp.kinds.dtype == np.int8
     np.testing.assert_allclose(fp.location.coefficients, ref["coef"], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(fp.location.variances, ref["var"], rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(fp.location.df_residual, np.full(8, codes.size - 3.0))
@@ -182,15 +184,34 @@ def test_counts_are_one_kind_except_columns_of_equal_counts():
     X = rng.poisson(50, size=(8, 5)).astype(float)
     X[:, 2] = 7.0  # equal counts: constant, though their log-CPM differ with the libraries
     log_cpm = np.log2((X + 0.5) / (X.sum(axis=1, keepdims=True) + 1.0) * 1e6)
-    weights = np.ones_like(X)
+    weights = rng.uniform(0.5, 4.0, size=X.shape)
     fp = first_pass(X, codes, 2, spread=True, counts=(log_cpm, weights))
     assert fp.kinds.tolist() == [COUNTS, COUNTS, CONSTANT, COUNTS, COUNTS]
+    assert fp.kinds.dtype == np.int8 and fp.carriers.dtype == np.uint8
     assert fp.spread is None
     np.testing.assert_array_equal(fp.carriers, np.zeros((5, 2)))
     np.testing.assert_array_equal(fp.ties, np.zeros(5))
-    means = [log_cpm[codes == c].mean(axis=0) for c in (0, 1)]
+    # The class design's weighted fit: weighted class means.
+    means = [
+        np.sum((weights * log_cpm)[codes == c], axis=0) / np.sum(weights[codes == c], axis=0)
+        for c in (0, 1)
+    ]
     np.testing.assert_allclose(fp.location.coefficients[:, 0], means[0], rtol=1e-12)
     np.testing.assert_allclose(fp.location.coefficients[:, 1], means[1] - means[0], atol=1e-12)
+
+
+def test_a_sparse_matrix_has_the_first_pass_of_its_dense_copy():
+    rng = np.random.default_rng(26)
+    codes = np.repeat([0, 1, 2], [4, 5, 6])
+    X = _mixed(rng, 15)
+    X[X < 0.3] = 0.0  # mostly implicit zeros
+    dense = first_pass(X, codes, 3, spread=True)
+    for fmt in (sparse.csc_matrix, sparse.csr_array):
+        part = first_pass(fmt(X), codes, 3, spread=True)
+        np.testing.assert_array_equal(part.kinds, dense.kinds)
+        np.testing.assert_array_equal(part.carriers, dense.carriers)
+        np.testing.assert_allclose(part.ties, dense.ties, rtol=1e-14)
+        np.testing.assert_allclose(part.location.variances, dense.location.variances, rtol=1e-13)
 
 
 def test_non_finite_values_name_the_first_five_columns():
@@ -200,3 +221,30 @@ def test_non_finite_values_name_the_first_five_columns():
     message = r"^Input X contains NaN or infinity \(columns \[1, 2, 4, 6, 7\]\)\.$"
     with pytest.raises(ValueError, match=message):
         first_pass(X, codes, 2, spread=False)
+
+
+def test_tie_factor_finds_ties_away_from_the_minimum():
+    X = np.column_stack([[0.0, 1, 2, 2, 5], [0.0, 1, 2, 5, 5], [3.0, 1, 2, 4, 5]])
+    expected = [6 / 120, 6 / 120, 0.0]  # one pair: (2^3 - 2) / (5^3 - 5)
+    np.testing.assert_allclose(tie_factor(X), expected, rtol=1e-14, atol=0)
+
+
+def test_kinds_are_gaussian_at_the_shape_limits_themselves():
+    # _kinds_of on the kernel's statistics: |skewness| or kurtosis equal to its limit is not
+    # beyond it; a hair above is.
+    n = 20
+    limits = (0.8, 4.5)
+    skew = np.array([0.8, -0.8, np.nextafter(0.8, 1), 0.0, 0.0, -np.nextafter(0.8, 1)])
+    kurt = np.array([3.0, 3.0, 3.0, 4.5, np.nextafter(4.5, 5), 3.0])
+    m = skew.size
+    stats_ = (
+        np.zeros(m),
+        np.ones(m) * 7.5,  # a range of 7.5 < n / 2, but not integers
+        np.ones(m, np.int64),
+        np.ones(m, np.int64),
+        np.zeros(m, bool),
+        skew,
+        kurt,
+    )
+    kinds = kinds_module._kinds_of(stats_, n, limits)
+    assert kinds.tolist() == [GAUSSIAN, GAUSSIAN, RANKED, GAUSSIAN, RANKED, RANKED]

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import sparse, stats
 
 import widefs.univariate._screen as screen_module
 from widefs.exceptions import NothingSelectedWarning
@@ -51,6 +51,12 @@ def test_spread_shares_follow_the_median_rule_at_its_boundary():
     np.testing.assert_array_equal(spread_shares(pooled, np.zeros(6, bool)), [narrow] * 6)
     zeros = np.array([0.0, 0.0, 0.0, 5.0])
     np.testing.assert_array_equal(spread_shares(zeros, np.ones(4, bool)), [narrow] * 4)
+    # Any positive median counts, however small (variances below 1).
+    small = np.array([0.1, 0.2, 0.3, 0.2 * k, 0.2 * k - 1e-12])
+    np.testing.assert_array_equal(
+        spread_shares(small, np.array([True, True, True, False, False])),
+        [narrow, narrow, narrow, wide, narrow],
+    )
 
 
 def _gaussian_data(seed, sizes):
@@ -232,7 +238,10 @@ def test_counts_are_noted_and_get_no_spread_test():
     y = np.repeat([0, 1], 13)
     counts = rng.poisson(rng.gamma(0.6, 3000, size=30), size=(26, 30)).astype(float)
     counts[0, 0] = 0.0
+    counts[:, 5] = 40.0  # equal counts: constant (its log-CPM still varies with the library)
     sel = _fit(counts, y)
+    assert sel.kinds_[5] == CONSTANT and sel.pvalues_[5] == 1.0
+    assert sel.location_statistics_[5] == 0.0
     assert sel.counts_ and sel.note_ == (
         "The data were read as counts: log-CPM with voom precision weights "
         "(Law et al. 2014), then the weighted moderated F."
@@ -240,6 +249,11 @@ def test_counts_are_noted_and_get_no_spread_test():
     assert sel.spread_weight_ == 0.0 and sel.prior_["spread"] is None
     np.testing.assert_array_equal(sel.spread_weights_, 0.0)
     np.testing.assert_array_equal(sel.min_pvalues_[sel.kinds_ != CONSTANT], 0.0)
+    # A sparse matrix of counts is in memory: read as counts, by the rule or on request.
+    for switch in ("auto", True):
+        sparse_fit = _fit(sparse.csc_matrix(counts), y, counts=switch)
+        assert sparse_fit.counts_
+        np.testing.assert_allclose(sparse_fit.pvalues_, sel.pvalues_, rtol=1e-10)
 
 
 def test_float32_input_is_screened_as_float32():
@@ -270,3 +284,18 @@ def test_an_untestable_fit_warns_at_the_callers_line_and_fills_every_attribute()
         assert getattr(sel, name).tolist() == [1.0] * 3
     for name in ("location_statistics_", "spread_statistics_", "spread_weights_"):
         assert getattr(sel, name).tolist() == [0.0] * 3
+
+
+def test_the_untied_null_draws_bonferroni_over_every_scored_feature(monkeypatch):
+    # ceil(n_scored / alpha) draws, n_scored counting two-valued but not constant features;
+    # the ranked features' location statistics are the one-way F of their ranks.
+    monkeypatch.setattr(screen_module, "STRATUM_DRAWS", 10)
+    X, y = _gaussian_data(45, (6, 7))  # 12 gaussian, 1 two-valued, 1 ranked, 1 constant
+    X = np.column_stack([X, X[:, 12], X[:, 12], X[:, 14]])  # 3 two-valued, 2 constant
+    sel = _fit(X, y, alpha=0.5)
+    assert sel.n_scored_ == 16 and sel.kind_counts_["two_valued"] == 3
+    ranked = np.flatnonzero(sel.kinds_ == RANKED)
+    assert sel.min_pvalues_[ranked].tolist() == [1 / 33]  # 16 / 0.5 = 32 draws
+    r = stats.rankdata(X[:, ranked[0]])
+    f = stats.f_oneway(r[y == 0], r[y == 1]).statistic
+    assert sel.location_statistics_[ranked[0]] == pytest.approx(f, rel=1e-12)
