@@ -248,3 +248,12 @@ def test_kinds_are_gaussian_at_the_shape_limits_themselves():
     )
     kinds = kinds_module._kinds_of(stats_, n, limits)
     assert kinds.tolist() == [GAUSSIAN, GAUSSIAN, RANKED, GAUSSIAN, RANKED, RANKED]
+
+
+def test_huge_finite_values_are_not_taken_for_infinities():
+    # Their sum overflows (the kernel's finiteness flag is off), but every value is finite:
+    # no error; equal huge values are a constant column.
+    codes = np.repeat([0, 1], 3)
+    X = np.column_stack([np.full(6, 1.5e308), np.arange(6.0)])
+    fp = first_pass(X, codes, 2, spread=False)
+    assert fp.kinds.tolist() == [CONSTANT, GAUSSIAN]

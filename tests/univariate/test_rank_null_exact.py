@@ -141,3 +141,24 @@ def test_scores_refuse_labels_of_another_length():
     labels = np.array([[0, 0, 0, 1, 1, 1]])
     with pytest.raises(ValueError, match=r"^6 labels for 7 ranks\.$"):
         rank_null._scores(R, labels, 2, counts, np.array([0.0, -np.inf]))
+
+
+def test_the_draws_are_set_by_the_seed():
+    x = np.column_stack([SHIFT_AND_SPREAD, TIED_SHIFT])
+    ties = tie_factor(x)
+
+    def run(seed):
+        return rank_branch(
+            x,
+            np.arange(2),
+            ties,
+            Y,
+            2,
+            0.3,
+            np.random.RandomState(seed),
+            draws=500,
+            untied_draws=500,
+        ).pvalues
+
+    np.testing.assert_array_equal(run(1), run(1))
+    assert not np.array_equal(run(1), run(2))
