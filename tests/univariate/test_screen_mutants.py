@@ -299,3 +299,57 @@ def test_the_untied_null_draws_bonferroni_over_every_scored_feature(monkeypatch)
     r = stats.rankdata(X[:, ranked[0]])
     f = stats.f_oneway(r[y == 0], r[y == 1]).statistic
     assert sel.location_statistics_[ranked[0]] == pytest.approx(f, rel=1e-12)
+
+
+def _tarone_by_loop(floors, alpha):
+    """Tarone (1990): the smallest K with #{j : floor_j <= alpha / K} <= K, and that set."""
+    for K in range(1, floors.size + 1):
+        testable = floors <= alpha / K
+        if testable.sum() <= K:
+            return testable, K
+    raise AssertionError("unreachable: K = m always qualifies")
+
+
+def test_tarone_counts_out_only_two_valued_features_that_cannot_reach_the_level():
+    rng = np.random.default_rng(46)
+    y = np.repeat([0, 1], 6)
+    z = stats.norm.ppf((np.arange(12) + 0.5) / 12)
+    gauss = np.column_stack([rng.permutation(z) for _ in range(6)])
+    gauss[:, 0] += 3.0 * y
+    two = np.column_stack(
+        [
+            np.repeat([1.0, 0.0], 6),  # a perfect split: floor 2 / 924
+            np.r_[1.0, np.zeros(11)],  # one carrier: floor 1
+            np.r_[1.0, 1.0, np.zeros(10)],  # two carriers: floor 30 / 66
+        ]
+    )
+    X = np.column_stack([gauss, two, np.exp(3 * z)[rng.permutation(12)]])
+    for alpha in (0.05, 0.5):
+        sel = _fit(X, y, threshold="bonferroni", alpha=alpha)
+        assert sel.kinds_.tolist() == [GAUSSIAN] * 6 + [TWO_VALUED] * 3 + [RANKED]
+        # Only the two-valued features' exact floors count; the others' floors are 0.
+        floors = np.where(sel.kinds_ == TWO_VALUED, sel.min_pvalues_, 0.0)
+        np.testing.assert_allclose(floors[6:9], [2 / 924, 1.0, 30 / 66], rtol=1e-12)
+        testable, K = _tarone_by_loop(floors, alpha)
+        assert sel.testable_.tolist() == testable.tolist()
+        assert sel.get_support().tolist() == (testable & (sel.pvalues_ <= alpha / K)).tolist()
+
+
+def test_fdr_selects_a_p_value_equal_to_its_step():
+    # alpha equal to the largest p-value: its Benjamini-Hochberg step is alpha * m / m.
+    rng = np.random.default_rng(47)
+    y = np.repeat([0, 1], 6)
+    z = stats.norm.ppf((np.arange(12) + 0.5) / 12)
+    X = np.column_stack([rng.permutation(z) + s * y for s in (2.0, 1.5, 1.0, 0.5)])
+    p = _fit(X, y).pvalues_
+    sel = _fit(X, y, alpha=float(p.max()))
+    assert (sel.kinds_ == GAUSSIAN).all() and p.max() < 1
+    assert sel.get_support().all() and sel.threshold_ == p.max()
+
+
+def test_the_seed_is_kept_and_sets_the_ranked_p_values():
+    X, y = _gaussian_data(48, (6, 7))
+    assert ClassDifferenceScreen(random_state=5).get_params()["random_state"] == 5
+    a, b, c = (ClassDifferenceScreen(random_state=s).fit(X, y).pvalues_[13] for s in (0, 0, 1))
+    ranked = _fit(X, y).kinds_[13] == RANKED
+    assert ranked and a == b and a != c
