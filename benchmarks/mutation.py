@@ -70,6 +70,22 @@ _CLI_TESTS = [
     "or over_16_mib or route_end or gzip_bomb or render_only)",
 ]
 
+#: The class-difference screen's targeted tests (its three keys).
+_SCREEN_TESTS = [
+    *(
+        f"tests/univariate/test_{name}.py"
+        for name in (
+            "screen_boundaries",
+            "screen_fast",
+            "screen_mutants",
+            "kinds_exact",
+            "rank_null_exact",
+        )
+    ),
+    "-k",
+    "not (numpy_reference_on_every_kind or float32_and_memmap_equal)",
+]
+
 #: module key -> (files to mutate, targeted tests, extra environment)
 MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "scm_bounds": (
@@ -160,20 +176,22 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     # The class-difference screen, one key per module; its numba kernels (_screen_kernels.py)
     # are decorated, so mutmut leaves them alone (see docs/testing.md). The Monte Carlo
-    # checks of test_screen.py (minutes per run) are left to the suite.
+    # checks of test_screen.py (minutes per run) are left to the suite, and so are the two
+    # comparisons with the numpy reference on a thousand features (-k): every mutant of a
+    # function they call would rerun them.
     "univariate_screen": (
         ["src/widefs/univariate/_screen.py"],
-        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        _SCREEN_TESTS,
         {},
     ),
     "univariate_kinds": (
         ["src/widefs/univariate/_kinds.py"],
-        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        _SCREEN_TESTS,
         {},
     ),
     "univariate_rank_null": (
         ["src/widefs/univariate/_rank_null.py"],
-        ["tests/univariate/test_screen_boundaries.py", "tests/univariate/test_screen_fast.py"],
+        _SCREEN_TESTS,
         {},
     ),
     "model_selection_nested": (

@@ -72,6 +72,9 @@ def _scores(R, labels, n_classes, counts, log_w):
     from widefs.univariate._screen_numpy import rank_f_kernel
 
     n = R.shape[0]
+    if labels.shape[1] != n:
+        # The kernel does not check bounds: it would read past the end of the labels.
+        raise ValueError(f"{labels.shape[1]} labels for {n} ranks.")
     rank_f_scores = rank_f_kernel(float(labels.shape[0]) * R.size)
     d1, d2 = n_classes - 1, n - n_classes
     spread = bool(np.isfinite(log_w[1]))

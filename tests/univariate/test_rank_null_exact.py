@@ -1,0 +1,177 @@
+"""The rank branch's p-values against every labelling of 6 + 6 examples, and its draw counts.
+
+The reference enumerates the C(12, 6) = 924 labellings and computes the one-way F of the
+mid-ranks and of their absolute deviations from the class means with numpy (no code of the
+branch); the branch's Monte Carlo p-value must lie in the exact band within 5 standard errors.
+Each test also checks that the band is far (more than 10 standard errors) from what a wrong
+null or wrong weights would give, so that it can fail.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import widefs.univariate._rank_null as rank_null
+from widefs.univariate._kinds import tie_factor
+from widefs.univariate._rank_null import rank_branch
+
+Y = np.repeat([0, 1], 6)
+DRAWS = 20_000
+
+
+def _all_labellings(n=12, k=6):
+    rows = []
+    for zeros in itertools.combinations(range(n), k):
+        lab = np.ones(n, np.intp)
+        lab[list(zeros)] = 0
+        rows.append(lab)
+    return np.array(rows)
+
+
+def _oneway(values, labels):
+    """One-way F of ``values`` (B, n) under ``labels`` (B, n), two classes."""
+    n = values.shape[1]
+    means = [np.sum(values * (labels == c), axis=1) / np.sum(labels == c, axis=1) for c in (0, 1)]
+    fitted = np.where(labels == 0, means[0][:, None], means[1][:, None])
+    within = np.sum((values - fitted) ** 2, axis=1)
+    between = np.sum((fitted - values.mean(axis=1, keepdims=True)) ** 2, axis=1)
+    return between / (within / (n - 2)), fitted
+
+
+def _exact(x, labels, w_loc, w_spr, d2=10):
+    """Combined score of every labelling (the first row of ``labels`` is the observed one),
+    on F tails with 1 and ``d2`` degrees of freedom (n - C = 10)."""
+    r = np.broadcast_to(stats.rankdata(x), labels.shape)
+    F_loc, fitted = _oneway(r, labels)
+    score = np.log(w_loc) - stats.f.logsf(F_loc, 1, d2)
+    F_spr = np.zeros_like(F_loc)
+    if w_spr > 0:
+        F_spr = _oneway(np.abs(r - fitted), labels)[0]
+        score = np.maximum(score, np.log(w_spr) - stats.f.logsf(F_spr, 1, d2))
+    return score, F_loc, F_spr
+
+
+def _band(obs, null):
+    eps = 1e-9 * max(1.0, abs(obs))
+    return np.mean(null > obs + eps), np.mean(null >= obs - eps)
+
+
+def _assert_in_band(p, lo, hi):
+    se = np.sqrt(max(lo * (1 - lo), hi * (1 - hi)) / DRAWS)
+    assert lo - 5 * se - 1 / DRAWS <= p <= hi + 5 * se + 1 / DRAWS, (p, lo, hi)
+    return se
+
+
+def _branch(x, w, **kw):
+    X = x[:, None]
+    return rank_branch(
+        X, np.array([0]), tie_factor(X), Y, 2, w, np.random.RandomState(0), draws=DRAWS, **kw
+    )
+
+
+# Class 0 in the middle of the ranks, class 1 at both ends: a spread difference, no shift
+# (p about 0.25; 0.46 with a location share of 1 + w).
+SPREAD_ONLY = np.array([2.0, 5, 6, 7, 8, 9, 0, 1, 3, 4, 10, 11])
+# A smaller spread difference and a small shift (p about 0.25; 0.37 with 1 + w).
+SHIFT_AND_SPREAD = np.array([3.0, 4, 5, 7, 8, 10, 0, 1, 2, 6, 9, 11])
+# A moderate shift with three zeros tied (tie factor 24 / 1716 = 0.014).
+TIED_SHIFT = np.array([0.0, 0, 2, 3, 5, 7, 0, 4, 6, 8, 9, 10])
+
+
+def test_a_tied_stratum_is_scored_against_its_own_scores():
+    labels = np.vstack([Y, _all_labellings()])
+    score, F_loc, _ = _exact(TIED_SHIFT, labels, 1.0, 0.0)
+    lo, hi = _band(score[0], score[1:])
+    branch = _branch(TIED_SHIFT, 0.0)
+    assert branch.strata.tolist() == [1]
+    assert branch.location[0] == pytest.approx(F_loc[0], rel=1e-12)
+    se = _assert_in_band(branch.pvalues[0], lo, hi)
+    assert 0.02 < lo <= hi < 0.5
+    # The draws' location F against the observed score (two scales): far outside the band.
+    wrong = np.mean(F_loc[1:] >= score[0])
+    assert abs(wrong - hi) > 10 * se
+
+
+@pytest.mark.parametrize("x", [SPREAD_ONLY, SHIFT_AND_SPREAD])
+def test_the_spread_weight_sets_the_combined_score_of_untied_features(x):
+    labels = np.vstack([Y, _all_labellings()])
+    w = 0.3
+    score, F_loc, F_spr = _exact(x, labels, 1 - w, w)
+    lo, hi = _band(score[0], score[1:])
+    branch = _branch(x, w, untied_draws=DRAWS)
+    assert branch.strata.tolist() == [0]
+    assert branch.location[0] == pytest.approx(F_loc[0], rel=1e-12, abs=1e-12)
+    assert branch.spread[0] == pytest.approx(F_spr[0], rel=1e-10)
+    se = _assert_in_band(branch.pvalues[0], lo, hi)
+    # The location share taken as 1 + w instead of 1 - w: another p-value.
+    wrong, _, _ = _exact(x, labels, 1 + w, w)
+    assert abs(np.mean(wrong[1:] >= wrong[0]) - hi) > 10 * se
+
+
+def test_the_combined_score_takes_the_f_tails_on_n_minus_c_degrees_of_freedom():
+    # Location and spread tails weigh differently on other degrees of freedom: with n + C
+    # (14) this feature's p-value is 0.188 instead of 0.236.
+    x = np.array([2.0, 3, 8, 5, 7, 4, 0, 9, 10, 6, 11, 1])
+    labels = np.vstack([Y, _all_labellings()])
+    score, _, _ = _exact(x, labels, 0.7, 0.3)
+    lo, hi = _band(score[0], score[1:])
+    se = _assert_in_band(_branch(x, 0.3, untied_draws=DRAWS).pvalues[0], lo, hi)
+    wrong, _, _ = _exact(x, labels, 0.7, 0.3, d2=14)
+    assert abs(np.mean(wrong[1:] >= wrong[0] - 1e-9) - hi) > 10 * se
+
+
+def test_the_spread_weight_sets_the_combined_score_of_tied_features():
+    x = SPREAD_ONLY.copy()
+    x[[6, 7]] = 0.0  # a tied pair (class 1's two lowest): the feature's own stratum
+    labels = np.vstack([Y, _all_labellings()])
+    w = 0.3
+    score, _, F_spr = _exact(x, labels, 1 - w, w)
+    lo, hi = _band(score[0], score[1:])
+    branch = _branch(x, w)
+    assert branch.strata.tolist() == [1]
+    assert branch.spread[0] == pytest.approx(F_spr[0], rel=1e-10)
+    se = _assert_in_band(branch.pvalues[0], lo, hi)
+    wrong, _, _ = _exact(x, labels, 1 + w, w)
+    assert abs(np.mean(wrong[1:] >= wrong[0]) - hi) > 10 * se
+
+
+def test_the_untied_null_draws_exactly_the_requested_labellings(monkeypatch):
+    # Chunks of 7 labellings: 20 draws are 7 + 7 + 6 (a floor of 1 / 21), 14 are 7 + 7.
+    monkeypatch.setattr(rank_null, "_UNTIED_CHUNK", 7)
+    for draws in (20, 14, 1):
+        branch = _branch(SPREAD_ONLY, 0.0, untied_draws=draws)
+        assert branch.min_pvalues.tolist() == [1.0 / (draws + 1.0)]
+        assert branch.pvalues[0] >= 1.0 / (draws + 1.0)
+
+
+def test_scores_refuse_labels_of_another_length():
+    # The compiled statistics do not check bounds: a labelling shorter than the ranks would
+    # be read past its end.
+    R = np.arange(1.0, 8.0)[:, None]
+    counts = np.array([3.0, 3.0])
+    labels = np.array([[0, 0, 0, 1, 1, 1]])
+    with pytest.raises(ValueError, match=r"^6 labels for 7 ranks\.$"):
+        rank_null._scores(R, labels, 2, counts, np.array([0.0, -np.inf]))
+
+
+def test_the_draws_are_set_by_the_seed():
+    x = np.column_stack([SHIFT_AND_SPREAD, TIED_SHIFT])
+    ties = tie_factor(x)
+
+    def run(seed):
+        return rank_branch(
+            x,
+            np.arange(2),
+            ties,
+            Y,
+            2,
+            0.3,
+            np.random.RandomState(seed),
+            draws=500,
+            untied_draws=500,
+        ).pvalues
+
+    np.testing.assert_array_equal(run(1), run(1))
+    assert not np.array_equal(run(1), run(2))
