@@ -58,6 +58,17 @@ _CLI_TESTS = [
     "or over_16_mib or route_end or gzip_bomb or render_only)",
 ]
 
+#: The readers' tests written against mutants (the keys cli_checks, cli_labels, cli_stores).
+_CLI_READER_TESTS = [
+    f"tests/cli/test_reader_{name}.py"
+    for name in (
+        "mutants_anndata",
+        "mutants_labels",
+        "mutants_stores",
+        "transposed_messages",
+    )
+]
+
 #: module key -> (files to mutate, targeted tests, extra environment)
 MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "scm_bounds": (
@@ -178,7 +189,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
             f"src/widefs/cli/io/{name}.py"
             for name in ("_checks", "_columns", "_tables", "_ids", "_exclusion", "_memory")
         ],
-        _CLI_TESTS,
+        [*_CLI_READER_TESTS, *_CLI_TESTS],
         {},
     ),
     "cli_text": (
@@ -191,12 +202,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
             f"src/widefs/cli/io/{name}.py"
             for name in ("_labels", "_geo", "_archives", "_formats", "_data")
         ],
-        _CLI_TESTS,
+        [*_CLI_READER_TESTS, *_CLI_TESTS],
         {},
     ),
     "cli_stores": (
         [f"src/widefs/cli/io/{name}.py" for name in ("_counts", "_store", "_anndata")],
-        _CLI_TESTS,
+        [*_CLI_READER_TESTS, *_CLI_TESTS],
         {},
     ),
 }
