@@ -1,11 +1,18 @@
 """Labels files and GEO series matrices at their limits: messages in full, the line length
 and memory limits on both sides, cells at the end of a line, the count of keys listed."""
 
+import zipfile
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from widefs.cli.io._archives import zip_kind
 from widefs.cli.io._data import load_cli_data
-from widefs.cli.io._labels import read_labels
+from widefs.cli.io._formats import read_xlsx
+from widefs.cli.io._labels import LabelFile, join_labels, read_labels
 from widefs.cli.io._memory import Budget
+from widefs.cli.io._tables import RawTable
 from widefs.exceptions import DataError
 
 BIG = Budget(1 << 40, "set by --max-memory", "raise it")
@@ -146,3 +153,150 @@ def test_up_to_eight_keys_are_listed_in_full(tmp_path, n_keys):
         path,
         target="state",
     )
+
+
+# --- joining labels to samples --------------------------------------------------------------
+
+
+def _table(ids):
+    return RawTable(["g"], np.zeros((len(ids), 1)), np.array([], object), ids=np.array(ids, object))
+
+
+def _labels(columns, header=("id", "class"), column=1):
+    columns = [list(c) for c in columns]
+    return LabelFile(Path("l.tsv"), columns[0], columns[column], list(header), column, [], columns)
+
+
+def test_data_without_sample_ids_is_named():
+    table = RawTable(["g"], np.zeros((2, 1)), np.array([], object))
+    _refused(
+        "--labels: d names no samples (no first column of sample names, no header of sample "
+        "ids) to match to the labels",
+        join_labels,
+        table,
+        _labels([["a"], ["x"]]),
+        Path("d"),
+    )
+
+
+def test_an_id_column_matching_one_sample_on_its_first_row_is_the_id_column():
+    # The one match is on the labels file's first row (row 0): one sample is labelled, so
+    # the other is named as unlabelled rather than "no sample id matches".
+    _refused(
+        "--labels: 1 of the 2 samples of d have no label in l.tsv: S1; add them (or remove "
+        "those samples)",
+        join_labels,
+        _table(["S0", "S1"]),
+        _labels([["S0", "Z"], ["a", "b"]]),
+        Path("d"),
+    )
+
+
+def test_the_labels_column_is_never_taken_for_the_ids():
+    # Its values are the data's sample ids, the id column's are not: no column matches.
+    _refused(
+        "--labels: no sample id of d is in l.tsv: the data's sample ids: S0, S1; its column "
+        "names: g; the ids of l.tsv (column 'id'): X0, X1",
+        join_labels,
+        _table(["S0", "S1"]),
+        _labels([["X0", "X1"], ["S0", "S1"]]),
+        Path("d"),
+    )
+
+
+def test_without_a_distinct_column_the_first_column_is_shown():
+    _refused(
+        "--labels: no sample id of d is in l.tsv: the data's sample ids: S0, S1; its column "
+        "names: g; the ids of l.tsv (column 'id'): A, A",
+        join_labels,
+        _table(["S0", "S1"]),
+        _labels([["A", "A"], ["a", "a"]]),
+        Path("d"),
+    )
+    _refused(
+        "--labels: no sample id of d is in l.tsv: the data's sample ids: S0, S1; its column "
+        "names: g; the ids of l.tsv (column 'class'): a, b",
+        join_labels,
+        _table(["S0", "S1"]),
+        _labels([["A", "A"], ["a", "b"]]),
+        Path("d"),
+    )
+
+
+def test_a_headerless_file_built_without_columns_is_joined():
+    # A LabelFile of ids and labels only (as the GEO reader builds one): its header line is
+    # a sample, read as one.
+    labels = LabelFile(Path("l.tsv"), ["S1"], ["b"], ["S0", "a"], 1)
+    table = _table(["S0", "S1"])
+    join_labels(table, labels, Path("d"))
+    assert list(table.labels) == ["a", "b"]
+    assert {k: list(v) for k, v in table.sheet.items()} == {"S0": ["S0", "S1"], "a": ["a", "b"]}
+
+
+def test_repeated_ids_are_named_with_the_fix():
+    _refused(
+        "--labels: sample ids appear more than once in d: S0; each sample needs one id",
+        join_labels,
+        _table(["S0", "S0", "S1"]),
+        _labels([["S0", "S1"], ["a", "b"]]),
+        Path("d"),
+    )
+
+
+def test_every_column_of_the_sheet_is_kept_in_sample_order():
+    table = _table(["S1", "S0"])
+    sheet = _labels([["S0", "S1"], ["a", "b"], ["40", "52"]], header=("id", "class", "age"))
+    join_labels(table, sheet, Path("d"))
+    assert list(table.labels) == ["b", "a"]
+    assert {k: list(v) for k, v in table.sheet.items()} == {
+        "id": ["S1", "S0"],
+        "class": ["b", "a"],
+        "age": ["52", "40"],
+    }
+
+
+# --- archives and workbooks -----------------------------------------------------------------
+
+
+def test_a_zip_of_other_files_is_named_with_what_it_holds(tmp_path):
+    path = tmp_path / "d.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", "x\n")
+        archive.writestr("dir/", "")
+        archive.writestr("dir/b.csv", "y\n")
+    _refused(
+        f"{path} is a zip archive holding a.csv, dir/b.csv: unzip it and give the data file "
+        "(gzip, bzip2 and xz files are read as they are)",
+        zip_kind,
+        path,
+    )
+
+
+def test_a_damaged_zip_or_workbook_is_one_line_with_the_cause(tmp_path):
+    path = _write(tmp_path / "d.xlsx", "PK\x03\x04 not really a zip")
+    _refused(f"cannot read {path} as xlsx or zip: File is not a zip file", zip_kind, path)
+    _refused(f"cannot read {path} as xlsx: File is not a zip file", read_xlsx, path, "class", BIG)
+
+
+def _workbook(path, rows):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+    return path
+
+
+def test_a_number_in_the_header_is_a_name(tmp_path):
+    rows = [["class", 2.5, "g"], ["a", 1, 2], ["b", 3, 4], ["a", 5, 6], ["b", 7, 9]]
+    table = read_xlsx(_workbook(tmp_path / "w.xlsx", rows), "class", BIG)
+    assert table.names == ["2.5", "g"]
+
+
+def test_workbook_cells_missing_by_widefs_spellings_only(tmp_path):
+    rows = [["class", "g", "h"], ["a", 1, "?"], ["b", "NA", 4], ["a", 5, 6], ["b", 7, "#NA"]]
+    table = read_xlsx(_workbook(tmp_path / "w.xlsx", rows), "class", BIG)
+    assert table.non_numeric == ["h"]  # "#NA" is not one of widefs' spellings of a missing value
+    rows[4][2] = 8
+    table = read_xlsx(_workbook(tmp_path / "v.xlsx", rows), "class", BIG)
+    np.testing.assert_array_equal(table.X, [[1, np.nan], [np.nan, 4], [5, 6], [7, 8]])
