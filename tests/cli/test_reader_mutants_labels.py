@@ -300,3 +300,20 @@ def test_workbook_cells_missing_by_widefs_spellings_only(tmp_path):
     rows[4][2] = 8
     table = read_xlsx(_workbook(tmp_path / "v.xlsx", rows), "class", BIG)
     np.testing.assert_array_equal(table.X, [[1, np.nan], [np.nan, 4], [5, 6], [7, 8]])
+
+
+def test_an_empty_workbook_has_no_columns(tmp_path):
+    path = _workbook(tmp_path / "w.xlsx", [])
+    with pytest.raises(DataError, match=r"^target column 'class' not found in .*; columns are: "):
+        read_xlsx(path, "class", BIG)
+
+
+def test_an_empty_workbook_says_none(tmp_path):
+    path = _workbook(tmp_path / "w.xlsx", [])
+    _refused(
+        f"target column 'class' not found in {path}; columns are: none (choose one with --target)",
+        read_xlsx,
+        path,
+        "class",
+        BIG,
+    )

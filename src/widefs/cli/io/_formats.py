@@ -210,7 +210,7 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
     if target not in frame.columns:
         raise DataError(
             f"target column {target!r} not found in {path}; columns are: "
-            f"{show_names(frame.columns)} (choose one with --target)"
+            f"{show_names(frame.columns) or 'none'} (choose one with --target)"
         )
     table = from_frame(frame, target)
     table.notes += [renamed_note(renamed)] if renamed else []
