@@ -317,3 +317,29 @@ def test_an_empty_workbook_says_none(tmp_path):
         "class",
         BIG,
     )
+
+
+def test_a_workbook_keeps_every_note_and_an_empty_label_is_missing(tmp_path):
+    rows = [["sample", "class", "g", "g"], ["s1", "a", 1, 2], ["s2", None, 3, 4]]
+    rows += [["s3", "", 5, 6], ["s4", "b", 7, 8]]
+    table = read_xlsx(_workbook(tmp_path / "w.xlsx", rows), "class", BIG)
+    assert table.names == ["g", "g.1"] and list(table.ids) == ["s1", "s2", "s3", "s4"]
+    assert table.labels[0] == "a" and table.labels[3] == "b"
+    assert all(isinstance(v, float) and v != v for v in table.labels[1:3])  # NaN: missing
+    assert table.notes == [
+        "the column 'sample' holds a distinct text per row (sample names): used as row names, "
+        "not as a feature",
+        "1 duplicated column names were renamed to tell them apart (e.g. 'g' -> 'g.1'); check "
+        "that the file is right",
+    ]
+
+
+def test_a_zip_that_is_not_a_workbook_is_one_line_with_the_cause(tmp_path):
+    path = tmp_path / "w.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("xl/workbook.xml", "not xml")
+    with pytest.raises(DataError) as err:
+        read_xlsx(path, "class", BIG)
+    message = str(err.value)
+    assert message.startswith(f"cannot read {path} as xlsx: ") and "\n" not in message
+    assert not message.endswith(": None") and len(message) > len(f"cannot read {path} as xlsx: ")
