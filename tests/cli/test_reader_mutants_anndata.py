@@ -243,6 +243,8 @@ _GEOMETRY = [
     (1, 5, 24, "dense", 3),  # a single row: 3 columns of 1 float
     (1, 5, 24, "csc", 3),
     (1, 5, 24, "csr", 1),
+    (6, 5, 80, "csr", 2),  # 2 rows of 5 floats fill 80 bytes exactly
+    (6, 1, 16, "csr", 2),  # a single column: 2 rows of 1 float
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from widefs.cli.io._archives import zip_kind
 from widefs.cli.io._data import load_cli_data
-from widefs.cli.io._formats import read_xlsx
+from widefs.cli.io._formats import read_arrow, read_xlsx
 from widefs.cli.io._labels import LabelFile, join_labels, read_labels
 from widefs.cli.io._memory import Budget
 from widefs.cli.io._tables import RawTable
@@ -343,3 +343,31 @@ def test_a_zip_that_is_not_a_workbook_is_one_line_with_the_cause(tmp_path):
     message = str(err.value)
     assert message.startswith(f"cannot read {path} as xlsx: ") and "\n" not in message
     assert not message.endswith(": None") and len(message) > len(f"cannot read {path} as xlsx: ")
+
+
+# --- parquet and feather --------------------------------------------------------------------
+
+
+def _arrow_file(path, kind, table, **kwargs):
+    pa = pytest.importorskip("pyarrow")
+    if kind == "parquet":
+        pytest.importorskip("pyarrow.parquet").write_table(pa.table(table), path, **kwargs)
+    else:
+        pytest.importorskip("pyarrow.feather").write_feather(pa.table(table), path, **kwargs)
+    return path
+
+
+@pytest.mark.parametrize("chunksize", [None, 2])  # one record batch, or three
+def test_feather_integers_come_out_as_one_float_matrix(tmp_path, chunksize):
+    columns = {"class": ["a", "b", "a", "b", "a"], "g": [1, 2, 3, 4, 5], "h": [9, 8, 7, 6, 5]}
+    path = _arrow_file(tmp_path / "d.feather", "feather", columns, chunksize=chunksize)
+    table = read_arrow(path, "feather", "class", BIG)
+    assert table.X.dtype == np.float64
+    np.testing.assert_array_equal(table.X, [[1, 9], [2, 8], [3, 7], [4, 6], [5, 5]])
+
+
+@pytest.mark.parametrize("kind", ["parquet", "feather"])
+def test_a_missing_arrow_label_is_missing_not_the_text_none(tmp_path, kind):
+    columns = {"class": ["a", None, "b", "b"], "g": [1.0, 2.0, 3.0, 4.0]}
+    table = read_arrow(_arrow_file(tmp_path / f"d.{kind}", kind, columns), kind, "class", BIG)
+    assert list(table.labels) == ["a", None, "b", "b"]
