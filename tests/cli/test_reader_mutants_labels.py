@@ -371,3 +371,12 @@ def test_a_missing_arrow_label_is_missing_not_the_text_none(tmp_path, kind):
     columns = {"class": ["a", None, "b", "b"], "g": [1.0, 2.0, 3.0, 4.0]}
     table = read_arrow(_arrow_file(tmp_path / f"d.{kind}", kind, columns), kind, "class", BIG)
     assert list(table.labels) == ["a", None, "b", "b"]
+
+
+def test_a_feather_file_of_the_labels_only_is_read_without_features(tmp_path):
+    path = _arrow_file(tmp_path / "d.feather", "feather", {"class": ["a", "b", "a"]})
+    table = read_arrow(path, "feather", "class", BIG)
+    assert table.names == [] and table.X.shape == (3, 0)
+    assert list(table.labels) == ["a", "b", "a"]
+    # The command line then says what it says for a CSV file of the labels only.
+    _refused(f"{path} has no feature columns besides 'class'", load_cli_data, str(path))

@@ -71,6 +71,8 @@ class _Arrow:
     def matrix(self, columns: list[int]) -> np.ndarray:
         """The ``columns`` as one float matrix: each record batch becomes a matrix in arrow
         (``to_tensor``); a feather file of one batch is that matrix, with no copy."""
+        if not columns:  # arrow makes no tensor of no column; the checks name the problem
+            return np.empty((self.n_rows, 0))
         if self.kind == "parquet":
             X = np.empty((self.n_rows, len(columns)))
             every = self.schema.names  # a new list at each access: taken once
