@@ -357,7 +357,7 @@ def _arrow_file(path, kind, table, **kwargs):
     return path
 
 
-@pytest.mark.parametrize("chunksize", [None, 2])  # one record batch, or three
+@pytest.mark.parametrize("chunksize", [None, 3, 2])  # one, two or three record batches
 def test_feather_integers_come_out_as_one_float_matrix(tmp_path, chunksize):
     columns = {"class": ["a", "b", "a", "b", "a"], "g": [1, 2, 3, 4, 5], "h": [9, 8, 7, 6, 5]}
     path = _arrow_file(tmp_path / "d.feather", "feather", columns, chunksize=chunksize)
@@ -380,3 +380,12 @@ def test_a_feather_file_of_the_labels_only_is_read_without_features(tmp_path):
     assert list(table.labels) == ["a", "b", "a"]
     # The command line then says what it says for a CSV file of the labels only.
     _refused(f"{path} has no feature columns besides 'class'", load_cli_data, str(path))
+
+
+def test_a_damaged_parquet_file_is_one_line_with_the_cause(tmp_path):
+    path = _write(tmp_path / "d.parquet", "PAR1 not really parquet")
+    with pytest.raises(DataError) as err:
+        read_arrow(path, "parquet", "class", BIG)
+    message = str(err.value)
+    assert message.startswith(f"cannot read {path} as parquet: ") and "\n" not in message
+    assert not message.endswith(": None") and len(message) > len(f"cannot read {path} as parquet: ")
