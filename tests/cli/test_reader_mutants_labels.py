@@ -389,3 +389,45 @@ def test_a_damaged_parquet_file_is_one_line_with_the_cause(tmp_path):
     message = str(err.value)
     assert message.startswith(f"cannot read {path} as parquet: ") and "\n" not in message
     assert not message.endswith(": None") and len(message) > len(f"cannot read {path} as parquet: ")
+
+
+# --- what a series matrix's preamble can hold -----------------------------------------------
+
+
+def test_a_latin1_series_matrix_is_read_in_its_encoding(tmp_path):
+    path = tmp_path / "s.txt"
+    _series(path, ["caf\xe9", "th\xe9", "caf\xe9", "th\xe9"], ids=("GSM1", "GSM2", "GSM3", "GSM4"))
+    path.write_bytes(path.read_bytes().decode().encode("latin-1"))
+    assert list(load_cli_data(str(path), target="title").y) == ["café", "thé", "café", "thé"]
+
+
+def test_nul_bytes_are_named_with_the_file(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"!Series_title\tt\x00\n!Sample_geo_accession\tGSM1\n")
+    _refused(
+        f"{path} holds NUL bytes: it is not a text table (a binary file?)",
+        load_cli_data,
+        str(path),
+    )
+
+
+def test_a_damaged_gzip_series_matrix_is_one_line_with_the_cause(tmp_path):
+    path = tmp_path / "s.txt.gz"
+    path.write_bytes(b"\x1f\x8b" + b"\x00" * 30)
+    with pytest.raises(DataError) as err:
+        load_cli_data(str(path))
+    message = str(err.value)
+    assert message.startswith(f"cannot read {path}: ") and not message.endswith(": None")
+
+
+def test_accessions_absent_from_the_table_are_listed_with_both_files(tmp_path):
+    path = tmp_path / "s.txt"
+    _series(path, ["a", "b", "a", "b"], ids=("GSM1", "GSM2", "GSM3", "GSM4"))
+    text = path.read_text().replace("ID_REF\tGSM1\tGSM2\tGSM3\tGSM4", "ID_REF\tS1\tS2\tS3\tS4")
+    path.write_text(text)
+    with pytest.raises(DataError) as err:
+        load_cli_data(str(path), target="title")
+    assert str(err.value).startswith(f"--labels: no sample id of {path} is in {path}: ")
+    assert str(err.value).endswith(
+        f"the ids of {path.name} (column 'ID_REF'): GSM1, GSM2, GSM3, GSM4"
+    )
