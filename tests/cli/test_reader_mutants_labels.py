@@ -1,6 +1,7 @@
 """Labels files and GEO series matrices at their limits: messages in full, the line length
 and memory limits on both sides, cells at the end of a line, the count of keys listed."""
 
+import gzip
 import zipfile
 from pathlib import Path
 
@@ -431,3 +432,55 @@ def test_accessions_absent_from_the_table_are_listed_with_both_files(tmp_path):
     assert str(err.value).endswith(
         f"the ids of {path.name} (column 'ID_REF'): GSM1, GSM2, GSM3, GSM4"
     )
+
+
+# --- the dispatch of load_cli_data ----------------------------------------------------------
+
+
+def test_store_options_and_classes_are_checked_with_their_names(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    if int(zarr.__version__.split(".")[0]) < 3:
+        pytest.skip("the store is written with zarr 3's API")
+    group = zarr.open_group(str(tmp_path / "s.zarr"), mode="w")
+    group.create_array("X", shape=(4, 2), dtype="uint8")[:] = np.eye(4, 2, dtype="uint8")
+    group.create_array("class", shape=(4,), dtype=str)[:] = np.array(["a"] * 4)
+    path = str(tmp_path / "s.zarr")
+    message = "--covariates and --groups apply to a data file with --labels, not a store"
+    _refused(message, load_cli_data, path, covariates="age")
+    _refused(message, load_cli_data, path, groups="patient")
+    _refused("target column 'class' has a single class ('a'); need at least 2", load_cli_data, path)
+
+
+def test_a_file_is_named_as_its_source_and_held_to_max_memory(tmp_path):
+    path = _write(tmp_path / "t.csv", "g,class\n1,a\n2,b\n3,a\n4,b\n")
+    assert load_cli_data(str(path)).source == str(path)
+    _refused(
+        f"{path} (2 columns) would need about 400 bytes of memory, more than the 100 bytes set "
+        "by --max-memory; raise --max-memory if the machine has more",
+        load_cli_data,
+        str(path),
+        max_memory=100,
+    )
+
+
+def test_labels_and_transpose_are_refused_together(tmp_path):
+    path = _write(tmp_path / "t.tsv", "g\tS1\tS2\nh\t1\t2\n")
+    sheet = _write(tmp_path / "s.tsv", "id\tclass\nS1\ta\nS2\tb\n")
+    _refused(
+        "--labels and --transpose: give one (--labels finds the orientation)",
+        load_cli_data,
+        str(path),
+        labels=str(sheet),
+        transpose=True,
+    )
+
+
+def test_labels_join_a_gzip_table_and_a_series_matrix_by_the_file(tmp_path):
+    ids = ("GSM1", "GSM2", "GSM3", "GSM4")
+    series = _series(tmp_path / "s.txt", ["t1", "t2", "t3", "t4"], ids=ids)
+    sheet = _write(tmp_path / "l.tsv", "id\tclass\nGSM1\ta\nGSM2\tb\nGSM3\ta\nGSM4\tb\n")
+    assert list(load_cli_data(series, labels=str(sheet)).y) == ["a", "b", "a", "b"]
+    table = tmp_path / "t.tsv.gz"
+    table.write_bytes(gzip.compress(b"gene\tGSM1\tGSM2\tGSM3\tGSM4\ng1\t1\t2\t3\t5\n"))
+    data = load_cli_data(str(table), labels=str(sheet))
+    assert list(data.y) == ["a", "b", "a", "b"] and list(data.X[:, 0]) == [1, 2, 3, 5]
