@@ -484,3 +484,33 @@ def test_labels_join_a_gzip_table_and_a_series_matrix_by_the_file(tmp_path):
     table.write_bytes(gzip.compress(b"gene\tGSM1\tGSM2\tGSM3\tGSM4\ng1\t1\t2\t3\t5\n"))
     data = load_cli_data(str(table), labels=str(sheet))
     assert list(data.y) == ["a", "b", "a", "b"] and list(data.X[:, 0]) == [1, 2, 3, 5]
+
+
+def test_loaded_data_carries_the_name_imputed_columns_target_and_design(tmp_path):
+    data_path = _write(tmp_path / "ex.csv", "sample,g,h\nS0,1,2\nS1,2,\nS2,3,4\nS3,5,4\n")
+    sheet = _write(tmp_path / "sh.csv", "id,status,age\nS0,a,40\nS1,b,50\nS2,a,41\nS3,b,52\n")
+    data = load_cli_data(
+        str(data_path), labels=str(sheet), target="status", covariates="age", impute=True
+    )
+    assert data.name == "ex.csv" and data.imputed_columns == ["h"] and data.target == "status"
+    np.testing.assert_array_equal(data.design.covariates["age"], [40.0, 50.0, 41.0, 52.0])
+    assert data.design.read_as == {"age": "numbers (a linear effect)"}
+    empty = _write(tmp_path / "em.csv", "g,status\n1,a\n2,\n3,b\n4,b\n")
+    _refused(
+        "target column 'status' has 1 empty labels (data rows 2); fill them in or remove "
+        "those rows",
+        load_cli_data,
+        str(empty),
+        target="status",
+    )
+
+
+def test_transposed_data_of_many_samples_gets_no_transpose_hint(tmp_path):
+    n = 210  # more than 200 samples and 5 per feature: read as rows, the hint would show
+    header = "feature," + ",".join(f"s{i}" for i in range(n))
+    labels = "class," + ",".join("ab"[i % 2] for i in range(n))
+    values = "g1," + ",".join(str(i % 7) for i in range(n))
+    path = _write(tmp_path / "t.csv", "\n".join([header, labels, values]) + "\n")
+    data = load_cli_data(str(path), transpose=True)
+    assert data.X.shape == (n, 1)
+    assert not any("--transpose" in note for note in data.notes)
