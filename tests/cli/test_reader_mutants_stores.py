@@ -247,6 +247,7 @@ def test_groups_shapes_and_memory_are_named(tmp_path):
     with h5py.File(path, "r+") as f:
         del f["var/_index"]
         f["var"].create_dataset("_index", data=np.array([b"g0", b"g1"]))
+        f["var/_index"].attrs.update({"encoding-type": "string-array", "encoding-version": "0.2.0"})
     _h5ad_refused(path, "X has shape (4, 3) but the file has 4 obs and 2 var")
     with h5py.File(path, "r+") as f:
         del f["obs"]
