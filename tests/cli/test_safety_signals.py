@@ -74,6 +74,6 @@ def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(tmp_path, signum
         for p in [*run, root]:
             with contextlib.suppress(psutil.Error):
                 p.kill()
-    assert proc.returncode == status
+    assert proc.returncode == status, err.decode()[-3000:]
     assert err.decode().splitlines()[-1] == line
     assert _snapshot(out) == before
