@@ -17,6 +17,17 @@ def _simulated(n, level):
     )
 
 
+def _assert_same(stored, simulated):
+    """Bit for bit on numpy 2, which wrote the table; numpy 1's reductions may round the last
+    bit of a moment differently (found at n = 4 and 400), so there within 4 units in the last
+    place (a limit off by more, or another row's limits, still fails)."""
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        assert stored == simulated
+    else:
+        assert stored is not None
+        np.testing.assert_array_max_ulp(np.array(stored), np.array(simulated), maxulp=4)
+
+
 def test_the_table_covers_every_n_with_the_gates_levels_and_draws():
     rows = table._table()
     assert sorted(rows) == [(n, kinds._GATE_DRAWS) for n in range(table.N_MIN, table.N_MAX + 1)]
@@ -29,14 +40,14 @@ def test_the_table_covers_every_n_with_the_gates_levels_and_draws():
 @pytest.mark.parametrize("n", [table.N_MIN, 4, 62, 101, 257])
 def test_stored_rows_equal_the_simulation(n):
     for level in (GATE_LEVEL, GATE_LEVEL_SPREAD):
-        assert stored_shape_limits(n, level, GATE_LEVEL, kinds._GATE_DRAWS) == _simulated(n, level)
+        stored = stored_shape_limits(n, level, GATE_LEVEL, kinds._GATE_DRAWS)
+        _assert_same(stored, _simulated(n, level))
 
 
 def test_the_largest_stored_n_equals_the_simulation():
     n = table.N_MAX
-    assert stored_shape_limits(n, GATE_LEVEL, GATE_LEVEL, kinds._GATE_DRAWS) == _simulated(
-        n, GATE_LEVEL
-    )
+    stored = stored_shape_limits(n, GATE_LEVEL, GATE_LEVEL, kinds._GATE_DRAWS)
+    _assert_same(stored, _simulated(n, GATE_LEVEL))
 
 
 def test_other_levels_draws_and_sizes_are_simulated(monkeypatch):
