@@ -93,7 +93,13 @@ _SCREEN_TESTS = [
 _SCREEN_MEMORY_TESTS = [
     *(
         f"tests/univariate/test_{name}.py"
-        for name in ("screen_memory", "screen_numpy", "shape_table", "screen_select_under")
+        for name in (
+            "screen_memory",
+            "screen_numpy",
+            "screen_numpy_mutants",
+            "shape_table",
+            "screen_select_under",
+        )
     ),
     *_SCREEN_TESTS,
 ]
