@@ -68,3 +68,32 @@ def test_first_pass_warns_of_nothing_on_infinite_nan_and_huge_columns():
         warnings.simplefilter("error")
         out = first_pass_block_numpy(X, codes, counts, True)
     assert out[12].tolist() == [False, False, True, True]
+
+
+def test_rank_statistics_run_each_labelling_once_in_chunks_of_the_budget(monkeypatch):
+    # Chunks of max(1, budget // (n g)) labellings, each labelling in exactly one chunk, in
+    # order: the work is B labellings, not more (and the results are the unchunked ones).
+    import widefs.univariate._screen_numpy as screen_numpy
+
+    rng = np.random.default_rng(4)
+    codes = np.repeat([0, 1, 2], [7, 9, 5])
+    R = np.argsort(np.argsort(rng.normal(size=(21, 3)), axis=0), axis=0) + 1.0
+    labels = np.stack([rng.permutation(codes) for _ in range(7)])
+    counts = np.bincount(codes).astype(float)
+    whole = screen_numpy.rank_f_scores_numpy(R, labels, counts, True)
+    original = screen_numpy._rank_f_chunk
+    seen = []
+
+    def spy(R, Rc, tot, labels, counts, spread):
+        seen.append(labels.copy())
+        return original(R, Rc, tot, labels, counts, spread)
+
+    monkeypatch.setattr(screen_numpy, "_rank_f_chunk", spy)
+    for budget, sizes in ((200, [3, 3, 1]), (50, [1] * 7)):  # n g = 63 entries per labelling
+        monkeypatch.setattr(screen_numpy, "_CHUNK_ENTRIES", budget)
+        seen.clear()
+        got = screen_numpy.rank_f_scores_numpy(R, labels, counts, True)
+        assert [len(s) for s in seen] == sizes
+        np.testing.assert_array_equal(np.concatenate(seen), labels)
+        np.testing.assert_array_equal(got[0], whole[0])
+        np.testing.assert_array_equal(got[1], whole[1])
