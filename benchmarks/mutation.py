@@ -96,6 +96,7 @@ _SCREEN_MEMORY_TESTS = [
         f"tests/univariate/test_{name}.py"
         for name in (
             "screen_memory",
+            "screen_memory_mutants",
             "screen_numpy",
             "screen_numpy_mutants",
             "shape_table",
