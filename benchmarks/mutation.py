@@ -112,6 +112,16 @@ _SCREEN_SELECT_TESTS = [
     ),
 ]
 
+#: The tests written against the surviving mutants of the keys cli_labels and cli_stores.
+_CLI_READER_TESTS = [
+    f"tests/cli/test_reader_{name}.py"
+    for name in (
+        "mutants_anndata",
+        "mutants_labels",
+        "mutants_stores",
+    )
+]
+
 #: module key -> (files to mutate, targeted tests, extra environment)
 MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "scm_bounds": (
@@ -307,12 +317,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
             f"src/widefs/cli/io/{name}.py"
             for name in ("_labels", "_geo", "_archives", "_formats", "_data")
         ],
-        _CLI_TESTS,
+        [*_CLI_READER_TESTS, *_CLI_TESTS],
         {},
     ),
     "cli_stores": (
         [f"src/widefs/cli/io/{name}.py" for name in ("_counts", "_store", "_anndata")],
-        _CLI_TESTS,
+        [*_CLI_READER_TESTS, *_CLI_TESTS],
         {},
     ),
 }

@@ -71,6 +71,8 @@ class _Arrow:
     def matrix(self, columns: list[int]) -> np.ndarray:
         """The ``columns`` as one float matrix: each record batch becomes a matrix in arrow
         (``to_tensor``); a feather file of one batch is that matrix, with no copy."""
+        if not columns:  # arrow makes no tensor of no column; the checks name the problem
+            return np.empty((self.n_rows, 0))
         if self.kind == "parquet":
             X = np.empty((self.n_rows, len(columns)))
             every = self.schema.names  # a new list at each access: taken once
@@ -210,7 +212,7 @@ def read_xlsx(path: Path, target: str, budget: Budget) -> RawTable:
     if target not in frame.columns:
         raise DataError(
             f"target column {target!r} not found in {path}; columns are: "
-            f"{show_names(frame.columns)} (choose one with --target)"
+            f"{show_names(frame.columns) or 'none'} (choose one with --target)"
         )
     table = from_frame(frame, target)
     table.notes += [renamed_note(renamed)] if renamed else []

@@ -108,7 +108,7 @@ def read_geo(
     """
     try:
         found = _sample_lines(path, compressed, budget)
-    except _ERRORS as exc:
+    except (*_ERRORS, csv.Error) as exc:  # csv: a cell over its field limit (128 KiB)
         raise DataError(f"cannot read {path}: {first_line(exc)}") from exc
     except DataError as exc:  # the encoding's check names the problem, not the file
         raise DataError(f"{path} {exc}" if str(exc).startswith("holds") else str(exc)) from None

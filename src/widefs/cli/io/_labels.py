@@ -85,7 +85,10 @@ def read_labels(path: Path, target: str, budget: Budget) -> LabelFile:
     count_lines(head, _BYTES_PER_LABEL * len(header), budget)
     rows, labels = [], []
     for number, line in data_lines(head, 1 << 20):
-        cells = next(csv.reader([line], delimiter=head.delim), [])
+        try:
+            cells = next(csv.reader([line], delimiter=head.delim), [])
+        except csv.Error as exc:  # a cell over csv's field limit (128 KiB)
+            raise DataError(f"--labels {path}: line {number}: {exc}") from None
         if len(cells) != len(header):
             raise DataError(
                 f"--labels {path}: line {number} does not have the header's {len(header)} cells"
