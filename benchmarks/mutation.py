@@ -82,8 +82,34 @@ _SCREEN_TESTS = [
             "rank_null_exact",
         )
     ),
+    # The warning's caller line is shifted by mutmut's trampoline frame around _screen.py.
     "-k",
-    "not (numpy_reference_on_every_kind or float32_and_memmap_equal)",
+    "not (numpy_reference_on_every_kind or float32_and_memmap_equal or warns_at_the_callers_line)",
+]
+
+#: The screen's memory-path modules: their own tests first, then the screen's. The
+#: selection rules (BH cut, Tarone's set) are called by every fit: their key runs only the
+#: direct checks (loops written from the definitions) and the rule-switching tests, which
+#: take seconds, not the screen's fits.
+_SCREEN_MEMORY_TESTS = [
+    *(
+        f"tests/univariate/test_{name}.py"
+        for name in (
+            "screen_memory",
+            "screen_memory_mutants",
+            "screen_numpy",
+            "screen_numpy_mutants",
+            "shape_table",
+            "screen_select_under",
+        )
+    ),
+    *_SCREEN_TESTS,
+]
+_SCREEN_SELECT_TESTS = [
+    *(
+        f"tests/univariate/test_{name}.py"
+        for name in ("screen_select_mutants", "screen_select_under", "screen_memory")
+    ),
 ]
 
 #: The tests written against the surviving mutants of the keys cli_labels and cli_stores.
@@ -191,12 +217,22 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     # function they call would rerun them.
     "univariate_screen": (
         ["src/widefs/univariate/_screen.py"],
-        _SCREEN_TESTS,
+        _SCREEN_MEMORY_TESTS,
         {},
     ),
     "univariate_kinds": (
         ["src/widefs/univariate/_kinds.py"],
-        _SCREEN_TESTS,
+        _SCREEN_MEMORY_TESTS,
+        {},
+    ),
+    "univariate_screen_select": (
+        ["src/widefs/univariate/_screen_select.py"],
+        _SCREEN_SELECT_TESTS,
+        {},
+    ),
+    "univariate_screen_numpy": (
+        ["src/widefs/univariate/_screen_numpy.py", "src/widefs/univariate/_shape_table.py"],
+        _SCREEN_MEMORY_TESTS,
         {},
     ),
     "univariate_rank_null": (
