@@ -53,15 +53,18 @@ def rss():
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
+def warm_up_screen():
+    # Loads numba's kernels: a 2,000-column fit alone would run the numpy ones.
+    import widefs.univariate._screen_numpy as screen_numpy
+    from widefs.univariate import ClassDifferenceScreen
+    screen_numpy.NUMBA_MIN_WORK, min_work = 0, screen_numpy.NUMBA_MIN_WORK
+    ClassDifferenceScreen(random_state=0).fit(np.asarray(X[:, :2000]), y)
+    screen_numpy.NUMBA_MIN_WORK = min_work
 base = rss()
 if method == "screen":
     from widefs.univariate import ClassDifferenceScreen
     warnings.simplefilter("ignore")
-    # The warm-up loads numba's kernels (a 2,000-column fit alone would run the numpy ones).
-    import widefs.univariate._screen_numpy as screen_numpy
-    screen_numpy.NUMBA_MIN_WORK, min_work = 0, screen_numpy.NUMBA_MIN_WORK
-    ClassDifferenceScreen(random_state=0).fit(np.asarray(X[:, :2000]), y)
-    screen_numpy.NUMBA_MIN_WORK = min_work
+    warm_up_screen()
     base = max(base, rss())
     t0, c0 = time.perf_counter(), time.process_time()
     sel = ClassDifferenceScreen(random_state=0).fit(X, y)
@@ -74,11 +77,7 @@ if method == "screen":
 elif method == "screen-once":
     from widefs.univariate import ClassDifferenceScreen
     warnings.simplefilter("ignore")
-    # The warm-up loads numba's kernels (a 2,000-column fit alone would run the numpy ones).
-    import widefs.univariate._screen_numpy as screen_numpy
-    screen_numpy.NUMBA_MIN_WORK, min_work = 0, screen_numpy.NUMBA_MIN_WORK
-    ClassDifferenceScreen(random_state=0).fit(np.asarray(X[:, :2000]), y)
-    screen_numpy.NUMBA_MIN_WORK = min_work
+    warm_up_screen()
     base = max(base, rss())
     t0, c0 = time.perf_counter(), time.process_time()
     sel = ClassDifferenceScreen(random_state=0).fit(X, y)
