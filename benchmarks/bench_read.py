@@ -34,7 +34,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_note, write_section
-from make_wide_csv import write_wide_csv
 
 CHILD = r"""
 import json, resource, sys
@@ -111,7 +110,16 @@ def make_file(data: Path, name: str, case) -> Path:
     if not path.exists():
         print(f"writing {path} ({name})", flush=True)
         part = path.with_suffix(".part")
-        write_wide_csv(part, samples, features, integers=integers, transpose=transpose)
+        # In a child: a child's peak RSS (wait4) counts its parent's peak at the fork, so the
+        # parent must stay small for the readers' peaks to be theirs.
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[1]); from make_wide_csv import write_wide_csv;"
+            " write_wide_csv(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),"
+            " integers=sys.argv[5] == '1', transpose=sys.argv[6] == '1')"
+        )
+        here = str(Path(__file__).resolve().parent)
+        args = [part, samples, features, int(integers), int(transpose)]
+        subprocess.run([sys.executable, "-c", code, here, *map(str, args)], check=True)
         part.rename(path)
     return path
 
