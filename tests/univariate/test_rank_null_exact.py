@@ -4,13 +4,17 @@ The reference enumerates the C(12, 6) = 924 labellings and computes the one-way 
 mid-ranks and of their absolute deviations from the class means with numpy (no code of the
 branch); the branch's Monte Carlo p-value must lie in the exact band within 5 standard errors.
 Each test also checks that the band is far (more than 10 standard errors) from what a wrong
-null or wrong weights would give, so that it can fail.
+null or wrong weights would give, so that it can fail. The untied null's labellings are
+replayed from the branch's seed and must be the ones it scored, in order (after the tied
+strata's, none drawn for the untied ones' stratum); the labellings' integer type, the
+kernel rule's work, the reading of sparse input and the blocks' width are checked directly.
 """
 
 import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy import stats
 
 import widefs.univariate._rank_null as rank_null
@@ -175,3 +179,141 @@ def test_the_draws_are_set_by_the_seed():
 
     np.testing.assert_array_equal(run(1), run(1))
     assert not np.array_equal(run(1), run(2))
+
+
+def test_the_kernel_rule_sees_the_work_of_the_call(monkeypatch):
+    # Labellings x examples x features: the rule picks numpy or the compiled kernels by it.
+    import widefs.univariate._screen_numpy as screen_numpy
+
+    seen = []
+    rule = screen_numpy.rank_f_kernel
+
+    def spy(work):
+        seen.append(work)
+        return rule(work)
+
+    monkeypatch.setattr(screen_numpy, "rank_f_kernel", spy)
+    R = np.argsort(np.random.default_rng(0).random((7, 3)), axis=0) + 1.0
+    labels = np.array(
+        [np.random.default_rng(s).permutation([0, 0, 0, 1, 1, 1, 1]) for s in range(5)]
+    )
+    rank_null._scores(R, labels, 2, np.array([3.0, 4.0]), np.array([0.0, -np.inf]))
+    assert seen == [5 * 7 * 3]
+
+
+def _labellings_seen(monkeypatch, n_classes):
+    seen = []
+    scores = rank_null._scores
+
+    def spy(R, labels, *args):
+        if labels.shape[0] > 1:
+            seen.append(labels)
+        return scores(R, labels, *args)
+
+    monkeypatch.setattr(rank_null, "_scores", spy)
+    y = np.repeat(np.arange(n_classes), 2)
+    X = np.random.default_rng(1).normal(size=(y.size, 1))
+    rank_branch(
+        X, np.array([0]), tie_factor(X), y, n_classes, 0.0, np.random.RandomState(0), untied_draws=3
+    )
+    return seen, y
+
+
+@pytest.mark.parametrize(("n_classes", "dtype"), [(256, np.uint8), (257, np.uint16)])
+def test_labellings_are_held_in_the_narrowest_integers_that_hold_every_class(
+    monkeypatch, n_classes, dtype
+):
+    seen, y = _labellings_seen(monkeypatch, n_classes)
+    assert [labels.dtype for labels in seen] == [np.dtype(dtype)]
+    # Every class keeps its code and its size in every labelling (no wrap-around).
+    for row in seen[0]:
+        np.testing.assert_array_equal(np.bincount(row, minlength=n_classes), np.bincount(y))
+
+
+def _replayed_draws(n_draws, before=0, seed=0):
+    """The untied null's labellings replayed from the seed, after ``before`` labellings
+    drawn for a tied stratum."""
+    gen = np.random.default_rng(np.random.RandomState(seed).randint(np.iinfo(np.int32).max))
+    codes = Y.astype(np.uint8)
+    if before:
+        gen.permuted(np.tile(codes, (before, 1)), axis=1)
+    return gen.permuted(np.tile(codes, (n_draws, 1)), axis=1)
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_the_untied_null_is_the_draws_that_follow_the_strata_ones(monkeypatch, tied):
+    # The untied null's labellings are the generator's next ones after the tied strata's
+    # (none drawn for stratum 0), and its p-value is that of those draws scored by the
+    # reference F.
+    drawn = []
+    scores = rank_null._scores
+
+    def spy(R, labels, *args):
+        if labels.shape[0] > 1 and np.array_equal(R[:, 0], np.arange(1.0, 13.0)):
+            drawn.append(labels.copy())
+        return scores(R, labels, *args)
+
+    monkeypatch.setattr(rank_null, "_scores", spy)
+    x = SHIFT_AND_SPREAD
+    X = np.column_stack([x, TIED_SHIFT]) if tied else x[:, None]
+    branch = rank_branch(
+        X,
+        np.arange(X.shape[1]),
+        tie_factor(X),
+        Y,
+        2,
+        0.3,
+        np.random.RandomState(0),
+        draws=300,
+        untied_draws=2_000,
+    )
+    assert branch.strata.tolist() == ([0, 1] if tied else [0])
+    labels = _replayed_draws(2_000, before=300 if tied else 0)
+    np.testing.assert_array_equal(np.vstack(drawn), labels)
+    null, _, _ = _exact(np.arange(1.0, 13.0), labels, 0.7, 0.3)
+    obs = _exact(x, Y[None, :], 0.7, 0.3)[0][0]
+    eps = 1e-9 * abs(obs)
+    strict, loose = ((1 + np.sum(null >= obs + s * eps)) / 2_001 for s in (1, -1))
+    assert strict <= branch.pvalues[0] <= loose
+
+
+def test_a_sparse_matrix_is_read_through_its_blocks():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(12, 6)) * (rng.random((12, 6)) < 0.6)
+    ties = tie_factor(X)
+    dense = rank_branch(
+        X, np.arange(6), ties, Y, 2, 0.3, np.random.RandomState(0), draws=200, untied_draws=200
+    )
+    sparse = rank_branch(
+        sp.csc_array(X),
+        np.arange(6),
+        ties,
+        Y,
+        2,
+        0.3,
+        np.random.RandomState(0),
+        draws=200,
+        untied_draws=200,
+    )
+    np.testing.assert_array_equal(sparse.pvalues, dense.pvalues)
+    np.testing.assert_array_equal(sparse.location, dense.location)
+
+
+def test_blocks_hold_four_float64_temporaries_per_entry(monkeypatch):
+    # With room for 3 columns of 12 examples x 32 bytes, the branch reads blocks of 3.
+    widths = []
+    width, read = rank_null.block_width, rank_null._read
+    monkeypatch.setattr(
+        rank_null, "block_width", lambda n, b=8: width(n, b, max_bytes=3 * 12 * 32 + 31)
+    )
+
+    def spy(X, columns, lazy):
+        widths.append(columns.size)
+        return read(X, columns, lazy)
+
+    monkeypatch.setattr(rank_null, "_read", spy)
+    X = np.random.default_rng(3).normal(size=(12, 7))
+    rank_branch(
+        X, np.arange(7), tie_factor(X), Y, 2, 0.0, np.random.RandomState(0), untied_draws=10
+    )
+    assert widths == [3, 3, 1]
