@@ -118,15 +118,17 @@ def test_a_generator_is_left_as_the_computation_leaves_it():
     _assert_same_fit(plain[1], shared[1])
 
 
-def test_memo_drops_the_oldest_beyond_its_budget_and_refuses_what_never_fits():
+def test_memo_hands_a_value_over_once_and_drops_the_oldest_beyond_its_budget():
     memo = FitMemo(budget_bytes=200)
     memo.put(b"a", (np.zeros(10), None))  # 80 bytes
+    assert memo.get(b"a") is not None and memo.get(b"a") is None  # handed over once
+    memo.put(b"a", (np.zeros(10), None))
     memo.put(b"b", (np.zeros(10), None))
-    assert memo.get(b"a") is not None
-    memo.put(b"c", (np.zeros(10), None))  # 240 > 200: "a" goes
-    assert memo.get(b"a") is None and memo.get(b"b") is not None
+    memo.put(b"c", (np.zeros(10), None))  # 240 > 200: "a", the oldest, goes
+    assert memo.get(b"a") is None
+    assert memo.get(b"b") is not None and memo.get(b"c") is not None
     memo.put(b"big", (np.zeros(100), None))  # 800 bytes: never kept
-    assert memo.get(b"big") is None and memo.get(b"c") is not None
+    assert memo.get(b"big") is None and memo.hits == 3
 
 
 def test_outside_a_block_nothing_is_kept_and_nested_blocks_share_the_outer():

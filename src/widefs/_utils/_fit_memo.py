@@ -5,8 +5,8 @@ with the same computation (the MGM and E[X(1)] selectors score every feature by 
 validation errors and null, and differ only in the cut). Inside :func:`sharing_fits` such a
 computation is done once per ``(data, labels, random state, settings)`` and its result
 handed to the next fit that asks for it. Unlike :mod:`widefs._utils._label_free` the key
-holds the labels, and a value is kept the first time (each is asked for once per
-estimator that shares it). The memo is scoped to the task that opened the block (a
+holds the labels, a value is kept the first time and handed over once (then dropped: a
+comparison's memo does not outlive the two fits that use each value). The memo is scoped to the task that opened the block (a
 :class:`contextvars.ContextVar`); worker processes never see it, so results never depend
 on it: a hit returns the value the computation returned, and leaves the random generator
 in the state the computation left it in.
@@ -44,7 +44,7 @@ def _nbytes(value) -> int:
 
 
 class FitMemo:
-    """Values by key, oldest dropped first beyond ``budget_bytes``.
+    """Values by key, each handed over once; the oldest dropped first beyond ``budget_bytes``.
 
     Parameters
     ----------
@@ -54,10 +54,11 @@ class FitMemo:
     Examples
     --------
     >>> memo = FitMemo(budget_bytes=100)
-    >>> memo.put(b"a", (np.zeros(10), None)); memo.get(b"a")[0].size
-    10
-    >>> memo.put(b"b", (np.zeros(10), None)); memo.get(b"a") is None  # 160 bytes > 100
-    True
+    >>> memo.put(b"a", (np.zeros(10), None)); memo.get(b"a")[0].size, memo.get(b"a")
+    (10, None)
+    >>> memo.put(b"a", (np.zeros(10), None)); memo.put(b"b", (np.zeros(10), None))
+    >>> memo.get(b"a") is None, memo.get(b"b") is None  # 160 bytes > 100: "a" was dropped
+    (True, False)
     """
 
     def __init__(self, budget_bytes: int = DEFAULT_MEMO_BYTES):
@@ -67,9 +68,10 @@ class FitMemo:
         self.hits = 0
 
     def get(self, key: bytes):
-        """The kept ``(value, generator state)`` of ``key``, or None."""
-        got = self._values.get(key)
+        """The kept ``(value, generator state)`` of ``key`` (no longer kept), or None."""
+        got = self._values.pop(key, None)
         if got is not None:
+            del self._sizes[key]
             self.hits += 1
         return got
 
