@@ -29,6 +29,7 @@ from widefs._utils._encoding import (
     encode_transform,
     feature_names_or_default,
 )
+from widefs._utils._fit_memo import FitMemo, shared_fit, sharing_fits
 from widefs._utils._jit import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs._utils._label_free import (
     LabelFreeCache,
@@ -68,6 +69,7 @@ __all__ = [
     "UNSEEN_CODE",
     "ComputedColumns",
     "FeatureEncoding",
+    "FitMemo",
     "LabelFreeCache",
     "StoreArray",
     "Substitution",
@@ -100,6 +102,8 @@ __all__ = [
     "open_store",
     "parallel_calls",
     "refuse_sparse",
+    "shared_fit",
+    "sharing_fits",
     "sharing_label_free_work",
     "spawn_seeds",
     "validate_lazy_xy",

@@ -39,7 +39,16 @@ class ComparisonInfo:
 
 def _evaluate_all(X, y, candidates, seed, folds, repeats, progress, n_jobs, design) -> dict:
     """``{name: nested_evaluate result or None}`` for every candidate (groups to every one,
-    covariates to those whose fit takes them)."""
+    covariates to those whose fit takes them). The candidates see the same folds, so work
+    that two of them repeat on a fold (the MGM and E[X(1)] selectors' validation errors and
+    null) is shared (:func:`widefs._utils.sharing_fits`: the same results, computed once)."""
+    from widefs._utils import sharing_fits
+
+    with sharing_fits():
+        return _evaluate_each(X, y, candidates, seed, folds, repeats, progress, n_jobs, design)
+
+
+def _evaluate_each(X, y, candidates, seed, folds, repeats, progress, n_jobs, design) -> dict:
     from widefs.exceptions import HeuristicBoundWarning, NothingSelectedWarning
     from widefs.model_selection import nested_evaluate
 

@@ -35,6 +35,7 @@ __all__ = [
     "best_score",
     "chance_rate",
     "default_permutations",
+    "error_counts_key",
     "fit_error_counts",
     "is_imbalanced",
     "merge_null",
@@ -364,3 +365,28 @@ def fit_error_counts(params, X, y_codes, n_classes, lazy, rng, groups=None) -> E
     return ErrorCountsFit(
         errors, constant, n_validation, p_error, nulls, null_used, perms, null_min
     )
+
+
+def error_counts_key(params, X, y_codes, n_classes, groups) -> bytes:
+    """Everything :func:`fit_error_counts` reads but the generator, as bytes: the key of
+    :func:`widefs._utils.shared_fit` under which selectors that differ only in their cut
+    share one computation (the threshold counts only through what it changes: the
+    permutations' count, and the analytic null allowed with groups under ``"all"``)."""
+    from widefs._utils import array_key, data_digest
+
+    threshold = params.threshold
+    settings = (
+        params.cv if isinstance(params.cv, str | numbers.Integral) else id(params.cv),
+        params.null,
+        params.n_permutations,
+        params.p_error,
+        params.scorer,
+        params.var_smoothing,
+        isinstance(threshold, str) and threshold in ("fdr", "bonferroni"),
+        isinstance(threshold, str) and threshold == "all",
+        n_classes,
+    )
+    parts = [data_digest(X), array_key(y_codes), repr(settings).encode()]
+    if groups is not None:
+        parts.append(array_key(np.unique(np.asarray(groups), return_inverse=True)[1]))
+    return b"errors|" + b"|".join(parts)

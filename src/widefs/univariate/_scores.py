@@ -308,6 +308,13 @@ def _gnb_errors(Xc, y, n_classes, train, val, var_smoothing) -> NDArray[np.int64
     return errors
 
 
+# Blocks of the batched path small enough that its (L, C, B) moments stay in cache from the
+# products through the moments kernel, the logarithm and the errors kernel (6% less CPU in
+# colon's chance analysis than blocks of DEFAULT_BLOCK_BYTES); features are scored
+# independently, so the counts do not depend on the block.
+_LABEL_BATCH_BYTES = 1 << 20
+
+
 def _gnb_label_batch_errors(
     Xc: NDArray, Y: NDArray, n_classes: int, train: NDArray, val: NDArray, var_smoothing: float
 ) -> NDArray[np.int64]:
@@ -333,7 +340,7 @@ def _gnb_label_batch_errors(
         with np.errstate(divide="ignore"):
             log_prior = np.log(counts / counts.sum(axis=1)[:, None])
         y_val = np.ascontiguousarray(Y[:, rows])
-        for block in feature_blocks(F, 8 * L * n_classes * 4):
+        for block in feature_blocks(F, 8 * L * n_classes * 4, max_bytes=_LABEL_BATCH_BYTES):
             Xb = Xc[fit, block]
             mean = weights @ Xb  # (L, C, B), made the means in place
             var = weights @ (Xb * Xb)

@@ -18,11 +18,12 @@ from widefs._utils import (
     SupervisedSelectorMixin,
     column_major,
     is_lazy_matrix,
+    shared_fit,
     validate_lazy_xy,
 )
 from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
-from widefs.univariate._error_counts import best_score, fit_error_counts
+from widefs.univariate._error_counts import best_score, error_counts_key, fit_error_counts
 from widefs.univariate._grouped_null import check_selector_groups
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._pooled_null import pooled_null
@@ -375,7 +376,13 @@ class DiscriminativeSelector(
         )
 
     def _fit_errors(self, X, y_codes, lazy, rng, groups=None):
-        result = fit_error_counts(self, X, y_codes, self.classes_.size, lazy, rng, groups)
+        n_classes = self.classes_.size
+
+        def compute(generator):  # shared by selectors that differ only in their cut
+            return fit_error_counts(self, X, y_codes, n_classes, lazy, generator, groups)
+
+        key = lambda: error_counts_key(self, X, y_codes, n_classes, groups)  # noqa: E731
+        result = compute(rng) if lazy else shared_fit(key, compute, rng)  # lazy: not digested
         self.null_ = result.null_used
         if self.p_error != "auto" and self.null_ == "permutation":
             warnings.warn(
