@@ -9,6 +9,7 @@ from widefs._utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     ComputedColumns,
     block_width,
+    column_chunk,
     column_major,
     column_min_max,
     feature_blocks,
@@ -16,6 +17,7 @@ from widefs._utils._blocks import (
     is_sparse_matrix,
     iter_column_blocks,
     load_columns,
+    store_blocks,
     validate_lazy_xy,
 )
 from widefs._utils._dask_stores import check_dask_array, checked_matrix
@@ -76,6 +78,7 @@ __all__ = [
     "array_key",
     "as_float_array",
     "block_width",
+    "column_chunk",
     "check_array_metadata",
     "check_classes",
     "check_dask_array",
@@ -97,6 +100,7 @@ __all__ = [
     "label_free",
     "label_free_cache",
     "load_columns",
+    "store_blocks",
     "open_store",
     "parallel_calls",
     "refuse_sparse",

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "ComputedColumns",
     "block_width",
+    "column_chunk",
     "column_major",
     "column_min_max",
     "feature_blocks",
@@ -27,6 +28,7 @@ __all__ = [
     "is_sparse_matrix",
     "iter_column_blocks",
     "load_columns",
+    "store_blocks",
     "validate_lazy_xy",
 ]
 
@@ -394,3 +396,87 @@ def iter_column_blocks(n_columns: int, width: int) -> Iterator[slice]:
     """
     for start in range(0, n_columns, width):
         yield slice(start, min(start + width, n_columns))
+
+
+def column_chunk(X) -> int | tuple[int, ...] | None:
+    """Widths of the storage chunks of a zarr or dask matrix along the columns.
+
+    Parameters
+    ----------
+    X : matrix
+        Any input matrix.
+
+    Returns
+    -------
+    chunks : int, tuple of int or None
+        One width for a zarr array (every chunk but the last), the width of every chunk for a
+        dask array, None for a matrix without storage chunks (numpy, memmap, sparse).
+
+    See Also
+    --------
+    store_blocks : Blocks of whole chunks.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> column_chunk(da.zeros((2, 5), chunks=(2, 2))), column_chunk(np.zeros((2, 5)))
+    ((2, 2, 1), None)
+    """
+    chunks = getattr(X, "chunks", None)
+    try:
+        c = chunks[1]
+        if isinstance(c, tuple):  # dask: the size of every chunk
+            sizes = tuple(int(v) for v in c)
+            return sizes if sizes and min(sizes) > 0 and sum(sizes) == X.shape[1] else None
+        return int(c) if int(c) > 0 else None
+    except (TypeError, IndexError, ValueError):
+        return None
+
+
+def store_blocks(X, width: int) -> Iterator[slice]:
+    """Consecutive column slices of about ``width`` columns, each made of whole storage chunks.
+
+    A zarr or dask matrix decodes a whole chunk to give any of its values: a block that
+    ends inside a chunk makes the next block decode that chunk again. The blocks here hold
+    as many whole chunks as fit in ``width`` columns, and at least one (a chunk wider than
+    ``width`` is one block); a matrix without chunks gets blocks of ``width`` columns.
+
+    Parameters
+    ----------
+    X : matrix of shape (n_samples, n_features)
+        Any input matrix.
+    width : int
+        Columns per block wanted.
+
+    Yields
+    ------
+    block : slice
+
+    See Also
+    --------
+    column_chunk : The chunk widths.
+    iter_column_blocks : Blocks of a fixed width.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> [(b.start, b.stop) for b in store_blocks(da.zeros((2, 7), chunks=(2, 3)), 5)]
+    [(0, 3), (3, 6), (6, 7)]
+    >>> [(b.start, b.stop) for b in store_blocks(np.zeros((2, 7)), 5)]
+    [(0, 5), (5, 7)]
+    """
+    m = int(X.shape[1])
+    chunks = column_chunk(X)
+    if chunks is None:
+        yield from iter_column_blocks(m, max(1, width))
+    elif isinstance(chunks, int):
+        yield from iter_column_blocks(m, chunks * max(1, width // chunks))
+    else:
+        start = stop = 0
+        for size in chunks:
+            if stop > start and stop + size - start > width:
+                yield slice(start, stop)
+                start = stop
+            stop += size
+        if stop > start:
+            yield slice(start, stop)

@@ -32,11 +32,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from widefs._utils import (
+    ComputedColumns,
     block_width,
     column_min_max,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
+    store_blocks,
 )
 from widefs.stats import LinearModelFit, linear_model_fit
 
@@ -47,6 +49,7 @@ __all__ = [
     "RANKED",
     "TWO_VALUED",
     "FirstPass",
+    "KeptRanks",
     "first_pass",
     "fit_rows",
 ]
@@ -91,6 +94,9 @@ class FirstPass:
     # The residual degrees of freedom of every feature the first pass fitted, summed: the
     # moderated tests' cap on the total degrees of freedom (limma's).
     pooled_df: float
+    # Out of core: the mid-ranks of the ranked features, kept so that the rank branch does
+    # not read the store again (None in memory).
+    ranks: KeptRanks | None = None
 
     def ties(self, columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """Tie factors of ``columns`` (every one ranked: in ``tie_index``)."""
@@ -206,6 +212,46 @@ def fit_rows(fit: LinearModelFit, rows) -> LinearModelFit:
     )
 
 
+class KeptRanks(ComputedColumns):
+    """Twice the mid-ranks of the ranked features of an out-of-core ``X``, kept by the first
+    pass: read as a matrix (n_samples, n_ranked) of float64 mid-ranks, whose own mid-ranks
+    are the features' (the rank branch reads them instead of the store).
+
+    Twice a mid-rank is an integer up to 2n: one byte per value up to 127 examples, two up
+    to 32,767, in the pieces the blocks of the first pass gave (no copy to join them).
+    """
+
+    def __init__(self, n: int):
+        super().__init__((n, 0))
+        self.dtype_kept = np.min_scalar_type(2 * n)
+        self.pieces: list[np.ndarray] = []  # (features, n) each
+        self.index: list[np.ndarray] = []
+        self.stops = np.zeros(0, np.intp)
+
+    def add(self, columns, Xr) -> None:
+        """Keep the columns ``columns`` of ``X`` (values ``Xr``, n x k float64)."""
+        from scipy.stats import rankdata
+
+        self.pieces.append((2.0 * rankdata(Xr, axis=0).T).astype(self.dtype_kept))
+        self.index.append(columns)
+
+    def close(self) -> KeptRanks:
+        self.stops = np.cumsum([p.shape[0] for p in self.pieces], dtype=np.intp)
+        self.shape = (self.shape[0], int(self.stops[-1]) if self.stops.size else 0)
+        self.index = np.concatenate(self.index) if self.index else np.zeros(0, np.intp)
+        return self
+
+    def columns(self, cols) -> np.ndarray:
+        idx = np.arange(self.shape[1])[cols]
+        out = np.empty((idx.size, self.shape[0]))
+        piece = np.searchsorted(self.stops, idx, side="right")
+        for p in np.unique(piece):
+            at = piece == p
+            out[at] = self.pieces[p][idx[at] - (self.stops[p] - self.pieces[p].shape[0])]
+        out *= 0.5
+        return out.T
+
+
 class _CompactFits:
     """Location (and spread) fits of the gaussian features, filled block by block.
 
@@ -272,7 +318,10 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
-    for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
+    ranks = KeptRanks(n) if lazy else None
+    # Out of core, a block is whole storage chunks: each chunk is decoded once.
+    width = block_width(n, 8, _BLOCK_BYTES)
+    for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
         block = load_columns(X, outer, dtype) if lazy else X[:, outer]
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
@@ -289,7 +338,10 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
             ranked = kb == RANKED
             if ranked.any():
                 tie_index.append(cols.start + np.flatnonzero(ranked))
-                tie_values.append(tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64)))
+                Xr = np.asarray(Xb[:, ranked], dtype=np.float64)
+                tie_values.append(tie_factor(Xr))
+                if ranks is not None:
+                    ranks.add(tie_index[-1], Xr)
             fits.add(out, kb == GAUSSIAN, n)
     location, *rest = fits.fits(design, n, n_classes)
     return FirstPass(
@@ -300,4 +352,5 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         np.concatenate(tie_index),
         np.concatenate(tie_values),
         float(n - n_classes) * m,  # the sum of m equal integers: exact
+        None if ranks is None else ranks.close(),
     )

@@ -459,9 +459,12 @@ class ClassDifferenceScreen(
         if ranked.size:
             n_scored = int(np.sum(self.kinds_ != 0))
             untied = int(min(MAX_UNTIED_DRAWS, max(STRATUM_DRAWS, np.ceil(n_scored / self.alpha))))
+            kept = passed.ranks
+            # Out of core, the first pass kept the ranked features' mid-ranks: no second read.
+            reread = kept is None or not np.array_equal(kept.index, ranked)
             branch = rank_branch(
-                X,
-                ranked,
+                X if reread else kept,
+                ranked if reread else np.arange(ranked.size),
                 passed.ties(ranked),
                 codes,
                 C,
