@@ -52,6 +52,7 @@ __all__ = [
     "KeptRanks",
     "first_pass",
     "fit_rows",
+    "pooled_variances",
 ]
 
 CONSTANT, TWO_VALUED, GAUSSIAN, RANKED, COUNTS = 0, 1, 2, 3, 4
@@ -97,6 +98,8 @@ class FirstPass:
     # Out of core: the mid-ranks of the ranked features, kept so that the rank branch does
     # not read the store again (None in memory).
     ranks: KeptRanks | None = None
+    # The pooled variances of the gaussian features (in the fits' order), when asked for.
+    pooled: NDArray[np.float64] | None = None
 
     def ties(self, columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """Tie factors of ``columns`` (every one ranked: in ``tie_index``)."""
@@ -252,17 +255,41 @@ class KeptRanks(ComputedColumns):
         return out.T
 
 
+def pooled_variances(fit, sizes) -> np.ndarray:
+    """Sample variance of every feature's values, all classes pooled (no labels), from the
+    class design's fit: residual sum of squares plus the between-class sum of squares."""
+    n = float(np.sum(sizes))
+    means = fit.coefficients.copy()
+    means[:, 1:] += means[:, :1]
+    grand = means @ sizes / n
+    # In place: the same operations without a temporary per feature and class.
+    means -= grand[:, None]
+    means **= 2
+    between = means @ sizes
+    del means, grand
+    pooled = fit.variances * fit.df_residual
+    pooled += between
+    pooled /= n - 1.0
+    return pooled
+
+
 class _CompactFits:
     """Location (and spread) fits of the gaussian features, filled block by block.
 
     The arrays are allocated for every feature but written from the start, gaussian rows
     only: the operating system maps a page of a large allocation when it is first written,
-    so memory grows with the gaussian features, not with all of them.
+    so memory grows with the gaussian features, not with all of them. A fit keeps the class
+    coefficients the tests use (not the intercept) and the residual variance: 16 bytes per
+    feature and test with two classes; with ``pooled``, the pooled variance of each feature
+    (8 bytes) too, for the median of the spread shares.
     """
 
-    def __init__(self, m: int, n_classes: int, n_fits: int):
-        self.coefs = [np.empty((m, n_classes)) for _ in range(n_fits)]
+    def __init__(self, m: int, sizes, n_fits: int, pooled: bool):
+        n_classes = sizes.size
+        self.sizes = sizes
+        self.coefs = [np.empty((m, n_classes - 1)) for _ in range(n_fits)]
         self.variances = [np.empty(m) for _ in range(n_fits)]
+        self.pooled = np.empty(m) if pooled else None
         self.rows = 0
 
     def add(self, out, gaussian, n: int) -> None:
@@ -272,11 +299,17 @@ class _CompactFits:
         to = slice(self.rows, self.rows + g)
         for f, (means, rss) in enumerate(((out[8], out[9]), (out[10], out[11]))[: len(self.coefs)]):
             coefs, variances = _fit_from_means(means[:, gaussian], rss[gaussian], n)
-            self.coefs[f][to], self.variances[f][to] = coefs, variances
+            self.coefs[f][to], self.variances[f][to] = coefs[:, 1:], variances
+            if f == 0 and self.pooled is not None:
+                df = np.broadcast_to(float(n - self.sizes.size), (g,))
+                fit = LinearModelFit(coefs, np.empty((0, 0)), variances, df)
+                self.pooled[to] = pooled_variances(fit, self.sizes)
         self.rows += g
 
     def fits(self, design, n: int, n_classes: int) -> list[LinearModelFit]:
-        cov = np.linalg.inv(design.T @ design)
+        # The tested coefficients' block of the design's unscaled covariance: the moderated F
+        # of coefficients 0..C-2 here is that of 1..C-1 of the whole fit, bit for bit.
+        cov = np.linalg.inv(design.T @ design)[1:, 1:]
         df = np.broadcast_to(float(n - n_classes), (self.rows,))  # a view: no memory per feature
         return [
             LinearModelFit(b[: self.rows], cov, v[: self.rows], df)
@@ -284,11 +317,14 @@ class _CompactFits:
         ]
 
 
-def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
+def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) -> FirstPass:
     """Kinds, location (and spread) fits, carriers and tie factors, one block at a time.
 
     ``counts``: ``(log_cpm, weights)`` from :func:`widefs.stats.voom`; every feature is then of
-    kind ``COUNTS`` and fitted with its precision weights.
+    kind ``COUNTS`` and fitted with its precision weights. ``pooled``: also the pooled
+    variances of the gaussian features (``FirstPass.pooled``). Without ``counts``, the fits
+    hold the class coefficients 1..C-1 only (as coefficients 0..C-2) and the covariance of
+    that block.
     """
     lazy = is_lazy_matrix(X)
     n, m = X.shape
@@ -312,9 +348,9 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
     tie_index, tie_values = [no_ties[0]], [no_ties[1]]
-    fits = _CompactFits(m, n_classes, 2 if spread else 1)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    fits = _CompactFits(m, sizes, 2 if spread else 1, pooled)
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
@@ -353,4 +389,5 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         np.concatenate(tie_values),
         float(n - n_classes) * m,  # the sum of m equal integers: exact
         None if ranks is None else ranks.close(),
+        None if fits.pooled is None else fits.pooled[: fits.rows],
     )
