@@ -129,3 +129,55 @@ def test_coded_values_keep_few_values_in_small_codes():
     w.set(np.arange(300), many)
     assert w.codes.dtype == np.uint16
     np.testing.assert_array_equal(w.toarray(), many)
+
+
+def _presence(seed=3, n=37):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], [n // 2, n - n // 2])
+    freq = rng.uniform(0.05, 0.5, 400)
+    X = (rng.random((n, 400)) < freq).astype(np.uint8)
+    X[:, :12] = rng.random((n, 12)) < np.where(y == 1, 0.8, 0.1)[:, None]
+    X[:, 20] = 0  # constant
+    return X, y
+
+
+@pytest.mark.parametrize("n", [37, 40])  # the last byte part-filled, or full
+def test_packed_bits_give_the_uint8_stores_fit(tmp_path, n, monkeypatch):
+    zarr = pytest.importorskip("zarr")
+    da = pytest.importorskip("dask.array")
+    from widefs.utils import PackedBits
+
+    X, y = _presence(n=n)
+    ref = ClassDifferenceScreen(random_state=0).fit(X.astype(float), y)
+    assert ref.kind_counts_["two_valued"] == 399 and ref.support_[:12].sum() >= 8
+    monkeypatch.setattr("widefs.univariate._kinds._BLOCK_BYTES", n * 8 * 50)
+    z8 = zarr.create_array(store=str(tmp_path / "u8.zarr"), shape=X.shape, chunks=(n, 64), dtype="u1")
+    z8[:] = X
+    packed = np.packbits(X, axis=0)
+    zp = zarr.create_array(
+        store=str(tmp_path / "bits.zarr"), shape=packed.shape, chunks=packed.shape[:1] + (64,),
+        dtype="u1",
+    )  # fmt: skip
+    zp[:] = packed
+    assert packed.nbytes * 7 < X.nbytes
+    fits = [
+        ClassDifferenceScreen(random_state=0).fit(Xs, y)
+        for Xs in (z8, PackedBits(zp, n), PackedBits(da.from_zarr(str(tmp_path / "bits.zarr")), n))
+    ]
+    for fit in fits:
+        for name in FITTED:
+            np.testing.assert_array_equal(getattr(fit, name), getattr(ref, name), err_msg=name)
+    assert PackedBits(zp, n).chunks == (n, 64)
+
+
+def test_packed_bits_refuse_what_is_not_packed_bits():
+    from widefs.utils import PackedBits
+
+    with pytest.raises(ValueError, match="uint8 array of packed bits; got float64"):
+        PackedBits(np.zeros((2, 3)), 16)
+    with pytest.raises(ValueError, match="17 samples take 3 rows of packed bits; the array has 2"):
+        PackedBits(np.zeros((2, 3), np.uint8), 17)
+    with pytest.raises(ValueError, match="0 samples take 1 rows"):
+        PackedBits(np.zeros((1, 3), np.uint8), 0)
+    assert PackedBits(np.zeros((2, 3), np.uint8), 9).shape == (9, 3)
+    assert PackedBits(np.zeros((2, 3), np.uint8), 9).chunks is None

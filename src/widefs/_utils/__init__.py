@@ -8,6 +8,7 @@ Private: the packages import these names from here; users get the few they call 
 from widefs._utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     ComputedColumns,
+    PackedBits,
     block_width,
     column_chunk,
     column_major,
@@ -69,6 +70,7 @@ __all__ = [
     "NUMBER_KINDS",
     "UNSEEN_CODE",
     "ComputedColumns",
+    "PackedBits",
     "FeatureEncoding",
     "LabelFreeCache",
     "StoreArray",

@@ -19,6 +19,7 @@ from widefs._utils._dask_stores import checked_matrix
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "ComputedColumns",
+    "PackedBits",
     "block_width",
     "column_chunk",
     "column_major",
@@ -480,3 +481,65 @@ def store_blocks(X, width: int) -> Iterator[slice]:
             stop += size
         if stop > start:
             yield slice(start, stop)
+
+
+class PackedBits(ComputedColumns):
+    """A presence/absence (0/1) matrix stored packed in bits: eight samples per byte.
+
+    ``packed`` is ``numpy.packbits(X, axis=0)`` of the 0/1 matrix ``X`` (n_samples x
+    n_features): ``ceil(n_samples / 8)`` rows of uint8, the first sample in the highest bit
+    of the first row, in memory or out of core (a numpy memmap, a zarr or a dask array).
+    Blocks of columns are read from it and unpacked to 0/1 when read, so a screen reads it
+    as it reads the 0/1 matrix, with the same results, from an eighth of the bytes.
+
+    Parameters
+    ----------
+    packed : array of uint8, shape (ceil(n_samples / 8), n_features)
+        The packed bits; a zarr array is checked as every store is (numbers, safe codecs).
+    n_samples : int
+        Samples (the bits of the last row beyond them are ignored).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        ``(n_samples, n_features)``.
+    chunks : tuple or None
+        ``(n_samples, packed's chunk widths along the features)``: blocks are read by
+        whole chunks of the store.
+
+    See Also
+    --------
+    load_columns : Reads (and unpacks) a block of columns.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=np.uint8)
+    >>> bits = PackedBits(np.packbits(X, axis=0), n_samples=3)
+    >>> bits.shape, load_columns(bits, slice(0, 3)).tolist() == X.tolist()
+    ((3, 3), True)
+    """
+
+    def __init__(self, packed, n_samples: int):
+        packed = checked_matrix(packed, "packed")
+        if len(packed.shape) != 2 or np.dtype(packed.dtype) != np.uint8:
+            raise ValueError(
+                f"PackedBits needs a 2-D uint8 array of packed bits; got {packed.dtype} "
+                f"of shape {tuple(packed.shape)}."
+            )
+        n_samples = int(n_samples)
+        if n_samples < 1 or packed.shape[0] != -(-n_samples // 8):
+            raise ValueError(
+                f"{n_samples} samples take {-(-max(n_samples, 1) // 8)} rows of packed bits; "
+                f"the array has {packed.shape[0]}."
+            )
+        super().__init__((n_samples, packed.shape[1]))
+        self.packed = packed
+
+    @property
+    def chunks(self):
+        c = column_chunk(self.packed)
+        return None if c is None else (self.shape[0], c)
+
+    def columns(self, cols) -> np.ndarray:
+        block = load_columns(self.packed, cols, dtype=np.uint8)
+        return np.unpackbits(block, axis=0, count=self.shape[0]).astype(np.float64)
