@@ -537,9 +537,21 @@ class PackedBits(ComputedColumns):
 
     @property
     def chunks(self):
+        """``(n_samples, chunk widths of packed along the features)`` or None."""
         c = column_chunk(self.packed)
         return None if c is None else (self.shape[0], c)
 
     def columns(self, cols) -> np.ndarray:
+        """The 0/1 values of the columns ``cols``.
+
+        Parameters
+        ----------
+        cols : slice or ndarray of int
+            Columns to read.
+
+        Returns
+        -------
+        block : ndarray of float64, shape (n_samples, n_columns)
+        """
         block = load_columns(self.packed, cols, dtype=np.uint8)
         return np.unpackbits(block, axis=0, count=self.shape[0]).astype(np.float64)

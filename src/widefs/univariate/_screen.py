@@ -129,6 +129,10 @@ def _best_score(pvalues, constant) -> float:
     return best
 
 
+def _values(kept) -> np.ndarray:
+    return kept.toarray() if isinstance(kept, CodedValues) else kept
+
+
 class ClassDifferenceScreen(
     LazyTransformMixin, SupervisedSelectorMixin, SelectorMixin, BaseEstimator
 ):
@@ -363,27 +367,18 @@ class ClassDifferenceScreen(
         a wide fit keeps one array per feature fewer."""
         return _scores(self.pvalues_)
 
-    @property
-    def min_pvalues_(self):
-        """Smallest p-value each feature could get (kept as codes of its few distinct
-        values: one byte per feature, the float64 array made when read)."""
-        floors = self._min_pvalues
-        return floors.toarray() if isinstance(floors, CodedValues) else floors
-
-    @min_pvalues_.setter
-    def min_pvalues_(self, value):
-        self._min_pvalues = value
-
-    @property
-    def spread_weights_(self):
-        """Share of the level each feature's spread test had (kept as codes of its four
-        possible values, the float64 array made when read)."""
-        weights = self._spread_weights
-        return weights.toarray() if isinstance(weights, CodedValues) else weights
-
-    @spread_weights_.setter
-    def spread_weights_(self, value):
-        self._spread_weights = value
+    # Kept as codes of their few distinct values (CodedValues: one byte per feature), the
+    # float64 arrays made when read; an array set as a whole (a design fit) is kept as is.
+    min_pvalues_ = property(
+        lambda self: _values(self._min_pvalues),
+        lambda self, value: setattr(self, "_min_pvalues", value),
+        doc="Smallest p-value each feature could get (made from one-byte codes when read).",
+    )
+    spread_weights_ = property(
+        lambda self: _values(self._spread_weights),
+        lambda self, value: setattr(self, "_spread_weights", value),
+        doc="Share of the level each feature's spread test had (made when read).",
+    )
 
     def select_under(self, threshold, alpha=None):
         """The cut and the selection another rule gives on this fit, without a refit.
