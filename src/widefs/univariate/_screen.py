@@ -240,16 +240,16 @@ class ClassDifferenceScreen(
 
     Notes
     -----
-    ``X`` may be a dask array, a zarr array, a numpy memmap or a scipy sparse matrix or array:
-    it is read one block of columns at a time, twice for the ranked features (their strata
-    are known after the first pass); a sparse ``X`` is converted to CSC once and never
-    densified whole, with the same kinds and p-values as the dense matrix. Counts must be in
-    memory or sparse (voom needs each sample's library size). Memory beyond one block: the
-    fitted arrays (five float64 and four one-byte values per feature; an array's zeros take
-    no memory until written, so a presence/absence fit holds about 30 bytes per feature,
-    a gaussian one about 45), the number of carriers per class (one byte each) and, while
-    it runs, the linear fits of the gaussian features (48 bytes each with the spread test,
-    24 without); every other step works a block of features at a time.
+    ``X`` may be a dask array, a zarr array, a numpy memmap, bits packed in a
+    :class:`widefs.utils.PackedBits` or a scipy sparse matrix or array: it is read once, a
+    block of whole storage chunks at a time (the ranked features' mid-ranks are kept for the
+    rank branch); a sparse ``X`` is converted to CSC once and never densified whole, with the
+    same kinds and p-values as the dense matrix. Counts must be in memory or sparse (voom
+    needs each sample's library size). Memory beyond one block: the fitted arrays (three
+    float64 and six one-byte values per feature; zeros take no memory until written), the
+    carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
+    examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
+    classes and the spread test); every other step works a block of features at a time.
 
     Examples
     --------
