@@ -212,6 +212,8 @@ def _row(label: str, r: dict | None, read: dict | None) -> str:
     quality = (
         f"{r['n_selected']} | {r['fdp']:.3f} | {r['power']:.2f}" if "fdp" in r else "- | - | -"
     )
+    if r.get("code"):  # a run stored with the code it ran (an earlier commit)
+        label += f" ({r['code']})"
     return (
         f"| {label} | {r['wall']:.0f} | {cpu:.0f} | {ratio} | {r['peak'] / MB:,.0f} | "
         f"{(r['peak'] - r['base']) / MB:,.0f} | {quality} |"
