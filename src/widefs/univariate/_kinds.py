@@ -70,6 +70,9 @@ _GATE_DRAWS = 200_000
 _GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
+# Blocks of 0/1 values (presence/absence) skip the kernel: their kinds and carriers are
+# counts, one matrix product (the kernel would give the same integers).
+_BINARY_FAST = True
 
 
 @dataclass
@@ -317,6 +320,25 @@ class _CompactFits:
         ]
 
 
+def _zero_one(block) -> bool:
+    """Every value of the block is 0 or 1 (NaN is not)."""
+    block = np.asarray(block)
+    return block.size > 0 and bool(((block == 0) | (block == 1)).all())
+
+
+def _binary_block(block, cols, codes, kinds, carriers) -> None:
+    """Kinds and carriers of a block of 0/1 columns, as the kernel gives them: a column is
+    constant when it holds one value, else two-valued with its ones counted per class."""
+    n = block.shape[0]
+    onehot = np.zeros((carriers.shape[1], n))
+    onehot[codes, np.arange(n)] = 1.0
+    ones = onehot @ block  # exact: sums of at most n ones
+    total = ones.sum(axis=0)
+    kb = kinds[cols] = np.where((total == 0) | (total == n), CONSTANT, TWO_VALUED)
+    two = kb == TWO_VALUED
+    carriers[cols][two] = ones.T[two]
+
+
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) -> FirstPass:
     """Kinds, location (and spread) fits, carriers and tie factors, one block at a time.
 
@@ -359,6 +381,9 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     width = block_width(n, 8, _BLOCK_BYTES)
     for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
         block = load_columns(X, outer, dtype) if lazy else X[:, outer]
+        if _BINARY_FAST and _zero_one(block):
+            _binary_block(np.asarray(block), outer, codes, kinds, carriers)
+            continue
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
             cols = slice(outer.start + inner.start, outer.start + inner.stop)
