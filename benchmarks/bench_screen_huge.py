@@ -335,7 +335,8 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
     for name, runs in big.items():
         if runs is None:  # not run here: the stored rows, marked
             for row in stored_rows(name):
-                row = [row[0], f"{row[1]} (stored, earlier code)", *row[2:]]
+                run = row[1].replace(" (stored, earlier code)", "")
+                row = [row[0], f"{run} (stored, earlier code)", *row[2:]]
                 lines.append("| " + " | ".join(row) + " |")
             continue
         lines.append(_row(f"{name} | one process", runs["screen"], runs["read"]))
