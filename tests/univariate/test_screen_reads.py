@@ -188,7 +188,7 @@ def test_packed_bits_refuse_what_is_not_packed_bits():
     assert PackedBits(np.zeros((2, 3), np.uint8), 9).chunks is None
 
 
-@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("lazy", [False, True, "uint8"])
 def test_blocks_of_zero_one_values_give_the_kernels_fit(lazy, monkeypatch):
     import widefs.univariate._kinds as kinds_module
 
@@ -196,16 +196,19 @@ def test_blocks_of_zero_one_values_give_the_kernels_fit(lazy, monkeypatch):
     rng = np.random.default_rng(1)
     # Blocks of 40 columns: some all 0/1, some holding a continuous or a 0/2 column.
     X = X.astype(np.float32)
-    X[:, 130] = rng.normal(size=X.shape[0])
+    X[:, 130] = rng.integers(0, 9, X.shape[0])  # integers on 9 values
     X[:, 250] = 2.0 * (rng.random(X.shape[0]) < 0.5)
     X[:, 21] = 1.0  # constant at 1
     monkeypatch.setattr(kinds_module, "_BLOCK_BYTES", 30 * 8 * 40)
-    data = RecordingStore(X, 40) if lazy else X
+    # A uint8 store is read as uint8: its 0/1 blocks are never converted to floats.
+    data = RecordingStore(X.astype(np.uint8) if lazy == "uint8" else X, 40) if lazy else X
     fast = ClassDifferenceScreen(random_state=0).fit(data, y)
     monkeypatch.setattr(kinds_module, "_BINARY_FAST", False)
     ref = ClassDifferenceScreen(random_state=0).fit(data, y)
     assert fast.kind_counts_ == ref.kind_counts_
-    assert fast.kinds_[20] == fast.kinds_[21] == 0 and fast.kinds_[250] == 1 and fast.kinds_[130] > 1
+    assert (
+        fast.kinds_[20] == fast.kinds_[21] == 0 and fast.kinds_[250] == 1 and fast.kinds_[130] > 1
+    )
     assert fast.kind_counts_["two_valued"] > 390
     for name in FITTED:
         np.testing.assert_array_equal(getattr(fast, name), getattr(ref, name), err_msg=name)

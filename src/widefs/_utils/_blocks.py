@@ -489,8 +489,8 @@ class PackedBits(ComputedColumns):
     ``packed`` is ``numpy.packbits(X, axis=0)`` of the 0/1 matrix ``X`` (n_samples x
     n_features): ``ceil(n_samples / 8)`` rows of uint8, the first sample in the highest bit
     of the first row, in memory or out of core (a numpy memmap, a zarr or a dask array).
-    Blocks of columns are read from it and unpacked to 0/1 when read, so a screen reads it
-    as it reads the 0/1 matrix, with the same results, from an eighth of the bytes.
+    Blocks of columns are read from it and unpacked to 0/1 (uint8) when read, so a screen
+    reads it as it reads the 0/1 matrix, with the same results, from an eighth of the bytes.
 
     Parameters
     ----------
@@ -518,6 +518,8 @@ class PackedBits(ComputedColumns):
     >>> bits.shape, load_columns(bits, slice(0, 3)).tolist() == X.tolist()
     ((3, 3), True)
     """
+
+    dtype = np.dtype(np.uint8)  # the values, 0 and 1, as read
 
     def __init__(self, packed, n_samples: int):
         packed = checked_matrix(packed, "packed")
@@ -551,7 +553,7 @@ class PackedBits(ComputedColumns):
 
         Returns
         -------
-        block : ndarray of float64, shape (n_samples, n_columns)
+        block : ndarray of uint8, shape (n_samples, n_columns)
         """
         block = load_columns(self.packed, cols, dtype=np.uint8)
-        return np.unpackbits(block, axis=0, count=self.shape[0]).astype(np.float64)
+        return np.unpackbits(block, axis=0, count=self.shape[0])

@@ -323,16 +323,21 @@ class _CompactFits:
 def _zero_one(block) -> bool:
     """Every value of the block is 0 or 1 (NaN is not)."""
     block = np.asarray(block)
-    return block.size > 0 and bool(((block == 0) | (block == 1)).all())
+    if block.size == 0:
+        return False
+    if block.dtype.kind in "bu":  # no negative values: the largest tells
+        return int(block.max()) <= 1
+    return bool(((block == 0) | (block == 1)).all())
 
 
 def _binary_block(block, cols, codes, kinds, carriers) -> None:
     """Kinds and carriers of a block of 0/1 columns, as the kernel gives them: a column is
     constant when it holds one value, else two-valued with its ones counted per class."""
     n = block.shape[0]
-    onehot = np.zeros((carriers.shape[1], n))
-    onehot[codes, np.arange(n)] = 1.0
-    ones = onehot @ block  # exact: sums of at most n ones
+    # Sums of at most n ones: exact in any order and type.
+    ones = np.stack(
+        [block[codes == c].sum(axis=0, dtype=np.int64) for c in range(carriers.shape[1])]
+    )
     total = ones.sum(axis=0)
     kb = kinds[cols] = np.where((total == 0) | (total == n), CONSTANT, TWO_VALUED)
     two = kb == TWO_VALUED
@@ -376,14 +381,19 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
+    native = np.dtype(X.dtype)
     ranks = KeptRanks(n) if lazy else None
     # Out of core, a block is whole storage chunks: each chunk is decoded once.
     width = block_width(n, 8, _BLOCK_BYTES)
     for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
-        block = load_columns(X, outer, dtype) if lazy else X[:, outer]
+        # Integers (a uint8 store of presence/absence) are read as they are stored, and
+        # converted to floats only for the kernel: a block of 0/1 values never is.
+        read = native if lazy and native.kind in "biu" else dtype
+        block = load_columns(X, outer, read) if lazy else X[:, outer]
         if _BINARY_FAST and _zero_one(block):
             _binary_block(np.asarray(block), outer, codes, kinds, carriers)
             continue
+        block = block.astype(dtype) if block.dtype != dtype and lazy else block
         # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
         for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
             cols = slice(outer.start + inner.start, outer.start + inner.stop)
