@@ -344,6 +344,46 @@ def _binary_block(block, cols, codes, kinds, carriers) -> None:
     carriers[cols][two] = ones.T[two]
 
 
+def _counts_pass(X, counts, design, n_classes) -> FirstPass:
+    """The first pass of counts: every feature of kind COUNTS (constant when its counts are)."""
+    m = X.shape[1]
+    fit = linear_model_fit(counts[0], design, weights=counts[1])
+    kinds = np.full(m, COUNTS, np.int8)
+    # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
+    low, high = column_min_max(X)  # a sparse X is not densified
+    kinds[low == high] = CONSTANT
+    pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
+    fit = fit_rows(fit, kinds == COUNTS)
+    carriers = np.zeros((m, n_classes), np.uint8)
+    return FirstPass(kinds, fit, None, carriers, np.zeros(0, np.intp), np.zeros(0), pooled)
+
+
+def _scan(block, start, kernel, kinds, carriers, ties, ranks, fits) -> None:
+    """The kernel over a block of columns starting at column ``start``, a sub-block at a time
+    (its state stays in cache; an in-memory X is not copied)."""
+    first_pass_block, codes, sizes, spread, limits = kernel
+    n = block.shape[0]
+    for inner in iter_column_blocks(block.shape[1], _KERNEL_COLUMNS):
+        cols = slice(start + inner.start, start + inner.stop)
+        Xb = np.asarray(block[:, inner])
+        if Xb.dtype not in (np.float32, np.float64):
+            Xb = Xb.astype(np.float64)
+        out = first_pass_block(Xb, codes, sizes, spread)
+        if not out[12].all() and not np.isfinite(Xb).all():
+            bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
+            raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
+        kb = kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
+        carriers[cols][kb == TWO_VALUED] = out[4].T[kb == TWO_VALUED]
+        ranked = kb == RANKED
+        if ranked.any():
+            ties[0].append(cols.start + np.flatnonzero(ranked))
+            Xr = np.asarray(Xb[:, ranked], dtype=np.float64)
+            ties[1].append(tie_factor(Xr))
+            if ranks is not None:
+                ranks.add(ties[0][-1], Xr)
+        fits.add(out, kb == GAUSSIAN, n)
+
+
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) -> FirstPass:
     """Kinds, location (and spread) fits, carriers and tie factors, one block at a time.
 
@@ -358,15 +398,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     design = class_design(codes, n_classes)
     no_ties = np.zeros(0, np.intp), np.zeros(0)
     if counts is not None:
-        fit = linear_model_fit(counts[0], design, weights=counts[1])
-        kinds = np.full(m, COUNTS, np.int8)
-        # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
-        low, high = column_min_max(X)  # a sparse X is not densified
-        kinds[low == high] = CONSTANT
-        pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
-        fit = fit_rows(fit, kinds == COUNTS)
-        carriers = np.zeros((m, n_classes), np.uint8)
-        return FirstPass(kinds, fit, None, carriers, *no_ties, pooled)
+        return _counts_pass(X, counts, design, n_classes)
     from widefs.univariate._screen_numpy import first_pass_kernel
 
     first_pass_block = first_pass_kernel(float(n) * m)
@@ -394,26 +426,8 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
             _binary_block(np.asarray(block), outer, codes, kinds, carriers)
             continue
         block = block.astype(dtype) if block.dtype != dtype and lazy else block
-        # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
-        for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
-            cols = slice(outer.start + inner.start, outer.start + inner.stop)
-            Xb = np.asarray(block[:, inner])
-            if Xb.dtype not in (np.float32, np.float64):
-                Xb = Xb.astype(np.float64)
-            out = first_pass_block(Xb, codes, sizes, spread)
-            if not out[12].all() and not np.isfinite(Xb).all():
-                bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
-                raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
-            kb = kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
-            carriers[cols][kb == TWO_VALUED] = out[4].T[kb == TWO_VALUED]
-            ranked = kb == RANKED
-            if ranked.any():
-                tie_index.append(cols.start + np.flatnonzero(ranked))
-                Xr = np.asarray(Xb[:, ranked], dtype=np.float64)
-                tie_values.append(tie_factor(Xr))
-                if ranks is not None:
-                    ranks.add(tie_index[-1], Xr)
-            fits.add(out, kb == GAUSSIAN, n)
+        kernel = (first_pass_block, codes, sizes, spread, limits)
+        _scan(block, outer.start, kernel, kinds, carriers, (tie_index, tie_values), ranks, fits)
     location, *rest = fits.fits(design, n, n_classes)
     return FirstPass(
         kinds,
