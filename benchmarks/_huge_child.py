@@ -2,7 +2,8 @@
 
 ``python _huge_child.py STORE MODE [N_WORKERS]``; MODE is ``read`` (the read floor: every
 chunk of the store decoded once, nothing else), ``screen`` (``ClassDifferenceScreen()`` on
-the zarr array) or ``dask`` (the same screen on ``da.from_zarr`` with a
+the zarr array), ``packed`` (the same on a store of packed bits, read through
+``widefs.utils.PackedBits``; its attribute ``n_samples`` gives the samples) or ``dask`` (the same screen on ``da.from_zarr`` with a
 ``distributed.LocalCluster`` of N_WORKERS single-threaded worker processes). The
 environment variable ``ZARR_THREADS`` caps zarr's decode thread pool.
 Reports wall and CPU time (this process; for ``dask`` also the workers'), the peak resident
@@ -63,7 +64,9 @@ def screen(X, y, client=None) -> dict:
     from widefs.univariate import ClassDifferenceScreen
 
     warnings.simplefilter("ignore")
-    ClassDifferenceScreen(random_state=0).fit(np.asarray(X[:, :2000]), y)  # kernels loaded
+    from widefs.utils import load_columns
+
+    ClassDifferenceScreen(random_state=0).fit(load_columns(X, slice(0, 2000)), y)  # warm-up
     base = rss()
     w0 = worker_cpu(client) if client is not None else 0.0
     t0, c0 = time.perf_counter(), time.process_time()
@@ -85,11 +88,15 @@ def main() -> None:
     if threads:
         zarr.config.set({"threading.max_workers": int(threads)})
     z = zarr.open_array(path, mode="r")
-    y = labels(z.shape[0])
+    y = labels(int(z.attrs.get("n_samples", z.shape[0])))
     if mode == "read":
         out = read_floor(z)
     elif mode == "screen":
         out = screen(z, y)
+    elif mode == "packed":
+        from widefs.utils import PackedBits
+
+        out = screen(PackedBits(z, y.size), y)
     else:
         import dask.array as da
         from distributed import Client, LocalCluster

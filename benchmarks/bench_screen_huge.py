@@ -11,6 +11,12 @@
    single-threaded worker processes reading ``da.from_zarr``: time, CPU, peak, FDP, power,
    and whether the two runs' p-values are identical (SHA-256 of ``pvalues_``).
 3. The same for 100 x ``--float`` float32 features (the generator of 1.).
+4. Bit-packed presence/absence: a uint8 store of 100 x ``--packed`` features (the generator
+   of 2.) and the same bits packed along the samples (13 rows of uint8), the screen on each
+   (``widefs.utils.PackedBits`` for the packed one): identical p-values, bytes on disk.
+
+A size of 0 skips its part; ``--keep f32`` (or ``bin``) does not run that huge store and
+keeps its rows of the stored section, marked as such.
 
 Stores are written under ``--data`` (default ``/tmp/widefs-huge``) and kept for re-runs
 (``--clean`` deletes each after its runs). Writes the section ``screen_huge`` of
@@ -68,6 +74,46 @@ def make_binary(path: Path, n_features: int) -> float:
             block[:, :N_BINARY_TRUE] = u < np.where(y1, 166, 13)  # 0.65 vs 0.05
         z[:, start:stop] = block.view(np.uint8)
     return time.perf_counter() - t0
+
+
+def make_packed(source: Path, path: Path) -> None:
+    """The uint8 0/1 store ``source`` packed in bits along the samples, chunk by chunk."""
+    import zarr
+
+    if path.exists():
+        return
+    z = zarr.open_array(str(source), mode="r")
+    n, m = z.shape
+    width = z.chunks[1]
+    out = zarr.create_array(
+        store=str(path), shape=(-(-n // 8), m), chunks=(-(-n // 8), width), dtype="u1"
+    )
+    out.attrs["n_samples"] = n
+    for start in range(0, m, width):
+        out[:, start : start + width] = np.packbits(z[:, start : start + width], axis=0)
+
+
+def disk_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def packed(data: Path, n_features: int) -> dict:
+    """The screen on a uint8 store and on its bits packed: same p-values, bytes on disk."""
+    u8, bits = data / f"bin_{n_features}.zarr", data / f"bits_{n_features}.zarr"
+    if not STORED_ONLY:
+        make_binary(u8, n_features)
+        make_packed(u8, bits)
+    one = quality(child(u8, "screen"), N_BINARY_TRUE, False)
+    pk = quality(child(bits, "packed"), N_BINARY_TRUE, False)
+    if one is None or pk is None:
+        return None
+    return {
+        "uint8": one,
+        "packed": pk,
+        "same": one["sha256"] == pk["sha256"],
+        "disk": [disk_bytes(u8), disk_bytes(bits)],
+        "read": [child(u8, "read"), child(bits, "read")],
+    }
 
 
 def child(path: Path, mode: str, workers: int = 2, variant: str = "", env=None) -> dict:
@@ -166,6 +212,8 @@ def _row(label: str, r: dict | None, read: dict | None) -> str:
     quality = (
         f"{r['n_selected']} | {r['fdp']:.3f} | {r['power']:.2f}" if "fdp" in r else "- | - | -"
     )
+    if r.get("code"):  # a run stored with the code it ran (an earlier commit)
+        label += f" ({r['code']})"
     return (
         f"| {label} | {r['wall']:.0f} | {cpu:.0f} | {ratio} | {r['peak'] / MB:,.0f} | "
         f"{(r['peak'] - r['base']) / MB:,.0f} | {quality} |"
@@ -177,12 +225,58 @@ def n_of(label: str) -> int:
     return int(label.split()[2].replace(",", ""))
 
 
-def section(args, sl: dict, big: dict) -> str:
+def stored_rows(label: str) -> list[list[str]]:
+    """The rows of the stored section's huge-store table for ``label`` (not re-run)."""
+    from _report import ROOT
+
+    try:
+        stored = json.loads((ROOT / "docs/results/benchmarks/screen_huge.json").read_text())
+    except (OSError, ValueError):
+        return []
+    rows = []
+    for block in stored.get("blocks", []):
+        for row in block.get("table", {}).get("rows", []):
+            if row and row[0] == label:
+                rows.append(row)
+    return rows
+
+
+def packed_lines(pk: dict | None, n: int) -> list[str]:
+    if pk is None:
+        return []
+    u8, bits = pk["uint8"], pk["packed"]
+    return (
+        [
+            "",
+            f"Bit-packed presence/absence, 100 x {n:,} features (the generator of the uint8 store "
+            "above): the same 0/1 values in a uint8 store and packed along the samples (13 rows of "
+            "uint8, `numpy.packbits(X, axis=0)`, read through `widefs.utils.PackedBits`), "
+            "`ClassDifferenceScreen()` on each in a fresh process:",
+            "",
+            "| store | bytes on disk | read floor CPU s | screen wall s | screen CPU s | peak MB | "
+            "p-values (SHA-256, first 12) |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        + [
+            f"| {name} | {disk / MB:,.0f} MB | {rd['cpu']:.1f} | {r['wall']:.0f} | {r['cpu']:.1f} | "
+            f"{r['peak'] / MB:,.0f} | `{r['sha256'][:12]}` |"
+            for name, disk, rd, r in zip(
+                ("uint8 0/1", "packed bits"), pk["disk"], pk["read"], (u8, bits), strict=True
+            )
+        ]
+        + ["", f"Identical p-values: **{pk['same']}**."]
+    )
+
+
+def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
     lines = [
         "## The class-difference screen on huge stores: memory per feature, Dask",
         "",
         f"Command: `nice -n 10 python benchmarks/bench_screen_huge.py --binary {args.binary} "
-        f"--float {args.float}" + (" --before EARLIER/src" if args.before else "") + "`. "
+        f"--float {args.float} --packed {args.packed}"
+        + (f" --keep {' '.join(args.keep)}" if args.keep else "")
+        + (" --before EARLIER/src" if args.before else "")
+        + "`. "
         f"{machine_note()} Runs are stored beside the stores and reused by the next "
         "invocation; the runs below were made one at a time, several of them at once on the "
         "shared machine (its load slows the wall times most).",
@@ -239,9 +333,16 @@ def section(args, sl: dict, big: dict) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, runs in big.items():
+        if runs is None:  # not run here: the stored rows, marked
+            for row in stored_rows(name):
+                run = row[1].replace(" (stored, earlier code)", "")
+                row = [row[0], f"{run} (stored, earlier code)", *row[2:]]
+                lines.append("| " + " | ".join(row) + " |")
+            continue
         lines.append(_row(f"{name} | one process", runs["screen"], runs["read"]))
         lines.append(_row(f"{name} | Dask, 2 workers", runs["dask"], runs["read"]))
     lines.append("")
+    big = {k: v for k, v in big.items() if v is not None}
     for name, runs in big.items():
         read = runs["read"]
         floor = (
@@ -261,6 +362,7 @@ def section(args, sl: dict, big: dict) -> str:
             else ""
         )
         lines.append(f"{name}: {same}; {floor}{per}.")
+    lines += packed_lines(pk, args.packed)
     return "\n".join(lines)
 
 
@@ -268,6 +370,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", type=int, default=100_000_000)
     parser.add_argument("--float", type=int, default=20_000_000)
+    parser.add_argument("--packed", type=int, default=10_000_000)
+    parser.add_argument(
+        "--keep",
+        nargs="*",
+        default=[],
+        choices=["f32", "bin"],
+        help="huge stores not run: keep their rows of the stored section",
+    )
     parser.add_argument("--data", type=Path, default=Path("/tmp/widefs-huge"))
     parser.add_argument("--clean", action="store_true", help="delete each store after its runs")
     parser.add_argument("--json", type=Path, help="also write the raw results here")
@@ -288,6 +398,9 @@ def main(argv=None) -> int:
     ):
         if n <= 0:
             continue
+        if kind in args.keep:
+            big[label] = None
+            continue
         path = args.data / f"{kind}_{n}.zarr"
         if kind == "bin":
             if not STORED_ONLY:
@@ -299,9 +412,10 @@ def main(argv=None) -> int:
             big[label] = huge(path, 100, True)
         if args.clean:
             shutil.rmtree(path)
+    pk = packed(args.data, args.packed) if args.packed > 0 else None
     if args.json:
-        args.json.write_text(json.dumps({"slope": sl, "big": big}, default=str))
-    text = section(args, sl, big)
+        args.json.write_text(json.dumps({"slope": sl, "big": big, "packed": pk}, default=str))
+    text = section(args, sl, big, pk)
     print(text)
     write_section("screen_huge", text, headline=None)
     return 0

@@ -1,10 +1,12 @@
 """Utilities a user calls beside the estimators: reproducible seeds, parallel calls, shared
-label-free work, and reading a wide (lazy) matrix by blocks of columns.
+label-free work, and reading a wide (lazy) matrix by blocks of columns (presence/absence
+matrices packed in bits among them).
 
 The helpers the widefs packages share among themselves are private.
 """
 
 from widefs._utils import (
+    PackedBits,
     feature_blocks,
     is_lazy_matrix,
     iter_column_blocks,
@@ -15,6 +17,7 @@ from widefs._utils import (
 )
 
 __all__ = [
+    "PackedBits",
     "feature_blocks",
     "is_lazy_matrix",
     "iter_column_blocks",

@@ -61,7 +61,7 @@ def _ref_kinds(Xb, limits):
     return kinds, Xb == hi
 
 
-def _ref_first_pass(X, codes, n_classes, *, spread, counts=None):
+def _ref_first_pass(X, codes, n_classes, *, spread, counts=None, pooled=False):
     assert counts is None
     X = np.asarray(X, dtype=np.float64)
     n, m = X.shape
@@ -89,6 +89,8 @@ def _ref_first_pass(X, codes, n_classes, *, spread, counts=None):
         ranked,
         ties[ranked],
         float(n - n_classes) * m,
+        # The sample variance of each gaussian feature, all classes pooled.
+        pooled=X[:, fitted].var(axis=0, ddof=1) if pooled else None,
     )
 
 
@@ -259,8 +261,8 @@ def test_float32_and_memmap_equal_the_reference(monkeypatch, tmp_path):
 
 def test_first_pass_fits_equal_linear_model_fit():
     X, y = _mixed((6, 7, 9), seed=11)
-    fast = first_pass(X, y, 3, spread=True)
-    ref = _ref_first_pass(X, y, 3, spread=True)
+    fast = first_pass(X, y, 3, spread=True, pooled=True)
+    ref = _ref_first_pass(X, y, 3, spread=True, pooled=True)
     np.testing.assert_array_equal(fast.kinds, ref.kinds)
     # The fits hold the gaussian features' rows, in feature order.
     gaussian = fast.kinds == GAUSSIAN
@@ -269,7 +271,14 @@ def test_first_pass_fits_equal_linear_model_fit():
     far_features = np.arange(X.shape[1])[FAR]
     far = row[far_features[gaussian[FAR]]]
     assert near.size > 500 and far.size > 10
+    # The pooled variances (no labels) of the gaussian features, in the fits' order.
+    np.testing.assert_allclose(fast.pooled[near], ref.pooled[near], rtol=1e-11)
+    np.testing.assert_allclose(fast.pooled[far], ref.pooled[far], rtol=1e-7)
     for a, b in ((fast.location, ref.location), (fast.spread, ref.spread)):
+        # The fast fits keep the tested coefficients (1..C-1 of the full fit) only.
+        b = LinearModelFit(
+            b.coefficients[:, 1:], b.unscaled_covariance[1:, 1:], b.variances, b.df_residual
+        )
         assert isinstance(a, LinearModelFit)
         assert a.variances.size == gaussian.sum()
         np.testing.assert_allclose(

@@ -8,7 +8,9 @@ Private: the packages import these names from here; users get the few they call 
 from widefs._utils._blocks import (
     DEFAULT_BLOCK_BYTES,
     ComputedColumns,
+    PackedBits,
     block_width,
+    column_chunk,
     column_major,
     column_min_max,
     feature_blocks,
@@ -16,6 +18,7 @@ from widefs._utils._blocks import (
     is_sparse_matrix,
     iter_column_blocks,
     load_columns,
+    store_blocks,
     validate_lazy_xy,
 )
 from widefs._utils._dask_stores import check_dask_array, checked_matrix
@@ -71,6 +74,7 @@ __all__ = [
     "FeatureEncoding",
     "FitMemo",
     "LabelFreeCache",
+    "PackedBits",
     "StoreArray",
     "Substitution",
     "SupervisedSelectorMixin",
@@ -85,6 +89,7 @@ __all__ = [
     "check_unit_interval",
     "check_zarr_array",
     "checked_matrix",
+    "column_chunk",
     "column_major",
     "column_min_max",
     "data_digest",
@@ -106,6 +111,7 @@ __all__ = [
     "sharing_fits",
     "sharing_label_free_work",
     "spawn_seeds",
+    "store_blocks",
     "validate_lazy_xy",
     "value_kind",
 ]

@@ -19,7 +19,9 @@ from widefs._utils._dask_stores import checked_matrix
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "ComputedColumns",
+    "PackedBits",
     "block_width",
+    "column_chunk",
     "column_major",
     "column_min_max",
     "feature_blocks",
@@ -27,6 +29,7 @@ __all__ = [
     "is_sparse_matrix",
     "iter_column_blocks",
     "load_columns",
+    "store_blocks",
     "validate_lazy_xy",
 ]
 
@@ -394,3 +397,163 @@ def iter_column_blocks(n_columns: int, width: int) -> Iterator[slice]:
     """
     for start in range(0, n_columns, width):
         yield slice(start, min(start + width, n_columns))
+
+
+def column_chunk(X) -> int | tuple[int, ...] | None:
+    """Widths of the storage chunks of a zarr or dask matrix along the columns.
+
+    Parameters
+    ----------
+    X : matrix
+        Any input matrix.
+
+    Returns
+    -------
+    chunks : int, tuple of int or None
+        One width for a zarr array (every chunk but the last), the width of every chunk for a
+        dask array, None for a matrix without storage chunks (numpy, memmap, sparse).
+
+    See Also
+    --------
+    store_blocks : Blocks of whole chunks.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> column_chunk(da.zeros((2, 5), chunks=(2, 2))), column_chunk(np.zeros((2, 5)))
+    ((2, 2, 1), None)
+    """
+    chunks = getattr(X, "chunks", None)
+    try:
+        c = chunks[1]
+        if isinstance(c, tuple):  # dask: the size of every chunk
+            sizes = tuple(int(v) for v in c)
+            return sizes if sizes and min(sizes) > 0 and sum(sizes) == X.shape[1] else None
+        return int(c) if int(c) > 0 else None
+    except (TypeError, IndexError, ValueError):
+        return None
+
+
+def store_blocks(X, width: int) -> Iterator[slice]:
+    """Consecutive column slices of about ``width`` columns, each made of whole storage chunks.
+
+    A zarr or dask matrix decodes a whole chunk to give any of its values: a block that
+    ends inside a chunk makes the next block decode that chunk again. The blocks here hold
+    as many whole chunks as fit in ``width`` columns, and at least one (a chunk wider than
+    ``width`` is one block); a matrix without chunks gets blocks of ``width`` columns.
+
+    Parameters
+    ----------
+    X : matrix of shape (n_samples, n_features)
+        Any input matrix.
+    width : int
+        Columns per block wanted.
+
+    Yields
+    ------
+    block : slice
+
+    See Also
+    --------
+    column_chunk : The chunk widths.
+    iter_column_blocks : Blocks of a fixed width.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> [(b.start, b.stop) for b in store_blocks(da.zeros((2, 7), chunks=(2, 3)), 5)]
+    [(0, 3), (3, 6), (6, 7)]
+    >>> [(b.start, b.stop) for b in store_blocks(np.zeros((2, 7)), 5)]
+    [(0, 5), (5, 7)]
+    """
+    m = int(X.shape[1])
+    chunks = column_chunk(X)
+    if chunks is None:
+        yield from iter_column_blocks(m, max(1, width))
+    elif isinstance(chunks, int):
+        yield from iter_column_blocks(m, chunks * max(1, width // chunks))
+    else:
+        start = stop = 0
+        for size in chunks:
+            if stop > start and stop + size - start > width:
+                yield slice(start, stop)
+                start = stop
+            stop += size
+        if stop > start:
+            yield slice(start, stop)
+
+
+class PackedBits(ComputedColumns):
+    """A presence/absence (0/1) matrix stored packed in bits: eight samples per byte.
+
+    ``packed`` is ``numpy.packbits(X, axis=0)`` of the 0/1 matrix ``X`` (n_samples x
+    n_features): ``ceil(n_samples / 8)`` rows of uint8, the first sample in the highest bit
+    of the first row, in memory or out of core (a numpy memmap, a zarr or a dask array).
+    Blocks of columns are read from it and unpacked to 0/1 (uint8) when read, so a screen
+    reads it as it reads the 0/1 matrix, with the same results, from an eighth of the bytes.
+
+    Parameters
+    ----------
+    packed : array of uint8, shape (ceil(n_samples / 8), n_features)
+        The packed bits; a zarr array is checked as every store is (numbers, safe codecs).
+    n_samples : int
+        Samples (the bits of the last row beyond them are ignored).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        ``(n_samples, n_features)``.
+    chunks : tuple or None
+        ``(n_samples, packed's chunk widths along the features)``: blocks are read by
+        whole chunks of the store.
+
+    See Also
+    --------
+    load_columns : Reads (and unpacks) a block of columns.
+
+    Examples
+    --------
+    >>> X = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=np.uint8)
+    >>> bits = PackedBits(np.packbits(X, axis=0), n_samples=3)
+    >>> bits.shape, load_columns(bits, slice(0, 3)).tolist() == X.tolist()
+    ((3, 3), True)
+    """
+
+    dtype = np.dtype(np.uint8)  # the values, 0 and 1, as read
+
+    def __init__(self, packed, n_samples: int):
+        packed = checked_matrix(packed, "packed")
+        if len(packed.shape) != 2 or np.dtype(packed.dtype) != np.uint8:
+            raise ValueError(
+                f"PackedBits needs a 2-D uint8 array of packed bits; got {packed.dtype} "
+                f"of shape {tuple(packed.shape)}."
+            )
+        n_samples = int(n_samples)
+        if n_samples < 1 or packed.shape[0] != -(-n_samples // 8):
+            raise ValueError(
+                f"{n_samples} samples take {-(-max(n_samples, 1) // 8)} rows of packed bits; "
+                f"the array has {packed.shape[0]}."
+            )
+        super().__init__((n_samples, packed.shape[1]))
+        self.packed = packed
+
+    @property
+    def chunks(self):
+        """``(n_samples, chunk widths of packed along the features)`` or None."""
+        c = column_chunk(self.packed)
+        return None if c is None else (self.shape[0], c)
+
+    def columns(self, cols) -> np.ndarray:
+        """The 0/1 values of the columns ``cols``.
+
+        Parameters
+        ----------
+        cols : slice or ndarray of int
+            Columns to read.
+
+        Returns
+        -------
+        block : ndarray of uint8, shape (n_samples, n_columns)
+        """
+        block = load_columns(self.packed, cols, dtype=np.uint8)
+        return np.unpackbits(block, axis=0, count=self.shape[0])

@@ -13,6 +13,8 @@ testing step can leave out features that could never be rejected (Tarone 1990).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -95,6 +97,16 @@ def binary_table_distribution(k: int, class_sizes: ArrayLike):
     return values, upper
 
 
+@functools.lru_cache(maxsize=1024)
+def _distribution(k: int, sizes: tuple[int, ...]):
+    """:func:`binary_table_distribution`, once per (k, class sizes): a screen calls
+    :func:`binary_exact_pvalues` a block of features at a time, with the same few k each
+    time. The arrays are read-only (shared by every call)."""
+    values, upper = binary_table_distribution(k, np.array(sizes, dtype=np.int64))
+    values.flags.writeable = upper.flags.writeable = False
+    return values, upper
+
+
 def binary_exact_pvalues(
     carriers: ArrayLike, class_sizes: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -137,7 +149,7 @@ def binary_exact_pvalues(
     floors = np.ones(a.shape[0])
     for k in np.unique(k_all):
         rows = np.flatnonzero(k_all == k)
-        values, upper = binary_table_distribution(int(k), sizes)
+        values, upper = _distribution(int(k), tuple(sizes.tolist()))
         # values descend: the first value below S_obs (less the tie tolerance) ends the tail.
         cut = s_obs[rows] - _TIE * np.maximum(1.0, s_obs[rows])
         at = np.searchsorted(-values, -cut, side="right") - 1

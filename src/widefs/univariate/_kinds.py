@@ -32,11 +32,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from widefs._utils import (
+    ComputedColumns,
     block_width,
     column_min_max,
     is_lazy_matrix,
     iter_column_blocks,
     load_columns,
+    store_blocks,
 )
 from widefs.stats import LinearModelFit, linear_model_fit
 
@@ -47,8 +49,10 @@ __all__ = [
     "RANKED",
     "TWO_VALUED",
     "FirstPass",
+    "KeptRanks",
     "first_pass",
     "fit_rows",
+    "pooled_variances",
 ]
 
 CONSTANT, TWO_VALUED, GAUSSIAN, RANKED, COUNTS = 0, 1, 2, 3, 4
@@ -66,6 +70,9 @@ _GATE_DRAWS = 200_000
 _GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
+# Blocks of 0/1 values (presence/absence) skip the kernel: their kinds and carriers are
+# counts, one matrix product (the kernel would give the same integers).
+_BINARY_FAST = True
 
 
 @dataclass
@@ -91,6 +98,11 @@ class FirstPass:
     # The residual degrees of freedom of every feature the first pass fitted, summed: the
     # moderated tests' cap on the total degrees of freedom (limma's).
     pooled_df: float
+    # Out of core: the mid-ranks of the ranked features, kept so that the rank branch does
+    # not read the store again (None in memory).
+    ranks: KeptRanks | None = None
+    # The pooled variances of the gaussian features (in the fits' order), when asked for.
+    pooled: NDArray[np.float64] | None = None
 
     def ties(self, columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """Tie factors of ``columns`` (every one ranked: in ``tie_index``)."""
@@ -206,17 +218,81 @@ def fit_rows(fit: LinearModelFit, rows) -> LinearModelFit:
     )
 
 
+class KeptRanks(ComputedColumns):
+    """Twice the mid-ranks of the ranked features of an out-of-core ``X``, kept by the first
+    pass: read as a matrix (n_samples, n_ranked) of float64 mid-ranks, whose own mid-ranks
+    are the features' (the rank branch reads them instead of the store).
+
+    Twice a mid-rank is an integer up to 2n: one byte per value up to 127 examples, two up
+    to 32,767, in the pieces the blocks of the first pass gave (no copy to join them).
+    """
+
+    def __init__(self, n: int):
+        super().__init__((n, 0))
+        self.dtype_kept = np.min_scalar_type(2 * n)
+        self.pieces: list[np.ndarray] = []  # (features, n) each
+        self.index: list[np.ndarray] = []
+        self.stops = np.zeros(0, np.intp)
+
+    def add(self, columns, Xr) -> None:
+        """Keep the columns ``columns`` of ``X`` (values ``Xr``, n x k float64)."""
+        from scipy.stats import rankdata
+
+        self.pieces.append((2.0 * rankdata(Xr, axis=0).T).astype(self.dtype_kept))
+        self.index.append(columns)
+
+    def close(self) -> KeptRanks:
+        self.stops = np.cumsum([p.shape[0] for p in self.pieces], dtype=np.intp)
+        self.shape = (self.shape[0], int(self.stops[-1]) if self.stops.size else 0)
+        self.index = np.concatenate(self.index) if self.index else np.zeros(0, np.intp)
+        return self
+
+    def columns(self, cols) -> np.ndarray:
+        idx = np.arange(self.shape[1])[cols]
+        out = np.empty((idx.size, self.shape[0]))
+        piece = np.searchsorted(self.stops, idx, side="right")
+        for p in np.unique(piece):
+            at = piece == p
+            out[at] = self.pieces[p][idx[at] - (self.stops[p] - self.pieces[p].shape[0])]
+        out *= 0.5
+        return out.T
+
+
+def pooled_variances(fit, sizes) -> np.ndarray:
+    """Sample variance of every feature's values, all classes pooled (no labels), from the
+    class design's fit: residual sum of squares plus the between-class sum of squares."""
+    n = float(np.sum(sizes))
+    means = fit.coefficients.copy()
+    means[:, 1:] += means[:, :1]
+    grand = means @ sizes / n
+    # In place: the same operations without a temporary per feature and class.
+    means -= grand[:, None]
+    means **= 2
+    between = means @ sizes
+    del means, grand
+    pooled = fit.variances * fit.df_residual
+    pooled += between
+    pooled /= n - 1.0
+    return pooled
+
+
 class _CompactFits:
     """Location (and spread) fits of the gaussian features, filled block by block.
 
     The arrays are allocated for every feature but written from the start, gaussian rows
     only: the operating system maps a page of a large allocation when it is first written,
-    so memory grows with the gaussian features, not with all of them.
+    so memory grows with the gaussian features, not with all of them. A fit keeps the class
+    coefficients the tests use (not the intercept) and the residual variance: 16 bytes per
+    feature and test with two classes; with ``pooled``, the pooled variance of each feature
+    (8 bytes) too, for the median of the spread shares.
     """
 
-    def __init__(self, m: int, n_classes: int, n_fits: int):
-        self.coefs = [np.empty((m, n_classes)) for _ in range(n_fits)]
+    def __init__(self, m: int, sizes, n_fits: int, pooled: bool):
+        n_classes = sizes.size
+        self.sizes = sizes
+        self.coefs = [np.empty((m, n_classes - 1)) for _ in range(n_fits)]
         self.variances = [np.empty(m) for _ in range(n_fits)]
+        self.pooled = np.empty(m) if pooled else None
         self.rows = 0
 
     def add(self, out, gaussian, n: int) -> None:
@@ -226,11 +302,17 @@ class _CompactFits:
         to = slice(self.rows, self.rows + g)
         for f, (means, rss) in enumerate(((out[8], out[9]), (out[10], out[11]))[: len(self.coefs)]):
             coefs, variances = _fit_from_means(means[:, gaussian], rss[gaussian], n)
-            self.coefs[f][to], self.variances[f][to] = coefs, variances
+            self.coefs[f][to], self.variances[f][to] = coefs[:, 1:], variances
+            if f == 0 and self.pooled is not None:
+                df = np.broadcast_to(float(n - self.sizes.size), (g,))
+                fit = LinearModelFit(coefs, np.empty((0, 0)), variances, df)
+                self.pooled[to] = pooled_variances(fit, self.sizes)
         self.rows += g
 
     def fits(self, design, n: int, n_classes: int) -> list[LinearModelFit]:
-        cov = np.linalg.inv(design.T @ design)
+        # The tested coefficients' block of the design's unscaled covariance: the moderated F
+        # of coefficients 0..C-2 here is that of 1..C-1 of the whole fit, bit for bit.
+        cov = np.linalg.inv(design.T @ design)[1:, 1:]
         df = np.broadcast_to(float(n - n_classes), (self.rows,))  # a view: no memory per feature
         return [
             LinearModelFit(b[: self.rows], cov, v[: self.rows], df)
@@ -238,26 +320,85 @@ class _CompactFits:
         ]
 
 
-def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
+def _zero_one(block) -> bool:
+    """Every value of the block is 0 or 1 (NaN is not)."""
+    block = np.asarray(block)
+    if block.size == 0:
+        return False
+    if block.dtype.kind in "bu":  # no negative values: the largest tells
+        return int(block.max()) <= 1
+    return bool(((block == 0) | (block == 1)).all())
+
+
+def _binary_block(block, cols, codes, kinds, carriers) -> None:
+    """Kinds and carriers of a block of 0/1 columns, as the kernel gives them: a column is
+    constant when it holds one value, else two-valued with its ones counted per class."""
+    n = block.shape[0]
+    # Sums of at most n ones: exact in any order and type.
+    ones = np.stack(
+        [block[codes == c].sum(axis=0, dtype=np.int64) for c in range(carriers.shape[1])]
+    )
+    total = ones.sum(axis=0)
+    kb = kinds[cols] = np.where((total == 0) | (total == n), CONSTANT, TWO_VALUED)
+    two = kb == TWO_VALUED
+    carriers[cols][two] = ones.T[two]
+
+
+def _counts_pass(X, counts, design, n_classes) -> FirstPass:
+    """The first pass of counts: every feature of kind COUNTS (constant when its counts are)."""
+    m = X.shape[1]
+    fit = linear_model_fit(counts[0], design, weights=counts[1])
+    kinds = np.full(m, COUNTS, np.int8)
+    # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
+    low, high = column_min_max(X)  # a sparse X is not densified
+    kinds[low == high] = CONSTANT
+    pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
+    fit = fit_rows(fit, kinds == COUNTS)
+    carriers = np.zeros((m, n_classes), np.uint8)
+    return FirstPass(kinds, fit, None, carriers, np.zeros(0, np.intp), np.zeros(0), pooled)
+
+
+def _scan(block, start, kernel, kinds, carriers, ties, ranks, fits) -> None:
+    """The kernel over a block of columns starting at column ``start``, a sub-block at a time
+    (its state stays in cache; an in-memory X is not copied)."""
+    first_pass_block, codes, sizes, spread, limits = kernel
+    n = block.shape[0]
+    for inner in iter_column_blocks(block.shape[1], _KERNEL_COLUMNS):
+        cols = slice(start + inner.start, start + inner.stop)
+        Xb = np.asarray(block[:, inner])
+        if Xb.dtype not in (np.float32, np.float64):
+            Xb = Xb.astype(np.float64)
+        out = first_pass_block(Xb, codes, sizes, spread)
+        if not out[12].all() and not np.isfinite(Xb).all():
+            bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
+            raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
+        kb = kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
+        carriers[cols][kb == TWO_VALUED] = out[4].T[kb == TWO_VALUED]
+        ranked = kb == RANKED
+        if ranked.any():
+            ties[0].append(cols.start + np.flatnonzero(ranked))
+            Xr = np.asarray(Xb[:, ranked], dtype=np.float64)
+            ties[1].append(tie_factor(Xr))
+            if ranks is not None:
+                ranks.add(ties[0][-1], Xr)
+        fits.add(out, kb == GAUSSIAN, n)
+
+
+def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) -> FirstPass:
     """Kinds, location (and spread) fits, carriers and tie factors, one block at a time.
 
     ``counts``: ``(log_cpm, weights)`` from :func:`widefs.stats.voom`; every feature is then of
-    kind ``COUNTS`` and fitted with its precision weights.
+    kind ``COUNTS`` and fitted with its precision weights. ``pooled``: also the pooled
+    variances of the gaussian features (``FirstPass.pooled``). Without ``counts``, the fits
+    hold the class coefficients 1..C-1 only (as coefficients 0..C-2) and the covariance of
+    that block.
     """
     lazy = is_lazy_matrix(X)
     n, m = X.shape
     design = class_design(codes, n_classes)
     no_ties = np.zeros(0, np.intp), np.zeros(0)
     if counts is not None:
-        fit = linear_model_fit(counts[0], design, weights=counts[1])
-        kinds = np.full(m, COUNTS, np.int8)
-        # Equal counts, not equal log-CPM: a gene never seen varies with the library sizes.
-        low, high = column_min_max(X)  # a sparse X is not densified
-        kinds[low == high] = CONSTANT
-        pooled = float(np.broadcast_to(fit.df_residual, (m,)).sum())
-        fit = fit_rows(fit, kinds == COUNTS)
-        carriers = np.zeros((m, n_classes), np.uint8)
-        return FirstPass(kinds, fit, None, carriers, *no_ties, pooled)
+        return _counts_pass(X, counts, design, n_classes)
     from widefs.univariate._screen_numpy import first_pass_kernel
 
     first_pass_block = first_pass_kernel(float(n) * m)
@@ -266,31 +407,27 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
     kinds = np.empty(m, np.int8)
     carriers = np.zeros((m, n_classes), np.min_scalar_type(n))
     tie_index, tie_values = [no_ties[0]], [no_ties[1]]
-    fits = _CompactFits(m, n_classes, 2 if spread else 1)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    fits = _CompactFits(m, sizes, 2 if spread else 1, pooled)
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
-    for outer in iter_column_blocks(m, block_width(n, 8, _BLOCK_BYTES)):
-        block = load_columns(X, outer, dtype) if lazy else X[:, outer]
-        # The kernel's state for a sub-block stays in cache; an in-memory X is not copied.
-        for inner in iter_column_blocks(outer.stop - outer.start, _KERNEL_COLUMNS):
-            cols = slice(outer.start + inner.start, outer.start + inner.stop)
-            Xb = np.asarray(block[:, inner])
-            if Xb.dtype not in (np.float32, np.float64):
-                Xb = Xb.astype(np.float64)
-            out = first_pass_block(Xb, codes, sizes, spread)
-            if not out[12].all() and not np.isfinite(Xb).all():
-                bad = cols.start + np.flatnonzero(~np.isfinite(Xb).all(axis=0))
-                raise ValueError(f"Input X contains NaN or infinity (columns {bad[:5].tolist()}).")
-            kb = kinds[cols] = _kinds_of(out[:4] + out[5:8], n, limits)
-            carriers[cols][kb == TWO_VALUED] = out[4].T[kb == TWO_VALUED]
-            ranked = kb == RANKED
-            if ranked.any():
-                tie_index.append(cols.start + np.flatnonzero(ranked))
-                tie_values.append(tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64)))
-            fits.add(out, kb == GAUSSIAN, n)
+    native = np.dtype(X.dtype)
+    ranks = KeptRanks(n) if lazy else None
+    # Out of core, a block is whole storage chunks: each chunk is decoded once.
+    width = block_width(n, 8, _BLOCK_BYTES)
+    for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
+        # Integers (a uint8 store of presence/absence) are read as they are stored, and
+        # converted to floats only for the kernel: a block of 0/1 values never is.
+        read = native if lazy and native.kind in "biu" else dtype
+        block = load_columns(X, outer, read) if lazy else X[:, outer]
+        if _BINARY_FAST and _zero_one(block):
+            _binary_block(np.asarray(block), outer, codes, kinds, carriers)
+            continue
+        block = block.astype(dtype) if block.dtype != dtype and lazy else block
+        kernel = (first_pass_block, codes, sizes, spread, limits)
+        _scan(block, outer.start, kernel, kinds, carriers, (tie_index, tie_values), ranks, fits)
     location, *rest = fits.fits(design, n, n_classes)
     return FirstPass(
         kinds,
@@ -300,4 +437,6 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None) -> FirstPass:
         np.concatenate(tie_index),
         np.concatenate(tie_values),
         float(n - n_classes) * m,  # the sum of m equal integers: exact
+        None if ranks is None else ranks.close(),
+        None if fits.pooled is None else fits.pooled[: fits.rows],
     )

@@ -38,14 +38,15 @@ from widefs.univariate._kinds import (
     class_design,
     first_pass,
     fit_rows,
+    pooled_variances,
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
-from widefs.univariate._screen_select import bh_cut, tarone
+from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
 from widefs.univariate._thresholds import top_k
 
-__all__ = ["ClassDifferenceScreen", "auto_spread_weight"]
+__all__ = ["ClassDifferenceScreen", "auto_spread_weight", "pooled_variances"]
 
 #: Smallest class size at which the spread statistic gets a share of the level, and the share
 #: of the ranked features (and of every feature when ``spread_weight`` is a number).
@@ -91,24 +92,6 @@ def auto_spread_weight(class_sizes) -> float:
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
 
 
-def pooled_variances(fit, sizes) -> np.ndarray:
-    """Sample variance of every feature's values, all classes pooled (no labels), from the
-    class design's fit: residual sum of squares plus the between-class sum of squares."""
-    n = float(np.sum(sizes))
-    means = fit.coefficients.copy()
-    means[:, 1:] += means[:, :1]
-    grand = means @ sizes / n
-    # In place: the same operations without a temporary per feature and class.
-    means -= grand[:, None]
-    means **= 2
-    between = means @ sizes
-    del means, grand
-    pooled = fit.variances * fit.df_residual
-    pooled += between
-    pooled /= n - 1.0
-    return pooled
-
-
 def spread_shares(pooled, ref) -> np.ndarray:
     """Share of the level of each gaussian feature's spread test under ``spread_weight="auto"``.
 
@@ -119,8 +102,12 @@ def spread_shares(pooled, ref) -> np.ndarray:
     of them under the Gaussian null (Basu's theorem: the mean and the total sum of squares are
     complete sufficient), so the weighted Bonferroni keeps its level feature by feature.
     """
-    wide = pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
-    return np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
+    return np.where(wide_spread(pooled, ref), SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
+
+
+def wide_spread(pooled, ref) -> np.ndarray:
+    """The features :func:`spread_shares` gives the wide share (one byte each)."""
+    return pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
 
 
 def _scores(pvalues) -> np.ndarray:
@@ -140,6 +127,10 @@ def _best_score(pvalues, constant) -> float:
         if keep.any():
             best = max(best, float(_scores(pvalues[block][keep]).max()))
     return best
+
+
+def _values(kept) -> np.ndarray:
+    return kept.toarray() if isinstance(kept, CodedValues) else kept
 
 
 class ClassDifferenceScreen(
@@ -249,16 +240,16 @@ class ClassDifferenceScreen(
 
     Notes
     -----
-    ``X`` may be a dask array, a zarr array, a numpy memmap or a scipy sparse matrix or array:
-    it is read one block of columns at a time, twice for the ranked features (their strata
-    are known after the first pass); a sparse ``X`` is converted to CSC once and never
-    densified whole, with the same kinds and p-values as the dense matrix. Counts must be in
-    memory or sparse (voom needs each sample's library size). Memory beyond one block: the
-    fitted arrays (five float64 and four one-byte values per feature; an array's zeros take
-    no memory until written, so a presence/absence fit holds about 30 bytes per feature,
-    a gaussian one about 45), the number of carriers per class (one byte each) and, while
-    it runs, the linear fits of the gaussian features (48 bytes each with the spread test,
-    24 without); every other step works a block of features at a time.
+    ``X`` may be a dask array, a zarr array, a numpy memmap, bits packed in a
+    :class:`widefs.utils.PackedBits` or a scipy sparse matrix or array: it is read once, a
+    block of whole storage chunks at a time (the ranked features' mid-ranks are kept for the
+    rank branch); a sparse ``X`` is converted to CSC once and never densified whole, with the
+    same kinds and p-values as the dense matrix. Counts must be in memory or sparse (voom
+    needs each sample's library size). Memory beyond one block: the fitted arrays (three
+    float64 and six one-byte values per feature; zeros take no memory until written), the
+    carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
+    examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
+    classes and the spread test); every other step works a block of features at a time.
 
     Examples
     --------
@@ -376,6 +367,19 @@ class ClassDifferenceScreen(
         a wide fit keeps one array per feature fewer."""
         return _scores(self.pvalues_)
 
+    # Kept as codes of their few distinct values (CodedValues: one byte per feature), the
+    # float64 arrays made when read; an array set as a whole (a design fit) is kept as is.
+    min_pvalues_ = property(
+        lambda self: _values(self._min_pvalues),
+        lambda self, value: setattr(self, "_min_pvalues", value),
+        doc="Smallest p-value each feature could get (made from one-byte codes when read).",
+    )
+    spread_weights_ = property(
+        lambda self: _values(self._spread_weights),
+        lambda self, value: setattr(self, "_spread_weights", value),
+        doc="Share of the level each feature's spread test had (made when read).",
+    )
+
     def select_under(self, threshold, alpha=None):
         """The cut and the selection another rule gives on this fit, without a refit.
 
@@ -448,20 +452,22 @@ class ClassDifferenceScreen(
             if self.counts_
             else ""
         )
-        passed = first_pass(X, codes, C, spread=self.spread_weight_ > 0, counts=voomed)
-        m = X.shape[1]
+        spread = self.spread_weight_ > 0
+        auto = spread and self.spread_weight == "auto"
+        passed = first_pass(X, codes, C, spread=spread, counts=voomed, pooled=auto)
         self.kinds_ = passed.kinds
-        # min_pvalues_ and spread_statistics_ are made by _parametric after its first test.
-        self.pvalues_, self.location_statistics_ = np.ones(m), np.zeros(m)
         self._parametric(passed, sizes)
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
             n_scored = int(np.sum(self.kinds_ != 0))
             untied = int(min(MAX_UNTIED_DRAWS, max(STRATUM_DRAWS, np.ceil(n_scored / self.alpha))))
+            kept = passed.ranks
+            # Out of core, the first pass kept the ranked features' mid-ranks: no second read.
+            reread = kept is None or not np.array_equal(kept.index, ranked)
             branch = rank_branch(
-                X,
-                ranked,
+                X if reread else kept,
+                ranked if reread else np.arange(ranked.size),
                 passed.ties(ranked),
                 codes,
                 C,
@@ -469,10 +475,11 @@ class ClassDifferenceScreen(
                 rng,
                 untied_draws=untied,
             )
-            self.pvalues_[ranked], self.min_pvalues_[ranked] = branch.pvalues, branch.min_pvalues
+            self.pvalues_[ranked] = branch.pvalues
+            self._min_pvalues.set(ranked, branch.min_pvalues)
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
-            self.spread_weights_[ranked] = self.spread_weight_
+            self._spread_weights.codes[ranked] = 1  # the nominal share
 
     def _parametric(self, passed, sizes):
         """Moderated F of the gaussian (or counts) features, priors fitted on them alone.
@@ -486,40 +493,51 @@ class ClassDifferenceScreen(
         modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
         loc = passed.location
         spr = passed.spread if self.spread_weight_ > 0 else None
+        wide = None
+        if passed.pooled is not None:  # spread_weight="auto": the median needs them all once
+            ref = np.median(passed.pooled) if passed.pooled.size else 0.0
+            wide = wide_spread(passed.pooled, ref)
+            passed.pooled = None  # one bool per feature instead of a float64
         priors = [fit_f_dist(loc.variances, loc.df_residual)]
         if spr is not None:
             priors.append(fit_f_dist(spr.variances, spr.df_residual))
         self.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
-        ref = None
-        if spr is not None and self.spread_weight == "auto":
-            pooled = pooled_variances(loc, sizes)  # the median needs them all once
-            ref = np.median(pooled) if pooled.size else 0.0
-            del pooled
-        # Zeros are not written: a large allocation costs memory only where it is written.
-        self.min_pvalues_ = np.zeros(m)
-        self.min_pvalues_[self.kinds_ == 0] = 1.0
-        self.spread_statistics_, self.spread_weights_ = np.zeros(m), np.zeros(m)
+        # Allocated once the priors are fitted (their temporaries freed). Zeros are not
+        # written: a large allocation costs memory only where it is written.
+        self.pvalues_ = np.ones(m)
+        self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
+        self._min_pvalues = CodedValues(m, (0.0, 1.0))
+        self._min_pvalues.codes[self.kinds_ == 0] = 1
+        self._spread_weights = CodedValues(
+            m, (0.0, self.spread_weight_, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
+        )
+        auto = self.spread_weight == "auto" and spr is not None
         row = 0
         for block in feature_blocks(m, 128, _BLOCK_BYTES):
             mk = modelled[block]
             g = int(np.count_nonzero(mk))
             if g:
-                fits = [fit_rows(f, slice(row, row + g)) for f in (loc, spr) if f is not None]
-                self._parametric_block(block, mk, fits, priors, sizes, ref, passed.pooled_df)
+                rows = slice(row, row + g)
+                fits = [fit_rows(f, rows) for f in (loc, spr) if f is not None]
+                shares = wide[rows] if auto else None
+                self._parametric_block(block, mk, fits, priors, shares, passed.pooled_df)
                 row += g
         passed.location = passed.spread = None
 
-    def _parametric_block(self, block, mk, fits, priors, sizes, ref, pooled_df):
-        """The moderated tests of the modelled features ``mk`` of ``block``."""
-        coefs = list(range(1, self.classes_.size))
+    def _parametric_block(self, block, mk, fits, priors, wide, pooled_df):
+        """The moderated tests of the modelled features ``mk`` of ``block``; ``wide``: which
+        of them get the wide spread share (``spread_weight="auto"``), else None."""
+        C = self.classes_.size
+        # The tested coefficients are the fit's last C - 1 (the gaussian fits keep only those).
+        coefs = list(range(fits[0].coefficients.shape[1] - (C - 1), fits[0].coefficients.shape[1]))
         test = moderated_f(fits[0], coefs, prior=priors[0], pooled_df=pooled_df)
         p = test.pvalues
         self.location_statistics_[block][mk] = test.statistics
         if len(fits) > 1:
             w = (
                 self.spread_weight_
-                if ref is None
-                else spread_shares(pooled_variances(fits[0], sizes), ref)
+                if wide is None
+                else np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
             )
             spread = moderated_f(fits[1], coefs, prior=priors[1], pooled_df=pooled_df)
             self.spread_statistics_[block][mk] = spread.statistics
@@ -527,7 +545,8 @@ class ClassDifferenceScreen(
             p /= 1.0 - w
             q /= w
             np.minimum(p, q, out=p)
-            self.spread_weights_[block][mk] = w
+            codes = self._spread_weights.codes[block]
+            codes[mk] = 1 if wide is None else np.where(wide, 2, 3)
         np.minimum(p, 1.0, out=p)
         self.pvalues_[block][mk] = p
 
@@ -549,7 +568,8 @@ class ClassDifferenceScreen(
                 n = float(sizes.sum())
                 passed.add_ties(two, (k**3 - k + (n - k) ** 3 - (n - k)) / (n**3 - n))
                 return
-            self.pvalues_[rows], self.min_pvalues_[rows] = p, floors
+            self.pvalues_[rows] = p
+            self._min_pvalues.set(rows, floors)
             self.location_statistics_[rows] = self._binary_f(carriers, sizes)
 
     @staticmethod
@@ -571,7 +591,7 @@ class ClassDifferenceScreen(
         # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
         # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
         # property of its test: it stays counted.
-        testable, K = tarone(self.kinds_, self.min_pvalues_, alpha)
+        testable, K = tarone(self.kinds_, self._min_pvalues, alpha)
         if threshold == "bonferroni":
             cut = alpha / K if K else -1.0
         else:

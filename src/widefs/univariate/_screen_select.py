@@ -20,13 +20,63 @@ from numpy.typing import NDArray
 
 from widefs._utils import feature_blocks
 
-__all__ = ["bh_cut", "tarone"]
+__all__ = ["CodedValues", "bh_cut", "tarone"]
 
 TWO_VALUED = 1  # the kind code of _kinds (not imported: _kinds loads the screen's kernels)
 # Candidates of the Benjamini-Hochberg cut: p <= alpha * (1 + _MARGIN) holds every p-value
 # whose scaled value p m / j (rounded twice) can be <= alpha.
 _MARGIN = 1e-9
 _BLOCK_BYTES = 4 * 2**20  # temporaries of a block of features
+
+
+class CodedValues:
+    """A float64 array of few distinct values, kept as one small integer code per element.
+
+    The screen's ``min_pvalues_`` take few values (0, 1, one floor per number of carriers of
+    the two-valued features, one per stratum of the ranked ones) and its ``spread_weights_``
+    four: a code of one byte (two or four when there are more distinct values) stands for
+    the eight bytes of each value. Indexing gives the values; unset elements are ``table[0]``.
+
+    Parameters
+    ----------
+    size : int
+        Number of elements.
+    table : sequence of float
+        The first values; ``set`` adds the others.
+    """
+
+    def __init__(self, size: int, table=(0.0,)):
+        self.table = np.asarray(table, dtype=np.float64)
+        self.codes = np.zeros(size, np.uint8)  # zeros: no memory until written
+        self._index = {float(v): i for i, v in enumerate(self.table)}
+
+    @property
+    def size(self) -> int:
+        return self.codes.size
+
+    def set(self, rows, values) -> None:
+        """``self[rows] = values``: each distinct value gets a code (the table grows)."""
+        distinct, inverse = np.unique(np.asarray(values, dtype=np.float64), return_inverse=True)
+        new = [float(v) for v in distinct if float(v) not in self._index]
+        if new:
+            for v in new:
+                self._index[v] = len(self._index)
+            self.table = np.concatenate([self.table, new])
+            wanted = np.min_scalar_type(self.table.size - 1)
+            if np.dtype(wanted).itemsize > self.codes.itemsize:
+                self.codes = self.codes.astype(wanted)
+        mapped = np.array([self._index[float(v)] for v in distinct], dtype=self.codes.dtype)
+        self.codes[rows] = mapped[inverse.ravel()]
+
+    def __getitem__(self, key) -> np.ndarray:
+        return self.table[self.codes[key]]
+
+    def toarray(self) -> np.ndarray:
+        """All the values, float64."""
+        out = np.empty(self.codes.size)
+        for block in feature_blocks(self.codes.size, 16, _BLOCK_BYTES):
+            np.take(self.table, self.codes[block], out=out[block])
+        return out
 
 
 def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
@@ -38,7 +88,8 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
     Parameters
     ----------
     kinds : ndarray of int8, shape (n_features,)
-    min_pvalues : ndarray of shape (n_features,)
+    min_pvalues : ndarray or CodedValues of shape (n_features,)
+        Read a block at a time.
     alpha : float
 
     Returns
