@@ -101,6 +101,7 @@ _SCREEN_MEMORY_TESTS = [
             "screen_numpy_mutants",
             "shape_table",
             "screen_select_under",
+            "screen_reads",
         )
     ),
     *_SCREEN_TESTS,
@@ -108,7 +109,12 @@ _SCREEN_MEMORY_TESTS = [
 _SCREEN_SELECT_TESTS = [
     *(
         f"tests/univariate/test_{name}.py"
-        for name in ("screen_select_mutants", "screen_select_under", "screen_memory")
+        for name in (
+            "screen_select_mutants",
+            "screen_select_under",
+            "screen_memory",
+            "screen_reads",
+        )
     ),
 ]
 
