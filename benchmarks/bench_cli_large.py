@@ -112,6 +112,8 @@ def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
     err_lines, stages, cpu_before = [], [], 0.0
     for line in proc.stderr:
         err_lines.append(line)
+        if line.startswith("widefs: "):  # as it arrives: a run stopped early still tells
+            print(f"{n_features}: {line.rstrip()}", flush=True)
         match = re.match(r"widefs: \[\s*([\d.]+) s\] done: (.*) \(([\d.]+) s\)$", line.strip())
         read = re.match(r"widefs: \[\s*([\d.]+) s\] done: reading ", line.strip())
         if read:  # this line gives the time since the start; the stage is reading + imports
