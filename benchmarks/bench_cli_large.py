@@ -12,7 +12,8 @@ the ``cli_scale_large`` section of docs/results/benchmarks_scale.md, each size a
 target: 100 x 200,000 at most 120 s of CPU and 1.7 GB; 100 x 1,000,000 at most 10 minutes
 on 2 cores and 2 GB.
 
-``--save FILE`` also stores the runs as JSON; ``--load FILE [FILE ...]`` writes the section
+``--data-dir DIR`` writes the CSV files there (and reads one already there) and leaves them
+for the caller to delete; ``--save FILE`` also stores the runs as JSON; ``--load FILE [FILE ...]`` writes the section
 from stored runs (sizes run in separate processes, side by side) without running anything.
 
 Usage::
@@ -82,9 +83,10 @@ def _cpu_seconds(pid: int, seen: dict) -> float:
     return sum(seen.values())
 
 
-def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
-    data = workdir / f"wide_{n_features}.csv"
-    write_wide_csv(data, 100, n_features)
+def run_one(n_features: int, workdir: Path, jobs: int, data_dir: Path | None = None) -> dict:
+    data = (data_dir or workdir) / f"wide_{n_features}.csv"
+    if data_dir is None or not data.exists():  # the same seed writes the same file
+        write_wide_csv(data, 100, n_features)
     cmd = ["/usr/bin/time", "-v", "widefs", "run", str(data), "--out", str(workdir / "report")]
     t0, load_start = time.perf_counter(), os.getloadavg()[0]
     proc = subprocess.Popen(
@@ -127,7 +129,8 @@ def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
     proc.wait()
     sampler.join()
     err = "".join(err_lines)
-    data.unlink()
+    if data_dir is None:
+        data.unlink()
     return {
         "features": n_features,
         "status": proc.returncode,
@@ -165,6 +168,9 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--save", type=Path, help="also store the runs as JSON here")
+    parser.add_argument(
+        "--data-dir", type=Path, help="keep (and reuse) the CSV files here; delete them after"
+    )
     parser.add_argument("--load", type=Path, nargs="+", help="write the section from stored runs")
     args = parser.parse_args(argv)
     machine = machine_note()
@@ -178,7 +184,7 @@ def main(argv=None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             for n in args.sizes:
-                r = run_one(n, Path(tmp), args.jobs)
+                r = run_one(n, Path(tmp), args.jobs, args.data_dir)
                 print(r, flush=True)
                 rows.append(r)
         if args.save:
