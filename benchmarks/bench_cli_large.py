@@ -168,6 +168,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--save", type=Path, help="also store the runs as JSON here")
+    parser.add_argument("--note", default="", help="a sentence added below the tables")
     parser.add_argument(
         "--data-dir", type=Path, help="keep (and reuse) the CSV files here; delete them after"
     )
@@ -206,7 +207,7 @@ def main(argv=None) -> int:
         "| stage | "
         + " | ".join(f"{r['features']:,}: wall s | CPU s | peak PSS MB" for r in rows)
         + " |",
-        "|---|" + "---|" * len(rows),
+        "|---|" + "---|---|---|" * len(rows),
     ]
     for i, name in enumerate(names):
         cells = [_stage_cells(r["stages"][i]) if i < len(r["stages"]) else "" for r in rows]
@@ -223,11 +224,15 @@ its workers sampled every second. {machine} Targets: 100 x 200,000 at most 120 s
 
 {chr(10).join(table)}
 
-Where the time goes: each stage's wall time, from the stage lines of the run (on a shared
-machine the wall clock also measures the other jobs).
+Where the time goes: each stage's wall time (from the stage lines of the run; on a shared
+machine the wall clock also measures the other jobs), the CPU time of the process and its
+workers while it ran, and the peak PSS of the tree during it. The first stage is the reading
+of the CSV with the modules' loading; the CPU of writing the report is in the total only.
 
 {chr(10).join(stage_table)}
 """
+    if args.note:
+        text += f"\n{args.note}\n"
     headline = "`widefs run`'s default analysis of " + "; of ".join(
         f"100 x {r['features']:,} takes {r['wall'] / 60:.1f} min, {r['cpu']:.0f} s CPU and "
         f"{r['pss_mb'] / 1024:.1f} GB on 2 cores"
