@@ -5,20 +5,28 @@ classes, 20 informative features; nothing is committed), then
 ``/usr/bin/time -v widefs run DATA --out DIR --jobs J`` in a fresh process, while the
 proportional set size (PSS: each shared page counted once) of the process and its workers
 is sampled every second from ``/proc/<pid>/smaps_rollup``. Records the wall clock, the CPU
-time (user + system, workers included), the peak PSS of the tree, and the wall time of each
-stage from the stage lines ``widefs run`` writes to a stderr that is not a terminal. Writes
+time (user + system, workers included), the peak PSS of the tree, and for each stage (from
+the stage lines ``widefs run`` writes to a stderr that is not a terminal) its wall time, the
+CPU time of the tree while it ran (from ``/proc/<pid>/stat``) and its peak PSS. Writes
 the ``cli_scale_large`` section of docs/results/benchmarks_scale.md, each size against its
 target: 100 x 200,000 at most 120 s of CPU and 1.7 GB; 100 x 1,000,000 at most 10 minutes
 on 2 cores and 2 GB.
 
+``--data-dir DIR`` writes the CSV files there (and reads one already there) and leaves them
+for the caller to delete; ``--save FILE`` also stores the runs as JSON; ``--load FILE [FILE ...]`` writes the section
+from stored runs (sizes run in separate processes, side by side) without running anything.
+
 Usage::
 
     nice -n 10 python benchmarks/bench_cli_large.py [--sizes 200000 1000000] [--jobs 2]
+    nice -n 10 python benchmarks/bench_cli_large.py --sizes 1000000 --save /tmp/run_1m.json
+    python benchmarks/bench_cli_large.py --load /tmp/run_200k.json /tmp/run_1m.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -64,11 +72,23 @@ def _pss_mb(pid: int) -> float:
     return total / 1024
 
 
-def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
-    data = workdir / f"wide_{n_features}.csv"
-    write_wide_csv(data, 100, n_features)
+def _cpu_seconds(pid: int, seen: dict) -> float:
+    """User + system CPU of the tree: the last value read of every process it ever held
+    (a worker that ended keeps its share)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for p in _tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            seen[p] = (int(fields[11]) + int(fields[12])) / tick
+    return sum(seen.values())
+
+
+def run_one(n_features: int, workdir: Path, jobs: int, data_dir: Path | None = None) -> dict:
+    data = (data_dir or workdir) / f"wide_{n_features}.csv"
+    if data_dir is None or not data.exists():  # the same seed writes the same file
+        write_wide_csv(data, 100, n_features)
     cmd = ["/usr/bin/time", "-v", "widefs", "run", str(data), "--out", str(workdir / "report")]
-    t0 = time.perf_counter()
+    t0, load_start = time.perf_counter(), os.getloadavg()[0]
     proc = subprocess.Popen(
         [*cmd, "--jobs", str(jobs)],
         stdout=subprocess.DEVNULL,
@@ -76,25 +96,41 @@ def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
         text=True,
         env={**os.environ, "COLUMNS": "100"},
     )
-    peak = {"pss": 0.0}
+    peak = {"pss": 0.0, "stage": 0.0}
+    cpu_seen: dict = {}
+    lock = threading.Lock()
 
     def sample():
         while proc.poll() is None:
-            peak["pss"] = max(peak["pss"], _pss_mb(proc.pid))
+            pss = _pss_mb(proc.pid)
+            with lock:
+                peak["pss"] = max(peak["pss"], pss)
+                peak["stage"] = max(peak["stage"], pss)
+                _cpu_seconds(proc.pid, cpu_seen)
             time.sleep(1.0)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    err_lines, stages = [], []
+    err_lines, stages, cpu_before = [], [], 0.0
     for line in proc.stderr:
         err_lines.append(line)
+        if line.startswith("widefs: "):  # as it arrives: a run stopped early still tells
+            print(f"{n_features}: {line.rstrip()}", flush=True)
         match = re.match(r"widefs: \[\s*([\d.]+) s\] done: (.*) \(([\d.]+) s\)$", line.strip())
-        if match and not match.group(2).startswith(("search certificate", "nested CV")):
-            stages.append((match.group(2), float(match.group(3))))
+        read = re.match(r"widefs: \[\s*([\d.]+) s\] done: reading ", line.strip())
+        if read:  # this line gives the time since the start; the stage is reading + imports
+            match = (None, None, "reading the CSV, modules loaded", read.group(1))
+        if match and not match[2].startswith(("search certificate", "nested CV")):
+            with lock:
+                cpu = _cpu_seconds(proc.pid, cpu_seen)
+                stage_peak, peak["stage"] = peak["stage"], 0.0
+            stages.append((match[2], float(match[3]), cpu - cpu_before, stage_peak))
+            cpu_before = cpu
     proc.wait()
     sampler.join()
     err = "".join(err_lines)
-    data.unlink()
+    if data_dir is None:
+        data.unlink()
     return {
         "features": n_features,
         "status": proc.returncode,
@@ -103,6 +139,7 @@ def run_one(n_features: int, workdir: Path, jobs: int) -> dict:
         + float(_field(err, "System time (seconds)") or 0),
         "pss_mb": peak["pss"],
         "load": os.getloadavg()[0],
+        "load_start": load_start,
         "stages": stages,
         "elapsed": time.perf_counter() - t0,
     }
@@ -121,35 +158,59 @@ def _verdict(r: dict) -> str:
     return "; ".join(checks)
 
 
+def _stage_cells(stage) -> str:
+    _, wall, cpu, pss = stage
+    return f"{wall:.1f} | {cpu:.1f} | {pss:.0f}"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--save", type=Path, help="also store the runs as JSON here")
+    parser.add_argument("--note", default="", help="a sentence added below the tables")
+    parser.add_argument(
+        "--data-dir", type=Path, help="keep (and reuse) the CSV files here; delete them after"
+    )
+    parser.add_argument("--load", type=Path, nargs="+", help="write the section from stored runs")
     args = parser.parse_args(argv)
     machine = machine_note()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in args.sizes:
-            r = run_one(n, Path(tmp), args.jobs)
-            print(r, flush=True)
-            rows.append(r)
+    if args.load:
+        for path in args.load:
+            stored = json.loads(path.read_text())
+            rows.extend(stored["runs"])
+            machine = stored["machine"]
+        args.sizes = [r["features"] for r in rows]
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in args.sizes:
+                r = run_one(n, Path(tmp), args.jobs, args.data_dir)
+                print(r, flush=True)
+                rows.append(r)
+        if args.save:
+            args.save.write_text(json.dumps({"machine": machine, "runs": rows}))
+            return 0
     table = [
         "| features | wall clock (s) | CPU, user + system (s) | peak PSS of the tree (MB) "
-        "| load at the end | exit | targets |",
+        "| load average, start / end | exit | targets |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         table.append(
             f"| {r['features']:,} | {r['wall']:.0f} | {r['cpu']:.0f} | {r['pss_mb']:.0f} | "
-            f"{r['load']:.1f} | {r['status']} | {_verdict(r)} |"
+            f"{r.get('load_start', float('nan')):.1f} / {r['load']:.1f} | {r['status']} | "
+            f"{_verdict(r)} |"
         )
-    names = [name for name, _ in rows[0]["stages"]]
+    names = [stage[0] for stage in rows[0]["stages"]]
     stage_table = [
-        "| stage | " + " | ".join(f"{r['features']:,} features, wall s" for r in rows) + " |",
-        "|---|" + "---|" * len(rows),
+        "| stage | "
+        + " | ".join(f"{r['features']:,}: wall s | CPU s | peak PSS MB" for r in rows)
+        + " |",
+        "|---|" + "---|---|---|" * len(rows),
     ]
     for i, name in enumerate(names):
-        cells = [f"{r['stages'][i][1]:.1f}" if i < len(r["stages"]) else "" for r in rows]
+        cells = [_stage_cells(r["stages"][i]) if i < len(r["stages"]) else "" for r in rows]
         stage_table.append(f"| {name} | " + " | ".join(cells) + " |")
     sizes = " ".join(map(str, args.sizes))
     text = f"""## `widefs run`, the default analysis, on 100 x {" and ".join(f"{n:,}" for n in args.sizes)} features
@@ -163,11 +224,15 @@ its workers sampled every second. {machine} Targets: 100 x 200,000 at most 120 s
 
 {chr(10).join(table)}
 
-Where the time goes: each stage's wall time, from the stage lines of the run (on a shared
-machine the wall clock also measures the other jobs).
+Where the time goes: each stage's wall time (from the stage lines of the run; on a shared
+machine the wall clock also measures the other jobs), the CPU time of the process and its
+workers while it ran, and the peak PSS of the tree during it. The first stage is the reading
+of the CSV with the modules' loading; the CPU of writing the report is in the total only.
 
 {chr(10).join(stage_table)}
 """
+    if args.note:
+        text += f"\n{args.note}\n"
     headline = "`widefs run`'s default analysis of " + "; of ".join(
         f"100 x {r['features']:,} takes {r['wall'] / 60:.1f} min, {r['cpu']:.0f} s CPU and "
         f"{r['pss_mb'] / 1024:.1f} GB on 2 cores"

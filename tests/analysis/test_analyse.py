@@ -179,3 +179,29 @@ def test_wrappers_are_prescreened_only_on_wider_data(n_features, wrapped):
         assert isinstance(est, Prescreened) == (wrapped and is_wrapper), cand.name
         if isinstance(est, Prescreened):
             assert est.k == PRESCREEN and "training fold first" in cand.note
+
+
+def test_a_float32_matrix_gives_the_numbers_of_its_float64_copy(colon):
+    """A float32 X is analysed as float32 (no float64 copy of the whole matrix; the parts
+    widen blocks of columns where a statistic needs float64) and every number equals that
+    of its float64 copy: the comparison, the feature table, the certificates, the SCMs,
+    the rules and the CEFS subsets."""
+    from widefs.analysis._inputs import check_inputs
+
+    X, y = colon
+    X32 = X[:, :300].astype(np.float32)
+    assert check_inputs(X32, y, None, None)[0] is X32
+    kwargs = dict(quick=True, n_null_permutations=20, n_permutations=2, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = analyse(X32, y, **kwargs)
+        b = analyse(X32.astype(float), y, **kwargs)
+    pd.testing.assert_frame_equal(a.comparison, b.comparison)
+    pd.testing.assert_frame_equal(a.features, b.features)
+    assert {k: c.pvalue for k, c in a.certificates.items()} == {
+        k: c.pvalue for k, c in b.certificates.items()
+    }
+    assert a.scm.descriptions == b.scm.descriptions
+    assert a.rules.summary.text == b.rules.summary.text
+    assert a.cefs.class_subsets == b.cefs.class_subsets
+    assert a.chance.loo == b.chance.loo

@@ -550,3 +550,27 @@ def test_no_room_left_under_the_address_space_limit_is_zero(monkeypatch):
         _memory.resource, "getrlimit", lambda _: (1000, _memory.resource.RLIM_INFINITY)
     )
     assert _memory._address_space_available() == 0
+
+
+def test_a_float32_matrix_stays_float32_unless_cells_are_imputed():
+    """The reader's float32 matrix is checked without a float64 copy (same values); imputing
+    a median (the mean of two middle values, not a float32 in general: (0.2 + 0.3) / 2 here)
+    widens it, so the imputed values are those of the float64 path."""
+
+    def single(X):
+        return RawTable(
+            ["g0", "g1"],
+            X,
+            np.array(["a", "b"] * (X.shape[0] // 2) + ["a"] * (X.shape[0] % 2), object),
+        )
+
+    X = np.array([[1, 0.1], [2, 0.2], [3, np.nan], [4, 0.3], [5, 0.7]], dtype=np.float32)
+    clean = X[[0, 1, 3, 4]]
+    out, _, _ = check_values(single(clean), False, False, [])
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, clean)
+    out, _, imputed = check_values(single(X.copy()), True, False, [])
+    expected, _, _ = check_values(table(X), True, False, [])
+    assert out.dtype == np.float64 and imputed == ["g1"]
+    np.testing.assert_array_equal(out, expected)
+    assert out[2, 1] == (float(X[1, 1]) + float(X[3, 1])) / 2 != float(np.float32(out[2, 1]))

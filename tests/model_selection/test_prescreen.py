@@ -33,6 +33,40 @@ def test_blockwise_f_equals_f_classif_across_blocks():
     assert np.isnan(F[[5, -1]]).all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_blockwise_f_is_f_classif_bit_for_bit_and_widens_float32(seed):
+    """Unbalanced classes (2 or 3, as strings), decimals as read from a CSV: the same floats
+    as f_classif; a float32 matrix gives f_classif's floats on its float64 copy (a screen of
+    float32 data keeps the features it kept on float64), and Prescreened keeps the same."""
+    rng = np.random.default_rng(seed)
+    n = (17, 62, 80, 33)[seed]
+    X = np.round(rng.normal(size=(n, 3 * block_width(n) + 5)) * 10 ** (seed % 3), 4)
+    y = np.array(["a", "b", "c"])[rng.integers(0, 2 + seed % 2, n)]
+    X[:, 3] = -7.25  # constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        F_ref, p_ref = f_classif(X, y)
+        F32_ref, _ = f_classif(X.astype(np.float32).astype(float), y)
+    F, p = f_scores_blockwise(X, y)
+    np.testing.assert_array_equal(F, F_ref)
+    np.testing.assert_array_equal(p, p_ref)
+    F32, _ = f_scores_blockwise(X.astype(np.float32), y)
+    np.testing.assert_array_equal(F32, F32_ref)
+    fit32 = Prescreened(GaussianNB(), k=25).fit(X.astype(np.float32), y)
+    fit64 = Prescreened(GaussianNB(), k=25).fit(X.astype(np.float32).astype(float), y)
+    np.testing.assert_array_equal(fit32.screen_support_, fit64.screen_support_)
+    np.testing.assert_array_equal(fit32.scores_, F32_ref)
+
+
+def test_blockwise_f_refuses_missing_values_and_a_wrong_length_of_labels():
+    X = np.ones((4, 3))
+    X[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        f_scores_blockwise(X, [0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"one label per row of X \(4\)"):
+        f_scores_blockwise(np.ones((4, 3)), [0, 1, 1])
+
+
 @pytest.mark.parametrize("k", [1, 3, 10, 39, 40, 41])
 def test_screen_keeps_what_select_k_best_keeps_ties_and_constants_included(k):
     rng = np.random.default_rng(1)

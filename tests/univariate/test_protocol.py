@@ -122,3 +122,62 @@ def test_permutation_null_per_round_matches_brute_force(problem):
         fdr_sizes.append(int((benjamini_hochberg(pvalues) <= 0.05).sum()))
     np.testing.assert_allclose(curve.outcomes["mgm"].cut, mgm_cuts, rtol=1e-12)
     np.testing.assert_array_equal(curve.outcomes["fdr"].n_selected, fdr_sizes)
+
+
+def _curve_fields(curve):
+    outcomes = {k: (o.accuracy, o.correct, o.n_selected, o.cut) for k, o in curve.outcomes.items()}
+    sums = (curve.accuracy, curve.mean_selected, curve.expected_errors, curve.expected_min_errors)
+    return sums, outcomes
+
+
+def _assert_same_curve(a, b):
+    (sa, oa), (sb, ob) = _curve_fields(a), _curve_fields(b)
+    for u, v in zip(sa, sb, strict=True):
+        np.testing.assert_array_equal(u, v)
+    assert oa.keys() == ob.keys()
+    for key in oa:
+        for u, v in zip(oa[key], ob[key], strict=True):
+            np.testing.assert_array_equal(u, v, err_msg=key)
+
+
+@pytest.mark.parametrize("null", ["permutation", "analytic"])
+def test_chunked_rounds_equal_one_pass_and_float32_equals_float64(monkeypatch, null):
+    """The rounds pass over the features in chunks (bounded memory); the bucket sums carry
+    from chunk to chunk, so a curve in 1-feature or 7-feature chunks equals the one-chunk
+    curve bit for bit, with FDR selections under the permutation null (scored on the
+    recomputed terms of the selected features) and a constant column; a float32 matrix
+    gives the curve of its float64 copy (its chunks are widened)."""
+    import widefs.univariate._protocol as protocol
+
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b"], 20)
+    X = np.round(rng.normal(size=(40, 60)), 4).astype(np.float32)
+    X[y == "b", :12] += 1.5
+    X[:, 5] = 2.0
+    kw = dict(
+        random_state=3,
+        null=null,
+        n_permutations=300,
+        thresholds=("all", "mgm", "max_chance", "fdr", "bonferroni"),
+    )
+    whole = leave_one_out_threshold_curve(X.astype(float), y, **kw)
+    assert whole.outcomes["fdr"].n_selected.sum() > 0  # the selected-terms path runs
+    per_feature = 8 * (2 * 40 + 40 * 7)
+    for width in (1, 7):
+        monkeypatch.setattr(protocol, "_CHUNK_BYTES", width * per_feature)
+        assert len(list(protocol._chunks((40, 59), 2))) == -(-59 // width)
+        _assert_same_curve(whole, leave_one_out_threshold_curve(X.astype(float), y, **kw))
+    monkeypatch.undo()
+    _assert_same_curve(whole, leave_one_out_threshold_curve(X, y, **kw))
+
+
+def test_permutation_pvalues_rebuilt_from_counts_exactly():
+    """p = (1 + k) / (1 + B) kept as k and rebuilt: the same floats for every k, B."""
+    from widefs.univariate._protocol import _PermutationPvalues
+
+    for B in (1, 30, 999, 1000, 70000):
+        k = np.arange(B + 1)
+        p = (1.0 + k) / (1.0 + B)
+        kept = _PermutationPvalues.of(p, B)
+        assert kept.counts.itemsize <= (2 if B < 2**16 else 4)
+        np.testing.assert_array_equal(kept.values(), p)

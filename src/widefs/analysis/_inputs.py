@@ -31,6 +31,14 @@ def _out_of_core(X) -> bool:
     )
 
 
+def _floats(X: np.ndarray) -> np.ndarray:
+    """``X`` as floats: a float32 matrix stays float32 (half the memory of a float64 copy;
+    the parts widen it a block of columns at a time where a statistic needs float64)."""
+    if X.dtype == np.float32:
+        return X
+    return np.asarray(X, dtype=float)
+
+
 def _features(X, feature_names):
     """(X as a float array or the out-of-core array, feature names)."""
     try:
@@ -39,12 +47,12 @@ def _features(X, feature_names):
         pd = None
     if pd is not None and isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns] if feature_names is None else feature_names
-        return X.to_numpy(dtype=float), names
+        return _floats(X.to_numpy()), names
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples x features), got shape {X.shape}")
         names = [f"x{j}" for j in range(X.shape[1])] if feature_names is None else feature_names
-        return np.asarray(X, dtype=float), names
+        return _floats(X), names
     if _out_of_core(X):
         names = [f"x{j}" for j in range(X.shape[1])] if feature_names is None else feature_names
         return X, names

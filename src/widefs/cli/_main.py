@@ -144,6 +144,7 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
     """Analyse ``data`` and return the report (not yet written)."""
     from widefs.cli import render
     from widefs.cli._markup import Markup
+    from widefs.cli.io import shared_matrix
     from widefs.plotting import literal_text
 
     report = render.Report(
@@ -166,7 +167,8 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
     read = f"done: reading {visible(args.data)} ({n:,} x {p:,})", time.perf_counter()
     long_run = estimate_line(n, p, parts=len(groups), quick=args.quick, jobs=_cores(args.jobs))
     with literal_text(), _display(console, t0, read, long_run) as (show, progress):
-        analysis = _analysis(args, data, groups, p_error, progress)
+        with shared_matrix(data, args.jobs):  # one copy of X for every worker process
+            analysis = _analysis(args, data, groups, p_error, progress)
         for section in render.analysis_sections(analysis, data):
             report.add(section)
             render.show(show, section)

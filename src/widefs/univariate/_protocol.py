@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from widefs._utils import refuse_sparse, spawn_seeds
+from widefs._utils import iter_column_blocks, refuse_sparse, spawn_seeds
 from widefs.stats import chance_error_rate, expected_min_errors
 from widefs.univariate._error_counts import merge_null as _merge_null
 from widefs.univariate._error_counts import score_block as _score_block
@@ -139,19 +139,6 @@ class LeaveOneOutCurve:
     analytic_expected_min_errors: float = 0.0
 
 
-def _bucket_cumsum(values: NDArray, errors: NDArray, n_buckets: int) -> NDArray:
-    """``out[r, ..., e] = sum of values[r, ..., j] over features j with errors[r, j] <= e``."""
-    R = errors.shape[0]
-    flat_index = (np.arange(R)[:, None] * n_buckets + errors).ravel()
-    lead = values.shape[1:-1]
-    out = np.empty((R, *lead, n_buckets))
-    for idx in np.ndindex(*lead):
-        weights = values[(slice(None), *idx, slice(None))].ravel()
-        sums = np.bincount(flat_index, weights=weights, minlength=R * n_buckets)
-        out[(slice(None), *idx, slice(None))] = sums.reshape(R, n_buckets)
-    return np.cumsum(out, axis=-1)
-
-
 def leave_one_out_threshold_curve(
     X: ArrayLike,
     y: ArrayLike,
@@ -255,15 +242,15 @@ def _curve(rounds, outcomes, chance, p_round, analytic_min, null) -> LeaveOneOut
 class _Rounds:
     """What every round of the protocol shares: splits, error counts and the curve's buckets."""
 
-    Xe: np.ndarray  # the non-constant features
+    Xe: np.ndarray  # the non-constant features (X itself when none is constant)
     y_codes: np.ndarray
     n_classes: int
     seeds: list
     train: np.ndarray  # (R, n) training halves
     val: np.ndarray  # (R, n) validation halves
-    errors: np.ndarray  # (R, F) validation errors
+    errors: np.ndarray  # (R, F) validation errors, in the smallest integer type that holds N
     log_prior: np.ndarray
-    terms: np.ndarray
+    var_smoothing: float
     correct_by_e: np.ndarray  # (R, N + 1): held-out example right with e errors allowed
     counts: np.ndarray  # (R, N + 1): features kept with e errors allowed
     prior_correct: np.ndarray  # (R,): right when nothing is kept
@@ -282,10 +269,13 @@ class _Rounds:
 
     @classmethod
     def build(cls, X, y, random_state, var_smoothing) -> _Rounds:
-        X = np.asarray(X, dtype=float)
+        X = np.asarray(X)
+        if X.dtype.kind != "f":
+            X = X.astype(float)
         classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
         n, C = X.shape[0], classes.size
-        Xe = X[:, np.ptp(X, axis=0) > 0]
+        varies = np.ptp(X, axis=0) > 0
+        Xe = X if varies.all() else X[:, varies]  # a float32 X stays float32: chunks widen
         available = ~np.eye(n, dtype=bool)  # round r holds out example r
         seeds = spawn_seeds(random_state, 2 * n)
         train, val = zip(
@@ -293,13 +283,12 @@ class _Rounds:
             strict=True,
         )
         train, val = np.array(train), np.array(val)
-        errors = gaussian_nb_split_errors(Xe, y_codes, C, train, val, var_smoothing=var_smoothing)
         n_buckets = int(val.sum(axis=1).max()) + 1
-        log_prior, terms = gaussian_nb_log_likelihoods(
-            Xe, y_codes, C, available, np.arange(n), var_smoothing=var_smoothing
+        errors, log_prior, sums, counts = _chunked_buckets(
+            Xe, y_codes, C, train, val, available, n_buckets, var_smoothing
         )
         # Scores of every round, class and errors-allowed value e = 0..N, and selection sizes.
-        jll = log_prior[:, :, None] + _bucket_cumsum(terms, errors, n_buckets)
+        jll = log_prior[:, :, None] + np.cumsum(sums, axis=-1)
         return cls(
             Xe,
             y_codes,
@@ -309,35 +298,53 @@ class _Rounds:
             val,
             errors,
             log_prior,
-            terms,
+            var_smoothing,
             correct_by_e=np.argmax(jll, axis=1) == y_codes[:, None],
-            counts=_bucket_cumsum(np.ones((n, errors.shape[1])), errors, n_buckets),
+            counts=np.cumsum(counts, axis=-1).astype(float),
             prior_correct=np.argmax(log_prior, axis=1) == y_codes,
         )
 
+    def chunks(self):
+        """Column slices of ``Xe`` whose temporaries stay near :data:`_CHUNK_BYTES`."""
+        return _chunks(self.Xe.shape, self.n_classes)
+
+    def selected_terms(self, masks) -> list:
+        """``terms[r][:, masks[r]]`` of every round: the per-feature log-likelihood terms of
+        the selected features only, computed on the union of the selections."""
+        union = np.flatnonzero(masks.any(axis=0))
+        _, terms = gaussian_nb_log_likelihoods(
+            _column_chunk(self.Xe, union), self.y_codes, self.n_classes,
+            ~np.eye(self.n, dtype=bool), np.arange(self.n), var_smoothing=self.var_smoothing,
+        )  # fmt: skip
+        return [terms[r][:, masks[r, union]] for r in range(self.n)]
+
     def permutation_nulls(self, n_permutations, var_smoothing) -> dict:
         """Each round's own label-permutation null (within its halves)."""
-        nulls = []
+        nulls, pvalues = [], []
         for r in range(self.n):
             cells = split_cells(self.train[r], self.val[r])
             perms = label_permutations(cells, n_permutations, self.seeds[self.n + r])
-            block = _score_block(
-                self.Xe,
-                slice(0, self.Xe.shape[1]),
-                False,
-                self.y_codes,
-                self.n_classes,
-                self.train[r : r + 1],
-                self.val[r : r + 1],
-                "gaussian_nb",
-                var_smoothing,
-                self.y_codes[perms],
-            )
-            nulls.append(_merge_null([block], n_permutations, self.Xe.shape[1], self.n_val))
+            blocks = [
+                _score_block(
+                    _column_chunk(self.Xe, chunk),
+                    chunk,
+                    False,
+                    self.y_codes,
+                    self.n_classes,
+                    self.train[r : r + 1],
+                    self.val[r : r + 1],
+                    "gaussian_nb",
+                    var_smoothing,
+                    self.y_codes[perms],
+                )
+                for chunk in self.chunks()
+            ]
+            nulls.append(_merge_null(blocks, n_permutations, self.Xe.shape[1], self.n_val))
+            pvalues.append(_PermutationPvalues.of(nulls[-1].pvalues, n_permutations))
         return {
             "expected_errors": np.array([z.expected_errors for z in nulls]),
             "expected_min_errors": np.array([z.expected_min_errors for z in nulls]),
-            "pvalues": [z.pvalues for z in nulls],
+            "pvalues": pvalues,
         }
 
     def oracle(self, accuracy) -> ThresholdOutcome:
@@ -354,12 +361,11 @@ class _Rounds:
     def outcome(self, rule, chance, p_round, alpha, null) -> ThresholdOutcome:
         """Leave-one-out result of one threshold rule, each round under its own null."""
         n, n_val, m = self.n, self.n_val, self.m
-        cuts = np.array(
-            [
-                _round_threshold(rule, r, self.errors, chance, n_val, p_round, m, alpha)[0]
-                for r in range(n)
-            ]
-        )
+        per_round = [
+            _round_threshold(rule, r, self.errors, chance, n_val, p_round, m, alpha)
+            for r in range(n)
+        ]
+        cuts = np.array([cut for cut, _ in per_round])
         # Fewer errors than the cut means at most ceil(cut) - 1 errors allowed.
         allowed = np.clip(np.ceil(cuts) - 1, -1, n_val).astype(int)
         rows, at = np.arange(n), np.maximum(allowed, 0)
@@ -368,18 +374,8 @@ class _Rounds:
         if null == "permutation" and rule in ("fdr", "bonferroni"):
             # Permutation p-values are per feature: the rejected set is not a prefix in
             # errors, so the curve's buckets do not describe it; score it directly.
-            chosen, n_sel = _score_selection(
-                rule,
-                self.errors,
-                chance,
-                n_val,
-                p_round,
-                m,
-                alpha,
-                self.log_prior,
-                self.terms,
-                self.y_codes,
-            )
+            masks = np.array([mask for _, mask in per_round]).reshape(n, -1)
+            chosen, n_sel = _score_selection(masks, self.selected_terms(masks), self)
         return ThresholdOutcome(
             name=str(rule),
             accuracy=float(chosen.mean()),
@@ -391,14 +387,15 @@ class _Rounds:
 
 def _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha):
     """``threshold_in_errors`` of round ``r`` under its own null: ``(cut, mask)``."""
+    pvalues = chance["pvalues"][r]
     return threshold_in_errors(
         rule,
-        errors[r],
+        errors[r].astype(np.int64),
         n_val,
         p_round[r],
         n_scored=m,
         alpha=alpha,
-        pvalues=chance["pvalues"][r],
+        pvalues=None if pvalues is None else pvalues.values(),
         expected_errors=chance["expected_errors"][r],
         expected_min_errors=chance["expected_min_errors"][r],
     )
@@ -418,14 +415,77 @@ def _round_p_error(p_error, y_codes, n_classes, val) -> np.ndarray:
     return np.full(val.shape[0], float(p_error))
 
 
-def _score_selection(rule, errors, chance, n_val, p_round, m, alpha, log_prior, terms, y_codes):
-    """Held-out correctness and sizes of per-round selections given as masks."""
-    n = errors.shape[0]
-    correct = np.empty(n, dtype=bool)
-    sizes = np.empty(n, dtype=np.int64)
-    for r in range(n):
-        _, mask = _round_threshold(rule, r, errors, chance, n_val, p_round, m, alpha)
-        jll = log_prior[r] + terms[r][:, mask].sum(axis=1)
-        correct[r] = np.argmax(jll) == y_codes[r]
-        sizes[r] = mask.sum()
-    return correct, sizes
+def _score_selection(masks, terms, rounds) -> tuple[np.ndarray, np.ndarray]:
+    """Held-out correctness and sizes of per-round selections given as masks (``terms``:
+    each round's terms of its selected features, :meth:`_Rounds.selected_terms`)."""
+    correct = np.empty(rounds.n, dtype=bool)
+    for r in range(rounds.n):
+        jll = rounds.log_prior[r] + terms[r].sum(axis=1)
+        correct[r] = np.argmax(jll) == rounds.y_codes[r]
+    return correct, masks.sum(axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _PermutationPvalues:
+    """A round's permutation p-values ``(1 + k) / (1 + B)``, kept as the counts ``k`` (two
+    bytes per feature instead of eight) and rebuilt exactly, by the same arithmetic."""
+
+    counts: np.ndarray
+    n_permutations: int
+
+    @classmethod
+    def of(cls, pvalues: np.ndarray, n_permutations: int) -> _PermutationPvalues:
+        counts = np.rint(pvalues * (1.0 + n_permutations) - 1.0)
+        return cls(counts.astype(np.min_scalar_type(n_permutations)), n_permutations)
+
+    def values(self) -> np.ndarray:
+        return (1.0 + self.counts.astype(np.int64)) / (1.0 + self.n_permutations)
+
+
+# Bytes of one chunk's temporaries in the rounds' passes over the features: the chunk's
+# centred values, its error counts and log-likelihood terms (so that 10^6 features do not
+# hold (rounds x classes x features) float arrays at once).
+_CHUNK_BYTES = 64 * 2**20
+
+
+def _chunks(shape, n_classes: int):
+    n, F = shape
+    per_feature = 8 * (2 * n + n * (1 + 3 * n_classes))
+    return iter_column_blocks(F, max(1, _CHUNK_BYTES // per_feature))
+
+
+def _column_chunk(X, columns) -> np.ndarray:
+    """Columns of ``X`` as float64 (a float32 matrix is widened one chunk at a time)."""
+    return np.asarray(X[:, columns], dtype=float)
+
+
+def _chunked_buckets(Xe, y_codes, C, train, val, available, n_buckets, var_smoothing):
+    """Errors ``(R, F)``, log priors, and per round, class and errors-allowed bucket the sums
+    of the terms and the feature counts, one chunk of features at a time.
+
+    The bucket sums are carried from chunk to chunk as the first weights of the next
+    ``bincount``, so every bucket adds its features' terms in feature order, exactly as one
+    ``bincount`` over all features would (the same floating-point sums).
+    """
+    R, F = train.shape[0], Xe.shape[1]
+    n_val = int(val.sum(axis=1).max())
+    errors = np.empty((R, F), dtype=np.int16 if n_val < 2**15 else np.int64)
+    sums = np.zeros((R, C, n_buckets))
+    counts = np.zeros((R, n_buckets), dtype=np.int64)
+    log_prior = np.zeros((R, C))
+    carried = np.arange(R * n_buckets)
+    for chunk in _chunks(Xe.shape, C):
+        Xb = _column_chunk(Xe, chunk)
+        err = gaussian_nb_split_errors(Xb, y_codes, C, train, val, var_smoothing=var_smoothing)
+        errors[:, chunk] = err
+        log_prior, terms = gaussian_nb_log_likelihoods(
+            Xb, y_codes, C, available, np.arange(R), var_smoothing=var_smoothing
+        )
+        flat_index = np.concatenate([carried, (carried[::n_buckets, None] + err).ravel()])
+        for c in range(C):
+            weights = np.concatenate([sums[:, c].ravel(), terms[:, c].ravel()])
+            sums[:, c] = np.bincount(flat_index, weights, R * n_buckets).reshape(R, n_buckets)
+        counts += np.bincount(flat_index[carried.size :], minlength=R * n_buckets).reshape(
+            R, n_buckets
+        )
+    return errors, log_prior, sums, counts

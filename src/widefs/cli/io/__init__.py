@@ -6,5 +6,6 @@ one :class:`~widefs.exceptions.DataError` naming the problem; nothing here analy
 
 from widefs.cli.io._data import LoadedData, load_cli_data
 from widefs.cli.io._memory import parse_size
+from widefs.cli.io._shared import shared_matrix
 
-__all__ = ["LoadedData", "load_cli_data", "parse_size"]
+__all__ = ["LoadedData", "load_cli_data", "parse_size", "shared_matrix"]

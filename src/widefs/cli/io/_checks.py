@@ -264,7 +264,11 @@ def check_values(table: RawTable, impute: bool, transpose: bool, notes: list[str
             f"cell or one of {_MISSING_SPELLINGS})"
         )
     _set_aside_index(table, notes)
-    X = np.asarray(table.X, dtype=float, order="C")  # (copy=None needs numpy 2)
+    # The reader's float32 matrix (every number it read was exactly a float32) stays float32:
+    # a float64 copy would double the data's memory and change no value. Imputed medians
+    # (the mean of two middle values) may need float64: a matrix with cells to impute widens.
+    single = table.X.dtype == np.float32 and not (impute and not np.isfinite(table.X).all())
+    X = np.asarray(table.X, dtype=np.float32 if single else float, order="C")
     names = np.asarray(table.names, dtype=object)
     imputed = _missing(X, names, impute, notes, table.ids if table.in_rows else None)
     largest = np.maximum(X.max(axis=0), -X.min(axis=0))  # per column, no copy of X
