@@ -42,8 +42,8 @@ def analyse(
     ----------
     X : ndarray, DataFrame, sparse matrix or AnnData of shape (n_samples, n_features)
         Numeric features, named by a DataFrame's columns or an AnnData's ``var_names``; float32
-        stays float32 (same results as its float64 copy). Sparse: the SCMs read it in column
-        blocks, the other parts dense (up to 2 GiB); zarr: SCMs only.
+        stays float32 (same results). Sparse: the SCMs read it by column blocks, the other parts
+        dense (up to 2 GiB); zarr: SCMs only.
     y : ndarray or Series of shape (n_samples,), optional
         Class labels: at least two classes of at least two samples each (or ``target``).
     target, layer : str, optional
