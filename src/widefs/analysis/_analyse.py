@@ -41,9 +41,8 @@ def analyse(
     Parameters
     ----------
     X : ndarray, DataFrame, sparse matrix or AnnData of shape (n_samples, n_features)
-        Numeric features, named by a DataFrame's columns or an AnnData's ``var_names``; float32
-        stays float32 (same results). Sparse: the SCMs read it by column blocks, the other parts
-        dense (up to 2 GiB); zarr: SCMs only.
+        Numeric features (names: a DataFrame's columns, an AnnData's ``var_names``); float32 kept.
+        Sparse: SCMs read column blocks, the other parts dense (up to 2 GiB); zarr: SCMs only.
     y : ndarray or Series of shape (n_samples,), optional
         Class labels: at least two classes of at least two samples each (or ``target``).
     target, layer : str, optional
