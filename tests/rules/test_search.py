@@ -233,6 +233,23 @@ def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
         assert out[4][i].tolist() == np.bincount(y[out[1][i]], minlength=3).tolist()
 
 
+@pytest.mark.parametrize("continuous", [False, True, "distinct"])
+def test_walk_distinct_marks_numeric_attributes_with_every_value_present_and_unique(continuous):
+    y, numeric, codes, nominal, n_cats = _problem(4, continuous=continuous)
+    numeric[:, -1] = np.arange(y.size) // 2  # ties only
+    numeric[:, 1] = np.arange(y.size)  # distinct ...
+    numeric[5, 1] = np.nan  # ... but one value missing
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
+    expected = [
+        not nominal[f]
+        and not np.isnan(numeric[:, f]).any()
+        and np.unique(numeric[:, f]).size == y.size
+        for f in range(nominal.size)
+    ]
+    assert table.walk_distinct.tolist() == expected
+    assert sum(expected) == (29 if continuous == "distinct" else 0)
+
+
 def test_candidate_table_bins_follow_values():
     _, numeric, codes, nominal, n_cats = _problem(3)
     table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)

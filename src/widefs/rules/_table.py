@@ -177,15 +177,17 @@ class CandidateTable:
         if rows.shape != (self.bins.shape[0],):
             raise ValueError(f"rows must be a mask of {self.bins.shape[0]} rows; got {rows.shape}.")
         position = np.cumsum(rows, dtype=np.intp) - 1
-        kept = rows[self.walk_rows]  # each attribute's walk holds every row once
+        # Each attribute's walk holds every row once. (Flat positions taken once: a boolean
+        # index of each walk array finds them again, twice as slow in all.)
+        kept = np.flatnonzero(rows[self.walk_rows])
         shape = (self.walk_rows.shape[0], int(np.count_nonzero(rows)))
-        walk_bins = self.walk_bins[kept].reshape(shape)
+        # Distinct values stay distinct on fewer rows (``walk_distinct`` is kept; an attribute
+        # whose ties the rows drop is still walked whole, with the same candidates).
         return dataclasses.replace(
             self,
             bins=np.ascontiguousarray(self.bins[rows]),
-            walk_rows=position[self.walk_rows[kept]].reshape(shape),
-            walk_bins=walk_bins,
-            walk_distinct=_distinct(walk_bins, self.feature_nominal),
+            walk_rows=position[self.walk_rows.ravel().take(kept)].reshape(shape),
+            walk_bins=self.walk_bins.ravel().take(kept).reshape(shape),
         )
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
