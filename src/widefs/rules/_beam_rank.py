@@ -276,7 +276,9 @@ def _rank_distinct(
     if valid <= 0:
         return state
     for f in range(start, stop):
-        if _member_beaten(totals, limit, entropy_work, quality, vec, ranked, keep, state):
+        if entropy_work is None and _member_beaten(
+            totals, limit, quality, vec, ranked, keep, state
+        ):
             # No candidate of this member, on any attribute from f on, can be kept or
             # become the best: only their number is left to count.
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
@@ -291,13 +293,12 @@ def _rank_distinct(
     return state
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _member_beaten(totals, limit, entropy_work, quality, vec, ranked, keep, state):
+@numba.njit(inline="always")
+def _member_beaten(totals, limit, quality, vec, ranked, keep, state):
     """Whether every candidate of a member still to generate ranks below both the last kept
     candidate and the best (by :func:`_bound` with no example seen: a rule of class c holds
     at most ``totals[c]`` examples of c and fewer than ``limit`` in all)."""
-    _, kept, best_t, _, _, _, best_q = state
-    if entropy_work is not None or _floor(ranked, kept, keep, best_t, best_q) == -np.inf:
+    if _floor(ranked, state[1], keep, state[2], state[6]) == -np.inf:
         return False
     for c in range(vec.size):
         vec[c] = 0
