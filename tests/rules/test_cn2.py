@@ -335,7 +335,7 @@ def test_significance_matches_scipy_g_test():
     # The kernel's likelihood-ratio test (what fit uses) against scipy's G-test.
     import numba
 
-    from widefs.rules._beam import _significant
+    from widefs.rules._beam_quality import _significant
 
     # The helper has no CPython wrapper (only kernels call it): called from compiled code.
     significant = numba.njit(lambda *args: _significant(*args))

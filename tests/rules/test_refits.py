@@ -72,6 +72,9 @@ def test_restricted_table_holds_the_candidates_of_the_table_built_on_the_rows(n,
         ours = _candidates_on_rows(restricted, restricted.bins)
         assert ours == _candidates_on_rows(built, built.bins)
         assert len(ours) == built.cand_bin.size
+        # An attribute walked as distinct-valued is distinct on the rows (the flag is kept).
+        assert np.array_equal(restricted.walk_distinct, full.walk_distinct)
+        assert not (restricted.walk_distinct & ~built.walk_distinct).any()
 
 
 def test_restricted_table_boundaries():

@@ -14,31 +14,39 @@ from widefs.stumps import SortedFeatures
 def _problem(seed, n=70, continuous=False):
     """Two nominal and three numeric attributes with missing values; ``continuous``: the
     numeric ones take many distinct values (the beam kernel then walks each attribute's
-    values in order instead of counting rows into a bins table)."""
+    values in order instead of counting rows into a bins table); ``"distinct"``: 30 more
+    numeric attributes whose every value is present and distinct (the kernel counts their
+    candidates without walking them, and walks each side only as far as a candidate can
+    still rank)."""
     rng = np.random.default_rng(seed)
-    nominal = np.array([True, False, True, False, False])
-    n_cats = np.array([3, 0, 4, 0, 0])
-    codes = np.full((n, 5), -1)
-    numeric = np.full((n, 5), np.nan)
+    extra = 30 if continuous == "distinct" else 0
+    nominal = np.array([True, False, True, False, False] + [False] * extra)
+    n_cats = np.array([3, 0, 4, 0, 0] + [0] * extra)
+    F = nominal.size
+    codes = np.full((n, F), -1)
+    numeric = np.full((n, F), np.nan)
     for f in (0, 2):
         codes[:, f] = rng.integers(-1, n_cats[f], n)
     for f in (1, 3, 4):
         numeric[:, f] = rng.integers(0, 6 if not continuous else 10 * n, n) - 2.0
         numeric[rng.random(n) < 0.1, f] = np.nan
+    for f in range(5, F):
+        numeric[:, f] = rng.permutation(n) * 0.5 - 3.0
     y = rng.integers(0, 3, n)
     return y, numeric, codes, nominal, n_cats
 
 
 def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p, thr, width):
+    C = base_p.size
     return beam_round(
-        *table.kernel_args(y, 3),
+        *table.kernel_args(y, C),
         cov,
         conds,
         lens,
-        np.array([np.bincount(y[c], minlength=3) for c in cov]),
+        np.array([np.bincount(y[c], minlength=C) for c in cov]),
         0,
         QUALITY_CODES[quality],
-        np.empty(3) if quality == "entropy" else None,
+        np.empty(C) if quality == "entropy" else None,
         2.0,
         target,
         min_covered,
@@ -70,10 +78,10 @@ def test_counting_table_scratch_only_where_counting_can_win(continuous):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("quality", ["laplace", "m_estimate", "entropy"])
 @pytest.mark.parametrize("width", [3, 200])  # 200: past the best-first extractions, sorted
-@pytest.mark.parametrize("continuous", [False, True])
-@pytest.mark.parametrize("same_members", [False, True])
+@pytest.mark.parametrize("continuous", [False, True, "distinct"])
+@pytest.mark.parametrize("members", ["random", "same", "pure"])
 def test_beam_round_matches_numpy_candidates(
-    seed, quality, width, continuous, same_members, reference, request
+    seed, quality, width, continuous, members, reference, request
 ):
     if quality == "entropy" and width == 200 and np.lib.NumpyVersion(np.__version__) < "2.0.0":
         # The numpy reference, not the kernel: class counts such as [3, 8, 10] and [8, 10, 3]
@@ -83,20 +91,35 @@ def test_beam_round_matches_numpy_candidates(
         request.applymarker(pytest.mark.xfail(reason="exact entropy ties on numpy 1.x"))
     y, numeric, codes, nominal, n_cats = _problem(seed, continuous=continuous)
     table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
-    data = reference.NodeData.build(
-        y, 3, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])
-    )
+    assert table.walk_distinct.sum() == (30 if continuous == "distinct" else 0)
     rng = np.random.default_rng(100 + seed)
     cov = rng.random((3, y.size)) < 0.6
-    if same_members:  # every conjunction three times in a row: the round passes again
+    if members == "same":  # every conjunction three times in a row: the round passes again
         cov[1:] = cov[0]
-    L = table.max_conditions
-    # Empty members: the same condition from two members is one conjunction (deduplicated).
-    conds, lens = np.zeros((3, L), dtype=np.intp), np.zeros(3, dtype=np.intp)
+    if members == "pure":  # every candidate is pure: many ties, ranked by cover
+        cov &= y == np.arange(3)[:, None]
     target = -1 if quality == "entropy" else [-1, 0, 1, 2][seed]  # entropy: ordered only
     min_covered = 1 + seed % 3
-    base = np.bincount(y, minlength=3)
     alpha_test = seed % 2 == 1
+    _check_round(
+        reference, (y, numeric, codes, nominal, n_cats), cov, quality, target, min_covered,
+        alpha_test, width,
+    )  # fmt: skip
+
+
+def _check_round(reference, problem, cov, quality, target, min_covered, alpha_test, width):
+    """One beam round of members ``cov`` (empty rules) against the numpy candidates ranked
+    by quality, then cover, then generation order (the likelihood-ratio test above 3.0)."""
+    y, numeric, codes, nominal, n_cats = problem
+    C = int(y.max()) + 1
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
+    data = reference.NodeData.build(
+        y, C, numeric, codes, nominal, n_cats, SortedFeatures.from_matrix(numeric[:, ~nominal])
+    )
+    L = table.max_conditions
+    # Empty members: the same condition from two members is one conjunction (deduplicated).
+    conds, lens = np.zeros((len(cov), L), dtype=np.intp), np.zeros(len(cov), dtype=np.intp)
+    base = np.bincount(y, minlength=C)
     thr = 3.0 if alpha_test else np.inf
     out = _run(
         table, y, cov, conds, lens, quality, target, min_covered, alpha_test, base / base.sum(),
@@ -161,6 +184,29 @@ def test_beam_round_matches_numpy_candidates(
         assert best_cov.shape == (0, y.size)
 
 
+@pytest.mark.parametrize("seed", range(150))
+def test_pruned_walks_keep_the_ranking_on_small_data(seed, reference):
+    """Small data and few classes make exact ties of quality and cover common at the point
+    where a walk over distinct values stops (the bound of every later candidate meets the
+    last kept one): the round must still keep and pick what the full ranking does."""
+    rng = np.random.default_rng(seed)
+    n, F, C = int(rng.integers(5, 13)), int(rng.integers(2, 9)), int(rng.integers(2, 4))
+    y = rng.integers(0, C, n)
+    y[:C] = np.arange(C)
+    numeric = np.stack([rng.permutation(n) - 2.0 for _ in range(F)], axis=1)
+    nominal, n_cats = np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
+    cov = rng.random((int(rng.integers(1, 4)), n)) < rng.uniform(0.4, 1.0)
+    if seed % 3 == 0:  # members of mostly one class
+        cov &= (y == rng.integers(0, C)) | (rng.random(n) < 0.15)
+    target = int(rng.integers(-1, C))
+    quality = ["laplace", "m_estimate"][seed % 2]
+    problem = (y, numeric, np.full((n, F), -1), nominal, n_cats)
+    _check_round(
+        reference, problem, cov, quality, target, int(rng.integers(1, 3)), seed % 4 == 1,
+        int(rng.integers(1, 3)),
+    )  # fmt: skip
+
+
 def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
     # Member 0 holds x1 <= t and member 1 holds x3 > t'; the kernel merges sorted ids.
     y, numeric, codes, nominal, n_cats = _problem(9, n=60)
@@ -185,6 +231,23 @@ def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
         # Parents cover exactly their own conditions' rows, so a child covers its rule's.
         np.testing.assert_array_equal(out[1][i], table.coverage(np.array(r)))
         assert out[4][i].tolist() == np.bincount(y[out[1][i]], minlength=3).tolist()
+
+
+@pytest.mark.parametrize("continuous", [False, True, "distinct"])
+def test_walk_distinct_marks_numeric_attributes_with_every_value_present_and_unique(continuous):
+    y, numeric, codes, nominal, n_cats = _problem(4, continuous=continuous)
+    numeric[:, -1] = np.arange(y.size) // 2  # ties only
+    numeric[:, 1] = np.arange(y.size)  # distinct ...
+    numeric[5, 1] = np.nan  # ... but one value missing
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
+    expected = [
+        not nominal[f]
+        and not np.isnan(numeric[:, f]).any()
+        and np.unique(numeric[:, f]).size == y.size
+        for f in range(nominal.size)
+    ]
+    assert table.walk_distinct.tolist() == expected
+    assert sum(expected) == (29 if continuous == "distinct" else 0)
 
 
 def test_candidate_table_bins_follow_values():
@@ -213,7 +276,7 @@ def test_negative_zero_is_one_threshold_printed_as_zero():
 def test_pairwise_sum_is_numpys_sum_bitwise():
     import numba
 
-    from widefs.rules._beam import _pairwise_sum
+    from widefs.rules._beam_quality import _pairwise_sum
 
     # The helper has no CPython wrapper (only kernels call it): called from compiled code.
     pairwise_sum = numba.njit(lambda a: _pairwise_sum(a))

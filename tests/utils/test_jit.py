@@ -51,7 +51,8 @@ def test_options_cache_release_the_gil_and_drop_unused_wrappers():
 def test_a_helper_runs_inside_compiled_code():
     import numba
 
-    from widefs.rules._beam import _better, _merge
+    from widefs.rules._beam import _merge
+    from widefs.rules._beam_quality import _better
 
     better = numba.njit(lambda *a: _better(*a))
     assert better(0.5, 3, 7, 0.5, 3, 8) and not better(0.5, 3, 8, 0.5, 3, 7)
@@ -118,12 +119,19 @@ def _runs():
 def _compiled_functions():
     import numba
 
-    from widefs.rules import _beam
+    from widefs.rules import _beam, _beam_quality, _beam_rank
     from widefs.scm import _pac_bayes_kernels
     from widefs.search import _kernels as search_kernels
     from widefs.univariate import _kernels as univariate_kernels
 
-    for module in (_beam, _pac_bayes_kernels, search_kernels, univariate_kernels):
+    for module in (
+        _beam,
+        _beam_quality,
+        _beam_rank,
+        _pac_bayes_kernels,
+        search_kernels,
+        univariate_kernels,
+    ):
         for name, obj in sorted(vars(module).items()):
             if (
                 isinstance(obj, numba.core.registry.CPUDispatcher)

@@ -41,6 +41,9 @@ class CandidateTable:
     walk_rows, walk_bins : ndarray of intp, shape (n_features, n_samples)
         Per attribute, the rows in increasing bin order and their bins (-1: missing): the
         order in which a beam round walks an attribute's values.
+    walk_distinct : ndarray of bool, shape (n_features,)
+        Numeric attributes whose every row has a value, no two equal: a beam round knows
+        how many candidates they make without walking them (:mod:`widefs.rules._beam`).
     max_conditions : int
         Most conditions a rule can hold (one ``==`` per nominal attribute, one ``<=`` and
         one ``>`` per numeric one).
@@ -57,6 +60,7 @@ class CandidateTable:
     cand_bin: np.ndarray
     walk_rows: np.ndarray
     walk_bins: np.ndarray
+    walk_distinct: np.ndarray
 
     max_conditions: int  # one == per nominal attribute, a <= and a > per numeric one
 
@@ -118,6 +122,7 @@ class CandidateTable:
             small = int(bins.max(initial=0)) < np.iinfo(np.int16).max
             keys = bins[:, nom].T.astype(np.int16 if small else np.intp)
             walk_rows[nom] = np.argsort(keys, axis=1, kind="stable")
+        walk_bins = np.take_along_axis(bins.T, walk_rows, axis=1)
         return cls(
             bins=np.ascontiguousarray(bins),
             feature_nominal=nominal,
@@ -129,7 +134,8 @@ class CandidateTable:
             cand_value=all_values[cand_bin].astype(float),
             cand_bin=cand_bin.astype(np.intp),
             walk_rows=walk_rows,
-            walk_bins=np.take_along_axis(bins.T, walk_rows, axis=1),
+            walk_bins=walk_bins,
+            walk_distinct=_distinct(walk_bins, nominal),
             max_conditions=_max_conditions(nominal),
         )
 
@@ -171,13 +177,17 @@ class CandidateTable:
         if rows.shape != (self.bins.shape[0],):
             raise ValueError(f"rows must be a mask of {self.bins.shape[0]} rows; got {rows.shape}.")
         position = np.cumsum(rows, dtype=np.intp) - 1
-        kept = rows[self.walk_rows]  # each attribute's walk holds every row once
+        # Each attribute's walk holds every row once. (Flat positions taken once: a boolean
+        # index of each walk array finds them again, twice as slow in all.)
+        kept = np.flatnonzero(rows[self.walk_rows])
         shape = (self.walk_rows.shape[0], int(np.count_nonzero(rows)))
+        # Distinct values stay distinct on fewer rows (``walk_distinct`` is kept; an attribute
+        # whose ties the rows drop is still walked whole, with the same candidates).
         return dataclasses.replace(
             self,
             bins=np.ascontiguousarray(self.bins[rows]),
-            walk_rows=position[self.walk_rows[kept]].reshape(shape),
-            walk_bins=self.walk_bins[kept].reshape(shape),
+            walk_rows=position[self.walk_rows.ravel().take(kept)].reshape(shape),
+            walk_bins=self.walk_bins.ravel().take(kept).reshape(shape),
         )
 
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
@@ -201,6 +211,7 @@ class CandidateTable:
             self.cand_bin,
             self.walk_rows,
             self.walk_bins,
+            self.walk_distinct,
             table,
         )
 
@@ -213,6 +224,13 @@ class CandidateTable:
             op = self.cand_op[s]
             out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
         return out
+
+
+def _distinct(walk_bins: np.ndarray, nominal: np.ndarray) -> np.ndarray:
+    """Numeric attributes whose walk has no missing value and no two equal bins."""
+    # A walk is in increasing bin order with the missing values (-1) last.
+    rising = (np.diff(walk_bins, axis=1) > 0).all(axis=1)
+    return ~np.asarray(nominal, dtype=bool) & rising & (walk_bins >= 0).all(axis=1)
 
 
 def _max_conditions(nominal: np.ndarray) -> int:
