@@ -213,3 +213,57 @@ def test_run_under_an_address_space_limit_is_one_line(tmp_path):
     assert proc.stderr.count("\n") == 1 and "ulimit -v" in proc.stderr
     with gzip.open(path, "rt") as fh:
         assert fh.readline().startswith("g0,g1")
+
+
+# --- the memory the machine has -----------------------------------------------------------
+
+
+class _Files:
+    """A stand-in for ``pathlib.Path`` serving the given texts (FileNotFoundError otherwise)."""
+
+    texts: dict = {}
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def read_text(self):
+        if self.path not in self.texts:
+            raise FileNotFoundError(self.path)
+        return self.texts[self.path]
+
+
+def _serve(monkeypatch, texts):
+    monkeypatch.setattr(_Files, "texts", texts)
+    monkeypatch.setattr(memory, "Path", _Files)
+    return memory
+
+
+@pytest.mark.parametrize(
+    ("limit", "used", "expected"),
+    [
+        ("1000\n", "400\n", 600),
+        ("1000", "1000", 0),
+        ("1000", "1500", 0),  # more used than the limit: no room, never negative
+        ("max\n", "400", None),
+        ("12abc", "400", None),
+    ],
+)
+def test_room_under_the_cgroup_limit(monkeypatch, limit, used, expected):
+    memory = _serve(
+        monkeypatch,
+        {"/sys/fs/cgroup/memory.max": limit, "/sys/fs/cgroup/memory.current": used},
+    )
+    assert memory._cgroup_available() == expected
+
+
+def test_free_memory_from_meminfo_in_kib(monkeypatch):
+    text = "MemTotal:       16384 kB\nMemFree:  1024 kB\nMemAvailable:    2048 kB\n"
+    memory = _serve(monkeypatch, {"/proc/meminfo": text})
+    assert memory._meminfo_available() == 2048 * 1024
+
+
+def test_no_limit_found_is_a_budget_of_two_to_the_62(monkeypatch):
+    for name in ("_address_space_available", "_cgroup_available", "_meminfo_available"):
+        monkeypatch.setattr(memory, name, lambda: None)
+    budget = memory_budget()
+    assert (budget.limit, budget.source, budget.hint) == (1 << 62, "unknown", "")
