@@ -267,3 +267,19 @@ def test_no_limit_found_is_a_budget_of_two_to_the_62(monkeypatch):
         monkeypatch.setattr(memory, name, lambda: None)
     budget = memory_budget()
     assert (budget.limit, budget.source, budget.hint) == (1 << 62, "unknown", "")
+
+
+def test_free_memory_from_sysconf_without_meminfo(monkeypatch):
+    # No /proc/meminfo (macOS, BSD): free pages times the page size.
+    values = {"SC_AVPHYS_PAGES": 100, "SC_PAGE_SIZE": 4096}
+
+    def sysconf(name):
+        if name not in values:
+            raise ValueError(f"unrecognized configuration name {name!r}")
+        return values[name]
+
+    memory = _serve(monkeypatch, {})
+    monkeypatch.setattr(memory.os, "sysconf", sysconf)
+    assert memory._meminfo_available() == 409_600
+    values.clear()
+    assert memory._meminfo_available() is None
