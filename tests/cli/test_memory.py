@@ -52,6 +52,42 @@ def test_budget_is_the_smallest_limit(monkeypatch):
     assert (given.limit, given.source) == (5 << 30, "set by --max-memory")
 
 
+def test_each_limit_says_where_it_comes_from_and_how_to_raise_it(monkeypatch):
+    sources = {
+        "_address_space_available": (
+            "of room under the address-space limit (ulimit -v)",
+            "raise it with ulimit -v (widefs and its libraries take about 1 GB of it)",
+        ),
+        "_cgroup_available": (
+            "of room under the container's memory limit (cgroup memory.max)",
+            "raise the container's memory limit or use a larger machine",
+        ),
+        "_meminfo_available": (
+            "of free memory on this machine",
+            "free memory, use a larger machine, or pass --max-memory SIZE to try anyway",
+        ),
+    }
+    for name in sources:
+        for other in sources:
+            monkeypatch.setattr(memory, other, lambda v=(1 << 30 if other == name else None): v)
+        budget = memory_budget()
+        assert (budget.limit, budget.source, budget.hint) == (1 << 30, *sources[name])
+    given = memory_budget(5 << 30)
+    assert (given.source, given.hint) == (
+        "set by --max-memory",
+        "raise --max-memory if the machine has more",
+    )
+
+
+def test_a_tie_between_limits_keeps_the_first_found(monkeypatch):
+    # The container's limit and the free memory are equal: the container's is named (the
+    # order checked), not the alphabetically first source.
+    monkeypatch.setattr(memory, "_address_space_available", lambda: None)
+    monkeypatch.setattr(memory, "_cgroup_available", lambda: 3 << 30)
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: 3 << 30)
+    assert "cgroup" in memory_budget().source
+
+
 def test_address_space_headroom_follows_ulimit(monkeypatch):
     status = Path("/proc/self/status").read_text()
     used = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmSize"))) << 10
