@@ -892,3 +892,11 @@ def test_a_label_row_with_a_long_label_is_split_as_written(tmp_path):
     table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
     assert list(table.labels) == ["a", "a", long] and table.names == ["g1", "g2"]
     np.testing.assert_array_equal(table.X, [[1, 4], [2, 5], [3, 7]])
+
+
+def test_line_ends_are_the_only_characters_stripped(tmp_path):
+    # A last column named "X" and labels ending in "X": only "\r" and "\n" leave the line.
+    path = write(tmp_path / "x.csv", "a,b,X\r\n1,2,uX\r\n3,4,vX\r\n")
+    table = read_delimited(path, "X", compressed=False, transpose=False, budget=BIG)
+    assert list(table.labels) == ["uX", "vX"] and table.names == ["a", "b"]
+    np.testing.assert_array_equal(table.X, [[1, 2], [3, 4]])
