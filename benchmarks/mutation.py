@@ -18,7 +18,8 @@ generates every mutant, reads each one's diff (what ``mutmut show NAME`` prints)
 those that change or remove a comparison operator (``< <= > >= == != is is not in not in``),
 a boolean ``and``/``or``/``not``, or a number compared (within four tokens of a comparison
 operator; string literals, such as the messages, are ignored); then runs
-``mutmut run NAMES`` and prints the score of that subset. With ``--resume`` only the
+``mutmut run NAMES`` and prints the score of that subset (mutmut's progress line counts
+every mutant of the key, but only the subset runs). With ``--resume`` only the
 subset's mutants not yet killed run (the unchecked ones and, against the tests written
 since, the survivors)::
 
@@ -497,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
         if names is not None and args.resume:
             done = _statuses(work)
             todo = [n for n in names if done.get(n) != "killed"]
+        if names is not None:
+            # mutmut's progress line counts every mutant of the key, run or not.
+            print(f"{key}: {len(todo)} of the {len(names)} comparison mutants to run", flush=True)
         if names is None or todo:
             subprocess.run(
                 [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.workers), *todo],

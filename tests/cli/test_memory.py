@@ -52,6 +52,42 @@ def test_budget_is_the_smallest_limit(monkeypatch):
     assert (given.limit, given.source) == (5 << 30, "set by --max-memory")
 
 
+def test_each_limit_says_where_it_comes_from_and_how_to_raise_it(monkeypatch):
+    sources = {
+        "_address_space_available": (
+            "of room under the address-space limit (ulimit -v)",
+            "raise it with ulimit -v (widefs and its libraries take about 1 GB of it)",
+        ),
+        "_cgroup_available": (
+            "of room under the container's memory limit (cgroup memory.max)",
+            "raise the container's memory limit or use a larger machine",
+        ),
+        "_meminfo_available": (
+            "of free memory on this machine",
+            "free memory, use a larger machine, or pass --max-memory SIZE to try anyway",
+        ),
+    }
+    for name in sources:
+        for other in sources:
+            monkeypatch.setattr(memory, other, lambda v=(1 << 30 if other == name else None): v)
+        budget = memory_budget()
+        assert (budget.limit, budget.source, budget.hint) == (1 << 30, *sources[name])
+    given = memory_budget(5 << 30)
+    assert (given.source, given.hint) == (
+        "set by --max-memory",
+        "raise --max-memory if the machine has more",
+    )
+
+
+def test_a_tie_between_limits_keeps_the_first_found(monkeypatch):
+    # The container's limit and the free memory are equal: the container's is named (the
+    # order checked), not the alphabetically first source.
+    monkeypatch.setattr(memory, "_address_space_available", lambda: None)
+    monkeypatch.setattr(memory, "_cgroup_available", lambda: 3 << 30)
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: 3 << 30)
+    assert "cgroup" in memory_budget().source
+
+
 def test_address_space_headroom_follows_ulimit(monkeypatch):
     status = Path("/proc/self/status").read_text()
     used = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmSize"))) << 10
@@ -213,3 +249,73 @@ def test_run_under_an_address_space_limit_is_one_line(tmp_path):
     assert proc.stderr.count("\n") == 1 and "ulimit -v" in proc.stderr
     with gzip.open(path, "rt") as fh:
         assert fh.readline().startswith("g0,g1")
+
+
+# --- the memory the machine has -----------------------------------------------------------
+
+
+class _Files:
+    """A stand-in for ``pathlib.Path`` serving the given texts (FileNotFoundError otherwise)."""
+
+    texts: dict = {}
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def read_text(self):
+        if self.path not in self.texts:
+            raise FileNotFoundError(self.path)
+        return self.texts[self.path]
+
+
+def _serve(monkeypatch, texts):
+    monkeypatch.setattr(_Files, "texts", texts)
+    monkeypatch.setattr(memory, "Path", _Files)
+    return memory
+
+
+@pytest.mark.parametrize(
+    ("limit", "used", "expected"),
+    [
+        ("1000\n", "400\n", 600),
+        ("1000", "1000", 0),
+        ("1000", "1500", 0),  # more used than the limit: no room, never negative
+        ("max\n", "400", None),
+        ("12abc", "400", None),
+    ],
+)
+def test_room_under_the_cgroup_limit(monkeypatch, limit, used, expected):
+    memory = _serve(
+        monkeypatch,
+        {"/sys/fs/cgroup/memory.max": limit, "/sys/fs/cgroup/memory.current": used},
+    )
+    assert memory._cgroup_available() == expected
+
+
+def test_free_memory_from_meminfo_in_kib(monkeypatch):
+    text = "MemTotal:       16384 kB\nMemFree:  1024 kB\nMemAvailable:    2048 kB\n"
+    memory = _serve(monkeypatch, {"/proc/meminfo": text})
+    assert memory._meminfo_available() == 2048 * 1024
+
+
+def test_no_limit_found_is_a_budget_of_two_to_the_62(monkeypatch):
+    for name in ("_address_space_available", "_cgroup_available", "_meminfo_available"):
+        monkeypatch.setattr(memory, name, lambda: None)
+    budget = memory_budget()
+    assert (budget.limit, budget.source, budget.hint) == (1 << 62, "unknown", "")
+
+
+def test_free_memory_from_sysconf_without_meminfo(monkeypatch):
+    # No /proc/meminfo (macOS, BSD): free pages times the page size.
+    values = {"SC_AVPHYS_PAGES": 100, "SC_PAGE_SIZE": 4096}
+
+    def sysconf(name):
+        if name not in values:
+            raise ValueError(f"unrecognized configuration name {name!r}")
+        return values[name]
+
+    memory = _serve(monkeypatch, {})
+    monkeypatch.setattr(memory.os, "sysconf", sysconf)
+    assert memory._meminfo_available() == 409_600
+    values.clear()
+    assert memory._meminfo_available() is None

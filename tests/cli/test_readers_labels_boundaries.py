@@ -3,7 +3,9 @@ edges: two-column files, repeated and loosely matching ids, keys found on any li
 cells, and every option refused where it does not apply."""
 
 import bz2
+import contextlib
 import gzip
+import signal
 import zipfile
 from pathlib import Path
 
@@ -364,15 +366,33 @@ def test_show_names_and_rows_at_eight():
     assert show_rows(np.arange(9)).endswith("8, ... (9 in all)")
 
 
+@contextlib.contextmanager
+def _deadline(seconds):
+    """Fail (TimeoutError) rather than hang when the code inside never ends."""
+
+    def stop(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_unique_names_skip_names_already_taken():
-    assert unique_names(["a", "b"]) == (["a", "b"], [])
-    assert unique_names(["a", "a.1", "a", "a"]) == (["a", "a.1", "a.2", "a.3"], ["a", "a"])
-    assert unique_names(["", ""]) == (["Unnamed: 0", "Unnamed: 1"], [])
-    assert unique_names(["a", "a", "a"]) == (["a", "a.1", "a.2"], ["a", "a"])
-    assert unique_names(["b", "a", "b", "a", "b"]) == (
-        ["b", "a", "b.1", "a.1", "b.2"],
-        ["b", "a", "b"],
-    )
+    # Each renaming stops at the first free suffix (a search that never stops fails here).
+    with _deadline(5.0):
+        assert unique_names(["a", "b"]) == (["a", "b"], [])
+        assert unique_names(["a", "a.1", "a", "a"]) == (["a", "a.1", "a.2", "a.3"], ["a", "a"])
+        assert unique_names(["", ""]) == (["Unnamed: 0", "Unnamed: 1"], [])
+        assert unique_names(["a", "a", "a"]) == (["a", "a.1", "a.2"], ["a", "a"])
+        assert unique_names(["b", "a", "b", "a", "b"]) == (
+            ["b", "a", "b.1", "a.1", "b.2"],
+            ["b", "a", "b"],
+        )
 
 
 def test_exclude_names():

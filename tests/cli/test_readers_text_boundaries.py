@@ -4,6 +4,7 @@ cells and misfits, and the line and header caps at exactly their sizes."""
 
 import codecs
 import gzip
+import io
 
 import numpy as np
 import pandas as pd
@@ -19,9 +20,14 @@ from widefs.cli.io._delimited import (
 from widefs.cli.io._memory import Budget
 from widefs.cli.io._numeric import Layout, Misfit, _numbers, read_rows
 from widefs.cli.io._text import (
+    _CHUNK,
+    _HEADER_SHARE,
     HEAD_ROWS,
+    TextHead,
     _decimal_commas,
     _detect_encoding,
+    _header_line,
+    _read_line,
     _suffix,
     compression,
     count_lines,
@@ -32,6 +38,8 @@ from widefs.cli.io._text import (
 from widefs.exceptions import DataError
 
 BIG = Budget(1 << 40, "set by --max-memory", "raise it")
+# Between what the fast reader needs for the small files below and what pandas would need.
+SMALL = Budget(2000, "set by --max-memory", "raise it")
 
 
 def write(path, text, encoding="utf-8"):
@@ -733,3 +741,162 @@ def test_features_in_rows_through_pandas_keep_numeric_labels_as_written(tmp_path
     path = write(tmp_path / "n.csv", "gene,s1,s2\nclass,0,01\ng1,1,x\ng2,4,5\n")
     table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
     assert list(table.labels) == ["0", "01"] and table.non_numeric == ["g1"]
+
+
+# --- comparisons at their thresholds (each test on the boundary of one) -----------------
+
+
+def test_four_bytes_of_utf16_are_utf16():
+    # Four bytes (two characters) are the fewest read as UTF-16 without a byte-order mark.
+    note = "read as UTF-16 text without a byte-order mark"
+    assert _detect_encoding("a\n".encode("utf-16-le")) == ("utf-16-le", note)
+    assert _detect_encoding("a\n".encode("utf-16-be")) == ("utf-16-be", note)
+    # Big-endian needs more than a quarter of the bytes zero too: 3 of 12 is a binary file.
+    with pytest.raises(DataError, match=r"^holds NUL bytes: it is not a text table"):
+        _detect_encoding(b"\x00a\x00b\x00cdefghi")
+    assert _detect_encoding(b"\x00a\x00b\x00c\x00defg")[0] == "utf-16-be"
+
+
+# --- sniff_delimiter ----------------------------------------------------------------------
+
+
+def test_a_header_alone_decides_the_delimiter():
+    # One complete line (no data rows): its width decides, whether or not it ends the text.
+    assert sniff_delimiter("a;b\n", ".txt") == ";"
+    assert sniff_delimiter("a;b", ".txt") == ";"
+    assert sniff_delimiter("a;b;c", ".csv") == ";"
+
+
+def test_an_incomplete_last_line_is_left_out_and_only_that_one():
+    # "1;2" is cut (no line end): counting it would disqualify ";" (2 cells for 3).
+    assert sniff_delimiter("a;b;c\n1;2", ".txt") == ";"
+    # Two complete lines and a cut one: the second complete line still counts, and it
+    # disqualifies ";" (its 2 cells for the header's 3), leaving "|".
+    assert sniff_delimiter("a;b|c;d|e\n1;2|3;4|5\n6|7;8|9\n1;", ".txt") == "|"
+    assert sniff_delimiter("a;b|c;d|e\n1;2|3;4|5\n1;", ".txt") == ";"
+
+
+def test_a_tie_between_two_delimiters_keeps_the_first_candidate():
+    # ";" and "|" both split every line in two: the first candidate (";") wins the tie.
+    assert sniff_delimiter("a;b|c\n1;2|3\n", ".txt") == ";"
+    # One more field for "|": the wider split wins.
+    assert sniff_delimiter("a;b|c|d\n1;2|3|4\n", ".txt") == "|"
+
+
+# --- lines and headers at their caps ------------------------------------------------------
+
+
+class _Lines(io.StringIO):
+    """Text whose end may be read a few times only: a reader that loops at the end fails."""
+
+    def __init__(self, text):
+        super().__init__(text, newline="")
+        self.ends = 0
+
+    def readline(self, size=-1):
+        line = super().readline(size)
+        self.ends += line == ""
+        if self.ends > 3:
+            raise AssertionError("read past the end of the file again and again")
+        return line
+
+
+def test_a_line_is_refused_only_beyond_a_mib_whatever_the_budget():
+    # A budget of 2.4 MiB would allow lines of 0.1 MiB (its 24th), but every line up to the
+    # 1 MiB floor is read whole: this one takes two reads of a MiB each.
+    budget = Budget(_HEADER_SHARE * MIB // 10, "set by --max-memory", "raise it")
+    line = "x" * (_CHUNK + 10) + "\n"
+    assert _read_line(_Lines(line + "1\n"), budget, "f.csv") == line
+    with pytest.raises(DataError, match=r"^f\.csv \(a line of more than"):
+        _read_line(_Lines("x" * (2 * _CHUNK + 10) + "\n"), budget, "f.csv")
+
+
+def test_a_quoted_header_of_exactly_its_share_is_read():
+    # A header whose quoted name holds a line break, 1 MiB of text in all (the share's floor
+    # under a 16 MiB budget): read; one character more is refused.
+    budget = Budget(16 * MIB, "set by --max-memory", "raise it")
+    first = 'a,"b\n'
+    second = "c" * (MIB - len(first) - 4) + '",d\n'
+    assert len(first) + len(second) == MIB
+    assert _header_line(_Lines(first + second + "1,2,3\n"), budget, "f.csv") == (
+        0,
+        first + second,
+        2,
+    )
+    with pytest.raises(DataError, match=r"^f\.csv \(a header of more than 1\.0 MB"):
+        _header_line(_Lines(first + "c" + second + "1,2,3\n"), budget, "f.csv")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", (0, "", 1)),
+        ("\n", (0, "\n", 1)),
+        ("!meta\n!more\n", (2, "", 3)),
+        ("!meta\n\n!more\n\n", (4, "", 5)),
+        ("!meta\n\ngene,s1\n", (2, "gene,s1\n", 3)),
+    ],
+)
+def test_the_header_search_stops_at_the_end_of_the_file(text, expected):
+    assert _header_line(_Lines(text), BIG, "f.csv") == expected
+
+
+def _head(path, skip=1):
+    return TextHead(path, False, "utf-8", ",", ["a", "b"], [], 0, skip)
+
+
+def test_a_last_line_of_exactly_the_cap_without_a_line_end_is_read(tmp_path):
+    path = write(tmp_path / "c.csv", "a,b\n" + "1," + "2" * 8)  # the last line: 10 characters
+    assert list(data_lines(_head(path), 10)) == [(2, "1," + "2" * 8)]
+    path = write(tmp_path / "d.csv", "a,b\n" + "1," + "2" * 9)
+    with pytest.raises(DataError) as err:
+        list(data_lines(_head(path), 10))
+    assert str(err.value) == (
+        f"{path}: line 2 is longer than 10 bytes of text; a table's rows are shorter (is it a "
+        "text table?)"
+    )
+
+
+# --- row names with the fast reader -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("id,a,b,class\ns1,1,2,x\ns2,3,4,y\n", "class"),
+        ("id,class,a,b\ns1,x,1,2\ns2,y,3,4\n", "class"),
+    ],
+)
+def test_row_names_are_read_by_the_fast_reader(tmp_path, target, text):
+    # A budget pandas would exceed: the ids must be recognised without it.
+    table = read_delimited(
+        write(tmp_path / "r.csv", text), target, compressed=False, transpose=False, budget=SMALL
+    )
+    np.testing.assert_array_equal(table.X, [[1, 2], [3, 4]])
+    assert list(table.ids) == ["s1", "s2"] and list(table.labels) == ["x", "y"]
+    assert table.names == ["a", "b"]
+
+
+def test_labels_first_are_not_row_names(tmp_path):
+    path = write(tmp_path / "l.csv", "class,a,b\nx,1,2\nx,3,4\ny,5,6\n")
+    table = read_delimited(path, "class", compressed=False, transpose=False, budget=SMALL)
+    np.testing.assert_array_equal(table.X, [[1, 2], [3, 4], [5, 6]])
+    assert list(table.labels) == ["x", "x", "y"] and table.ids is None
+
+
+def test_a_label_row_with_a_long_label_is_split_as_written(tmp_path):
+    # An unquoted label row is split at its delimiters, not parsed by csv (whose cells stop
+    # at 128 KiB): a label of 140,000 characters is read whole.
+    long = "b" * 140_000
+    path = write(tmp_path / "t.csv", f"gene,s1,s2,s3\nclass,a,a,{long}\ng1,1,2,3\ng2,4,5,7\n")
+    table = read_delimited(path, "class", compressed=False, transpose=True, budget=BIG)
+    assert list(table.labels) == ["a", "a", long] and table.names == ["g1", "g2"]
+    np.testing.assert_array_equal(table.X, [[1, 4], [2, 5], [3, 7]])
+
+
+def test_line_ends_are_the_only_characters_stripped(tmp_path):
+    # A last column named "X" and labels ending in "X": only "\r" and "\n" leave the line.
+    path = write(tmp_path / "x.csv", "a,b,X\r\n1,2,uX\r\n3,4,vX\r\n")
+    table = read_delimited(path, "X", compressed=False, transpose=False, budget=BIG)
+    assert list(table.labels) == ["uX", "vX"] and table.names == ["a", "b"]
+    np.testing.assert_array_equal(table.X, [[1, 2], [3, 4]])
