@@ -157,3 +157,23 @@ def test_the_rules_read_blocks_of_the_budget_not_one_feature_at_a_time(monkeypat
         run()
         assert max(widths) <= budget // 16
         assert len(widths) <= passes * -(-n // (budget // 16))
+
+
+def test_coded_values_are_float64_before_and_after_any_set():
+    coded = _screen_select.CodedValues(3, table=(0, 1))  # an integer table is read as floats
+    assert coded.table.dtype == np.float64 and coded[0].dtype == np.float64
+    coded.set(np.array([2]), [0.25])
+    np.testing.assert_array_equal(coded.toarray(), [0.0, 0.0, 0.25])
+    assert coded.toarray().dtype == np.float64
+
+
+@pytest.mark.parametrize("n_values", [255, 256, 257])
+def test_coded_values_widen_their_codes_exactly_when_the_table_outgrows_them(n_values):
+    # Codes 0..255 fit one byte: a table of 256 values keeps uint8; 257 needs two bytes.
+    values = np.arange(1, n_values, dtype=np.float64) / 7.0  # with table[0] = 0: n_values
+    coded = _screen_select.CodedValues(n_values)
+    coded.set(np.arange(1, n_values), values)
+    assert coded.table.size == n_values
+    assert coded.codes.itemsize == (1 if n_values <= 256 else 2)
+    np.testing.assert_array_equal(coded.toarray(), np.r_[0.0, values])
+    np.testing.assert_array_equal(coded[np.arange(n_values)], np.r_[0.0, values])
