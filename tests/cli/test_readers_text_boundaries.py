@@ -17,7 +17,7 @@ from widefs.cli.io._delimited import (
     read_delimited,
     read_unlabelled,
 )
-from widefs.cli.io._memory import Budget
+from widefs.cli.io._memory import Budget, numbers_need, row_need
 from widefs.cli.io._numeric import Layout, Misfit, _numbers, read_rows
 from widefs.cli.io._text import (
     _CHUNK,
@@ -547,6 +547,16 @@ def test_pandas_reads_the_missing_value_spellings_and_nothing_else(tmp_path):
     assert table.non_numeric == [] and np.isnan(table.X[:, 1]).all() and table.X[0, 0] == 1
 
 
+def test_pandas_reads_a_compressed_file_the_same(tmp_path):
+    text = "a,b,class\n1,x,u\n2,3,v\n"
+    path = tmp_path / "t.csv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    table = read_delimited(path, "class", compressed="gzip", transpose=False, budget=BIG)
+    plain = read(write(tmp_path / "t.csv", text))
+    assert table.non_numeric == plain.non_numeric == ["b"]
+    assert list(table.labels) == list(plain.labels) == ["u", "v"]
+
+
 def test_pandas_keeps_labels_as_written(tmp_path):
     path = write(tmp_path / "l.csv", "a,b,class\n1,x,01\n2,3,NA\n4,5,\n")
     assert list(read(path).labels[:2]) == ["01", "NA"]
@@ -1013,3 +1023,17 @@ def test_a_gzip_file_cut_after_its_head_fails_the_line_count_with_the_reason(tmp
     head = read_head(path, "gzip", BIG)  # the first lines decompress
     with pytest.raises(DataError, match=r"cannot read .*cut\.csv\.gz: Compressed file ended"):
         count_lines(head, 1, BIG)
+
+
+def test_the_fast_reader_needs_the_names_then_each_line_within_the_budget(tmp_path):
+    path = write(tmp_path / "n.csv", "a,b,class\n1,2,x\n3,4,y\n")
+    names, lines = numbers_need(0, 3), 3 * row_need(2)  # 3 line ends, 2 numbers a line
+
+    def budget(limit):
+        return Budget(limit, "set by --max-memory", "raise it")
+
+    with pytest.raises(DataError, match=r"n\.csv \(3 columns\) would need about"):
+        read(path, budget(names - 1))
+    with pytest.raises(DataError, match=r"n\.csv \(3 columns, at least 3 lines\) would need"):
+        read(path, budget(names + lines - 1))
+    np.testing.assert_array_equal(read(path, budget(names + lines)).X, [[1, 2], [3, 4]])
