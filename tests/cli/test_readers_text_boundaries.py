@@ -17,7 +17,7 @@ from widefs.cli.io._delimited import (
     read_delimited,
     read_unlabelled,
 )
-from widefs.cli.io._memory import Budget
+from widefs.cli.io._memory import Budget, numbers_need, row_need
 from widefs.cli.io._numeric import Layout, Misfit, _numbers, read_rows
 from widefs.cli.io._text import (
     _CHUNK,
@@ -133,6 +133,7 @@ def test_decimal_commas_only_without_decimal_points():
     assert not _decimal_commas(["a;1;2"], ";")
     assert not _decimal_commas(["a;x,y;2"], ";")
     assert _decimal_commas(["a;2", "b; 3,25 "], ";")
+    assert _decimal_commas(["a;1,5E3;2"], ";") and _decimal_commas(["a;1,5e3;2"], ";")
 
 
 def test_head_of_a_series_matrix_and_a_quoted_header(tmp_path):
@@ -187,6 +188,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
         ("a.tsv", "a\tb\n1\t2\n", False),
         ("a.tsv", "a,b\n1,2\n", True),
         ("a.tab", "a\tb\n1\t2\n", False),
+        ("a.tab", "a,b\n1,2\n", True),
         ("a.txt", "a,b\n1,2\n", False),
         ("a.txt", "a\tb\n1\t2\n", False),
         ("a.txt", "a;b\n1;2\n", True),
@@ -545,6 +547,16 @@ def test_pandas_reads_the_missing_value_spellings_and_nothing_else(tmp_path):
     assert table.non_numeric == [] and np.isnan(table.X[:, 1]).all() and table.X[0, 0] == 1
 
 
+def test_pandas_reads_a_compressed_file_the_same(tmp_path):
+    text = "a,b,class\n1,x,u\n2,3,v\n"
+    path = tmp_path / "t.csv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    table = read_delimited(path, "class", compressed="gzip", transpose=False, budget=BIG)
+    plain = read(write(tmp_path / "t.csv", text))
+    assert table.non_numeric == plain.non_numeric == ["b"]
+    assert list(table.labels) == list(plain.labels) == ["u", "v"]
+
+
 def test_pandas_keeps_labels_as_written(tmp_path):
     path = write(tmp_path / "l.csv", "a,b,class\n1,x,01\n2,3,NA\n4,5,\n")
     assert list(read(path).labels[:2]) == ["01", "NA"]
@@ -900,3 +912,128 @@ def test_line_ends_are_the_only_characters_stripped(tmp_path):
     table = read_delimited(path, "X", compressed=False, transpose=False, budget=BIG)
     assert list(table.labels) == ["uX", "vX"] and table.names == ["a", "b"]
     np.testing.assert_array_equal(table.X, [[1, 2], [3, 4]])
+
+
+# --- the head as written ------------------------------------------------------------------
+
+TIGHT = Budget(1 << 20, "set by --max-memory", "raise it")
+LONG = "0" * (5 << 19)  # 2.5 MiB: past the 1 MiB a line may take before the budget is asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [LONG + ",b\n1,2\n", 'a,"b\n' + LONG + '",c\n1,2,3\n', "a,b\n1," + LONG + "\n"],
+    ids=["header", "quoted header going on", "data line"],
+)
+def test_a_line_too_long_for_the_budget_names_the_file(tmp_path, text):
+    with pytest.raises(DataError, match=r"long\.csv \(a line of more than 2\.0 MB of text\)"):
+        read_head(write(tmp_path / "long.csv", text), False, TIGHT)
+
+
+def test_head_lines_are_the_data_lines_as_written(tmp_path):
+    # Only line ends are removed: a line of spaces, a cell "X", an empty last cell stay.
+    text = "a\tb\nX\n  \ns\tX\ns\t\n1\t2\n"
+    head = read_head(write(tmp_path / "w.tsv", text), False, BIG)
+    assert head.lines == ["X", "  ", "s\tX", "s\t", "1\t2"]
+    assert head.lines == [line for _, line in data_lines(head, 1 << 20)]
+
+
+def test_the_first_name_loses_a_byte_order_mark_only(tmp_path):
+    path = tmp_path / "n.csv"
+    for first in (" g0", "Xg0", "g0\ufeff"):
+        head = read_head(write(path, first + ",class\n1,a\n"), False, BIG)
+        assert head.header == [first, "class"]
+    path.write_bytes(codecs.BOM_UTF8 * 2 + b"g0,class\n1,a\n")  # the mark written twice
+    assert read_head(path, False, BIG).header == ["g0", "class"]
+
+
+def test_a_compressed_file_is_decoded_with_the_detected_encoding(tmp_path):
+    path = tmp_path / "u.txt.gz"
+    path.write_bytes(gzip.compress(codecs.BOM_UTF16_LE + "g0\tclass\n1\ta\n".encode("utf-16-le")))
+    head = read_head(path, "gzip", BIG)
+    assert head.encoding == "utf-16" and head.header == ["g0", "class"]
+    assert list(data_lines(head, 1 << 20)) == [(2, "1\ta")]
+
+
+def test_the_data_lines_are_decoded_with_the_detected_encoding(tmp_path):
+    head = read_head(write(tmp_path / "c.txt", "id,x\ns\u00e9,1\n", "cp1252"), False, BIG)
+    assert head.encoding == "cp1252"
+    assert list(data_lines(head, 1 << 20)) == [(2, "s\u00e9,1")]
+
+
+@pytest.mark.parametrize("compressed", [False, "gzip"])
+def test_line_ends_inside_a_quoted_name_are_kept_as_written(tmp_path, compressed):
+    data = b'"a\r\nb",c\r\n1,2\r\n'
+    path = tmp_path / "r.csv"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    head = read_head(path, compressed, BIG)
+    assert head.header == ["a\r\nb", "c"] and head.skip == 2
+    assert list(data_lines(head, 1 << 20)) == [(3, "1,2")]
+
+
+def _bad_byte_at(where):
+    """A header whose byte ``where`` is not UTF-8 (the rest ASCII), then one data row."""
+    return b"a," + b"x" * (where - 2) + b"\xffy,b\n1,2,3\n"
+
+
+@pytest.mark.parametrize("compressed", [False, "gzip"])
+def test_the_encoding_is_decided_by_the_first_4096_bytes(tmp_path, compressed):
+    path = tmp_path / "f.csv"
+    for where, ok in ((4092, True), (4093, False)):
+        data = _bad_byte_at(where)
+        path.write_bytes(gzip.compress(data) if compressed else data)
+        if ok:  # a bad byte before the sample's last three: Windows-1252
+            assert read_head(path, compressed, BIG).encoding == "cp1252"
+            continue
+        # within the last three it may be a character cut by the sample: UTF-8, which fails
+        with pytest.raises(DataError, match=r"cannot read .*f\.csv: 'utf-8' codec can't decode"):
+            read_head(path, compressed, BIG)
+
+
+def test_a_quoted_first_cell_holding_the_delimiter_does_not_hide_it(tmp_path):
+    text = 'id;g\n"a;b";1\n"c;d";2\n'
+    assert sniff_delimiter(text, ".txt") == ";"
+    head = read_head(write(tmp_path / "q.txt", text), False, BIG)
+    assert head.delim == ";" and head.header == ["id", "g"] and head.first_cell() == "a;b"
+
+
+def test_a_header_ending_in_an_empty_name_keeps_it(tmp_path):
+    head = read_head(write(tmp_path / "t.txt", "id\tx\t\ns1\t1\t2\n"), False, BIG)
+    assert head.delim == "\t" and head.header == ["id", "x", ""]
+
+
+def test_the_delimiter_is_sniffed_from_the_header_and_six_data_lines(tmp_path):
+    path = tmp_path / "w.txt"
+    for ragged, delim in ((6, ","), (7, ";")):  # the ragged line inside the window or past it
+        lines = ["1;2"] * 7
+        lines[ragged - 1] = "1;2;3"
+        assert read_head(write(path, "a;b\n" + "\n".join(lines) + "\n"), False, BIG).delim == delim
+
+
+def test_a_one_name_header_is_one_column_whatever_the_rows(tmp_path):
+    head = read_head(write(tmp_path / "x.txt", "X\n1;2\n3;4\n"), False, BIG)
+    assert head.delim == "," and head.header == ["X"]
+
+
+def test_a_gzip_file_cut_after_its_head_fails_the_line_count_with_the_reason(tmp_path):
+    text = "a,b\n" + "".join(f"{i},{i * 7919 % 10007}\n" for i in range(20000))
+    data = gzip.compress(text.encode())
+    path = tmp_path / "cut.csv.gz"
+    path.write_bytes(data[: len(data) // 2])
+    head = read_head(path, "gzip", BIG)  # the first lines decompress
+    with pytest.raises(DataError, match=r"cannot read .*cut\.csv\.gz: Compressed file ended"):
+        count_lines(head, 1, BIG)
+
+
+def test_the_fast_reader_needs_the_names_then_each_line_within_the_budget(tmp_path):
+    path = write(tmp_path / "n.csv", "a,b,class\n1,2,x\n3,4,y\n")
+    names, lines = numbers_need(0, 3), 3 * row_need(2)  # 3 line ends, 2 numbers a line
+
+    def budget(limit):
+        return Budget(limit, "set by --max-memory", "raise it")
+
+    with pytest.raises(DataError, match=r"n\.csv \(3 columns\) would need about"):
+        read(path, budget(names - 1))
+    with pytest.raises(DataError, match=r"n\.csv \(3 columns, at least 3 lines\) would need"):
+        read(path, budget(names + lines - 1))
+    np.testing.assert_array_equal(read(path, budget(names + lines)).X, [[1, 2], [3, 4]])
