@@ -271,3 +271,87 @@ def test_huge_finite_values_are_not_taken_for_infinities():
     X = np.column_stack([np.full(6, 1.5e308), np.arange(6.0)])
     fp = first_pass(X, codes, 2, spread=False)
     assert fp.kinds.tolist() == [CONSTANT, GAUSSIAN]
+
+
+def _zero_one_matrix(rng, codes):
+    X = (rng.random((codes.size, 9)) < 0.3).astype(np.float64)
+    X[:, 0] = 0.0  # never present: constant
+    X[:, 1] = 1.0  # always present: constant
+    X[:, 2] = 0.0
+    X[codes == 2, 2] = 1.0  # present in one class only
+    return X
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8, np.bool_, np.int64])
+def test_zero_one_blocks_give_the_kinds_and_carriers_of_the_loop(dtype):
+    # Unequal classes, three of them: carriers counted in the wrong class would show.
+    rng = np.random.default_rng(31)
+    codes = np.repeat([0, 1, 2], [3, 5, 8])
+    X = _zero_one_matrix(rng, codes)
+    fp = first_pass(X.astype(dtype), codes, 3, spread=False)
+    ref = _loop_pass(X, codes, 3, False)
+    expected = [CONSTANT, CONSTANT] + [TWO_VALUED] * 7
+    assert fp.kinds.tolist() == expected
+    np.testing.assert_array_equal(fp.carriers, ref["carriers"])
+    np.testing.assert_array_equal(fp.carriers[:2], 0)  # constants carry no carriers
+    np.testing.assert_array_equal(fp.carriers[2], [0, 0, 8])
+
+
+def test_zero_one_path_is_taken_for_zero_one_blocks_only(monkeypatch):
+    calls = []
+    real = kinds_module._binary_block
+    monkeypatch.setattr(kinds_module, "_binary_block", lambda *a: calls.append(a[1]) or real(*a))
+    rng = np.random.default_rng(32)
+    codes = np.repeat([0, 1], [4, 6])
+    first_pass(_zero_one_matrix(rng, np.r_[codes, 2, 2])[:10], codes, 2, spread=False)
+    assert len(calls) == 1
+    calls.clear()
+    first_pass(rng.normal(size=(10, 5)), codes, 2, spread=False)
+    assert calls == []
+
+
+def test_zero_one_is_every_value_zero_or_one():
+    zero_one = kinds_module._zero_one
+    assert zero_one(np.array([[0, 1], [1, 1]], np.uint8)) is True
+    assert zero_one(np.array([[0, 2], [1, 1]], np.uint8)) is False
+    assert zero_one(np.array([[True, False]])) is True
+    assert zero_one(np.array([[0.0, 1.0], [1.0, 0.0]])) is True
+    assert zero_one(np.array([[0.0, 1.0], [np.nan, 0.0]])) is False
+    assert zero_one(np.array([[0, -1]], np.int8)) is False
+    assert zero_one(np.array([[0.0, 0.5]])) is False
+    assert zero_one(np.zeros((3, 0))) is False  # an empty block is not a 0/1 block
+    assert zero_one(np.ones((1, 1), np.uint16)) is True  # one value: still 0/1
+    assert zero_one([[0, 1]]) is True  # array-likes read as arrays
+
+
+def test_kept_ranks_with_no_ranked_feature_are_an_empty_matrix():
+    kept = kinds_module.KeptRanks(6).close()
+    assert kept.shape == (6, 0)
+    assert kept.index.shape == (0,) and kept.index.dtype == np.intp
+    assert kept.stops.shape == (0,)
+
+
+def test_kept_ranks_read_back_the_mid_ranks_of_every_piece():
+    rng = np.random.default_rng(33)
+    X = np.round(rng.normal(size=(9, 7)), 1)
+    X[:3, 2] = X[3, 2]  # ties: mid-ranks
+    kept = kinds_module.KeptRanks(9)
+    kept.add(np.array([4, 0]), X[:, [4, 0]])
+    kept.add(np.array([2, 5, 6]), X[:, [2, 5, 6]])
+    kept.close()
+    assert kept.shape == (9, 5) and kept.dtype_kept == np.uint8
+    np.testing.assert_array_equal(kept.index, [4, 0, 2, 5, 6])
+    every = stats.rankdata(X[:, [4, 0, 2, 5, 6]], axis=0)
+    np.testing.assert_array_equal(kept.columns(slice(None)), every)
+    np.testing.assert_array_equal(kept.columns(np.array([3, 1])), every[:, [3, 1]])
+
+
+def test_counts_first_pass_pools_every_features_degrees_of_freedom():
+    rng = np.random.default_rng(34)
+    codes = np.repeat([0, 1], [3, 5])
+    X = rng.poisson(80, size=(8, 6)).astype(float)
+    X[:, 1] = 4.0  # constant counts still enter the pooled degrees of freedom (limma's cap)
+    log_cpm = np.log2((X + 0.5) / (X.sum(axis=1, keepdims=True) + 1.0) * 1e6)
+    fp = first_pass(X, codes, 2, spread=False, counts=(log_cpm, np.ones_like(X)))
+    assert fp.pooled_df == 6 * (8 - 2)
+    assert fp.tie_index.dtype == np.intp and fp.tie_index.size == 0
