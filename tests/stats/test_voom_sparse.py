@@ -140,3 +140,46 @@ def test_looks_like_counts_sparse_integer_and_bool_data():
     assert looks_like_counts(sp.csr_matrix(big)) is looks_like_counts(big) is False
     big[0, -1] = 2.0
     assert looks_like_counts(sp.csr_matrix(big)) is looks_like_counts(big) is True
+
+
+@pytest.mark.parametrize("fmt", ["lil", "dia", "bsr", "dok"])
+def test_looks_like_counts_reads_every_sparse_format_as_its_dense_matrix(fmt):
+    C = np.zeros((4, 5))
+    C[0, 0], C[1, 1], C[3, 2] = 3.0, COUNT_RANGE, 7.0
+    assert looks_like_counts(sp.coo_matrix(C).asformat(fmt)) is True
+    C[3, 2] = 7.5
+    assert looks_like_counts(sp.coo_matrix(C).asformat(fmt)) is False
+
+
+def test_looks_like_counts_checks_the_first_stored_value_too():
+    C = np.zeros((3, 4))
+    C[0, 0], C[1, 1], C[2, 3] = 2.5, COUNT_RANGE, 4.0  # the one fraction is stored first
+    assert looks_like_counts(sp.csc_matrix(C)) is looks_like_counts(C) is False
+
+
+def test_looks_like_counts_refuses_complex_values():
+    C = np.array([[0, 1500 + 0j], [3, 0]])
+    assert looks_like_counts(C) is False
+    assert looks_like_counts(sp.csr_matrix(C)) is False
+
+
+def test_looks_like_counts_leaves_a_non_canonical_matrix_as_it_was():
+    S = sp.csc_matrix(
+        (np.array([400.0, 700.0, 3.0]), np.array([1, 1, 0]), np.array([0, 0, 3])), shape=(2, 2)
+    )
+    data, indices = S.data.copy(), S.indices.copy()
+    assert not S.has_canonical_format
+    assert looks_like_counts(S) is True
+    np.testing.assert_array_equal(S.data, data)
+    np.testing.assert_array_equal(S.indices, indices)
+
+
+def test_sparse_voom_with_three_coefficients_equals_dense():
+    C = _counts(5, n=9)
+    D = np.column_stack([np.ones(9), np.repeat([0, 1, 0], 3), np.repeat([0, 0, 1], 3)])
+    _, dense_w = voom(C, D)
+    _, weights = voom(sp.csc_matrix(C), D)
+    every = np.arange(C.shape[1])
+    np.testing.assert_allclose(load_columns(weights, every), dense_w, rtol=1e-10)
+    # The weights are 1 / trend(fitted log-count)^4 of the full 3-coefficient fit.
+    assert np.all(np.isfinite(dense_w)) and np.all(dense_w > 0)
