@@ -65,13 +65,14 @@ class FitMemo:
         self.budget_bytes = int(budget_bytes)
         self._values: OrderedDict[bytes, tuple] = OrderedDict()
         self._sizes: dict[bytes, int] = {}
+        self._total = 0  # sum of _sizes
         self.hits = 0
 
     def get(self, key: bytes):
         """The kept ``(value, generator state)`` of ``key`` (no longer kept), or None."""
         got = self._values.pop(key, None)
         if got is not None:
-            del self._sizes[key]
+            self._total -= self._sizes.pop(key)
             self.hits += 1
         return got
 
@@ -80,11 +81,14 @@ class FitMemo:
         size = _nbytes(entry[0])
         if size > self.budget_bytes:
             return
+        if key in self._values:  # replaced: its old size leaves the total
+            self._total -= self._sizes[key]
         self._values[key] = entry
         self._sizes[key] = size
-        while sum(self._sizes.values()) > self.budget_bytes:
+        self._total += size
+        while self._total > self.budget_bytes:
             old, _ = self._values.popitem(last=False)
-            del self._sizes[old]
+            self._total -= self._sizes.pop(old)
 
 
 @contextmanager
