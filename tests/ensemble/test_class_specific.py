@@ -3,13 +3,23 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler
+from sklearn.tree import DecisionTreeClassifier
 
+from widefs._utils import encode_fit
+from widefs.datasets import load_dataset
 from widefs.ensemble import ClassSpecificEnsemble, subset_inclusiveness
-from widefs.search import ClassifierEvaluator, GeneticSelector, KNNEvaluator, SequentialSelector
+from widefs.search import (
+    ClassifierEvaluator,
+    GeneticSelector,
+    KNNEvaluator,
+    NaiveBayesEvaluator,
+    SequentialSelector,
+)
 
 
 def knn_predict(Xtr, ytr, Xte, cols, k):
@@ -219,3 +229,76 @@ def test_rejects_foreign_selector():
     X, y = three_class()
     with pytest.raises(TypeError, match=r"selector must be a widefs\.search"):
         ClassSpecificEnsemble(SelectKBest(k=2)).fit(X, y)
+
+
+def _fitted_selector_state(sel):
+    """Every fitted attribute of a member search (arrays as lists)."""
+    out = {}
+    for name, value in vars(sel).items():
+        if name.endswith("_") and not name.startswith("_"):
+            out[name] = repr(value.get_params() if hasattr(value, "get_params") else value)
+    return out
+
+
+def wide_nominal_frame(seed):
+    # Numeric columns, a nominal column with missing values and one with 13 categories
+    # (a search re-reads category codes as texts: their order changes from 11 on).
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(36, 12))
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(12)])
+    frame["colour"] = pd.Series(rng.choice(["r", "g", None], 36), dtype=object)
+    frame["many"] = pd.Series(rng.choice([f"v{i}" for i in range(13)], 36), dtype=object)
+    y = np.where(X[:, 0] + (frame["colour"] == "r") > 0.4, "p", "q")
+    # Some rows' class follows "many": a tree splits its codes, which their order changes.
+    many = frame["many"].isin(["v0", "v3", "v10", "v12", "v5"]).to_numpy()
+    y[:18] = np.where(many[:18], "p", "q")
+    return frame, y
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        None,
+        SequentialSelector(evaluator=NaiveBayesEvaluator()),
+        SequentialSelector(
+            n_features=2, evaluator=ClassifierEvaluator(DecisionTreeClassifier(random_state=0))
+        ),
+    ],
+)
+def test_member_searches_fitted_as_by_their_own_fit(selector):
+    # The ensemble encodes the data once for its searches; each member search must be
+    # fitted exactly as its own fit on the ensemble's encoded data fits it.
+    X, y = wide_nominal_frame(0)
+    cefs = ClassSpecificEnsemble(selector, member_criterion="balanced").fit(X, y)
+    Xe, y_checked, _ = encode_fit(clone(cefs), X, y, "from_dtype", missing="category")
+    for label, sel in [*cefs.class_selectors_.items(), (None, cefs.overall_selector_)]:
+        own = clone(sel).fit(Xe, y_checked)
+        assert _fitted_selector_state(own) == _fitted_selector_state(sel), label
+
+
+@pytest.mark.parametrize("data", ["numeric", "nominal"])
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_permutation_search_scores_equal_plain_refits(data, n_jobs):
+    if data == "numeric":
+        X, y = three_class(4)
+        est = ClassSpecificEnsemble(random_state=0)
+    else:
+        X, y = wide_nominal_frame(1)
+        genetic = GeneticSelector(population_size=8, n_generations=3)
+        est = ClassSpecificEnsemble(genetic, random_state=2)
+    perms = np.array([np.random.default_rng(i).permutation(len(y)) for i in range(6)])
+    perms[0] = np.arange(len(y))  # the real labelling among them
+    batched = est.permutation_search_scores(X, y, perms, n_jobs=n_jobs)
+    plain = [clone(est).fit(X, y[p]).search_score_ for p in perms]
+    np.testing.assert_array_equal(batched, plain)
+    assert len(set(plain)) > 1  # the relabellings differ
+
+
+def test_permutation_search_scores_on_colon_columns():
+    # Colon's rows with a few hundred genes: the certificate's refits, shared work and all.
+    X, y = load_dataset("colon", return_X_y=True)
+    X = X[:, :300]
+    perms = np.array([np.random.default_rng(i).permutation(len(y)) for i in range(4)])
+    est = ClassSpecificEnsemble(random_state=0)
+    batched = est.permutation_search_scores(X, y, perms)
+    np.testing.assert_array_equal(batched, [clone(est).fit(X, y[p]).search_score_ for p in perms])

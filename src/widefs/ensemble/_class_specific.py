@@ -83,6 +83,22 @@ def _combine(member_codes, overall_codes, combiner):
     return np.where(decided, np.argmax(claims, axis=1), overall_codes), decided
 
 
+def _search_data(Xe, y, encoding):
+    """``(X, encoding)`` as the member searches see the ensemble's encoded ``Xe``.
+
+    A search encodes its input again, with the ensemble's nominal columns: category codes
+    are then re-read as the texts of the codes (their order changes from 11 categories on),
+    numeric columns are unchanged. Done once here for every search of every relabelling.
+    """
+    if not encoding.nominal.any():
+        return Xe, encoding
+    probe = BaseEstimator()
+    Xs, _, encoding = encode_fit(
+        probe, Xe, y, encoding.nominal.copy(), missing="category", ensure_min_samples=2
+    )
+    return Xs, encoding
+
+
 class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Class-specific ensemble feature selection (CEFS; Soares 2010, Chapter 4).
 
@@ -230,18 +246,28 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
             The fitted ensemble.
         """
         refuse_sparse(self, X)  # before any work: one line saying what to do
+        template = self._template()
+        Xe, y, encoding = encode_fit(
+            self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
+        )
+        self.classes_, y_codes = check_classes(self, y)
+        self._encoding = encoding
+        return self._fit_encoded(template, Xe, y_codes, encoding, _search_data(Xe, y, encoding))
+
+    def _template(self):
+        """The search every member copies (checked)."""
         template = SequentialSelector() if self.selector is None else self.selector
         if not isinstance(template, SequentialSelector | GeneticSelector):
             raise TypeError(
                 "selector must be a widefs.search SequentialSelector or GeneticSelector; "
                 f"got {type(template).__name__}."
             )
-        Xe, y, encoding = encode_fit(
-            self, X, y, self.categorical_features, missing="category", ensure_min_samples=2
-        )
-        self.classes_, y_codes = check_classes(self, y)
-        self._encoding = encoding
-        fitted = self._run_searches(template, Xe, y, encoding.nominal)
+        return template
+
+    def _fit_encoded(self, template, Xe, y_codes, encoding, searched):
+        """The searches, members and combined score, on data already encoded (``classes_``
+        and ``_encoding`` set); ``searched`` is the data as the searches see it."""
+        fitted = self._run_searches(template, y_codes, searched)
         *class_sel, overall = fitted
         names = feature_names_or_default(self)
         self.class_selectors_ = dict(zip(self.classes_.tolist(), class_sel))
@@ -274,15 +300,68 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         self.search_score_ = float(np.mean(combined == y_codes))
         return self
 
-    def _run_searches(self, template, Xe, y, nominal):
+    def permutation_search_scores(self, X, y, permutations, n_jobs=None):
+        """``search_score_`` of the ensemble re-fitted on each permuted labelling.
+
+        Equal to ``clone(self).fit(X, y[perm]).search_score_`` for every row ``perm`` of
+        ``permutations`` (the plain refit loop is its test oracle): ``X`` is validated and
+        encoded once, and the fits share the work that does not depend on the labels
+        (:func:`widefs._utils.sharing_label_free_work`). Used by
+        :func:`widefs.model_selection.search_certificate`.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Training data.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        permutations : ndarray of int, shape (n_permutations, n_samples)
+            Index arrays; row ``i`` gives the labelling ``y[permutations[i]]``.
+        n_jobs : int, default=None
+            Threads over permutations. Results do not depend on it.
+
+        Returns
+        -------
+        scores : ndarray of float, shape (n_permutations,)
+        """
+        from widefs._utils import sharing_label_free_work
+
+        base = clone(self)
+        base._validate_params()
+        refuse_sparse(base, X)
+        template = base._template()
+        Xe, y, encoding = encode_fit(
+            base, X, y, base.categorical_features, missing="category", ensure_min_samples=2
+        )
+        classes, y_codes = check_classes(base, y)
+        searched = _search_data(Xe, y, encoding)
+        permutations = np.asarray(permutations)
+
+        def score(perm):
+            est = clone(self)
+            est.classes_, est._encoding = classes, encoding
+            est.n_features_in_ = base.n_features_in_
+            if hasattr(base, "feature_names_in_"):
+                est.feature_names_in_ = base.feature_names_in_
+            return est._fit_encoded(template, Xe, y_codes[perm], encoding, searched).search_score_
+
+        with sharing_label_free_work():
+            runs = [contextvars.copy_context().run for _ in permutations]
+            scores = Parallel(n_jobs=n_jobs, backend="threading")(
+                delayed(run)(score, perm) for run, perm in zip(runs, permutations)
+            )
+        return np.asarray(scores, dtype=float)
+
+    def _run_searches(self, template, y_codes, searched):
         """Fit one copy of ``template`` per class (its criterion) and one overall, in threads."""
         labels = [*self.classes_, None]
         seeds = spawn_seeds(self.random_state, len(labels))
         evaluator = KNNEvaluator() if template.evaluator is None else template.evaluator
         auto_k = isinstance(evaluator, KNNEvaluator) and evaluator.n_neighbors == "auto"
+        Xs, encoding = searched
         searches = []
         for label, seed in zip(labels, seeds):
-            settings = {"target_class": label, "categorical_features": nominal.copy()}
+            settings = {"target_class": label, "categorical_features": encoding.nominal.copy()}
             if label is not None:
                 settings["class_criterion"] = self.member_criterion
                 if auto_k:
@@ -294,7 +373,8 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         # Each thread in a copy of this context: it shares a label-free cache, if any.
         runs = [contextvars.copy_context().run for _ in searches]
         return Parallel(n_jobs=self.n_jobs, backend="threading")(
-            delayed(run)(s.fit, Xe, y) for run, s in zip(runs, searches)
+            delayed(run)(s._fit_encoded, Xs, y_codes, self.classes_, encoding)
+            for run, s in zip(runs, searches)
         )
 
     def _get_support_mask(self):

@@ -111,12 +111,29 @@ class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         refuse_sparse(self, X)  # before any work: one line saying what to do
-        problem = self._prepare(X, y)
-        result = self._search(problem)
+        return self._finish(self._search(self._prepare(X, y)))
+
+    def _finish(self, result: SearchResult):
+        """Store the fields of ``result`` as fitted attributes."""
         for name, value in result.fitted_attributes().items():
             setattr(self, name, value)
         self.search_score_ = float(result.score)
         return self
+
+    def _fit_encoded(self, Xe, y_codes, classes, encoding):
+        """``fit`` on data ``encode_fit`` already validated and encoded (what
+        :class:`widefs.ensemble.ClassSpecificEnsemble` does once for its searches).
+
+        The same fitted attributes as ``fit(Xe, classes[y_codes])`` where the encoding of
+        ``Xe`` by this selector is ``encoding`` (the caller makes sure of it): the
+        parameters are validated, the data not again.
+        """
+        self._validate_params()
+        self._check_search_params(Xe.shape[1])
+        self.n_features_in_ = Xe.shape[1]
+        self.classes_ = classes
+        self.categorical_features_ = encoding.nominal.copy()
+        return self._finish(self._search(self._problem(Xe, y_codes, encoding)))
 
     def _check_search_params(self, n_features: int) -> None:
         """Checks of the subclass's parameters that need the number of features."""
