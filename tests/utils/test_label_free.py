@@ -181,7 +181,7 @@ def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):
         for _ in range(3):
             assert [data_digest(a.copy(), a > 0) for a in data[:4]] == expected[:4]
         assert len(hashed) == 4
-        assert cache._bytes == sum(len(array_key(a)) + len(array_key(a > 0)) for a in data[:4])
+        assert cache._bytes == sum(a.nbytes + (a > 0).nbytes for a in data[:4])  # kept copies
         # ... data changed in place is (same object, other bytes), and so is a fifth datum,
         # which pushes the oldest out of the remembered ones (and out of the byte count).
         a = data[0].copy()
@@ -189,15 +189,39 @@ def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):
         a[2, 3] = np.nextafter(a[2, 3], np.inf)
         assert data_digest(a, a > 0) != expected[0]
         assert [data_digest(b, b > 0) for b in data] == expected
-        assert len(cache._known) == 4
+        assert len(cache._known_arrays) == 4
         # Every part counts: the same first array with another second one is other data.
         b = data[5]
         assert data_digest(b, b > 1) == _label_free._digest([array_key(b), array_key(b > 1)])
-        assert cache._bytes == sum(len(array_key(b)) + len(array_key(b > 0)) for b in data[2:])
+        assert cache._bytes == sum(b.nbytes + (b > 0).nbytes for b in data[2:])
+
+
+def test_remembered_digests_compare_bytes_dtypes_and_shapes():
+    # Recognized by an in-place byte comparison: equal values of other bytes, dtypes or
+    # shapes are other data (-0.0 == 0.0 as numbers, not as bytes); object arrays by keys.
+    with sharing_label_free_work():
+        for a, b in [
+            (np.zeros(4), np.array([0.0, -0.0, 0.0, 0.0])),
+            (np.arange(6.0), np.arange(6.0).reshape(2, 3)),
+            (np.arange(6.0), np.arange(6, dtype=np.int64)),
+            (np.arange(6.0)[::2], np.arange(3.0)),
+            (np.array(["a", None], dtype=object), np.array(["a", "b"], dtype=object)),
+        ]:
+            for first, second in [(a, b), (b, a)]:
+                same = array_key(first) == array_key(second)
+                assert (data_digest(first) == data_digest(second)) == same
+                assert data_digest(first) == _digest_outside(first)
+                assert data_digest(second.copy()) == _digest_outside(second)
+
+
+def _digest_outside(a):
+    from widefs._utils import _label_free
+
+    return _label_free._digest([array_key(a)])
 
 
 def test_remembered_digests_respect_the_budget():
     a = np.zeros(50)
     with sharing_label_free_work(budget_bytes=100) as cache:
         assert data_digest(a) == data_digest(a.copy())
-        assert cache._known == [] and cache._bytes == 0
+        assert cache._known_arrays == [] and cache._bytes == 0

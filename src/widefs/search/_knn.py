@@ -106,12 +106,17 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
     def __init__(self, X, y, n_classes, nominal, rows, n_neighbors=1):
         from widefs._utils import data_digest, label_free_cache
 
-        super().__init__(X, y, n_classes, nominal, n_neighbors)
-        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
         # Inside widefs._utils.sharing_label_free_work (a search certificate), distance
         # matrices and candidate neighbour lists, which do not depend on y, are shared
-        # with the evaluators of the other relabellings.
+        # with the evaluators of the other relabellings; so is the transposed data.
         self._shared = label_free_cache()
+        XT = None
+        if self._shared is not None:
+            X = np.asarray(X, dtype=np.float64)
+            key = (b"knn-XT", data_digest(X))
+            XT = self._shared.get_or_compute(key, lambda: np.ascontiguousarray(X.T))
+        super().__init__(X, y, n_classes, nominal, n_neighbors, XT=XT)
+        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
         self._no_change = None  # _unchanged_pass' constant column, built on first use
         self._shared_k = 0  # the largest k of choose_k's grid (shared list length)
@@ -269,7 +274,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         first, so that the kernel's scan stops after the K nearest."""
         if self._no_change is None:  # a constant column, as XT, nominal and cands
             self._no_change = (
-                np.zeros((1, self.n_samples)),
+                _readonly(np.zeros((1, self.n_samples))),  # read-only, as ``XT``
                 np.zeros(1, dtype=bool),
                 np.zeros(1, dtype=np.int64),
             )

@@ -21,8 +21,12 @@ __all__ = ["KNNModel"]
 class _KNNData:
     """The training data of a kNN classifier: features transposed, codes, nominal columns."""
 
-    def __init__(self, X, y, n_classes, nominal, n_neighbors):
-        self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+    def __init__(self, X, y, n_classes, nominal, n_neighbors, XT=None):
+        # Read-only, always: it may be shared between fits (see KNNLeaveOneOut), and the
+        # kernels then see one type of it (one compiled specialization).
+        self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T) if XT is None else XT
+        self.XT = self.XT.view()
+        self.XT.setflags(write=False)
         self.y = np.ascontiguousarray(y, dtype=np.int64)
         self.n_classes = int(n_classes)
         self.nominal = np.ascontiguousarray(nominal, dtype=np.bool_)
