@@ -50,7 +50,7 @@ def grid_data(seed, n=25, p=7, n_classes=3, levels=3):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("k", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 6, 12, 13, 20])
 def test_knn_candidates_equal_brute_force_with_ties(seed, k):
     X, y, nominal = grid_data(seed)
     n, p = X.shape
@@ -496,6 +496,35 @@ def test_early_stopping_scan_is_exercised_and_exact():
     np.fill_diagonal(Df, np.inf)
     kth = np.sort(Df, axis=1)[:, 2]
     assert ((Df == kth[:, None]).sum(axis=1) > 1).sum() >= 10
+
+
+@pytest.mark.parametrize("k", [11, 12, 15, 34])
+def test_many_neighbours_listed_in_order_and_bounded_scores_exact(k):
+    """With many neighbours (the overall searches' k on colon), lists equal a full sort by
+    (distance, index) for added and removed features, and bounded scores keep the first
+    maximum and its score of the unbounded ones (three criteria)."""
+    from widefs.search._criterion import Criterion
+
+    X, y, nominal = grid_data(5, n=35, p=12, levels=2)
+    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(35), n_neighbors=k)
+    current = np.arange(12) < 5
+    D = ev.initial_state(current)
+    for add, cands, sign in [(True, np.flatnonzero(~current), 1), (False, np.arange(5), -1)]:
+        lists = ev.candidate_neighbours(D, cands, add, k)
+        for t, f in enumerate(cands):
+            Df = D + sign * ev.contribution(f)
+            for i in range(35):
+                ref = sorted((j for j in range(35) if j != i), key=lambda j: (Df[i, j], j))[:k]
+                assert lists[t, i].tolist() == ref
+        for target in (None, 0, 2):
+            crit = Criterion(y, target, "recall")
+            ev_t = KNNLeaveOneOut(X, y, 3, nominal, crit.rows, n_neighbors=k)
+            full = crit.score(ev_t.predict_moves(D, cands, add))
+            bounded = ev_t.score_moves(D, cands, add, crit)
+            assert int(np.argmax(bounded)) == int(np.argmax(full))
+            assert bounded.max() == full.max()
+            kept = np.isfinite(bounded)
+            np.testing.assert_array_equal(bounded[kept], full[kept])
 
 
 # ------------------------------------------------- mutation-testing kills (docs/testing.md)
