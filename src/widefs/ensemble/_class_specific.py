@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import functools
 import numbers
 
 import numpy as np
@@ -97,6 +98,11 @@ def _search_data(Xe, y, encoding):
         probe, Xe, y, encoding.nominal.copy(), missing="category", ensure_min_samples=2
     )
     return Xs, encoding
+
+
+@functools.cache
+def _init_param_names(cls) -> tuple[str, ...]:
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
 
 
 class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -228,6 +234,12 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
         self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
+
+    @classmethod
+    def _get_param_names(cls):
+        # Read once per class: scikit-learn reads ``__init__``'s signature at every
+        # get_params, and a search certificate clones the ensemble for every relabelling.
+        return list(_init_param_names(cls))
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):

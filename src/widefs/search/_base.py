@@ -21,6 +21,7 @@ from widefs._utils import (
 from widefs.search._chunks import _map_chunks, _split
 from widefs.search._criterion import Criterion
 from widefs.search._evaluators import KNNEvaluator
+from widefs.search._params import _CachedParamNames
 
 logger = logging.getLogger("widefs.search")
 
@@ -80,7 +81,7 @@ class SearchResult:
         return {f"{f.name}_": getattr(self, f.name) for f in fields(self)}
 
 
-class WrapperSelector(SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
+class WrapperSelector(_CachedParamNames, SupervisedSelectorMixin, SelectorMixin, BaseEstimator):
     """Base of the wrapper selectors (not public).
 
     ``fit`` is a template: validate and encode the input, check the search's own parameters

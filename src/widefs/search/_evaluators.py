@@ -30,6 +30,7 @@ from widefs.search._docs import search_docs
 from widefs.search._knn import KNNLeaveOneOut
 from widefs.search._knn_model import KNNModel
 from widefs.search._naive_bayes import NaiveBayesLeaveOneOut, NaiveBayesModel
+from widefs.search._params import _CachedParamNames
 
 __all__ = [
     "CLASS_K_GRID",
@@ -85,7 +86,7 @@ def _kinds(encoding, X):
     return encoding.nominal, encoding.n_categories
 
 
-class _SubsetEvaluator(BaseEstimator):
+class _SubsetEvaluator(_CachedParamNames, BaseEstimator):
     """The settings every evaluator shares and the two things it builds (not public)."""
 
     _parameter_constraints: dict = {
