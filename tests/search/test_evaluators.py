@@ -527,6 +527,28 @@ def test_many_neighbours_listed_in_order_and_bounded_scores_exact(k):
             np.testing.assert_array_equal(bounded[kept], full[kept])
 
 
+def test_engines_share_one_read_only_transposed_copy_of_equal_data():
+    """Inside a sharing block the engines of equal data (any object) share one transposed
+    copy from the second on; other data, or no block, get their own; always read-only."""
+    from widefs._utils import sharing_label_free_work
+
+    X, y, nominal = grid_data(0)
+    changed = X.copy()
+    changed[3, 2] += 1.0
+    with sharing_label_free_work():
+        evs = [KNNLeaveOneOut(X.copy(), y, 3, nominal, np.arange(25)) for _ in range(3)]
+        other = KNNLeaveOneOut(changed, y, 3, nominal, np.arange(25))
+    outside = KNNLeaveOneOut(X, y, 3, nominal, np.arange(25))
+    shared = np.shares_memory
+    assert shared(evs[1].XT, evs[2].XT) and not shared(evs[0].XT, evs[1].XT)
+    assert not shared(other.XT, evs[2].XT) and not shared(outside.XT, evs[2].XT)
+    np.testing.assert_array_equal(other.XT, changed.T)
+    for ev in (*evs, other, outside):
+        assert not ev.XT.flags.writeable and ev.XT.flags.c_contiguous
+        np.testing.assert_array_equal(ev.XT, (changed if ev is other else X).T)
+    assert X.flags.writeable  # the caller's data untouched
+
+
 # ------------------------------------------------- mutation-testing kills (docs/testing.md)
 
 
