@@ -12,7 +12,8 @@ warm (numba's cache filled by a first run) and as the first run after install (a
 ``NUMBA_CACHE_DIR``), interleaved, median CPU of ``--repeat`` runs each, against the targets
 (8 s warm, 15 s first run), and the CPU of each part of the analysis (one in-process
 ``analyse`` run, timed at its progress events); Python's modules byte-compiled as an install
-leaves them (see ``installed_env``). Writes the ``cli_colon`` section.
+leaves them (see ``installed_env``). Writes the ``cli_colon`` section. ``--compile-times``
+prints the CPU time each numba kernel takes to compile in a first run on colon.
 
 The stage lines ``widefs run`` writes to a stderr that is not a terminal are printed with the
 time each arrived (they must arrive while the run works, not at its end).
@@ -21,6 +22,7 @@ Usage::
 
     nice -n 10 python benchmarks/bench_cli.py [--sizes 2000 20000 200000] [--note TEXT]
     nice -n 10 python benchmarks/bench_cli.py --colon [--repeat 3]
+    nice -n 10 python benchmarks/bench_cli.py --compile-times
     nice -n 10 python benchmarks/bench_cli.py --sizes 200000 --stages-only
 """
 
@@ -188,6 +190,49 @@ def colon_stages(workdir: Path) -> list[tuple[str, float, float]]:
     return [(name, cpu, cert) for name, cpu, cert in parts]
 
 
+# A first run of ``widefs run`` on colon in-process, with the CPU time of each kernel's
+# compilation (numba's Dispatcher.compile, outermost calls only: a kernel's time includes the
+# helpers it compiles); writes JSON to argv[2].
+_COMPILES = """
+import json, sys, time
+import numba.core.dispatcher as dispatcher
+compile_one = dispatcher.Dispatcher.compile
+depth, seconds = [0], {}
+def timed(self, sig):
+    depth[0] += 1
+    t0 = time.process_time()
+    try:
+        return compile_one(self, sig)
+    finally:
+        depth[0] -= 1
+        if depth[0] == 0:
+            name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+            seconds[name] = seconds.get(name, 0.0) + time.process_time() - t0
+dispatcher.Dispatcher.compile = timed
+from widefs.cli import main
+t0 = time.process_time()
+main(["run", "--out", sys.argv[1]])
+with open(sys.argv[2], "w") as fh:
+    json.dump({"run": time.process_time() - t0, "kernels": seconds}, fh)
+"""
+
+
+def colon_compiles() -> None:
+    """Print the CPU seconds each numba kernel takes to compile in a first run on colon."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        env = {**installed_env(work), "NUMBA_CACHE_DIR": str(work / "numba")}
+        cmd = [sys.executable, "-c", _COMPILES, str(work / "report"), str(work / "out.json")]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        found = json.loads((work / "out.json").read_text())
+    kernels = sorted(found["kernels"].items(), key=lambda kv: -kv[1])
+    total = sum(s for _, s in kernels)
+    print(f"first run on colon: {found['run']:.1f} s CPU in-process, {total:.1f} s compiling")
+    print(f"(load average {os.getloadavg()[0]:.1f})")
+    for name, sec in kernels:
+        print(f"{sec:6.2f} s  {name}")
+
+
 def colon_section(repeat: int) -> None:
     machine = machine_note()
     with tempfile.TemporaryDirectory() as tmp:
@@ -249,12 +294,20 @@ def main(argv=None) -> int:
     parser.add_argument("--colon", action="store_true", help="the colon run (see above)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (--colon)")
     parser.add_argument(
+        "--compile-times",
+        action="store_true",
+        help="print each numba kernel's compile CPU time in a first run on colon; write nothing",
+    )
+    parser.add_argument(
         "--stages-only",
         action="store_true",
         help="print the stage lines each run wrote to stderr (with when they arrived) and "
         "the run's totals; write no results page",
     )
     args = parser.parse_args(argv)
+    if args.compile_times:
+        colon_compiles()
+        return 0
     if args.colon:
         colon_section(args.repeat)
         return 0
