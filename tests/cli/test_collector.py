@@ -28,6 +28,26 @@ def test_keep_freezes_what_is_alive_and_the_block_end_unfreezes_it(nothing_froze
     assert gc.get_freeze_count() == 0
 
 
+def test_keep_collects_garbage_cycles_before_freezing(nothing_frozen):
+    import weakref
+
+    class Node:
+        pass
+
+    with _collector_skips_kept() as keep:
+        gc.disable()  # (no collection of its own in between)
+        try:
+            node = Node()
+            node.self = node  # a cycle: only the cyclic collector frees it
+            dead = weakref.ref(node)
+            del node
+            keep()
+            assert dead() is None  # collected, not frozen
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.enable()
+
+
 def test_the_block_unfreezes_when_the_run_fails(nothing_frozen):
     with pytest.raises(RuntimeError, match="boom"), _collector_skips_kept() as keep:
         keep()
@@ -89,6 +109,9 @@ def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
         def get_freeze_count(self):
             return gc.get_freeze_count()
 
+        def collect(self):
+            seen.append("collect")
+
         def freeze(self):
             seen.append("freeze")
 
@@ -99,6 +122,7 @@ def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
     args = ["run", str(tmp_path / "d.csv"), "--out", str(tmp_path / "out"), "--quick"]
     args += ["--methods", "chance", "--null-permutations", "20"]
     assert main(args) == 0
-    # After reading, at the start of the one part, at the analysis's end; undone once, last.
-    assert seen == ["freeze", "freeze", "freeze", "unfreeze"]
+    # After reading, at the start of the one part, at the analysis's end (each time after a
+    # collection); undone once, last.
+    assert seen == ["collect", "freeze"] * 3 + ["unfreeze"]
     assert (tmp_path / "out" / "report.md").is_file()

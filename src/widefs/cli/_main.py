@@ -192,15 +192,22 @@ def _collector_skips_kept():
 
     A run keeps what it builds to its end: the modules, the data, each part's results. Each
     full collection walks every tracked object, and numba's compiles on a first run trigger
-    many; left out of them, what the run keeps costs nothing more. An object kept this way
-    that later becomes part of a garbage cycle waits for the run's end. Nothing is frozen
-    when the caller (``main()`` called from Python) has frozen objects of its own.
+    many; left out of them, what the run keeps costs nothing more. Garbage is collected
+    first (walking only what is not frozen yet), so no dead cycle is frozen with a large
+    array in it; an object kept that later becomes part of a garbage cycle waits for the
+    run's end. Nothing is frozen when the caller (``main()`` called from Python) has frozen
+    objects of its own.
     """
     if gc.get_freeze_count():
         yield lambda: None
         return
+
+    def keep():
+        gc.collect()
+        gc.freeze()
+
     try:
-        yield gc.freeze
+        yield keep
     finally:
         gc.unfreeze()
 
