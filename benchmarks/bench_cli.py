@@ -11,7 +11,9 @@ docs/results/benchmarks_scale.md.
 warm (numba's cache filled by a first run) and as the first run after install (an empty
 ``NUMBA_CACHE_DIR``), interleaved, median CPU of ``--repeat`` runs each, against the targets
 (8 s warm, 15 s first run), and the CPU of each part of the analysis (one in-process
-``analyse`` run, timed at its progress events). Writes the ``cli_colon`` section.
+``analyse`` run, timed at its progress events); Python's modules byte-compiled as an install
+leaves them (see ``installed_env``). Writes the ``cli_colon`` section. ``--compile-times``
+prints the CPU time each numba kernel takes to compile in a first run on colon.
 
 The stage lines ``widefs run`` writes to a stderr that is not a terminal are printed with the
 time each arrived (they must arrive while the run works, not at its end).
@@ -20,6 +22,7 @@ Usage::
 
     nice -n 10 python benchmarks/bench_cli.py [--sizes 2000 20000 200000] [--note TEXT]
     nice -n 10 python benchmarks/bench_cli.py --colon [--repeat 3]
+    nice -n 10 python benchmarks/bench_cli.py --compile-times
     nice -n 10 python benchmarks/bench_cli.py --sizes 200000 --stages-only
 """
 
@@ -138,23 +141,36 @@ def timed_process(cmd: list[str], env: dict | None = None) -> tuple[float, float
     return usage.ru_utime + usage.ru_stime, time.perf_counter() - t0, usage.ru_maxrss / 1024
 
 
+def installed_env(workdir: Path) -> dict[str, str]:
+    """The environment with Python's modules byte-compiled, as an install leaves them: an
+    editable checkout under ``PYTHONDONTWRITEBYTECODE`` compiles widefs's ~160 modules from
+    source in every process (written under ``workdir``, never beside the sources)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(workdir / "pycache")}
+
+
 def colon_runs(repeat: int, workdir: Path) -> dict[str, list]:
     """Warm and first-run-after-install ``widefs run`` on colon, interleaved."""
     cmd = ["widefs", "run", "--out", str(workdir / "report")]
-    timed_process(cmd)  # fills numba's cache for the warm runs
+    base = installed_env(workdir)
+    timed_process(cmd, base)  # fills numba's cache for the warm runs (and the bytecode)
     runs = {"warm": [], "first run": []}
     for _ in range(repeat):
-        runs["warm"].append(timed_process(cmd))
+        runs["warm"].append(timed_process(cmd, base))
         with tempfile.TemporaryDirectory(prefix="bench_cli_numba_") as cache:
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            env = {**base, "NUMBA_CACHE_DIR": cache}
             runs["first run"].append(timed_process(cmd, env))
     return runs
 
 
-def colon_stages() -> list[tuple[str, float, float]]:
+def colon_stages(workdir: Path) -> list[tuple[str, float, float]]:
     """``(part, CPU s, of which certificates CPU s)`` of one analysis of colon (warm)."""
     out = subprocess.run(
-        [sys.executable, "-c", _STAGES], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _STAGES],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=installed_env(workdir),
     ).stdout
     events = [json.loads(line) for line in out.splitlines() if line.startswith("[")]
     parts, opened, since = [], {}, None
@@ -174,11 +190,55 @@ def colon_stages() -> list[tuple[str, float, float]]:
     return [(name, cpu, cert) for name, cpu, cert in parts]
 
 
+# A first run of ``widefs run`` on colon in-process, with the CPU time of each kernel's
+# compilation (numba's Dispatcher.compile, outermost calls only: a kernel's time includes the
+# helpers it compiles); writes JSON to argv[2].
+_COMPILES = """
+import json, sys, time
+import numba.core.dispatcher as dispatcher
+compile_one = dispatcher.Dispatcher.compile
+depth, seconds = [0], {}
+def timed(self, sig):
+    depth[0] += 1
+    t0 = time.process_time()
+    try:
+        return compile_one(self, sig)
+    finally:
+        depth[0] -= 1
+        if depth[0] == 0:
+            name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+            seconds[name] = seconds.get(name, 0.0) + time.process_time() - t0
+dispatcher.Dispatcher.compile = timed
+from widefs.cli import main
+t0 = time.process_time()
+main(["run", "--out", sys.argv[1]])
+with open(sys.argv[2], "w") as fh:
+    json.dump({"run": time.process_time() - t0, "kernels": seconds}, fh)
+"""
+
+
+def colon_compiles() -> None:
+    """Print the CPU seconds each numba kernel takes to compile in a first run on colon."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        env = {**installed_env(work), "NUMBA_CACHE_DIR": str(work / "numba")}
+        cmd = [sys.executable, "-c", _COMPILES, str(work / "report"), str(work / "out.json")]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        found = json.loads((work / "out.json").read_text())
+    kernels = sorted(found["kernels"].items(), key=lambda kv: -kv[1])
+    total = sum(s for _, s in kernels)
+    print(f"first run on colon: {found['run']:.1f} s CPU in-process, {total:.1f} s compiling")
+    print(f"(load average {os.getloadavg()[0]:.1f})")
+    for name, sec in kernels:
+        print(f"{sec:6.2f} s  {name}")
+
+
 def colon_section(repeat: int) -> None:
     machine = machine_note()
     with tempfile.TemporaryDirectory() as tmp:
         runs = colon_runs(repeat, Path(tmp))
-    stages = colon_stages()
+        stages = colon_stages(Path(tmp))
+    load = os.getloadavg()[0]
     medians = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
     rows, verdicts = [], []
     for kind, (cpu, wall, mb) in medians.items():
@@ -189,7 +249,10 @@ def colon_section(repeat: int) -> None:
             f"{mb:.0f} |"
         )
         verdicts.append(f"{kind} {cpu:.1f} s ({'met' if cpu <= target else 'NOT met'})")
-        print(f"colon {kind}: CPU {cpu:.1f} s (runs {every}), {cpu / target:.2f} x the target")
+        print(
+            f"colon {kind}: CPU {cpu:.1f} s (runs {every}), {cpu / target:.2f} x the target, "
+            f"load average {load:.1f} at the end"
+        )
     total = sum(cpu for _, cpu, _ in stages)
     stage_rows = [
         f"| {name} | {cpu:.1f} | {cert:.1f} | {100 * cpu / total:.0f}% |"
@@ -200,11 +263,11 @@ def colon_section(repeat: int) -> None:
     text = f"""## `widefs run` on colon (62 x 2,000), default options
 
 Command: `nice -n 10 python benchmarks/bench_cli.py --colon --repeat {repeat}`. {machine}
-`widefs run --out report` (the bundled colon data: every part, search certificates, the
-2 x 5-fold comparison, the report and its figures) in a fresh process; CPU time (user +
-system) and peak resident set from the operating system, median of {repeat} runs. *Warm*:
-numba's cache filled by an earlier run; *first run*: an empty `NUMBA_CACHE_DIR`, so every
-kernel the run uses compiles (the first run after install). The two kinds alternate.
+Load average {load:.1f} at the end. `widefs run --out report` (the bundled colon data: every
+part, search certificates, the 2 x 5-fold comparison, the report and its figures) in a fresh
+process with byte-compiled modules; CPU time (user + system) and peak resident set from the
+operating system, median of {repeat} runs. *Warm*: numba's cache filled by an earlier run;
+*first run*: an empty `NUMBA_CACHE_DIR` (the first run after install). The kinds alternate.
 
 | run | CPU s (median) | CPU s (each run) | target CPU s | CPU / target | wall s | peak MB |
 |---|---|---|---|---|---|---|
@@ -231,12 +294,20 @@ def main(argv=None) -> int:
     parser.add_argument("--colon", action="store_true", help="the colon run (see above)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (--colon)")
     parser.add_argument(
+        "--compile-times",
+        action="store_true",
+        help="print each numba kernel's compile CPU time in a first run on colon; write nothing",
+    )
+    parser.add_argument(
         "--stages-only",
         action="store_true",
         help="print the stage lines each run wrote to stderr (with when they arrived) and "
         "the run's totals; write no results page",
     )
     args = parser.parse_args(argv)
+    if args.compile_times:
+        colon_compiles()
+        return 0
     if args.colon:
         colon_section(args.repeat)
         return 0

@@ -12,6 +12,7 @@ with one line and status 130.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -56,6 +57,12 @@ _RUN_ENVIRONMENT = {
 
 
 def _run(args, console: Console) -> int:
+    with _collector_skips_kept() as keep:
+        return _report(args, console, keep)
+
+
+def _report(args, console: Console, keep) -> int:
+    """``widefs run``: read, analyse, write the report (``keep``: see :func:`_analyse`)."""
     # soft_wrap: a long path stays one line (a pipe or log gets it whole, never broken mid-name).
     console.print(
         f"widefs run: {visible(args.data)}", markup=False, highlight=False, soft_wrap=True
@@ -83,7 +90,8 @@ def _run(args, console: Console) -> int:
                 **data_options(args),
             )
         check_disk_space(args.out, data.X.shape[1])
-        report = _analyse(args, data, groups, p_error, console, t0)
+        keep()  # the modules and the data stay to the end
+        report = _analyse(args, data, groups, p_error, console, t0, keep)
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
@@ -140,8 +148,9 @@ def _top_classes(classes, counts):
     return names, [counts[i] for i in top] + [sum(int(counts[i]) for i in order[len(top) :])]
 
 
-def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: float):
-    """Analyse ``data`` and return the report (not yet written)."""
+def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: float, keep):
+    """Analyse ``data`` and return the report (not yet written); ``keep()`` at the start and
+    end of each part of the analysis (see :func:`_collector_skips_kept`)."""
     from widefs.cli import render
     from widefs.cli._markup import Markup
     from widefs.cli.io import shared_matrix
@@ -168,12 +177,50 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
     long_run = estimate_line(n, p, parts=len(groups), quick=args.quick, jobs=_cores(args.jobs))
     with literal_text(), _display(console, t0, read, long_run) as (show, progress):
         with shared_matrix(data, args.jobs):  # one copy of X for every worker process
-            analysis = _analysis(args, data, groups, p_error, progress)
+            analysis = _analysis(args, data, groups, p_error, _keeping(progress, keep))
         for section in render.analysis_sections(analysis, data):
             report.add(section)
             render.show(show, section)
         report.add(render.citing_section(groups))
     return report
+
+
+@contextlib.contextmanager
+def _collector_skips_kept():
+    """A function that moves every object alive now out of the cyclic garbage collector's
+    reach (:func:`gc.freeze`), for the run; undone at its end (:func:`gc.unfreeze`).
+
+    A run keeps what it builds to its end: the modules, the data, each part's results. Each
+    full collection walks every tracked object, and numba's compiles on a first run trigger
+    many; left out of them, what the run keeps costs nothing more. Garbage is collected
+    first (walking only what is not frozen yet), so no dead cycle is frozen with a large
+    array in it; an object kept that later becomes part of a garbage cycle waits for the
+    run's end. Nothing is frozen when the caller (``main()`` called from Python) has frozen
+    objects of its own.
+    """
+    if gc.get_freeze_count():
+        yield lambda: None
+        return
+
+    def keep():
+        gc.collect()
+        gc.freeze()
+
+    try:
+        yield keep
+    finally:
+        gc.unfreeze()
+
+
+def _keeping(progress, keep):
+    """``progress``, calling ``keep()`` first at the start and end of each part."""
+
+    def note(event):
+        if event.task == "analysis":  # (the last one: before the report is drawn)
+            keep()
+        progress(event)
+
+    return note
 
 
 def _cores(jobs: int) -> int:

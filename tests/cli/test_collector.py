@@ -1,0 +1,128 @@
+"""``widefs run`` keeps what it builds out of the cyclic collector's full walks, for the run only."""
+
+import gc
+
+import pytest
+
+from widefs.analysis import ProgressEvent
+from widefs.cli._main import _collector_skips_kept, _keeping
+
+
+@pytest.fixture
+def nothing_frozen():
+    assert gc.get_freeze_count() == 0, "the test process froze objects before the test"
+    yield
+    gc.unfreeze()  # a failing test leaves nothing frozen behind
+
+
+def test_keep_freezes_what_is_alive_and_the_block_end_unfreezes_it(nothing_frozen):
+    with _collector_skips_kept() as keep:
+        assert gc.get_freeze_count() == 0  # nothing before the first keep()
+        alive = [object() for _ in range(1000)]
+        keep()
+        first = gc.get_freeze_count()
+        assert first >= len(alive)
+        more = [[] for _ in range(1000)]
+        keep()
+        assert gc.get_freeze_count() >= first + len(more)
+    assert gc.get_freeze_count() == 0
+
+
+def test_keep_collects_garbage_cycles_before_freezing(nothing_frozen):
+    import weakref
+
+    class Node:
+        pass
+
+    with _collector_skips_kept() as keep:
+        gc.disable()  # (no collection of its own in between)
+        try:
+            node = Node()
+            node.self = node  # a cycle: only the cyclic collector frees it
+            dead = weakref.ref(node)
+            del node
+            keep()
+            assert dead() is None  # collected, not frozen
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.enable()
+
+
+def test_the_block_unfreezes_when_the_run_fails(nothing_frozen):
+    with pytest.raises(RuntimeError, match="boom"), _collector_skips_kept() as keep:
+        keep()
+        assert gc.get_freeze_count() > 0
+        raise RuntimeError("boom")
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_caller_that_froze_objects_keeps_its_choice(nothing_frozen):
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    with _collector_skips_kept() as keep:
+        extra = [[] for _ in range(1000)]
+        keep()
+        assert gc.get_freeze_count() == frozen  # nothing more frozen
+    assert gc.get_freeze_count() == frozen  # and the caller's objects are still frozen
+    assert extra
+
+
+def test_keeping_keeps_before_each_part_starts_and_ends_and_forwards_every_event():
+    calls = []
+
+    def show(event):
+        calls.append(("show", event.task, event.description))
+
+    note = _keeping(show, lambda: calls.append("keep"))
+    note(ProgressEvent("analysis", "chance", 0, 2))
+    note(ProgressEvent("search certificate: x", "search certificate: x"))
+    note(ProgressEvent("search certificate: x", "search certificate: x", finished=True))
+    note(ProgressEvent("nested cross-validation", "nested CV: a"))
+    note(ProgressEvent("analysis", "done", 2, 2, finished=True))
+    assert calls == [
+        "keep",
+        ("show", "analysis", "chance"),
+        ("show", "search certificate: x", "search certificate: x"),
+        ("show", "search certificate: x", "search certificate: x"),
+        ("show", "nested cross-validation", "nested CV: a"),
+        "keep",
+        ("show", "analysis", "done"),
+    ]
+
+
+def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
+    tmp_path, monkeypatch, nothing_frozen
+):
+    import numpy as np
+    import pandas as pd
+
+    from widefs.cli import _main, main
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(24, 30)), columns=[f"g{j}" for j in range(30)])
+    frame["class"] = np.repeat(["a", "b"], 12)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    seen = []
+
+    class _Recorder:
+        def get_freeze_count(self):
+            return gc.get_freeze_count()
+
+        def collect(self):
+            seen.append("collect")
+
+        def freeze(self):
+            seen.append("freeze")
+
+        def unfreeze(self):
+            seen.append("unfreeze")
+
+    monkeypatch.setattr(_main, "gc", _Recorder())
+    args = ["run", str(tmp_path / "d.csv"), "--out", str(tmp_path / "out"), "--quick"]
+    args += ["--methods", "chance", "--null-permutations", "20"]
+    assert main(args) == 0
+    # After reading, at the start of the one part, at the analysis's end (each time after a
+    # collection); undone once, last.
+    assert seen == ["collect", "freeze"] * 3 + ["unfreeze"]
+    assert (tmp_path / "out" / "report.md").is_file()
