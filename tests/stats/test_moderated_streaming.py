@@ -1,0 +1,118 @@
+"""The prior's fit read a block at a time equals the whole-array computation, bit for bit.
+
+:func:`widefs.stats.fit_f_dist` reads the variances in blocks (no temporary per feature);
+the reference here is the earlier whole-array code (np.median, np.mean, np.var on the
+joined arrays), kept as the oracle: every prior, hence every moderated p-value, is equal.
+"""
+
+import numpy as np
+import pytest
+from scipy.special import digamma, polygamma
+
+from widefs._utils import _streaming
+from widefs._utils._streaming import median, pairwise_sum
+from widefs.stats import _moderated, fit_f_dist, trigamma_inverse
+
+
+def _whole_array_prior(variances, df):
+    x = np.asarray(variances, dtype=np.float64).ravel()
+    d = np.broadcast_to(np.asarray(df, dtype=np.float64), x.shape)
+    ok = np.isfinite(x) & np.isfinite(d) & (d > 1e-15) & (x > -1e-15)
+    x = x[ok]
+    np.maximum(x, 0.0, out=x)
+    if x.size < 2:
+        return float("nan"), float("nan")
+    mid = float(np.median(x))
+    np.maximum(x, 1e-5 * (mid if mid > 0 else 1.0), out=x)
+    one = d.size > 0 and d.min() == d.max()
+    values, inverse = (d[:1], None) if one else np.unique(d[ok], return_inverse=True)
+    half = values / 2
+    e = np.log(x)
+    shift = digamma(half) - np.log(half)
+    e -= shift[0] if one else shift[inverse]
+    e_mean, e_var = float(e.mean()), float(e.var(ddof=1))
+    trigammas = np.full(x.size, polygamma(1, half)[0]) if one else polygamma(1, half)[inverse]
+    e_var -= float(np.mean(trigammas))
+    if e_var > 0:
+        d0 = 2.0 * float(trigamma_inverse(e_var))
+        return float(np.exp(e_mean + digamma(d0 / 2) - np.log(d0 / 2))), d0
+    return float(x.mean()), float("inf")
+
+
+def _cases(rng):
+    for n in (2, 3, 7, 128, 129, 1000, 65_537, 300_001):
+        s2 = rng.chisquare(4, n) / 4 / (rng.chisquare(10, n) / 10) * 10.0 ** rng.normal(0, 1)
+        yield s2, 4.0
+        df = rng.choice([2.0, 3.0, 5.0], n)
+        yield s2, df
+        bad = s2.copy()
+        special = np.array([np.nan, 0.0, -1e-16, np.inf, -0.0, 0.0])
+        at = rng.choice(n, min(n, special.size), replace=False)
+        bad[at] = special[: at.size]
+        df2 = np.where(rng.random(n) < 0.1, 0.0, df)
+        yield bad, df2
+        yield np.full(n, 2.5), 6.0  # one common variance: d0 = inf
+        yield np.where(rng.random(n) < 0.7, 0.0, s2), 3.0  # the median is 0
+
+
+def test_blocked_prior_equals_the_whole_array_computation(monkeypatch):
+    rng = np.random.default_rng(7)
+    monkeypatch.setattr(_moderated, "_BLOCK", 1000)  # many blocks, leaves across blocks
+    for s2, df in _cases(rng):
+        got, want = fit_f_dist(s2, df), _whole_array_prior(s2, df)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_blocked_prior_equals_it_with_the_default_blocks():
+    rng = np.random.default_rng(8)
+    s2 = rng.chisquare(5, 1_000_003) / 5 * rng.gamma(3.0, 1 / 3.0, 1_000_003)
+    assert fit_f_dist(s2, 5.0) == _whole_array_prior(s2, 5.0)
+    assert fit_f_dist(s2.astype(np.float32), 5.0) == _whole_array_prior(s2.astype(np.float32), 5.0)
+
+
+def test_pairwise_sum_is_numpys_sum_bit_for_bit():
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(1, 200_000))
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+        cuts = np.sort(rng.integers(0, n, rng.integers(0, 12)))
+        leaf = int(rng.choice([128, 1000, 65_536]))
+        assert pairwise_sum(iter(np.split(x, cuts)), n, leaf) == np.add.reduce(x)
+    assert pairwise_sum(iter([]), 0) == 0.0
+    with pytest.raises(ValueError, match="fewer values"):
+        pairwise_sum(iter([np.ones(3)]), 5)
+
+
+def test_a_sequential_sum_would_differ():
+    # The test above can fail: summing the blocks one after the other is not numpy's sum.
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(100_000) * 10.0 ** rng.integers(-8, 8, 100_000)
+    sequential = sum(float(np.add.reduce(b)) for b in np.array_split(x, 37))
+    assert sequential != np.add.reduce(x)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1001, 200_000])
+def test_median_is_numpys_median(n, monkeypatch):
+    rng = np.random.default_rng(n)
+    monkeypatch.setattr(_streaming, "_GATHER", 50)  # several radix passes
+    for x in (
+        rng.standard_normal(n),
+        rng.integers(0, 4, n).astype(float),  # ties across the middle
+        np.where(rng.random(n) < 0.5, -0.0, 0.0),
+        rng.chisquare(2, n) * 1e-300,  # subnormal and tiny values
+        np.concatenate([rng.standard_normal(n)[: n - 1], [np.inf]]),
+    ):
+        cuts = np.sort(rng.integers(0, n, 5))
+        got = median(lambda x=x, cuts=cuts: iter(np.split(x, cuts)), n)
+        assert got == np.median(x)
+    x = rng.standard_normal(n)
+    x[n // 2] = np.nan
+    assert np.isnan(median(lambda: iter([x]), n))
+
+
+def test_median_of_many_equal_values():
+    x = np.zeros(3_000_001)
+    x[::3] = 1.5
+    assert median(lambda: iter(np.array_split(x, 7)), x.size) == np.median(x) == 0.0
+    x[:] = 2.0
+    assert median(lambda: iter([x]), x.size) == 2.0
