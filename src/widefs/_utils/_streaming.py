@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["pairwise_sum", "median"]
+__all__ = ["median", "pairwise_sum"]
 
 # Values summed by one call of np.add.reduce (a node of numpy's recursion): its temporaries
 # stay under half a megabyte whatever the number of values.
