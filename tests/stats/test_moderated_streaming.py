@@ -116,3 +116,23 @@ def test_median_of_many_equal_values():
     assert median(lambda: iter(np.array_split(x, 7)), x.size) == np.median(x) == 0.0
     x[:] = 2.0
     assert median(lambda: iter([x]), x.size) == 2.0
+
+
+def test_blocked_prior_keeps_no_temporary_per_feature(monkeypatch):
+    import tracemalloc
+
+    monkeypatch.setattr(_moderated, "_BLOCK", 4096)
+    monkeypatch.setattr(_streaming, "_GATHER", 4096)
+    rng = np.random.default_rng(5)
+    m = 500_000
+    s2 = rng.chisquare(6, m) / 6
+    s2[::1000] = np.nan  # a compressed copy of each block, not of the whole array
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    got = fit_f_dist(s2, 6.0)
+    peak = tracemalloc.get_traced_memory()[1] - before
+    tracemalloc.stop()
+    assert got == _whole_array_prior(s2, 6.0)
+    # Bytes: 2 MB of fixed temporaries (the median's counts of 16-bit digits), half a byte a
+    # feature; the whole-array computation took about 25 bytes a feature.
+    assert peak < 2**21 + 0.5 * m

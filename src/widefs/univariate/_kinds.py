@@ -331,6 +331,10 @@ def _zero_one(block) -> bool:
         return False
     if block.dtype.kind in "bu":  # no negative values: the largest tells
         return int(block.max()) <= 1
+    # The first column answers for most blocks of continuous values without a full scan.
+    first = block[:, 0]
+    if not ((first == 0) | (first == 1)).all():
+        return False
     return bool(((block == 0) | (block == 1)).all())
 
 

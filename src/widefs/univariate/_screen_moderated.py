@@ -96,7 +96,11 @@ def _share_codes(codes, passed, modelled, blocks, starts) -> None:
     variance against their median (which needs them all once; no copy of them is made)."""
     pooled, ref = passed.pooled, None
     if pooled is not None:
-        ref = median(lambda: (pooled[b] for b in feature_blocks(pooled.size, 8)), pooled.size)
+
+        def pieces():  # the median's passes, a block at a time
+            return (pooled[b] for b in feature_blocks(pooled.size, 24, _BLOCK_BYTES))
+
+        ref = median(pieces, pooled.size)
     for i, block in enumerate(blocks):
         at = codes[block]
         if ref is None:
