@@ -116,6 +116,7 @@ def test_median_of_many_equal_values():
     assert median(lambda: iter(np.array_split(x, 7)), x.size) == np.median(x) == 0.0
     x[:] = 2.0
     assert median(lambda: iter([x]), x.size) == 2.0
+    assert np.isnan(median(lambda: iter([]), 0))
 
 
 def test_blocked_prior_keeps_no_temporary_per_feature(monkeypatch):

@@ -148,13 +148,15 @@ def median(blocks: Callable[[], Iterable[np.ndarray]], n: int) -> float:
         Returns a new iterator over the consecutive 1-D float64 blocks of the values; it is
         called once per pass (three to five passes for each middle value).
     n : int
-        Number of values in all, at least 1.
+        Number of values in all.
 
     Returns
     -------
     median : float
-        NaN when a value is NaN, as numpy's.
+        NaN when a value is NaN or there is none, as numpy's.
     """
+    if n == 0:
+        return float("nan")
     for values in blocks():
         if np.isnan(values).any():
             return float("nan")

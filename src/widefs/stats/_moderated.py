@@ -291,7 +291,9 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     not exceed what the sampling noise explains, the variances are consistent with one
     common value: ``d0 = inf`` and ``s0^2 = mean(s_j^2)``. Variances of 0 (constant
     features) are raised to ``1e-5`` times the median for the fit only, as limma does;
-    features with ``d_j = 0`` or a non-finite variance are left out.
+    features with ``d_j = 0`` or a non-finite variance are left out. The variances are read a
+    block at a time, without a temporary per feature; the means, variance and median are
+    numpy's (pairwise sums, ``np.median``) on the whole arrays, bit for bit.
 
     Parameters
     ----------

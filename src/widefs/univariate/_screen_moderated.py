@@ -100,7 +100,7 @@ def _share_codes(codes, passed, modelled, blocks, starts) -> None:
         def pieces():  # the median's passes, a block at a time
             return (pooled[b] for b in feature_blocks(pooled.size, 24, _BLOCK_BYTES))
 
-        ref = median(pieces, pooled.size)
+        ref = median(pieces, pooled.size) if pooled.size else 0.0
     for i, block in enumerate(blocks):
         at = codes[block]
         if ref is None:
