@@ -137,3 +137,40 @@ def test_blocked_prior_keeps_no_temporary_per_feature(monkeypatch):
     # Bytes: 2 MB of fixed temporaries (the median's counts of 16-bit digits), half a byte a
     # feature; the whole-array computation took about 25 bytes a feature.
     assert peak < 2**21 + 0.5 * m
+
+
+def test_median_of_values_that_differ_in_their_last_bits(monkeypatch):
+    # Every refinement below the first 16 bits finds the digit 0 (the rank within it kept)
+    # until the last 16 bits tell the values apart.
+    monkeypatch.setattr(_streaming, "_GATHER", 50)
+    rng = np.random.default_rng(2)
+    x = rng.permutation(1.0 + np.arange(1001) * 2.0**-52)
+    assert median(lambda: iter(np.array_split(x, 3)), x.size) == np.median(x)
+    x = np.concatenate([x, [3.0, 0.5]])
+    assert median(lambda: iter([x]), x.size) == np.median(x)
+
+
+def test_median_gathers_as_soon_as_the_candidates_fit(monkeypatch):
+    # 41 values share the first 16 bits of the middle one: with room for 41 candidates they
+    # are gathered after one histogram (a pass for NaN, one for the histogram, one to gather).
+    monkeypatch.setattr(_streaming, "_GATHER", 41)
+    x = np.concatenate([1.0 + np.arange(41) * 2.0**-40, np.full(20, 0.25), np.full(20, 8.0)])
+    passes = []
+
+    def blocks():
+        passes.append(1)
+        return iter([x])
+
+    assert median(blocks, x.size) == np.median(x)
+    assert len(passes) == 3
+
+
+def test_used_variances_are_read_in_place_when_all_are_used():
+    # Zeros and values below 1 are used as they are: the blocks are views, no copy.
+    x = np.array([0.0, 0.5, 2.0, 0.25, 7.0])
+    blocks = list(_moderated._UsedVariances(x, 3.0).blocks())
+    assert all(np.shares_memory(b, x) for b, _ in blocks)
+    # A negative rounding error is raised to 0 in a copy; the input is left as it was.
+    y = np.array([-1e-17, 0.5, 2.0])
+    (b, _), *_ = _moderated._UsedVariances(y, 3.0).blocks()
+    assert not np.shares_memory(b, y) and b[0] == 0.0 and y[0] == -1e-17

@@ -60,19 +60,16 @@ def _leaf_sums(chunks: Iterable[np.ndarray], sizes: list[int]) -> list[float]:
     buffer = np.empty(max(sizes))
     filled = 0
     for chunk in chunks:
-        chunk = np.ascontiguousarray(chunk, dtype=np.float64).ravel()
+        chunk = np.asarray(chunk, dtype=np.float64).ravel()
         pos = 0
         while pos < chunk.size:
             want = sizes[len(sums)]
             take = min(want - filled, chunk.size - pos)
-            if filled == 0 and take == want:  # a whole leaf inside the chunk: no copy
-                sums.append(float(np.add.reduce(chunk[pos : pos + take])))
-            else:
-                buffer[filled : filled + take] = chunk[pos : pos + take]
-                filled += take
-                if filled == want:
-                    sums.append(float(np.add.reduce(buffer[:want])))
-                    filled = 0
+            buffer[filled : filled + take] = chunk[pos : pos + take]
+            filled += take
+            if filled == want:  # a leaf, contiguous in the buffer
+                sums.append(float(np.add.reduce(buffer[:want])))
+                filled = 0
             pos += take
     if len(sums) != len(sizes):
         raise ValueError(f"the blocks hold fewer values than the {sum(sizes)} announced.")
@@ -118,8 +115,9 @@ def _kth(blocks: Callable[[], Iterable[np.ndarray]], k: int) -> float:
         counts = np.zeros(65536, np.int64)
         for values in blocks():
             keys = _keys(values)
-            if shift < 48:
-                keys = keys[(keys >> np.uint64(shift + 16)) == prefix]
+            # The candidates: keys whose bits above these 16 are the prefix (all of them at
+            # the first pass: numpy shifts a 64-bit integer by 64 to 0).
+            keys = keys[(keys >> np.uint64(shift + 16)) == prefix]
             digits = ((keys >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.intp)
             counts += np.bincount(digits, minlength=65536)
         below = np.cumsum(counts)

@@ -329,7 +329,6 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
         return float("nan"), float("nan")
     mid = median(lambda: (xb for xb, _ in used.blocks()), n)
     floor = 1e-5 * (mid if mid > 0 else 1.0)
-    # Degrees of freedom take few distinct values: the special functions once per value.
     half = used.df_values / 2
     shift = digamma(half) - np.log(half)
     trigamma = polygamma(1, half)
@@ -338,17 +337,14 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
         for xb, db in used.blocks():
             e = np.maximum(xb, floor)
             np.log(e, out=e)
-            e -= shift[0] if used.one else shift[np.searchsorted(used.df_values, db)]
+            e -= shift[np.searchsorted(used.df_values, db)]
             yield e
 
     # np.mean and np.var(ddof=1) of e, and the mean of the trigammas, as numpy computes
     # them on the whole arrays (pairwise sums), from blocks: no temporary per feature.
     e_mean = pairwise_sum(e_blocks(), n) / n
     e_var = pairwise_sum((_squared(e - e_mean) for e in e_blocks()), n) / (n - 1)
-    if used.one:
-        trigammas = (np.full(b.stop - b.start, trigamma[0]) for b in iter_column_blocks(n, _BLOCK))
-    else:
-        trigammas = (trigamma[np.searchsorted(used.df_values, db)] for _, db in used.blocks())
+    trigammas = (trigamma[np.searchsorted(used.df_values, db)] for _, db in used.blocks())
     e_var -= pairwise_sum(trigammas, n) / n
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
@@ -370,16 +366,14 @@ class _UsedVariances:
         x = np.asarray(variances)
         self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
         self.d = np.broadcast_to(np.asarray(df, dtype=np.float64), self.x.shape)
-        # One value (a one-way design): no sort of millions of equal numbers.
-        self.one = self.d.size > 0 and self.d.min() == self.d.max()
         self.count, self.as_is, distinct = 0, True, [np.zeros(0)]
         for b in iter_column_blocks(self.x.size, _BLOCK):
             ok = self._ok(b)
             self.count += int(np.count_nonzero(ok))
             self.as_is &= bool(ok.all()) and not bool((self.x[b] < 0).any())
-            if not self.one:
-                distinct.append(np.unique(self.d[b][ok]))
-        self.df_values = self.d[:1] if self.one else np.unique(np.concatenate(distinct))
+            distinct.append(np.unique(self.d[b][ok]))
+        # Degrees of freedom take few distinct values: the special functions once per value.
+        self.df_values = np.unique(np.concatenate(distinct))
 
     def _ok(self, b: slice) -> np.ndarray:
         xb, db = self.x[b], self.d[b]
