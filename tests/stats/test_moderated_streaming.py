@@ -174,3 +174,19 @@ def test_used_variances_are_read_in_place_when_all_are_used():
     y = np.array([-1e-17, 0.5, 2.0])
     (b, _), *_ = _moderated._UsedVariances(y, 3.0).blocks()
     assert not np.shares_memory(b, y) and b[0] == 0.0 and y[0] == -1e-17
+
+
+def test_prior_when_the_observed_variance_equals_the_sampling_variance_exactly():
+    # e_var = 0 to the last bit: one common variance (d0 = inf), not trigamma_inverse(0).
+    # Two variances 1 and x with (log x)^2 / 2 = trigamma(2) exactly, found among floats.
+    half = np.array([2.0])
+    shift, trig = (digamma(half) - np.log(half))[0], polygamma(1, half)[0]
+    x0 = np.exp(np.sqrt(2 * trig))
+    x = (np.float64(x0).view(np.int64) + np.arange(-20_000, 20_000)).view(np.float64)
+    e1, e2 = -shift, np.log(x) - shift
+    m = (e1 + e2) / 2
+    exact = x[((e1 - m) * (e1 - m) + (e2 - m) * (e2 - m)) - trig == 0.0]
+    assert exact.size
+    for value in exact[:2]:
+        assert fit_f_dist([1.0, value], 4.0) == ((1.0 + value) / 2, np.inf)
+    assert np.isfinite(fit_f_dist([1.0, exact[0] * 1.001], 4.0)[1])

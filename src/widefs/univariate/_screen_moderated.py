@@ -80,8 +80,10 @@ def moderated_branch(screen, passed) -> None:
     screen.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
     buffers, passed.buffers = list(passed.buffers), ()
     screen.location_statistics_ = buffers.pop(0) if buffers else np.empty(m)
-    # Zeros not written: a large allocation costs memory only where it is written.
-    screen.spread_statistics_ = buffers.pop(0) if spr is not None else np.zeros(m)
+    if spr is not None:
+        screen.spread_statistics_ = buffers.pop(0) if buffers else np.empty(m)
+    else:  # zeros not written: a large allocation costs memory only where it is written
+        screen.spread_statistics_ = np.zeros(m)
     screen.pvalues_ = buffers.pop(0) if buffers else np.empty(m)
     del buffers
     for i in range(len(blocks) - 1, -1, -1):
