@@ -61,19 +61,21 @@ def moderated_branch(screen, passed) -> None:
     """Set the screen's ``pvalues_``, statistics, ``prior_`` and the codes of its
     ``min_pvalues_`` and ``spread_weights_`` from the first pass ``passed`` (whose fits and
     buffers it consumes); only the modelled features get p-values here (1 elsewhere)."""
-    m = screen.kinds_.size
-    modelled = (screen.kinds_ == GAUSSIAN) | (screen.kinds_ == COUNTS)
+    kinds = screen.kinds_
+    m = kinds.size
     loc = passed.location
     spr = passed.spread if screen.spread_weight_ > 0 else None
     screen._min_pvalues = CodedValues(m, (0.0, 1.0))
-    screen._min_pvalues.codes[screen.kinds_ == 0] = 1
     screen._spread_weights = CodedValues(
         m, (0.0, screen.spread_weight_, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
     )
+    # Masks and codes a block at a time: no temporary per feature beside the first pass's.
     blocks = list(feature_blocks(m, 128, _BLOCK_BYTES))
-    starts = np.cumsum([0] + [int(np.count_nonzero(modelled[b])) for b in blocks])
+    for b in blocks:
+        screen._min_pvalues.codes[b][kinds[b] == 0] = 1
+    starts = np.cumsum([0] + [int(np.count_nonzero(_modelled(kinds, b))) for b in blocks])
     if spr is not None:
-        _share_codes(screen._spread_weights.codes, passed, modelled, blocks, starts)
+        _share_codes(screen._spread_weights.codes, passed, kinds, blocks, starts)
     priors = [fit_f_dist(loc.variances, loc.df_residual)]
     if spr is not None:
         priors.append(fit_f_dist(spr.variances, spr.df_residual))
@@ -88,11 +90,18 @@ def moderated_branch(screen, passed) -> None:
     del buffers
     for i in range(len(blocks) - 1, -1, -1):
         rows = slice(int(starts[i]), int(starts[i + 1]))
-        _tests(screen, blocks[i], modelled[blocks[i]], rows, (loc, spr), priors, passed.pooled_df)
+        mk = _modelled(kinds, blocks[i])
+        _tests(screen, blocks[i], mk, rows, (loc, spr), priors, passed.pooled_df)
     passed.location = passed.spread = None
 
 
-def _share_codes(codes, passed, modelled, blocks, starts) -> None:
+def _modelled(kinds, block) -> np.ndarray:
+    """The features of ``block`` the moderated tests score (gaussian, or counts)."""
+    k = kinds[block]
+    return (k == GAUSSIAN) | (k == COUNTS)
+
+
+def _share_codes(codes, passed, kinds, blocks, starts) -> None:
     """The spread share of every modelled feature as its code of ``spread_weights_``: 1 (the
     nominal share) or, with ``spread_weight="auto"``, 2 or 3 (wide or narrow) by its pooled
     variance against their median (which needs them all once; no copy of them is made)."""
@@ -106,10 +115,10 @@ def _share_codes(codes, passed, modelled, blocks, starts) -> None:
     for i, block in enumerate(blocks):
         at = codes[block]
         if ref is None:
-            at[modelled[block]] = 1
+            at[_modelled(kinds, block)] = 1
         else:
             wide = wide_spread(pooled[int(starts[i]) : int(starts[i + 1])], ref)
-            at[modelled[block]] = np.where(wide, 2, 3)
+            at[_modelled(kinds, block)] = np.where(wide, 2, 3)
     passed.pooled = None
 
 
