@@ -200,3 +200,22 @@ def test_the_moderated_branch_allocates_no_array_per_feature(monkeypatch):
     assert screen.kind_counts_["gaussian"] > 0.9 * m and screen.spread_weight_ > 0
     # 2 MB at most of fixed temporaries (the median's counts of 16-bit digits).
     assert grown[0] < 5.0 + 2**21 / m, grown
+
+
+@pytest.mark.parametrize("params", [{}, {"spread_weight": 0.2}, {"spread_weight": 0.0}])
+def test_a_first_pass_without_its_arrays_gives_the_same_fit(params, monkeypatch):
+    # The moderated branch makes its own results arrays when the first pass hands none over.
+    X, y = _mixed(3)
+    ref = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
+    first_pass = screen_module.first_pass
+
+    def bare(*args, **kwargs):
+        passed = first_pass(*args, **kwargs)
+        passed.buffers = ()
+        return passed
+
+    monkeypatch.setattr(screen_module, "first_pass", bare)
+    got = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
+    for name in ATTRS:
+        np.testing.assert_array_equal(getattr(got, name), getattr(ref, name), err_msg=name)
+    assert got.prior_ == ref.prior_

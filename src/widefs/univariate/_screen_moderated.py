@@ -64,7 +64,7 @@ def moderated_branch(screen, passed) -> None:
     kinds = screen.kinds_
     m = kinds.size
     loc = passed.location
-    spr = passed.spread if screen.spread_weight_ > 0 else None
+    spr = passed.spread  # None unless the first pass fitted the spread (spread_weight_ > 0)
     screen._min_pvalues = CodedValues(m, (0.0, 1.0))
     screen._spread_weights = CodedValues(
         m, (0.0, screen.spread_weight_, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
@@ -111,7 +111,7 @@ def _share_codes(codes, passed, kinds, blocks, starts) -> None:
         def pieces():  # the median's passes, a block at a time
             return (pooled[b] for b in feature_blocks(pooled.size, 24, _BLOCK_BYTES))
 
-        ref = median(pieces, pooled.size) if pooled.size else 0.0
+        ref = median(pieces, pooled.size)  # NaN without any: every share narrow
     for i, block in enumerate(blocks):
         at = codes[block]
         if ref is None:
