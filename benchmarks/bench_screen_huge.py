@@ -225,20 +225,29 @@ def n_of(label: str) -> int:
     return int(label.split()[2].replace(",", ""))
 
 
-def stored_rows(label: str) -> list[list[str]]:
-    """The rows of the stored section's huge-store table for ``label`` (not re-run)."""
+def _stored_blocks() -> list[dict]:
     from _report import ROOT
 
     try:
         stored = json.loads((ROOT / "docs/results/benchmarks/screen_huge.json").read_text())
     except (OSError, ValueError):
         return []
+    return stored.get("blocks", [])
+
+
+def stored_rows(label: str) -> list[list[str]]:
+    """The rows of the stored section's huge-store table for ``label`` (not re-run)."""
     rows = []
-    for block in stored.get("blocks", []):
+    for block in _stored_blocks():
         for row in block.get("table", {}).get("rows", []):
             if row and row[0] == label:
                 rows.append(row)
     return rows
+
+
+def stored_sentences(label: str) -> list[str]:
+    """The stored section's sentences about ``label``'s runs (not re-run)."""
+    return [b["text"] for b in _stored_blocks() if b.get("text", "").startswith(label + ":")]
 
 
 def packed_lines(pk: dict | None, n: int) -> list[str]:
@@ -336,12 +345,14 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         if runs is None:  # not run here: the stored rows, marked
             for row in stored_rows(name):
                 run = row[1].replace(" (stored, earlier code)", "")
-                row = [row[0], f"{run} (stored, earlier code)", *row[2:]]
-                lines.append("| " + " | ".join(row) + " |")
+                run += "" if "earlier code" in run else " (stored, earlier code)"
+                lines.append("| " + " | ".join([row[0], run, *row[2:]]) + " |")
             continue
         lines.append(_row(f"{name} | one process", runs["screen"], runs["read"]))
         lines.append(_row(f"{name} | Dask, 2 workers", runs["dask"], runs["read"]))
     lines.append("")
+    for name in (k for k, v in big.items() if v is None):
+        lines += stored_sentences(name)  # from the same stored runs as their rows
     big = {k: v for k, v in big.items() if v is not None}
     for name, runs in big.items():
         read = runs["read"]

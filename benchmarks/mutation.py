@@ -206,7 +206,11 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/stats"],
         {},
     ),
-    "stats_moderated": (["src/widefs/stats/_moderated.py"], ["tests/stats"], {}),
+    "stats_moderated": (
+        ["src/widefs/stats/_moderated.py", "src/widefs/_utils/_streaming.py"],
+        ["tests/stats"],
+        {},
+    ),
     "stats_design": (
         # The study designs and the permutation schemes that respect them.
         [
@@ -235,6 +239,11 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "univariate_screen_select": (
         ["src/widefs/univariate/_screen_select.py"],
         _SCREEN_SELECT_TESTS,
+        {},
+    ),
+    "univariate_screen_moderated": (
+        ["src/widefs/univariate/_screen_moderated.py"],
+        _SCREEN_MEMORY_TESTS,
         {},
     ),
     "univariate_screen_numpy": (

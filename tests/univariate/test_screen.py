@@ -9,7 +9,8 @@ from scipy import stats
 
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import benjamini_hochberg, fit_f_dist, linear_model_fit, moderated_f
-from widefs.univariate import ClassDifferenceScreen, _screen, auto_spread_weight
+from widefs.univariate import ClassDifferenceScreen, auto_spread_weight
+from widefs.univariate import _screen_moderated as _shares
 from widefs.univariate._kinds import CONSTANT, GAUSSIAN, RANKED, TWO_VALUED, class_design
 from widefs.univariate._rank_null import strata_of
 
@@ -76,8 +77,8 @@ def test_auto_spread_shares_follow_the_pooled_variance():
     sel = _fit(X, y)
     gauss = sel.kinds_ == GAUSSIAN
     pooled = X.var(axis=0, ddof=1)
-    wide = pooled >= _screen.WIDE_VARIANCE * np.median(pooled[gauss])
-    share = np.where(wide, _screen.SPREAD_WEIGHT_WIDE, _screen.SPREAD_WEIGHT_NARROW)
+    wide = pooled >= _shares.WIDE_VARIANCE * np.median(pooled[gauss])
+    share = np.where(wide, _shares.SPREAD_WEIGHT_WIDE, _shares.SPREAD_WEIGHT_NARROW)
     assert 10 < (wide & gauss).sum() < 150 and (~wide & gauss).sum() > 100
     np.testing.assert_array_equal(sel.spread_weights_[gauss], share[gauss])
     np.testing.assert_array_equal(sel.spread_weights_[sel.kinds_ == RANKED], 0.35)
@@ -105,7 +106,7 @@ def test_auto_spread_shares_keep_gaussian_null_pvalues_uniform(design):
         shares.append(sel.spread_weights_[gauss])
     p, shares = np.concatenate(p), np.concatenate(shares)
     if "prior" in design:
-        assert 0.1 < np.mean(shares == _screen.SPREAD_WEIGHT_WIDE) < 0.35
+        assert 0.1 < np.mean(shares == _shares.SPREAD_WEIGHT_WIDE) < 0.35
     for u in (0.01, 0.05):
         se = np.sqrt(u * (1 - u) / p.size)
         assert abs(np.mean(p <= u) - u) < 4 * se, (u, np.mean(p <= u))
@@ -136,7 +137,7 @@ def test_mean_shift_power_matches_the_moderated_f_and_spread_power_holds():
         truth = np.arange(1000) < 20
         sel = _fit(X, y)
         spread.append(_power(sel, truth))
-        wide.append(np.mean(sel.spread_weights_[truth] == _screen.SPREAD_WEIGHT_WIDE))
+        wide.append(np.mean(sel.spread_weights_[truth] == _shares.SPREAD_WEIGHT_WIDE))
         spread_fixed.append(_power(_fit(X, y, spread_weight=0.35), truth))
     assert np.mean(shift) >= np.mean(alone) - 0.02 > np.mean(fixed), (shift, alone, fixed)
     # The benchmark (50 replicates) finds 0.3 or more; 5 replicates vary by about 0.1.

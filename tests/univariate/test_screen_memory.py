@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import widefs.univariate._screen as screen_module
+import widefs.univariate._screen_moderated as moderated_module
 import widefs.univariate._screen_select as select_module
 from widefs.stats import benjamini_hochberg, tarone_testable
 from widefs.univariate import ClassDifferenceScreen
@@ -110,6 +111,9 @@ def test_feature_blocks_give_the_same_fit(params, monkeypatch):
     ref = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
     assert ref.support_.any() and ref.kind_counts_["two_valued"] > 0
     monkeypatch.setattr(screen_module, "_BLOCK_BYTES", 8 * 7 * 128)  # a few features a block
+    # The moderated branch writes its results over the fits' rows, from the last block back:
+    # small blocks, whose places overlap the fit rows of the blocks after them.
+    monkeypatch.setattr(moderated_module, "_BLOCK_BYTES", 128 * 13)
     monkeypatch.setattr(select_module, "_BLOCK_BYTES", 16 * 11)
     small = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
     for name in ATTRS:
@@ -150,3 +154,68 @@ def test_moderated_f_of_some_rows_equals_the_full_fit_with_the_pooled_df(prior):
         assert got.df_total[0] == 12 * 300
         alone = moderated_f(part, [1, 2], prior=prior)
         assert alone.df_total[0] == 12 * rows.sum() and alone.df_total[0] < got.df_total[0]
+
+
+def test_the_moderated_branch_allocates_no_array_per_feature(monkeypatch):
+    # Its results go into the first pass's arrays: beyond its blocks, the branch adds the
+    # one-byte codes and mask (3 bytes a feature), not 24 bytes of results beside the fits
+    # nor the prior's temporaries (another 24).
+    import tracemalloc
+
+    import widefs._utils._streaming as streaming
+    import widefs.stats._moderated as stats_moderated
+
+    monkeypatch.setattr(moderated_module, "_BLOCK_BYTES", 2**16)
+    monkeypatch.setattr(stats_moderated, "_BLOCK", 4096)
+    monkeypatch.setattr(streaming, "_GATHER", 4096)
+    rng = np.random.default_rng(0)
+    m = 200_000
+    X = rng.standard_normal((30, m))
+    y = np.repeat([0, 1], 15)
+    grown = []
+    branch = moderated_module.moderated_branch
+
+    def measured(screen, passed):
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        branch(screen, passed)
+        grown.append((tracemalloc.get_traced_memory()[1] - before) / m)
+        tracemalloc.stop()
+        # The results took the places of the location and spread variances and the pooled.
+        assert np.shares_memory(screen.pvalues_, buffers[2])
+        assert np.shares_memory(screen.location_statistics_, buffers[0])
+        assert np.shares_memory(screen.spread_statistics_, buffers[1])
+
+    first_pass = screen_module.first_pass
+    buffers = []
+
+    def kept(*args, **kwargs):
+        passed = first_pass(*args, **kwargs)
+        buffers.extend(passed.buffers)
+        return passed
+
+    monkeypatch.setattr(screen_module, "first_pass", kept)
+    monkeypatch.setattr(screen_module, "moderated_branch", measured)
+    screen = ClassDifferenceScreen(random_state=0).fit(X, y)
+    assert screen.kind_counts_["gaussian"] > 0.9 * m and screen.spread_weight_ > 0
+    # 2 MB at most of fixed temporaries (the median's counts of 16-bit digits).
+    assert grown[0] < 5.0 + 2**21 / m, grown
+
+
+@pytest.mark.parametrize("params", [{}, {"spread_weight": 0.2}, {"spread_weight": 0.0}])
+def test_a_first_pass_without_its_arrays_gives_the_same_fit(params, monkeypatch):
+    # The moderated branch makes its own results arrays when the first pass hands none over.
+    X, y = _mixed(3)
+    ref = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
+    first_pass = screen_module.first_pass
+
+    def bare(*args, **kwargs):
+        passed = first_pass(*args, **kwargs)
+        passed.buffers = ()
+        return passed
+
+    monkeypatch.setattr(screen_module, "first_pass", bare)
+    got = ClassDifferenceScreen(random_state=0, **params).fit(X, y)
+    for name in ATTRS:
+        np.testing.assert_array_equal(getattr(got, name), getattr(ref, name), err_msg=name)
+    assert got.prior_ == ref.prior_

@@ -13,11 +13,13 @@ import pytest
 from scipy import sparse, stats
 
 import widefs.univariate._screen as screen_module
+import widefs.univariate._screen_moderated as shares_module
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import fit_f_dist, linear_model_fit, moderated_f
 from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import CONSTANT, GAUSSIAN, RANKED, TWO_VALUED, class_design
-from widefs.univariate._screen import pooled_variances, spread_shares
+from widefs.univariate._screen import pooled_variances
+from widefs.univariate._screen_moderated import spread_shares
 
 pytestmark = pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
 
@@ -38,8 +40,8 @@ def test_pooled_variances_are_the_sample_variances():
 
 
 def test_spread_shares_follow_the_median_rule_at_its_boundary():
-    wide, narrow = screen_module.SPREAD_WEIGHT_WIDE, screen_module.SPREAD_WEIGHT_NARROW
-    k = screen_module.WIDE_VARIANCE
+    wide, narrow = shares_module.SPREAD_WEIGHT_WIDE, shares_module.SPREAD_WEIGHT_NARROW
+    k = shares_module.WIDE_VARIANCE
     # ref is the median pooled variance of the modelled features (the caller's): here 2.
     pooled = np.array([1.0, 2.0, 3.0, 2.0 * k, 2.0 * k - 1e-9, 100.0])
     expected = [narrow, narrow, narrow, wide, narrow, wide]
@@ -71,7 +73,7 @@ def test_spread_weights_use_the_median_of_the_modelled_features_only():
         ]
     )
     ref = float(np.median(pooled))
-    expected = np.where(pooled >= screen_module.WIDE_VARIANCE * ref, 0.5, 0.02)
+    expected = np.where(pooled >= shares_module.WIDE_VARIANCE * ref, 0.5, 0.02)
     np.testing.assert_allclose(screen.spread_weights_[:2], expected)
 
 
@@ -122,9 +124,9 @@ def test_gaussian_pvalues_are_the_weighted_bonferroni_of_the_moderated_f(sizes, 
             w = np.zeros(g.size)
         else:
             pooled = X[:, g].var(axis=0, ddof=1)
-            wide = pooled >= screen_module.WIDE_VARIANCE * np.median(pooled)
+            wide = pooled >= shares_module.WIDE_VARIANCE * np.median(pooled)
             assert wide.any() and not wide.all()
-            w = np.where(wide, screen_module.SPREAD_WEIGHT_WIDE, screen_module.SPREAD_WEIGHT_NARROW)
+            w = np.where(wide, shares_module.SPREAD_WEIGHT_WIDE, shares_module.SPREAD_WEIGHT_NARROW)
     else:
         w = np.full(g.size, weight)
     with np.errstate(divide="ignore"):

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs._utils._streaming import median, pairwise_sum
 
 __all__ = [
     "LinearModelFit",
@@ -38,6 +39,9 @@ __all__ = [
     "squeeze_var",
     "trigamma_inverse",
 ]
+
+# Features of a block of the prior's passes over the variances (a few float64 temporaries).
+_BLOCK = 65_536
 
 
 @dataclass(frozen=True)
@@ -287,7 +291,9 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     not exceed what the sampling noise explains, the variances are consistent with one
     common value: ``d0 = inf`` and ``s0^2 = mean(s_j^2)``. Variances of 0 (constant
     features) are raised to ``1e-5`` times the median for the fit only, as limma does;
-    features with ``d_j = 0`` or a non-finite variance are left out.
+    features with ``d_j = 0`` or a non-finite variance are left out. The variances are read a
+    block at a time, without a temporary per feature; the means, variance and median are
+    numpy's (pairwise sums, ``np.median``) on the whole arrays, bit for bit.
 
     Parameters
     ----------
@@ -317,32 +323,72 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     """
     from scipy.special import digamma, polygamma
 
-    x = np.asarray(variances, dtype=np.float64).ravel()
-    d = np.broadcast_to(np.asarray(df, dtype=np.float64), x.shape)
-    ok = np.isfinite(x) & np.isfinite(d) & (d > 1e-15) & (x > -1e-15)
-    x = x[ok]
-    np.maximum(x, 0.0, out=x)
-    if x.size < 2:
+    used = _UsedVariances(variances, df)
+    n = used.count
+    if n < 2:
         return float("nan"), float("nan")
-    median = float(np.median(x))
-    np.maximum(x, 1e-5 * (median if median > 0 else 1.0), out=x)
-    # Degrees of freedom take few distinct values: the special functions once per value.
-    # One value (a one-way design): no sort of millions of equal numbers, the same arithmetic.
-    one = d.size > 0 and d.min() == d.max()
-    values, inverse = (d[:1], None) if one else np.unique(d[ok], return_inverse=True)
-    half = values / 2
-    e = np.log(x)
+    mid = median(lambda: (xb for xb, _ in used.blocks()), n)
+    floor = 1e-5 * (mid if mid > 0 else 1.0)
+    half = used.df_values / 2
     shift = digamma(half) - np.log(half)
-    e -= shift[0] if one else shift[inverse]
-    e_mean, e_var = float(e.mean()), float(e.var(ddof=1))
-    del e
-    trigammas = np.full(x.size, polygamma(1, half)[0]) if one else polygamma(1, half)[inverse]
-    e_var -= float(np.mean(trigammas))
+    trigamma = polygamma(1, half)
+
+    def e_blocks():
+        for xb, db in used.blocks():
+            e = np.maximum(xb, floor)
+            np.log(e, out=e)
+            e -= shift[np.searchsorted(used.df_values, db)]
+            yield e
+
+    # np.mean and np.var(ddof=1) of e, and the mean of the trigammas, as numpy computes
+    # them on the whole arrays (pairwise sums), from blocks: no temporary per feature.
+    e_mean = pairwise_sum(e_blocks(), n) / n
+    e_var = pairwise_sum((_squared(e - e_mean) for e in e_blocks()), n) / (n - 1)
+    trigammas = (trigamma[np.searchsorted(used.df_values, db)] for _, db in used.blocks())
+    e_var -= pairwise_sum(trigammas, n) / n
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
         return float(np.exp(e_mean + digamma(d0 / 2) - np.log(d0 / 2))), d0
     # One common variance: its maximum-likelihood estimate is the plain mean (limma's choice).
-    return float(x.mean()), float("inf")
+    return pairwise_sum((np.maximum(xb, floor) for xb, _ in used.blocks()), n) / n, float("inf")
+
+
+def _squared(v: np.ndarray) -> np.ndarray:
+    return np.multiply(v, v, out=v)
+
+
+class _UsedVariances:
+    """The variances :func:`fit_f_dist` uses (finite, ``d_j > 0``, not negative beyond
+    rounding; raised to 0) and their degrees of freedom, read a block at a time: views of the
+    input when every variance is used as it is, compressed copies of a block otherwise."""
+
+    def __init__(self, variances, df):
+        x = np.asarray(variances)
+        self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
+        self.d = np.broadcast_to(np.asarray(df, dtype=np.float64), self.x.shape)
+        self.count, self.as_is, distinct = 0, True, [np.zeros(0)]
+        for b in iter_column_blocks(self.x.size, _BLOCK):
+            ok = self._ok(b)
+            self.count += int(np.count_nonzero(ok))
+            self.as_is &= bool(ok.all()) and not bool((self.x[b] < 0).any())
+            distinct.append(np.unique(self.d[b][ok]))
+        # Degrees of freedom take few distinct values: the special functions once per value.
+        self.df_values = np.unique(np.concatenate(distinct))
+
+    def _ok(self, b: slice) -> np.ndarray:
+        xb, db = self.x[b], self.d[b]
+        return np.isfinite(xb) & np.isfinite(db) & (db > 1e-15) & (xb > -1e-15)
+
+    def blocks(self):
+        """``(variances, df)`` of the used features, a block at a time (in order)."""
+        for b in iter_column_blocks(self.x.size, _BLOCK):
+            if self.as_is:
+                yield self.x[b], self.d[b]
+                continue
+            ok = self._ok(b)
+            xb = self.x[b][ok]
+            np.maximum(xb, 0.0, out=xb)
+            yield xb, self.d[b][ok]
 
 
 def squeeze_var(

@@ -103,6 +103,10 @@ class FirstPass:
     ranks: KeptRanks | None = None
     # The pooled variances of the gaussian features (in the fits' order), when asked for.
     pooled: NDArray[np.float64] | None = None
+    # The arrays of n_features float64 behind the fits' variances (location, then spread)
+    # and the pooled variances: the screen writes its per-feature results into them once
+    # the fits are used, instead of allocating as many arrays again.
+    buffers: tuple[NDArray[np.float64], ...] = ()
 
     def ties(self, columns: NDArray[np.intp]) -> NDArray[np.float64]:
         """Tie factors of ``columns`` (every one ranked: in ``tie_index``)."""
@@ -327,6 +331,10 @@ def _zero_one(block) -> bool:
         return False
     if block.dtype.kind in "bu":  # no negative values: the largest tells
         return int(block.max()) <= 1
+    # The first column answers for most blocks of continuous values without a full scan.
+    first = block[:, 0]
+    if not ((first == 0) | (first == 1)).all():
+        return False
     return bool(((block == 0) | (block == 1)).all())
 
 
@@ -439,4 +447,5 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
         float(n - n_classes) * m,  # the sum of m equal integers: exact
         None if ranks is None else ranks.close(),
         None if fits.pooled is None else fits.pooled[: fits.rows],
+        (*fits.variances, *([] if fits.pooled is None else [fits.pooled])),
     )

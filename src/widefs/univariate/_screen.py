@@ -24,25 +24,21 @@ from widefs._utils import (
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
-    fit_f_dist,
     looks_like_counts,
-    moderated_f,
     voom,
 )
 from widefs.univariate._kinds import (
-    COUNTS,
-    GAUSSIAN,
     KIND_NAMES,
     RANKED,
     TWO_VALUED,
     class_design,
     first_pass,
-    fit_rows,
     pooled_variances,
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
+from widefs.univariate._screen_moderated import moderated_branch
 from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
 from widefs.univariate._thresholds import top_k
 
@@ -52,13 +48,6 @@ __all__ = ["ClassDifferenceScreen", "auto_spread_weight", "pooled_variances"]
 #: of the ranked features (and of every feature when ``spread_weight`` is a number).
 SPREAD_MIN_CLASS = 12
 SPREAD_WEIGHT = 0.35
-#: Gaussian features with ``spread_weight="auto"``: the share is SPREAD_WEIGHT_WIDE when the
-#: feature's pooled variance (no labels) is at least WIDE_VARIANCE times the median over the
-#: gaussian features, else SPREAD_WEIGHT_NARROW. Classes whose SDs differ by a factor r widen
-#: the pooled variance to (1 + r^2) / 2 of the narrower class's at equal sizes: 2 at r = 1.7.
-SPREAD_WEIGHT_WIDE = 0.5
-SPREAD_WEIGHT_NARROW = 0.02
-WIDE_VARIANCE = 2.0
 #: Temporaries of the per-feature steps after the first pass, a block of features at a time.
 _BLOCK_BYTES = 4 * 2**20
 
@@ -90,24 +79,6 @@ def auto_spread_weight(class_sizes) -> float:
     (0.0, 0.35)
     """
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
-
-
-def spread_shares(pooled, ref) -> np.ndarray:
-    """Share of the level of each gaussian feature's spread test under ``spread_weight="auto"``.
-
-    ``SPREAD_WEIGHT_WIDE`` where the pooled variance is at least ``WIDE_VARIANCE`` times
-    ``ref``, the median over the modelled features, ``SPREAD_WEIGHT_NARROW`` elsewhere. The pooled
-    variance does not look at the labels; for the unmoderated F statistics of the class means
-    and of the absolute deviations, which are location and scale invariant, it is independent
-    of them under the Gaussian null (Basu's theorem: the mean and the total sum of squares are
-    complete sufficient), so the weighted Bonferroni keeps its level feature by feature.
-    """
-    return np.where(wide_spread(pooled, ref), SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
-
-
-def wide_spread(pooled, ref) -> np.ndarray:
-    """The features :func:`spread_shares` gives the wide share (one byte each)."""
-    return pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
 
 
 def _scores(pvalues) -> np.ndarray:
@@ -456,7 +427,7 @@ class ClassDifferenceScreen(
         auto = spread and self.spread_weight == "auto"
         passed = first_pass(X, codes, C, spread=spread, counts=voomed, pooled=auto)
         self.kinds_ = passed.kinds
-        self._parametric(passed, sizes)
+        moderated_branch(self, passed)
         self._two_valued(passed, sizes)
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
@@ -480,75 +451,6 @@ class ClassDifferenceScreen(
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
             self._spread_weights.codes[ranked] = 1  # the nominal share
-
-    def _parametric(self, passed, sizes):
-        """Moderated F of the gaussian (or counts) features, priors fitted on them alone.
-
-        The first pass's fits hold the modelled features' rows only, in feature order. The
-        priors need every variance; the tests then run a block of features at a time (each
-        feature's p-value depends only on its own fit and the priors), so their temporaries
-        stay bounded and only the fitted attributes grow with the features.
-        """
-        m = self.kinds_.size
-        modelled = (self.kinds_ == GAUSSIAN) | (self.kinds_ == COUNTS)
-        loc = passed.location
-        spr = passed.spread if self.spread_weight_ > 0 else None
-        wide = None
-        if passed.pooled is not None:  # spread_weight="auto": the median needs them all once
-            ref = np.median(passed.pooled) if passed.pooled.size else 0.0
-            wide = wide_spread(passed.pooled, ref)
-            passed.pooled = None  # one bool per feature instead of a float64
-        priors = [fit_f_dist(loc.variances, loc.df_residual)]
-        if spr is not None:
-            priors.append(fit_f_dist(spr.variances, spr.df_residual))
-        self.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
-        # Allocated once the priors are fitted (their temporaries freed). Zeros are not
-        # written: a large allocation costs memory only where it is written.
-        self.pvalues_ = np.ones(m)
-        self.location_statistics_, self.spread_statistics_ = np.zeros(m), np.zeros(m)
-        self._min_pvalues = CodedValues(m, (0.0, 1.0))
-        self._min_pvalues.codes[self.kinds_ == 0] = 1
-        self._spread_weights = CodedValues(
-            m, (0.0, self.spread_weight_, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
-        )
-        auto = self.spread_weight == "auto" and spr is not None
-        row = 0
-        for block in feature_blocks(m, 128, _BLOCK_BYTES):
-            mk = modelled[block]
-            g = int(np.count_nonzero(mk))
-            if g:
-                rows = slice(row, row + g)
-                fits = [fit_rows(f, rows) for f in (loc, spr) if f is not None]
-                shares = wide[rows] if auto else None
-                self._parametric_block(block, mk, fits, priors, shares, passed.pooled_df)
-                row += g
-        passed.location = passed.spread = None
-
-    def _parametric_block(self, block, mk, fits, priors, wide, pooled_df):
-        """The moderated tests of the modelled features ``mk`` of ``block``; ``wide``: which
-        of them get the wide spread share (``spread_weight="auto"``), else None."""
-        C = self.classes_.size
-        # The tested coefficients are the fit's last C - 1 (the gaussian fits keep only those).
-        coefs = list(range(fits[0].coefficients.shape[1] - (C - 1), fits[0].coefficients.shape[1]))
-        test = moderated_f(fits[0], coefs, prior=priors[0], pooled_df=pooled_df)
-        p = test.pvalues
-        self.location_statistics_[block][mk] = test.statistics
-        if len(fits) > 1:
-            w = (
-                self.spread_weight_
-                if wide is None
-                else np.where(wide, SPREAD_WEIGHT_WIDE, SPREAD_WEIGHT_NARROW)
-            )
-            spread = moderated_f(fits[1], coefs, prior=priors[1], pooled_df=pooled_df)
-            self.spread_statistics_[block][mk] = spread.statistics
-            q = spread.pvalues
-            p /= 1.0 - w
-            q /= w
-            np.minimum(p, q, out=p)
-            codes = self._spread_weights.codes[block]
-            codes[mk] = 1 if wide is None else np.where(wide, 2, 3)
-        np.minimum(p, 1.0, out=p)
-        self.pvalues_[block][mk] = p
 
     def _two_valued(self, passed, sizes):
         # By blocks of features: the exact p-values' temporaries (several per feature and
