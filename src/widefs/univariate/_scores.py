@@ -345,8 +345,8 @@ def _gnb_label_batch_errors(
             mean = weights @ Xb  # (L, C, B), made the means in place
             var = weights @ (Xb * Xb)
             gnb_batch_moments(mean, var, counts, var_smoothing)
-            x_t = np.ascontiguousarray(Xc[rows, block].T)
-            errors[:, r, block] = gnb_batch_errors(mean, var, np.log(var), log_prior, x_t, y_val)
+            x_v = np.ascontiguousarray(Xc[rows, block])  # (V, B)
+            errors[:, r, block] = gnb_batch_errors(mean, var, np.log(var), log_prior, x_v, y_val)
     return errors
 
 
