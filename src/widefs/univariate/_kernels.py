@@ -12,7 +12,6 @@ import numpy as np
 
 from widefs._utils import KERNEL_JIT_OPTIONS
 
-
 # ``error_model="numpy"``: a division by zero gives inf or nan as numpy's does (the one-label
 # path is numpy), and without the zero test in every division numba's loops over the features
 # vectorize (the test is a branch out of the loop). Loops run over the features innermost: a
