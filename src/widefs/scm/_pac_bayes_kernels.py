@@ -56,25 +56,23 @@ def may_win(gv, cn, cxn, cp, cxp, s, G, below_n, below_p, tot_n, tot_p, rn, rp, 
     nothing, and most starts are such; soft_step runs its own loop only for the others.
     """
     a = gv[s]
-    # Slices, indexed from 0: no test for negative indices, so the loop vectorizes.
-    ends = gv[s + 1 : G]
-    n_up = cn[s + 2 : G + 1]
-    xn_up = cxn[s + 2 : G + 1]
-    p_up = cp[s + 2 : G + 1]
-    xp_up = cxp[s + 2 : G + 1]
-    n_lo, xn_lo, p_lo, xp_lo = cn[s], cxn[s], cp[s], cxp[s]
+    # Unsigned indices: no test for negative ones, so the loop vectorizes (slices would
+    # too, but take longer to compile).
+    s_ = np.uint64(s)
+    n_lo, xn_lo, p_lo, xp_lo = cn[s_], cxn[s_], cp[s_], cxp[s_]
     passing = np.int64(0)  # (non-literal initial values: see soft_step)
-    for k in range(G - 1 - s):
-        b = ends[k]
+    for e in range(s_ + np.uint64(1), np.uint64(G)):
+        up = e + np.uint64(1)
+        b = gv[e]
         inv = 1.0 / (b - a)
-        wn = n_up[k] - n_lo
-        wxn = xn_up[k] - xn_lo
-        wp = p_up[k] - p_lo
-        wxp = xp_up[k] - xp_lo
+        wn = cn[up] - n_lo
+        wxn = cxn[up] - xn_lo
+        wp = cp[up] - p_lo
+        wxp = cxp[up] - xp_lo
         c1 = below_n + (b * wn - wxn) * inv
         e1 = below_p + (b * wp - wxp) * inv
-        c2 = (tot_n - n_up[k]) + (wxn - a * wn) * inv
-        e2 = (tot_p - p_up[k]) + (wxp - a * wp) * inv
+        c2 = (tot_n - cn[up]) + (wxn - a * wn) * inv
+        e2 = (tot_p - cp[up]) + (wxp - a * wp) * inv
         # (both sides evaluated: no branch in the loop)
         fail = (c1 * rn - e1 * rp <= thr) & (c2 * rn - e2 * rp <= thr)
         passing += not fail

@@ -35,8 +35,9 @@ def gnb_batch_moments(s1, s2, counts, var_smoothing):
         n_train = counts[lab, 0]
         for c in range(1, C):
             n_train += counts[lab, c]
-        t1[:] = s1[lab, 0]
-        t2[:] = s2[lab, 0]
+        for j in range(B):  # (loops, not slices: those take seconds to compile)
+            t1[j] = s1[lab, 0, j]
+            t2[j] = s2[lab, 0, j]
         for c in range(1, C):  # numpy sums the class axis in order
             for j in range(B):
                 t1[j] += s1[lab, c, j]
@@ -66,13 +67,47 @@ def gnb_batch_moments(s1, s2, counts, var_smoothing):
 
 @numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
 def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val):
-    """Validation errors of naive Bayes for L label vectors, from its moments.
+    """Validation errors of two-class naive Bayes for L label vectors, from its moments.
 
-    mean, var, log_var: (L, C, B); log_prior: (L, C); x_v: (V, B) validation values;
+    mean, var, log_var: (L, 2, B); log_prior: (L, 2); x_v: (V, B) validation values;
     y_val: (L, V) codes. Each class's quadratic ``(qa x + qb) x + qc`` is formed as
-    ``_gnb_decisions`` forms it; two classes predict class 1 where the difference of the
-    quadratics is positive, more take the first maximum. Returns (L, B).
+    ``_gnb_decisions`` forms it, and class 1 predicted where the difference of the two
+    (class 1's minus class 0's) is positive. Returns (L, B).
     """
+    L, _, B = mean.shape
+    V = x_v.shape[0]
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
+    qa = np.empty(B)  # the differences of the two quadratics' coefficients
+    qb = np.empty(B)
+    qc = np.empty(B)
+    for lab in range(L):
+        lp0 = log_prior[lab, 0]
+        lp1 = log_prior[lab, 1]
+        for j in range(B):
+            inv0 = 1.0 / var[lab, 0, j]
+            inv1 = 1.0 / var[lab, 1, j]
+            qb0 = mean[lab, 0, j] * inv0
+            qb1 = mean[lab, 1, j] * inv1
+            qa[j] = -0.5 * inv1 - -0.5 * inv0
+            qb[j] = qb1 - qb0
+            qc[j] = ((lp1 - 0.5 * log_var[lab, 1, j]) - (0.5 * mean[lab, 1, j]) * qb1) - (
+                (lp0 - 0.5 * log_var[lab, 0, j]) - (0.5 * mean[lab, 0, j]) * qb0
+            )
+            out[lab, j] = 0
+        for i in range(V):
+            one = y_val[lab, i] == 1
+            for j in range(B):
+                x = x_v[i, j]
+                d = (qa[j] * x + qb[j]) * x
+                d = d + qc[j]
+                out[lab, j] += (d > 0.0) != one  # a tie predicts class 0
+    return out
+
+
+@numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
+def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val):
+    """:func:`gnb_batch_errors` for three classes or more: the first maximum of the C
+    quadratics (as ``np.argmax``). Returns (L, B)."""
     L, C, B = mean.shape
     V = x_v.shape[0]
     out = np.empty((L, B), dtype=np.int64)  # every entry written below
@@ -89,36 +124,23 @@ def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val):
                 qa[c, j] = -0.5 * inv
                 qb[c, j] = mean[lab, c, j] * inv
                 qc[c, j] = (lp - 0.5 * log_var[lab, c, j]) - (0.5 * mean[lab, c, j]) * qb[c, j]
-        wrong = out[lab]
-        wrong[:] = 0
-        if C == 2:
-            for j in range(B):  # class 1's quadratic minus class 0's, in class 0's place
-                qa[0, j] = qa[1, j] - qa[0, j]
-                qb[0, j] = qb[1, j] - qb[0, j]
-                qc[0, j] = qc[1, j] - qc[0, j]
-            for i in range(V):
-                one = y_val[lab, i] == 1
+        for j in range(B):
+            out[lab, j] = 0
+        for i in range(V):
+            for j in range(B):
+                x = x_v[i, j]
+                best_v[j] = (qa[0, j] * x + qb[0, j]) * x + qc[0, j]
+                best[j] = 0
+            for c in range(1, C):
                 for j in range(B):
                     x = x_v[i, j]
-                    d = (qa[0, j] * x + qb[0, j]) * x
-                    d = d + qc[0, j]
-                    wrong[j] += (d > 0.0) != one  # a tie predicts class 0
-        else:
-            for i in range(V):
-                for j in range(B):
-                    x = x_v[i, j]
-                    best_v[j] = (qa[0, j] * x + qb[0, j]) * x + qc[0, j]
-                    best[j] = 0
-                for c in range(1, C):
-                    for j in range(B):
-                        x = x_v[i, j]
-                        v = (qa[c, j] * x + qb[c, j]) * x + qc[c, j]
-                        if v > best_v[j]:  # np.argmax keeps the first maximum
-                            best_v[j] = v
-                            best[j] = c
-                code = y_val[lab, i]
-                for j in range(B):
-                    wrong[j] += best[j] != code
+                    v = (qa[c, j] * x + qb[c, j]) * x + qc[c, j]
+                    if v > best_v[j]:  # np.argmax keeps the first maximum
+                        best_v[j] = v
+                        best[j] = c
+            code = y_val[lab, i]
+            for j in range(B):
+                out[lab, j] += best[j] != code
     return out
 
 
