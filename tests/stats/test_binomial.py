@@ -220,6 +220,26 @@ def test_kl_inverse_zero_closed_form_and_monotone():
     assert kl_inverse_upper(0.1, np.inf) == 1.0
 
 
+def test_kl_inverse_of_one_value_is_the_array_answer_bit_for_bit():
+    # One pair takes a float path (an SCM's bound path calls it once per prefix): the same
+    # halvings as the array path, so the same double, edge cases included.
+    rng = np.random.default_rng(0)
+    edges_q = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.5, 1 - 2**-53, 5e-324, 1e-300, 0.3, 0.25]
+    edges_b = [0.0, 1e-300, 0.7, np.inf, 0.0, 0.2, 0.0, 1e-3, 1e-300, 700.0, 1e300, 2**-1074]
+    # q = 0 has its closed form: 300 of them (numpy's expm1 and math's differ at times).
+    q = np.concatenate(
+        [rng.random(400), rng.random(100) ** 8, np.round(rng.random(50), 2), np.zeros(300), edges_q]
+    )
+    b = np.concatenate(
+        [rng.random(400) * 3, 10.0 ** rng.uniform(-300, 3, 150), rng.random(300) * 5, edges_b]
+    )
+    whole = kl_inverse_upper(q, b)
+    one = [kl_inverse_upper(float(qi), float(bi)) for qi, bi in zip(q, b, strict=True)]
+    assert all(type(v) is np.float64 for v in one)
+    np.testing.assert_array_equal(np.array(one), whole)
+    assert kl_inverse_upper(0.3, 0.0) == 0.3 and kl_inverse_upper(1.0, 0.5) == 1.0
+
+
 @functools.cache  # a reference: rerun per mutant by mutation testing
 def mp_log_comb(n, k):
     with mpmath.workdps(40):

@@ -46,7 +46,42 @@ def group_sums(row, vals, w, ypos, n_positions, lo, gv, go, cn, cxn, cp, cxp):
     return G
 
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
+# Inlined into soft_step at numba IR level (so compiled with its options).
+@numba.njit(inline="always")
+def may_win(gv, cn, cxn, cp, cxp, s, G, below_n, below_p, tot_n, tot_p, rn, rp, thr):
+    """Whether an interval starting at group ``s`` passes soft_step's first test for some end.
+
+    The test of soft_step's loop over the ends (the same operations on the same values),
+    for every end in one vectorized pass: a start none of whose ends pass it changes
+    nothing, and most starts are such; soft_step runs its own loop only for the others.
+    """
+    a = gv[s]
+    # Unsigned indices: no test for negative ones, so the loop vectorizes (slices would
+    # too, but take longer to compile).
+    s_ = np.uint64(s)
+    n_lo, xn_lo, p_lo, xp_lo = cn[s_], cxn[s_], cp[s_], cxp[s_]
+    passing = np.int64(0)  # (non-literal initial values: see soft_step)
+    for e in range(s_ + np.uint64(1), np.uint64(G)):
+        up = e + np.uint64(1)
+        b = gv[e]
+        inv = 1.0 / (b - a)
+        wn = cn[up] - n_lo
+        wxn = cxn[up] - xn_lo
+        wp = cp[up] - p_lo
+        wxp = cxp[up] - xp_lo
+        c1 = below_n + (b * wn - wxn) * inv
+        e1 = below_p + (b * wp - wxp) * inv
+        c2 = (tot_n - cn[up]) + (wxn - a * wn) * inv
+        e2 = (tot_p - cp[up]) + (wxp - a * wp) * inv
+        # (both sides evaluated: no branch in the loop)
+        fail = (c1 * rn - e1 * rp <= thr) & (c2 * rn - e2 * rp <= thr)
+        passing += not fail
+    return passing > 0
+
+
+# ``error_model="numpy"``: no zero test in the divisions (the divisors are positive: n_rem > 0,
+# |P| >= 1, b > a), which would keep the loops over the ends from vectorizing.
+@numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
 def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
     gv, go, cn, cxn, cp, cxp = np.empty((6, n_positions + 1), dtype=np.float64)  # prefix sums
@@ -82,6 +117,10 @@ def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_tota
             r2 = (tot_n - below_n) / n_rem
             reach = r2 if r2 > r1 else r1  # max(r1, r2), without a builtin to compile
             if reach - eta * (log_span - math.log(gv[G - 1] - a)) + 1e-9 <= best:
+                continue
+            if not may_win(
+                gv, cn, cxn, cp, cxp, s, G, below_n, below_p, tot_n, tot_p, rn, rp, best - slack
+            ):
                 continue
             for e in range(s + 1, G):
                 b = gv[e]

@@ -470,6 +470,8 @@ def kl_inverse_upper(q: ArrayLike, bound: ArrayLike) -> float | NDArray[np.float
     if np.any(~(b_arr >= 0)):
         raise ValueError("bound must be non-negative (and not NaN).")
     q_arr, b_arr = np.broadcast_arrays(q_arr, b_arr)
+    if q_arr.ndim == 0:  # one value (each bound of an SCM's path): no array per halving
+        return _kl_inverse_upper_one(float(q_arr), float(b_arr))
     lo = q_arr.astype(float).copy()
     hi = np.ones_like(lo)
     active = (lo < 1.0) & (b_arr > 0)
@@ -492,3 +494,25 @@ def kl_inverse_upper(q: ArrayLike, bound: ArrayLike) -> float | NDArray[np.float
     out = np.where(zero, -np.expm1(-b_arr), out)
     out = np.where(np.isinf(b_arr), 1.0, out)
     return _scalar_or_array(np.asarray(out, dtype=float))
+
+
+def _kl_inverse_upper_one(q: float, bound: float) -> np.float64:
+    """:func:`kl_inverse_upper` of one pair in floats: the same halvings, the same answer
+    (numpy's ``expm1`` and scipy's ``rel_entr`` on floats: ``math`` rounds differently)."""
+    if math.isinf(bound):
+        return np.float64(1.0)
+    if q == 0:
+        return -np.expm1(np.float64(-bound))
+    if not bound > 0:
+        return np.float64(q)
+    rel_entr = special.rel_entr
+    lo, hi = q, 1.0
+    for _ in range(_MAX_BISECTIONS if lo < 1.0 else 0):
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if rel_entr(q, mid) + rel_entr(1.0 - q, 1.0 - mid) <= bound:
+            lo = mid
+        else:
+            hi = mid
+    return np.float64(hi)

@@ -12,8 +12,13 @@ import numpy as np
 
 from widefs._utils import KERNEL_JIT_OPTIONS
 
+# ``error_model="numpy"``: a division by zero gives inf or nan as numpy's does (the one-label
+# path is numpy), and without the zero test in every division numba's loops over the features
+# vectorize (the test is a branch out of the loop). Loops run over the features innermost: a
+# block has dozens to hundreds of them, where a split has a few dozen validation rows.
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
+
+@numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
 def gnb_batch_moments(s1, s2, counts, var_smoothing):
     """Per-class means and smoothed variances from the weighted sums, in place.
 
@@ -22,82 +27,120 @@ def gnb_batch_moments(s1, s2, counts, var_smoothing):
     pass instead of a dozen (L, C, B) temporaries); counts: (L, C) class sizes.
     """
     L, C, B = s1.shape
+    t1 = np.empty(B)  # the sums over the classes, then
+    t2 = np.empty(B)
+    tot_var = np.empty(B)
+    constant = np.empty(B, dtype=np.bool_)
     for lab in range(L):
         n_train = counts[lab, 0]
         for c in range(1, C):
             n_train += counts[lab, c]
+        for j in range(B):  # (loops, not slices: those take seconds to compile)
+            t1[j] = s1[lab, 0, j]
+            t2[j] = s2[lab, 0, j]
+        for c in range(1, C):  # numpy sums the class axis in order
+            for j in range(B):
+                t1[j] += s1[lab, c, j]
+                t2[j] += s2[lab, c, j]
         for j in range(B):
-            t1 = s1[lab, 0, j]
-            t2 = s2[lab, 0, j]
-            for c in range(1, C):  # numpy sums the class axis in order
-                t1 += s1[lab, c, j]
-                t2 += s2[lab, c, j]
-            tot_mean = t1 / n_train
-            tot_var = t2 / n_train - tot_mean * tot_mean
-            tot_var = tot_var if tot_var >= 0.0 else 0.0  # np.maximum(., 0.0)
-            constant = tot_var <= 0.0
-            for c in range(C):
-                safe = counts[lab, c] if counts[lab, c] >= 1.0 else 1.0
+            tot_mean = t1[j] / n_train
+            tv = t2[j] / n_train - tot_mean * tot_mean
+            tv = tv if tv >= 0.0 else 0.0  # np.maximum(., 0.0)
+            tot_var[j] = tv
+            constant[j] = tv <= 0.0
+        for c in range(C):
+            safe = counts[lab, c] if counts[lab, c] >= 1.0 else 1.0
+            for j in range(B):
                 mean = s1[lab, c, j] / safe
                 var = s2[lab, c, j] / safe - mean * mean
                 var = var if var >= 0.0 else 0.0
+                var = var + var_smoothing * tot_var[j]
                 s1[lab, c, j] = mean
-                s2[lab, c, j] = var + var_smoothing * tot_var
-                constant = constant or s2[lab, c, j] <= 0.0
-            if constant:  # a constant feature or class: equal means, unit variances
+                s2[lab, c, j] = var
+                constant[j] = constant[j] or var <= 0.0
+        for j in range(B):
+            if constant[j]:  # a constant feature or class: equal means, unit variances
                 for c in range(C):
                     s1[lab, c, j] = 0.0
                     s2[lab, c, j] = 1.0
 
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
-def gnb_batch_errors(mean, var, log_var, log_prior, x_t, y_val):
-    """Validation errors of naive Bayes for L label vectors, from its moments.
+@numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
+def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val):
+    """Validation errors of two-class naive Bayes for L label vectors, from its moments.
 
-    mean, var, log_var: (L, C, B); log_prior: (L, C); x_t: (B, V) validation values
-    (feature-major); y_val: (L, V) codes. Each class's quadratic ``(qa x + qb) x + qc``
-    is formed as ``_gnb_decisions`` forms it; two classes predict class 1 where the
-    difference of the quadratics is positive, more take the first maximum. Returns (L, B).
+    mean, var, log_var: (L, 2, B); log_prior: (L, 2); x_v: (V, B) validation values;
+    y_val: (L, V) codes. Each class's quadratic ``(qa x + qb) x + qc`` is formed as
+    ``_gnb_decisions`` forms it, and class 1 predicted where the difference of the two
+    (class 1's minus class 0's) is positive. Returns (L, B).
     """
-    L, C, B = mean.shape
-    V = x_t.shape[1]
+    L, _, B = mean.shape
+    V = x_v.shape[0]
     out = np.empty((L, B), dtype=np.int64)  # every entry written below
-    qa = np.empty(C)
-    qb = np.empty(C)
-    qc = np.empty(C)
-    for lab in range(L):  # (label-major: the moments are read in memory order)
+    qa = np.empty(B)  # the differences of the two quadratics' coefficients
+    qb = np.empty(B)
+    qc = np.empty(B)
+    for lab in range(L):
+        lp0 = log_prior[lab, 0]
+        lp1 = log_prior[lab, 1]
         for j in range(B):
-            for c in range(C):
+            inv0 = 1.0 / var[lab, 0, j]
+            inv1 = 1.0 / var[lab, 1, j]
+            qb0 = mean[lab, 0, j] * inv0
+            qb1 = mean[lab, 1, j] * inv1
+            qa[j] = -0.5 * inv1 - -0.5 * inv0
+            qb[j] = qb1 - qb0
+            qc[j] = ((lp1 - 0.5 * log_var[lab, 1, j]) - (0.5 * mean[lab, 1, j]) * qb1) - (
+                (lp0 - 0.5 * log_var[lab, 0, j]) - (0.5 * mean[lab, 0, j]) * qb0
+            )
+            out[lab, j] = 0
+        for i in range(V):
+            one = y_val[lab, i] == 1
+            for j in range(B):
+                x = x_v[i, j]
+                d = (qa[j] * x + qb[j]) * x
+                d = d + qc[j]
+                out[lab, j] += (d > 0.0) != one  # a tie predicts class 0
+    return out
+
+
+@numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
+def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val):
+    """:func:`gnb_batch_errors` for three classes or more: the first maximum of the C
+    quadratics (as ``np.argmax``). Returns (L, B)."""
+    L, C, B = mean.shape
+    V = x_v.shape[0]
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
+    qa = np.empty((C, B))
+    qb = np.empty((C, B))
+    qc = np.empty((C, B))
+    best_v = np.empty(B)
+    best = np.empty(B, dtype=np.int64)
+    for lab in range(L):
+        for c in range(C):
+            lp = log_prior[lab, c]
+            for j in range(B):
                 inv = 1.0 / var[lab, c, j]
-                qa[c] = -0.5 * inv
-                qb[c] = mean[lab, c, j] * inv
-                qc[c] = (log_prior[lab, c] - 0.5 * log_var[lab, c, j]) - (
-                    0.5 * mean[lab, c, j]
-                ) * qb[c]
-            wrong = np.int64(0)  # (not a literal: one numba typing pass less)
-            if C == 2:
-                a = qa[1] - qa[0]
-                b = qb[1] - qb[0]
-                d0 = qc[1] - qc[0]
-                for i in range(V):
-                    x = x_t[j, i]
-                    d = (a * x + b) * x
-                    d = d + d0
-                    if (d > 0.0) != (y_val[lab, i] == 1):  # a tie predicts class 0
-                        wrong += 1
-            else:
-                for i in range(V):
-                    x = x_t[j, i]
-                    best = np.int64(0)  # (not a literal: one numba typing pass less)
-                    best_v = (qa[0] * x + qb[0]) * x + qc[0]
-                    for c in range(1, C):
-                        v = (qa[c] * x + qb[c]) * x + qc[c]
-                        if v > best_v:  # np.argmax keeps the first maximum
-                            best_v = v
-                            best = c
-                    if best != y_val[lab, i]:
-                        wrong += 1
-            out[lab, j] = wrong
+                qa[c, j] = -0.5 * inv
+                qb[c, j] = mean[lab, c, j] * inv
+                qc[c, j] = (lp - 0.5 * log_var[lab, c, j]) - (0.5 * mean[lab, c, j]) * qb[c, j]
+        for j in range(B):
+            out[lab, j] = 0
+        for i in range(V):
+            for j in range(B):
+                x = x_v[i, j]
+                best_v[j] = (qa[0, j] * x + qb[0, j]) * x + qc[0, j]
+                best[j] = 0
+            for c in range(1, C):
+                for j in range(B):
+                    x = x_v[i, j]
+                    v = (qa[c, j] * x + qb[c, j]) * x + qc[c, j]
+                    if v > best_v[j]:  # np.argmax keeps the first maximum
+                        best_v[j] = v
+                        best[j] = c
+            code = y_val[lab, i]
+            for j in range(B):
+                out[lab, j] += best[j] != code
     return out
 
 
