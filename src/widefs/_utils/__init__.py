@@ -42,7 +42,7 @@ from widefs._utils._label_free import (
     label_free_cache,
     sharing_label_free_work,
 )
-from widefs._utils._parallel import parallel_calls
+from widefs._utils._parallel import parallel_calls, release_free_memory
 from widefs._utils._random import spawn_seeds
 from widefs._utils._stores import (
     MAX_TEXT_WIDTH,
@@ -106,6 +106,7 @@ __all__ = [
     "load_columns",
     "open_store",
     "parallel_calls",
+    "release_free_memory",
     "refuse_sparse",
     "shared_fit",
     "sharing_fits",
