@@ -89,7 +89,9 @@ def test_blocks_and_rows_in_place_give_the_whole_matrix_floats(dtype, block, mon
     in_place = GramLinearSVC(C=0.01)._fit_rows(X, y[train], train)
     for fitted in (copied, in_place):
         np.testing.assert_array_equal(fitted.svc_.dual_coef_, dual)
-        np.testing.assert_array_equal(fitted.svc_.decision_function(fitted._kernel(X, test)), decision)
+        np.testing.assert_array_equal(
+            fitted.svc_.decision_function(fitted._kernel(X, test)), decision
+        )
         np.testing.assert_array_equal(
             fitted.support_vectors_,
             StandardScaler().fit(X[train]).transform(X[train])[fitted.svc_.support_],
