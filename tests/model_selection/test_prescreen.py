@@ -221,3 +221,22 @@ def test_fit_of_rows_is_the_fit_of_their_copy():
         Prescreened(GaussianNB(), k=5)._fit_rows(X, y[:0], rows[:0])
     with pytest.raises(ValueError, match="k"):
         Prescreened(GaussianNB(), k=0)._fit_rows(X, y[rows], rows)
+
+
+def test_top_k_by_partition_is_the_last_k_of_a_stable_sort():
+    """Many ties, NaN and infinite scores, every k: the kept set is the last k of the stable
+    argsort (SelectKBest's choice)."""
+    from widefs.model_selection._prescreen import _top_k
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        n = int(rng.integers(1, 40))
+        scores = rng.integers(0, 4, n).astype(float)
+        scores[rng.random(n) < 0.2] = np.nan
+        scores[rng.random(n) < 0.1] = np.inf
+        scores[rng.random(n) < 0.1] = -np.inf
+        for k in range(1, n + 2):
+            ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
+            expected = np.zeros(n, dtype=bool)
+            expected[np.argsort(ranked, kind="mergesort")[-k:]] = True
+            np.testing.assert_array_equal(_top_k(scores, k), expected)

@@ -149,7 +149,12 @@ def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
         mask[:] = True
         return mask
     ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
-    mask[np.argsort(ranked, kind="mergesort")[-k:]] = True
+    # The last k of a stable sort, found by one partition instead of the sort: every score
+    # above the k-th largest, then the scores equal to it of highest index.
+    kth = np.partition(ranked, ranked.size - k)[ranked.size - k]
+    mask = ranked > kth
+    ties = np.flatnonzero(ranked == kth)
+    mask[ties[ties.size - (k - int(np.count_nonzero(mask))) :]] = True
     return mask
 
 
