@@ -233,7 +233,8 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         refuse_sparse(self, X)  # before any work: one line saying what to do
         frame = X if hasattr(X, "iloc") else None
-        X, y = validate_data(self, X, y)
+        # Finiteness is checked a block at a time by the screen (one pass over X, not two).
+        X, y = validate_data(self, X, y, ensure_all_finite=False)
         check_classification_targets(y)
         self.scores_ = _f_scores(X, y, pvalues=False)[0]
         self.screen_support_ = _top_k(self.scores_, self.k)
