@@ -395,6 +395,9 @@ def test_folds_fit_rows_in_place_only_on_a_c_ordered_array_without_params_or_sco
     RowsMean.paths = []
     fast = nested_evaluate(RowsMean(), X, y, cv=splits)
     assert RowsMean.paths == [("rows", tuple(tr)) for tr, _ in splits]
+    right = [np.mean(fast["predictions"][0, te] == y[te]) for _, te in splits]
+    np.testing.assert_array_equal(fast["test_score"], right)
+    assert 0.5 not in right  # an error rate would differ from every accuracy
     for kw in (
         dict(X=pd.DataFrame(X)),
         dict(X=np.asfortranarray(X)),
@@ -405,6 +408,7 @@ def test_folds_fit_rows_in_place_only_on_a_c_ordered_array_without_params_or_sco
         slow = nested_evaluate(RowsMean(), X_, y, cv=splits, **kw)
         assert [p[0] for p in RowsMean.paths] == ["copy"] * 3
         np.testing.assert_array_equal(slow["predictions"], fast["predictions"])
+        np.testing.assert_array_equal(slow["test_score"], fast["test_score"])
     RowsMean.paths = []
     nested_evaluate(RowsMean(), X[:, ::2], y, cv=splits)  # a strided view: not C-ordered
     assert [p[0] for p in RowsMean.paths] == ["copy"] * 3
