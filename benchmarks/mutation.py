@@ -275,6 +275,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
                 "_inputs",
                 "_linear_svm",
                 "_models",
+                "_naive_bayes",
                 "_result",
                 "_spec",
                 "_verdict",

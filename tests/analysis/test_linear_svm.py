@@ -60,3 +60,59 @@ def test_string_labels_and_refusals():
 
 def test_scikit_learn_estimator_checks():
     check_estimator(GramLinearSVC())
+
+
+def _whole_matrix_svm(Xtr, ytr, Xte, C):
+    """The SVM as fitted on the whole standardized matrix (before the blocks): its dual
+    coefficients and test decision values."""
+    scaler = StandardScaler().fit(Xtr)
+    A = scaler.transform(Xtr)
+    svc = SVC(kernel="precomputed", C=C).fit(_linear_svm._gram(A, A), ytr)
+    K = np.zeros((Xte.shape[0], svc.shape_fit_[0]))
+    K[:, svc.support_] = _linear_svm._gram(scaler.transform(Xte), A[svc.support_])
+    return svc.dual_coef_, svc.decision_function(K)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("block", [64, 8192])
+def test_blocks_and_rows_in_place_give_the_whole_matrix_floats(dtype, block, monkeypatch):
+    """Standardized a block at a time, from the rows of the whole matrix or from a copy of
+    them: the same dual coefficients and decision values, bit for bit, as the SVM fitted on
+    the whole standardized matrix; the support vectors are its standardized rows."""
+    monkeypatch.setattr(_linear_svm, "_BLOCK", block)
+    X, y = _data(2, dtype, seed=4)
+    rng = np.random.default_rng(4)
+    train = np.sort(rng.choice(40, 30, replace=False))
+    test = np.setdiff1d(np.arange(40), train)
+    dual, decision = _whole_matrix_svm(X[train], y[train], X[test], 0.01)
+    copied = GramLinearSVC(C=0.01).fit(X[train], y[train])
+    in_place = GramLinearSVC(C=0.01)._fit_rows(X, y[train], train)
+    for fitted in (copied, in_place):
+        np.testing.assert_array_equal(fitted.svc_.dual_coef_, dual)
+        np.testing.assert_array_equal(
+            fitted.svc_.decision_function(fitted._kernel(X, test)), decision
+        )
+        np.testing.assert_array_equal(
+            fitted.support_vectors_,
+            StandardScaler().fit(X[train]).transform(X[train])[fitted.svc_.support_],
+        )
+    np.testing.assert_array_equal(copied.decision_function(X[test]), decision)
+    np.testing.assert_array_equal(in_place._predict_rows(X, test), copied.predict(X[test]))
+    X[train] += 1.0  # the caller's matrix changes: the copying fit keeps its support vectors
+    np.testing.assert_array_equal(copied.decision_function(X[test]), decision)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nested_folds_in_place_give_the_copies_results(dtype, monkeypatch):
+    """The comparison's folds read their rows of the whole matrix: the same fold scores and
+    predictions as folds that copy their training rows."""
+    from widefs.model_selection import _nested, nested_evaluate
+
+    monkeypatch.setattr(_linear_svm, "_BLOCK", 64)
+    X, y = _data(3, dtype, seed=6, n=45)
+    in_place = nested_evaluate(GramLinearSVC(C=0.01), X, y, cv=3, n_repeats=2, random_state=0)
+    assert _nested._rows_fit(GramLinearSVC(), X)
+    monkeypatch.setattr(_nested, "_rows_fit", lambda estimator, X: False)
+    copied = nested_evaluate(GramLinearSVC(C=0.01), X, y, cv=3, n_repeats=2, random_state=0)
+    np.testing.assert_array_equal(in_place["test_score"], copied["test_score"])
+    np.testing.assert_array_equal(in_place["predictions"], copied["predictions"])

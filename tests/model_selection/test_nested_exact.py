@@ -355,3 +355,60 @@ def test_selection_stability_is_computed_in_float64_whatever_the_mask_dtype(dtyp
     assert selection_stability(masks.astype(dtype)) == want
     # p_f = 2/3 on four features, 0 on one: mean s_f^2 = 4/15; k/d = 8/15.
     assert want == pytest.approx(1 - (4 / 15) / ((8 / 15) * (7 / 15)), rel=1e-12)  # -1/14
+
+
+class RowsMean(ClassifierMixin, BaseEstimator):
+    """Predicts the class whose training mean of feature 0 is nearer; fits on rows of the whole
+    matrix in place too, recording which path each fold took."""
+
+    paths: list = []
+
+    def fit(self, X, y):
+        RowsMean.paths.append(("copy", len(y)))
+        return self._fit(np.asarray(X)[:, 0], np.asarray(y))
+
+    def _fit_rows(self, X, y, rows):
+        RowsMean.paths.append(("rows", tuple(rows)))
+        return self._fit(X[rows, 0], y)
+
+    def _fit(self, x, y):
+        self.classes_ = np.unique(y)
+        self.means_ = np.array([x[y == c].mean() for c in self.classes_])
+        return self
+
+    def predict(self, X):
+        x = np.asarray(X)[:, 0]
+        return self.classes_[np.argmin(np.abs(x[:, None] - self.means_), axis=1)]
+
+    def _predict_rows(self, X, rows):
+        return self.predict(X[rows])
+
+
+def test_folds_fit_rows_in_place_only_on_a_c_ordered_array_without_params_or_scoring():
+    """The rows path gets each fold's training rows of the whole matrix, and gives the copy
+    path's results; a frame, an F-ordered array, a strided view or a scorer copy."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 3))
+    y = np.repeat([0, 1], 12)
+    X[y == 1, 0] += 2
+    splits = list(RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=0).split(X, y))
+    RowsMean.paths = []
+    fast = nested_evaluate(RowsMean(), X, y, cv=splits)
+    assert RowsMean.paths == [("rows", tuple(tr)) for tr, _ in splits]
+    right = [np.mean(fast["predictions"][0, te] == y[te]) for _, te in splits]
+    np.testing.assert_array_equal(fast["test_score"], right)
+    assert 0.5 not in right  # an error rate would differ from every accuracy
+    for kw in (
+        dict(X=pd.DataFrame(X)),
+        dict(X=np.asfortranarray(X)),
+        dict(X=X, scoring=lambda est, X, y: float(np.mean(est.predict(X) == y))),
+    ):
+        RowsMean.paths = []
+        X_ = kw.pop("X")
+        slow = nested_evaluate(RowsMean(), X_, y, cv=splits, **kw)
+        assert [p[0] for p in RowsMean.paths] == ["copy"] * 3
+        np.testing.assert_array_equal(slow["predictions"], fast["predictions"])
+        np.testing.assert_array_equal(slow["test_score"], fast["test_score"])
+    RowsMean.paths = []
+    nested_evaluate(RowsMean(), X[:, ::2], y, cv=splits)  # a strided view: not C-ordered
+    assert [p[0] for p in RowsMean.paths] == ["copy"] * 3

@@ -133,3 +133,110 @@ def test_search_without_score_or_support():
     assert not hasattr(est, "search_score_")  # GaussianNB has no search score
     np.testing.assert_array_equal(est.get_support(), est.screen_support_)
     assert est.predict_proba(X).shape == (20, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_screen_of_rows_in_place_is_the_screen_of_their_copy(dtype):
+    """The F of ``X[rows]`` read in place equals the F of the copy bit for bit: three
+    unbalanced classes, rows out of order and repeated, ties and constant columns, blocks."""
+    from widefs.model_selection._prescreen import _f_scores, _f_scores_rows
+
+    rng = np.random.default_rng(3)
+    n_cols = 2 * block_width(23) + 5
+    X = np.round(rng.normal(size=(40, n_cols)), 2).astype(dtype)
+    X[:, 3] = 1.5  # constant: NaN both ways
+    X[:, 4] = X[:, 6]  # tied scores
+    y = np.array(["c", "a", "b", "a"] * 10)
+    rows = np.r_[rng.choice(40, 20, replace=False), [0, 0, 5]]
+    ref = _f_scores(X[rows], y[rows], pvalues=False)[0]
+    got = _f_scores_rows(X, y[rows], rows)
+    np.testing.assert_array_equal(got, ref)
+    assert np.isnan(got[3]) and got[4] == got[6]
+    bad = X.copy()
+    bad[rows[0], 7] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        _f_scores_rows(bad, y[rows], rows)
+
+
+def _copying(monkeypatch):
+    """Forces every fold to copy its training rows (the path before rows were read in place)."""
+    from widefs.model_selection import _nested
+
+    monkeypatch.setattr(_nested, "_rows_fit", lambda estimator, X: False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_folds_read_in_place_give_the_copies_results(dtype, monkeypatch):
+    """Nested CV of a screened search: fold scores, predictions and selected features
+    identical whether folds read their rows in place or copy them; so the comparison's rows
+    and a cross-validated certificate's p-value are unchanged."""
+    from widefs.model_selection import _nested, nested_evaluate
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(36, 300)).astype(dtype)
+    y = np.repeat(["a", "b"], 18)
+    X[y == "b", :4] += 1.2
+    calls = []
+    real = Prescreened._fit_rows
+
+    def counted(self, *args):
+        calls.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(Prescreened, "_fit_rows", counted)
+    est = Prescreened(CN2Classifier(), k=20)
+    runs = []
+    for copy in (False, True):
+        if copy:
+            _copying(monkeypatch)
+        nested = nested_evaluate(est, X, y, cv=3, n_repeats=2, random_state=0)
+        cert = search_certificate(
+            est, X, y, score="cv", cv=3, n_permutations=9, stop_after=None, random_state=1
+        )
+        runs.append((nested, cert))
+    assert len(calls) == 6 + 3 * 10  # the in-place run only: 6 folds, 3 folds x 10 labellings
+    (a, ca), (b, cb) = runs
+    np.testing.assert_array_equal(a["test_score"], b["test_score"])
+    np.testing.assert_array_equal(a["predictions"], b["predictions"])
+    np.testing.assert_array_equal(np.array(a["selected_features"]), b["selected_features"])
+    np.testing.assert_array_equal(ca.null_scores, cb.null_scores)
+    assert ca.pvalue == cb.pvalue and ca.observed == cb.observed
+    assert _nested._rows_fit(est, X) is False  # patched for the second run
+
+
+def test_fit_of_rows_is_the_fit_of_their_copy():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 80))
+    y = np.repeat([0, 1, 2], 10)
+    X[y == 2, 7] += 3
+    rows = np.sort(rng.choice(30, 24, replace=False))
+    a = Prescreened(GaussianNB(), k=5)._fit_rows(X, y[rows], rows)
+    b = Prescreened(GaussianNB(), k=5).fit(X[rows], y[rows])
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    np.testing.assert_array_equal(a.get_support(), b.get_support())
+    np.testing.assert_array_equal(a.estimator_.theta_, b.estimator_.theta_)
+    np.testing.assert_array_equal(a._predict_rows(X, np.arange(30)), b.predict(X))
+    assert a.n_features_in_ == 80
+    with pytest.raises(ValueError, match="0 sample"):
+        Prescreened(GaussianNB(), k=5)._fit_rows(X, y[:0], rows[:0])
+    with pytest.raises(ValueError, match="k"):
+        Prescreened(GaussianNB(), k=0)._fit_rows(X, y[rows], rows)
+
+
+def test_top_k_by_partition_is_the_last_k_of_a_stable_sort():
+    """Many ties, NaN and infinite scores, every k: the kept set is the last k of the stable
+    argsort (SelectKBest's choice)."""
+    from widefs.model_selection._prescreen import _top_k
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        n = int(rng.integers(1, 40))
+        scores = rng.integers(0, 4, n).astype(float)
+        scores[rng.random(n) < 0.2] = np.nan
+        scores[rng.random(n) < 0.1] = np.inf
+        scores[rng.random(n) < 0.1] = -np.inf
+        for k in range(1, n + 2):
+            ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
+            expected = np.zeros(n, dtype=bool)
+            expected[np.argsort(ranked, kind="mergesort")[-k:]] = True
+            np.testing.assert_array_equal(_top_k(scores, k), expected)

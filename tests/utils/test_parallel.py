@@ -43,3 +43,37 @@ def test_worker_warnings_are_filtered_and_recorded_in_the_caller(n_jobs, capfd):
 def test_errors_propagate():
     with pytest.raises(ZeroDivisionError):
         parallel_calls(lambda x: 1 / x, [(1,), (0,)], n_jobs=1)
+
+
+def _rss_mb() -> float:
+    from pathlib import Path
+
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_freed_heap_pages_are_given_back():
+    """After a large array is freed glibc serves arrays up to 32 MB from its heap; freed,
+    their pages stay resident until trimmed: release_free_memory gives them back."""
+    import sys
+
+    import numpy as np
+    import pytest
+
+    from widefs._utils import release_free_memory
+    from widefs._utils._parallel import _malloc_trim
+
+    if not sys.platform.startswith("linux") or _malloc_trim() is None:
+        pytest.skip("glibc's malloc_trim only")
+    big = np.ones(24 * 2**20 // 8)  # mapped; freeing it raises glibc's mapping threshold
+    del big
+    arrays = [np.ones(2**20) for _ in range(40)]  # 8 MB each, now from the heap
+    before = _rss_mb()
+    del arrays[::2]  # holes between kept arrays: free() alone gives nothing back
+    held = _rss_mb()
+    release_free_memory()
+    after = _rss_mb()
+    assert held > before - 40  # 160 MB freed, yet still resident
+    assert after < held - 120  # given back

@@ -42,7 +42,7 @@ from widefs._utils._label_free import (
     label_free_cache,
     sharing_label_free_work,
 )
-from widefs._utils._parallel import parallel_calls
+from widefs._utils._parallel import parallel_calls, release_free_memory
 from widefs._utils._random import spawn_seeds
 from widefs._utils._stores import (
     MAX_TEXT_WIDTH,
@@ -107,6 +107,7 @@ __all__ = [
     "open_store",
     "parallel_calls",
     "refuse_sparse",
+    "release_free_memory",
     "shared_fit",
     "sharing_fits",
     "sharing_label_free_work",

@@ -114,6 +114,7 @@ def _counts(X, counts) -> bool:
 def _run(X, y, names, methods, opts, progress) -> Analysis:
     import numpy as np
 
+    from widefs._utils import release_free_memory
     from widefs.analysis._certify import CertificateRun
     from widefs.analysis._design import check_design
     from widefs.analysis._spec import certificate_permutations
@@ -140,6 +141,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         parts.update(_part(part, X, y, names, opts, certificates, progress))
         if isinstance(X, np.ndarray):
             certificates.group(part)
+        release_free_memory()  # the part's temporaries: not resident during the next one
     if progress:
         progress(ProgressEvent("analysis", "done", len(methods), len(methods), finished=True))
     return Analysis(

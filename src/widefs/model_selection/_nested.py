@@ -141,6 +141,11 @@ def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
     that request them.
     """
     est = clone(estimator)
+    if not params and scoring is None and _rows_fit(est, X):
+        # The whole matrix and the fold's rows: no copy of X[train] (same fit, same floats).
+        est._fit_rows(X, y[train], train)
+        pred = est._predict_rows(X, test)
+        return float(np.mean(pred == y[test])), pred, selected_feature_mask(est, X.shape[1])
     if params:
         with config_context(enable_metadata_routing=True):
             est.fit(
@@ -155,6 +160,17 @@ def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
     )
     mask = selected_feature_mask(est, X.shape[1])
     return score, pred, mask
+
+
+def _rows_fit(estimator, X) -> bool:
+    """Whether ``estimator`` fits on rows of ``X`` in place (``_fit_rows``, ``_predict_rows``:
+    :class:`Prescreened`) and ``X`` is a C-ordered numpy matrix it can read them from."""
+    return (
+        hasattr(estimator, "_fit_rows")
+        and isinstance(X, np.ndarray)
+        and X.ndim == 2
+        and X.flags.c_contiguous
+    )
 
 
 def _take(X, idx):

@@ -18,7 +18,12 @@ from scipy import special
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from widefs._compat import HasMethods, Interval, fit_context
 from widefs._utils import (
@@ -93,13 +98,37 @@ def _f_scores(X, y, *, pvalues: bool):
     return scores, special.fdtrc(classes.size - 1, y.size - classes.size, scores)
 
 
+def _f_scores_rows(X: np.ndarray, y: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``_f_scores(X[rows], y)[0]`` without the copy of ``X[rows]``: the same floats.
+
+    Each block gathers every class's rows of the block straight from ``X`` (in the order of
+    ``rows``, as ``X[rows]`` holds them), so a fold of a cross-validation screens with block-
+    sized copies instead of a copy of its whole training matrix.
+    """
+    classes, codes = np.unique(y, return_inverse=True)
+    class_rows = [rows[codes == k] for k in range(classes.size)]
+    counts = np.array([r.size for r in class_rows])
+    scores = np.empty(X.shape[1])
+    for b in iter_column_blocks(X.shape[1], block_width(rows.size)):
+        parts = [np.asarray(X[r, b], dtype=float) for r in class_rows]
+        if not all(np.isfinite(part).all() for part in parts):
+            raise ValueError("Input X contains NaN or infinity.")
+        scores[b] = _f_parts(parts, counts)
+    return scores
+
+
 def _f_oneway(block, masks, counts) -> np.ndarray:
     """``sklearn.feature_selection.f_oneway``'s statistic of the classes' rows of ``block``,
     its operations in its order (so the same floats), its copies left out."""
+    # The class's rows, summed row after row as f_oneway sums them.
+    return _f_parts((block[m] for m in masks), counts)
+
+
+def _f_parts(parts, counts) -> np.ndarray:
+    """:func:`_f_oneway` of the classes' rows ``parts`` (fresh arrays: squared in place)."""
     n = float(counts.sum())
     ss_alldata, sums = 0, []
-    for m in masks:
-        part = block[m]  # the class's rows, summed row after row as f_oneway sums them
+    for part in parts:
         sums.append(part.sum(axis=0))
         np.multiply(part, part, out=part)
         ss_alldata = ss_alldata + part.sum(axis=0)
@@ -110,7 +139,7 @@ def _f_oneway(block, masks, counts) -> np.ndarray:
         ssbn += s**2 / c
     ssbn -= square_of_sums_alldata / n
     with np.errstate(divide="ignore", invalid="ignore"):  # constant columns: F undefined
-        return (ssbn / float(len(masks) - 1)) / ((sstot - ssbn) / float(n - len(masks)))
+        return (ssbn / float(len(sums) - 1)) / ((sstot - ssbn) / float(n - len(sums)))
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -120,7 +149,12 @@ def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
         mask[:] = True
         return mask
     ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
-    mask[np.argsort(ranked, kind="mergesort")[-k:]] = True
+    # The last k of a stable sort, found by one partition instead of the sort: every score
+    # above the k-th largest, then the scores equal to it of highest index.
+    kth = np.partition(ranked, ranked.size - k)[ranked.size - k]
+    mask = ranked > kth
+    ties = np.flatnonzero(ranked == kth)
+    mask[ties[ties.size - (k - int(np.count_nonzero(mask))) :]] = True
     return mask
 
 
@@ -199,13 +233,44 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         refuse_sparse(self, X)  # before any work: one line saying what to do
         frame = X if hasattr(X, "iloc") else None
-        X, y = validate_data(self, X, y)
+        # Finiteness is checked a block at a time by the screen (one pass over X, not two).
+        X, y = validate_data(self, X, y, ensure_all_finite=False)
         check_classification_targets(y)
         self.scores_ = _f_scores(X, y, pvalues=False)[0]
         self.screen_support_ = _top_k(self.scores_, self.k)
         self.estimator_ = clone(self.estimator).fit(self._screen(X if frame is None else frame), y)
         self.classes_ = self.estimator_.classes_
         return self
+
+    @fit_context(prefer_skip_nested_validation=False)
+    def _fit_rows(self, X, y, rows):
+        """``fit(X[rows], y)`` without the copy of ``X[rows]``: the same fitted estimator.
+
+        For a C-ordered numpy ``X`` (a fold of a cross-validation holds the whole matrix
+        and its row indices): the screen gathers blocks of rows, the search gets the
+        training rows of the kept columns only.
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(rows, y)
+        check_classification_targets(y)
+        if rows.size == 0:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.scores_ = _f_scores_rows(X, y, rows)
+        self.screen_support_ = _top_k(self.scores_, self.k)
+        columns = np.flatnonzero(self.screen_support_)
+        self.estimator_ = clone(self.estimator).fit(X[np.ix_(rows, columns)], y)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def _predict_rows(self, X, rows):
+        """``predict(X[rows])`` of a C-ordered numpy ``X``, reading the kept columns only."""
+        check_is_fitted(self)
+        columns = np.flatnonzero(self.screen_support_)
+        return self.estimator_.predict(X[np.ix_(np.asarray(rows, dtype=np.intp), columns)])
 
     def _screen(self, X):
         columns = np.flatnonzero(self.screen_support_)
