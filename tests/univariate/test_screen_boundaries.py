@@ -267,11 +267,24 @@ def test_one_example_per_class_is_untestable_and_one_more_is_not():
     assert sel.pvalues_.tolist() == [1.0, 1.0] and sel.kinds_.tolist() == [0, 0]
     assert sel.prior_["spread"] is None and np.isnan(sel.prior_["location"]).all()
     assert sel.search_score_ == -np.inf and sel.n_scored_ == 0 and sel.note_ == ""
+    # Arrays set as a whole are read back as they are; the kinds keep their one-byte type.
+    assert sel.min_pvalues_.tolist() == [1.0, 1.0] and sel.spread_weights_.tolist() == [0.0, 0.0]
+    assert sel.kinds_.dtype == np.int8
     X = np.array([[0.0, 1.0], [1.0, 3.0], [4.0, 2.0], [2.0, 2.5]])
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*no feature can be tested")
         sel = _fit(X, [0, 1, 2, 2])
     assert sel.n_scored_ == 2 and (sel.pvalues_ < 1).all()
+
+
+def test_the_untestable_warning_points_at_the_callers_fit():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _fit(np.array([[0.0, 1.0], [1.0, 3.0]]), [0, 1])
+    (w,) = [w for w in caught if "no feature can be tested" in str(w.message)]
+    assert w.category is UserWarning
+    # The ``.fit(X, y)`` line of _fit above: where the user called the screen.
+    assert (w.filename, w.lineno) == (__file__, _fit.__code__.co_firstlineno + 1)
 
 
 def test_bonferroni_and_fdr_select_at_the_level_itself():
