@@ -20,7 +20,10 @@ labels, so a hit returns exactly what the computation would have returned: resul
 depend on whether the cache is active, on its budget, or on which thread filled it. A
 value is stored the second time its key is asked for (a result needed once, like most
 states deep in a search, is never kept; values dear to compute for every row wait for a
-third request, see :meth:`LabelFreeCache.wanted`), within a byte budget.
+third request, see :meth:`LabelFreeCache.wanted`), within a byte budget. The cache remembers
+the last few distinct data it was asked about; the values of data it forgets go with it
+(a search behind a pre-screen sees other columns on every relabelling: its earlier values
+are never asked for again), so it holds about what the current fits use.
 """
 
 from __future__ import annotations
@@ -99,7 +102,9 @@ class LabelFreeCache:
     Parameters
     ----------
     budget_bytes : int, default=512 MiB
-        Values are no longer stored once their total size reaches this.
+        Values are no longer stored once their total size reaches this. Values keyed by
+        the digest of data the cache no longer remembers (four distinct data asked for
+        since) are dropped.
 
     Attributes
     ----------
@@ -229,8 +234,9 @@ class LabelFreeCache:
         True
         """
         with self._lock:
-            for known, digest in self._known:
+            for i, (known, digest) in enumerate(self._known):
                 if known == parts:  # bytes compare lengths first, then memory
+                    self._known.insert(0, self._known.pop(i))
                     return digest
         digest = _digest(parts)
         size = sum(len(part) for part in parts)
@@ -240,7 +246,7 @@ class LabelFreeCache:
                 self._bytes += size
                 for old, _ in self._known[_KNOWN_DATA:]:
                     self._bytes -= sum(len(part) for part in old)
-                del self._known[_KNOWN_DATA:]
+                self._forget(self._known)
         return digest
 
     def array_digest(self, arrays) -> bytes:
@@ -272,8 +278,9 @@ class LabelFreeCache:
         if any(a.dtype.hasobject for a in arrays):  # (pointers: compared as their key bytes)
             return self.digest([array_key(a) for a in arrays])
         with self._lock:
-            for known, digest in self._known_arrays:
+            for i, (known, digest) in enumerate(self._known_arrays):
                 if _same_bytes(known, arrays):
+                    self._known_arrays.insert(0, self._known_arrays.pop(i))
                     return digest
         digest = _digest([array_key(a) for a in arrays])
         copies = [a.copy() for a in arrays]
@@ -286,8 +293,26 @@ class LabelFreeCache:
                 self._bytes += size
                 for old, _ in self._known_arrays[_KNOWN_DATA:]:
                     self._bytes -= sum(c.nbytes for c in old)
-                del self._known_arrays[_KNOWN_DATA:]
+                self._forget(self._known_arrays)
         return digest
+
+    def _forget(self, known: list) -> None:
+        """Drop the entries of ``known`` past the last :data:`_KNOWN_DATA` (lock held), with
+        the values whose key holds the digest of data no longer known.
+
+        A fit on data that falls off the list (a pre-screen's columns on an earlier
+        relabelling) is not asked for again; its values would fill the budget while the
+        current data's values are refused. A value asked for again is recomputed: costs
+        change, never results.
+        """
+        gone = [digest for _, digest in known[_KNOWN_DATA:]]
+        del known[_KNOWN_DATA:]
+        kept = {digest for _, digest in (*self._known, *self._known_arrays)}
+        gone = [digest for digest in gone if digest not in kept]
+        if not gone:
+            return
+        for full in [f for f in self._values if any(d in f for d in gone)]:
+            self._bytes -= _nbytes(self._values.pop(full)) + len(full)
 
     def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """``compute()``, or its stored result for ``key``.
