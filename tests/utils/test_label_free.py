@@ -262,3 +262,18 @@ def test_values_of_forgotten_data_are_dropped():
         again = value(data[1])
         assert len(calls) == before + 1
         np.testing.assert_array_equal(again, data[1].sum(axis=0))
+
+
+def test_wanted_with_labels_waits_for_a_second_labelling():
+    # One labelling asking any number of times never stores; a second labelling's request
+    # stores once the earlier requests reach ``after``; a labelling equal in bytes is the
+    # same labelling.
+    cache = LabelFreeCache()
+    a, b = array_key(np.array([0, 1, 1])), array_key(np.array([1, 0, 1]))
+    assert not any(cache.wanted((b"x",), 2, a) for _ in range(10))
+    assert cache.wanted((b"x",), 2, b) and cache.wanted((b"x",), 2, a)
+    asks = [cache.wanted((b"y",), 2, labels) for labels in (a, b, a, b)]
+    assert asks == [False, False, True, True]  # two labellings, third request
+    same = array_key(np.array([0, 1, 1]))
+    assert not any(cache.wanted((b"z",), 0, labels) for labels in (a, same, a))
+    assert not LabelFreeCache(budget_bytes=0).wanted((b"x",), 0, b)

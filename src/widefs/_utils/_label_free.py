@@ -135,6 +135,7 @@ class LabelFreeCache:
         self.misses = 0
         self._values: dict = {}
         self._requests: dict = {}  # short key -> requests of a value not stored (yet)
+        self._labellings: dict = {}  # short key -> its first labelling, True after two
         self._known: list = []  # (parts, digest) of recent data, most recent first
         self._known_arrays: list = []  # (read-only copies, digest), most recent first
         self._bytes = 0
@@ -161,18 +162,23 @@ class LabelFreeCache:
             self.misses += 1
             return None
 
-    def wanted(self, key: tuple, after: int = 1) -> bool:
+    def wanted(self, key: tuple, after: int = 1, labels: bytes | None = None) -> bool:
         """Whether a value computed for ``key`` should be stored: it was asked for ``after``
         times before (default: on its second request) and the budget allows.
 
         A value that is dear to keep and cheap to recompute when only a few relabellings
-        reach it (the kNN candidate lists deep in a search) waits for more requests.
+        reach it (the kNN candidate lists deep in a search) waits for more requests. Given
+        ``labels``, it also waits for a request from a second labelling: the fits of one
+        labelling (the members of an ensemble) asking alone pay for a value that no later
+        relabelling may use (behind a pre-screen each relabelling has its own data).
 
         Parameters
         ----------
         key : tuple of bytes
         after : int, default=1
             Earlier requests needed.
+        labels : bytes, optional
+            The labelling of this request (e.g. :func:`array_key` of the class codes).
 
         Returns
         -------
@@ -183,6 +189,8 @@ class LabelFreeCache:
         >>> cache = LabelFreeCache()
         >>> [cache.wanted((b"k",), after=2) for _ in range(4)]
         [False, False, True, True]
+        >>> [cache.wanted((b"j",), 1, labels) for labels in (b"a", b"a", b"a", b"b")]
+        [False, False, False, True]
         """
         short = _digest(key)
         with self._lock:
@@ -190,6 +198,12 @@ class LabelFreeCache:
                 return False
             seen = self._requests.get(short, 0)
             self._requests[short] = seen + 1
+            if labels is not None:
+                first = self._labellings.setdefault(short, labels)
+                if first is not True and first != labels:
+                    self._labellings[short] = first = True  # two labellings have asked
+                if first is not True:
+                    return False
             return seen >= after
 
     def store(self, key: tuple, value) -> None:
