@@ -273,3 +273,38 @@ def test_shared_label_free_work_changes_nothing(est, monkeypatch):
         oracle = [clone(est).fit(X, y[perm]).search_score_ for perm in cert.permutations]
     assert caches and caches[0].hits > 0
     assert cert.null_scores.tolist() == oracle
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shared_work_behind_a_prescreen_keeps_only_recent_data(dtype, monkeypatch):
+    """Behind a pre-screen every relabelling searches other columns: the cache forgets the
+    values of data it no longer remembers. The null scores equal plain refits whether it
+    forgets or keeps everything (four remembered data, or all of them), and forgetting
+    keeps fewer values."""
+    from widefs._utils import _label_free
+    from widefs.model_selection import Prescreened
+
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 3, size=(26, 30)).astype(dtype)
+    y = rng.integers(0, 2, size=26)
+    est = Prescreened(
+        ClassSpecificEnsemble(SequentialSelector(evaluator=KNNEvaluator(3)), random_state=0), k=6
+    )
+    caches = []
+    original = _label_free.LabelFreeCache
+
+    def recording(*args, **kwargs):
+        caches.append(original(*args, **kwargs))
+        return caches[-1]
+
+    monkeypatch.setattr(_label_free, "LabelFreeCache", recording)
+    nulls = {}
+    for known in (4, 10_000):
+        monkeypatch.setattr(_label_free, "_KNOWN_DATA", known)
+        caches.clear()
+        cert = search_certificate(est, X, y, score="search", n_permutations=12, random_state=2)
+        nulls[known] = (cert.null_scores.tolist(), len(caches[0]._values), caches[0].hits)
+    oracle = [clone(est).fit(X, y[perm]).search_score_ for perm in cert.permutations]
+    assert nulls[4][0] == nulls[10_000][0] == oracle
+    assert nulls[4][2] > 0  # the fits of one relabelling still share work
+    assert nulls[4][1] < nulls[10_000][1]

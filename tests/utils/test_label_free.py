@@ -225,3 +225,55 @@ def test_remembered_digests_respect_the_budget():
     with sharing_label_free_work(budget_bytes=100) as cache:
         assert data_digest(a) == data_digest(a.copy())
         assert cache._known_arrays == [] and cache._bytes == 0
+
+
+def test_values_of_forgotten_data_are_dropped():
+    # Values keyed by the digest of data the cache no longer remembers (more than four
+    # distinct data since it was last asked for) are dropped with it, and counted out of
+    # the budget; data asked for again stays remembered, and so do its values.
+    from widefs._utils._label_free import _nbytes
+
+    rng = np.random.default_rng(1)
+    data = [rng.normal(size=(4, 5)) for _ in range(6)]
+    calls = []
+
+    def value(a, prefix=b"v"):
+        def compute():
+            calls.append(1)
+            return a.sum(axis=0)
+
+        return label_free(lambda: (prefix + data_digest(a), b"state"), compute)
+
+    with sharing_label_free_work() as cache:
+        for a in data[:4]:
+            value(a), value(a), value(a, b"joined part ")
+        assert len(cache._values) == 4 and len(calls) == 12
+        assert value(data[0]) is value(data[0])  # found: data[0] is the most recent again
+        value(data[4]), value(data[4])  # a fifth datum: data[1], the oldest, is forgotten
+        digests = [data_digest(a) for a in (data[0], data[4], data[3], data[2])]
+        kept = {full[1:21] for full in cache._values}
+        assert kept == set(digests) and len(cache._values) == 4
+        assert len(cache._known_arrays) == 4
+        expected = sum(c.nbytes for copies, _ in cache._known_arrays for c in copies)
+        expected += sum(_nbytes(v) + len(full) for full, v in cache._values.items())
+        assert cache._bytes == expected
+        # A forgotten datum asked for again is computed again: the same value.
+        before = len(calls)
+        again = value(data[1])
+        assert len(calls) == before + 1
+        np.testing.assert_array_equal(again, data[1].sum(axis=0))
+
+
+def test_wanted_with_labels_waits_for_a_second_labelling():
+    # One labelling asking any number of times never stores; a second labelling's request
+    # stores once the earlier requests reach ``after``; a labelling equal in bytes is the
+    # same labelling.
+    cache = LabelFreeCache()
+    a, b = array_key(np.array([0, 1, 1])), array_key(np.array([1, 0, 1]))
+    assert not any(cache.wanted((b"x",), 2, a) for _ in range(10))
+    assert cache.wanted((b"x",), 2, b) and cache.wanted((b"x",), 2, a)
+    asks = [cache.wanted((b"y",), 2, labels) for labels in (a, b, a, b)]
+    assert asks == [False, False, True, True]  # two labellings, third request
+    same = array_key(np.array([0, 1, 1]))
+    assert not any(cache.wanted((b"z",), 0, labels) for labels in (a, same, a))
+    assert not LabelFreeCache(budget_bytes=0).wanted((b"x",), 0, b)

@@ -20,7 +20,10 @@ labels, so a hit returns exactly what the computation would have returned: resul
 depend on whether the cache is active, on its budget, or on which thread filled it. A
 value is stored the second time its key is asked for (a result needed once, like most
 states deep in a search, is never kept; values dear to compute for every row wait for a
-third request, see :meth:`LabelFreeCache.wanted`), within a byte budget.
+third request, see :meth:`LabelFreeCache.wanted`), within a byte budget. The cache remembers
+the last few distinct data it was asked about; the values of data it forgets go with it
+(a search behind a pre-screen sees other columns on every relabelling: its earlier values
+are never asked for again), so it holds about what the current fits use.
 """
 
 from __future__ import annotations
@@ -99,7 +102,9 @@ class LabelFreeCache:
     Parameters
     ----------
     budget_bytes : int, default=512 MiB
-        Values are no longer stored once their total size reaches this.
+        Values are no longer stored once their total size reaches this. Values keyed by
+        the digest of data the cache no longer remembers (four distinct data asked for
+        since) are dropped.
 
     Attributes
     ----------
@@ -130,6 +135,7 @@ class LabelFreeCache:
         self.misses = 0
         self._values: dict = {}
         self._requests: dict = {}  # short key -> requests of a value not stored (yet)
+        self._labellings: dict = {}  # short key -> its first labelling, True after two
         self._known: list = []  # (parts, digest) of recent data, most recent first
         self._known_arrays: list = []  # (read-only copies, digest), most recent first
         self._bytes = 0
@@ -156,18 +162,23 @@ class LabelFreeCache:
             self.misses += 1
             return None
 
-    def wanted(self, key: tuple, after: int = 1) -> bool:
+    def wanted(self, key: tuple, after: int = 1, labels: bytes | None = None) -> bool:
         """Whether a value computed for ``key`` should be stored: it was asked for ``after``
         times before (default: on its second request) and the budget allows.
 
         A value that is dear to keep and cheap to recompute when only a few relabellings
-        reach it (the kNN candidate lists deep in a search) waits for more requests.
+        reach it (the kNN candidate lists deep in a search) waits for more requests. Given
+        ``labels``, it also waits for a request from a second labelling: the fits of one
+        labelling (the members of an ensemble) asking alone pay for a value that no later
+        relabelling may use (behind a pre-screen each relabelling has its own data).
 
         Parameters
         ----------
         key : tuple of bytes
         after : int, default=1
             Earlier requests needed.
+        labels : bytes, optional
+            The labelling of this request (e.g. :func:`array_key` of the class codes).
 
         Returns
         -------
@@ -178,6 +189,8 @@ class LabelFreeCache:
         >>> cache = LabelFreeCache()
         >>> [cache.wanted((b"k",), after=2) for _ in range(4)]
         [False, False, True, True]
+        >>> [cache.wanted((b"j",), 1, labels) for labels in (b"a", b"a", b"a", b"b")]
+        [False, False, False, True]
         """
         short = _digest(key)
         with self._lock:
@@ -185,6 +198,12 @@ class LabelFreeCache:
                 return False
             seen = self._requests.get(short, 0)
             self._requests[short] = seen + 1
+            if labels is not None:
+                first = self._labellings.setdefault(short, labels)
+                if first is not True and first != labels:
+                    self._labellings[short] = first = True  # two labellings have asked
+                if first is not True:
+                    return False
             return seen >= after
 
     def store(self, key: tuple, value) -> None:
@@ -229,8 +248,9 @@ class LabelFreeCache:
         True
         """
         with self._lock:
-            for known, digest in self._known:
+            for i, (known, digest) in enumerate(self._known):
                 if known == parts:  # bytes compare lengths first, then memory
+                    self._known.insert(0, self._known.pop(i))
                     return digest
         digest = _digest(parts)
         size = sum(len(part) for part in parts)
@@ -240,7 +260,7 @@ class LabelFreeCache:
                 self._bytes += size
                 for old, _ in self._known[_KNOWN_DATA:]:
                     self._bytes -= sum(len(part) for part in old)
-                del self._known[_KNOWN_DATA:]
+                self._forget(self._known)
         return digest
 
     def array_digest(self, arrays) -> bytes:
@@ -272,8 +292,9 @@ class LabelFreeCache:
         if any(a.dtype.hasobject for a in arrays):  # (pointers: compared as their key bytes)
             return self.digest([array_key(a) for a in arrays])
         with self._lock:
-            for known, digest in self._known_arrays:
+            for i, (known, digest) in enumerate(self._known_arrays):
                 if _same_bytes(known, arrays):
+                    self._known_arrays.insert(0, self._known_arrays.pop(i))
                     return digest
         digest = _digest([array_key(a) for a in arrays])
         copies = [a.copy() for a in arrays]
@@ -286,8 +307,26 @@ class LabelFreeCache:
                 self._bytes += size
                 for old, _ in self._known_arrays[_KNOWN_DATA:]:
                     self._bytes -= sum(c.nbytes for c in old)
-                del self._known_arrays[_KNOWN_DATA:]
+                self._forget(self._known_arrays)
         return digest
+
+    def _forget(self, known: list) -> None:
+        """Drop the entries of ``known`` past the last :data:`_KNOWN_DATA` (lock held), with
+        the values whose key holds the digest of data no longer known.
+
+        A fit on data that falls off the list (a pre-screen's columns on an earlier
+        relabelling) is not asked for again; its values would fill the budget while the
+        current data's values are refused. A value asked for again is recomputed: costs
+        change, never results.
+        """
+        gone = [digest for _, digest in known[_KNOWN_DATA:]]
+        del known[_KNOWN_DATA:]
+        kept = {digest for _, digest in (*self._known, *self._known_arrays)}
+        gone = [digest for digest in gone if digest not in kept]
+        if not gone:
+            return
+        for full in [f for f in self._values if any(d in f for d in gone)]:
+            self._bytes -= _nbytes(self._values.pop(full)) + len(full)
 
     def get_or_compute(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """``compute()``, or its stored result for ``key``.

@@ -118,6 +118,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
         super().__init__(X, y, n_classes, nominal, n_neighbors, XT=XT)
         self.rows = np.ascontiguousarray(rows, dtype=np.int64)
         self._data_id = data_digest(self.XT, self.nominal) if self._shared is not None else b""
+        self._labels_key = self.y.tobytes()  # lists are stored once two labellings ask
         self._no_change = None  # _unchanged_pass' constant column, built on first use
         self._shared_k = 0  # the largest k of choose_k's grid (shared list length)
         # Each feature's last score from score_moves (-inf: abandoned), to scan the likely
@@ -352,7 +353,9 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             # The neighbour lists depend on D and the candidates only (the K nearest start
             # with the k nearest, so one list serves every k <= K): found in the shared
             # cache, or computed for every row and stored the third time this position is
-            # reached (in any relabelling, with any k); then only the vote uses y. Lists
+            # reached (with any k), once two labellings have reached it (the searches of
+            # one fit alone never reuse lists on data a pre-screen picked for their
+            # labels); then only the vote uses y. Lists
             # for every row cost several bounded passes (50x at k = 10 on colon), so a
             # position two relabellings reach, deep in a search, is not worth them; the
             # start of a search, which every relabelling reaches, is. They hold the
@@ -362,7 +365,7 @@ class KNNLeaveOneOut(_KNNData, _Evaluator):
             neighbours = self._shared.lookup(key)
             if neighbours is not None and neighbours.shape[2] < kk:
                 neighbours = None  # stored for a smaller k: replaced by a longer list
-            if neighbours is None and self._shared.wanted(key, after=2):
+            if neighbours is None and self._shared.wanted(key, 2, self._labels_key):
                 K = self._shared_list_length(k, cands.size)
                 neighbours = self.candidate_neighbours(D, cands, add, K, n_jobs=n_jobs)
                 self._shared.store(key, neighbours)
