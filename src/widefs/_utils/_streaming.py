@@ -6,7 +6,8 @@ functions read the values as consecutive blocks (``blocks()`` returns a new iter
 float64 arrays each time it is called) and give the same floating-point result as numpy on
 the joined array:
 
-- :func:`pairwise_sum` is ``np.add.reduce`` bit for bit: numpy sums a contiguous array by
+- :func:`pairwise_sum` is ``np.add.reduce`` bit for bit (numpy 2; numpy 1 groups its
+  vectorized loop differently: equal to rounding there): numpy sums a contiguous array by
   pairwise recursion (halves cut at a multiple of 8 elements, 128-element leaves), so a node
   of that recursion summed by numpy alone is the same number, and the nodes are added up as
   the recursion adds them. ``np.mean`` is that sum divided by the count; ``np.var`` the sum of

@@ -293,7 +293,7 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     features) are raised to ``1e-5`` times the median for the fit only, as limma does;
     features with ``d_j = 0`` or a non-finite variance are left out. The variances are read a
     block at a time, without a temporary per feature; the means, variance and median are
-    numpy's (pairwise sums, ``np.median``) on the whole arrays, bit for bit.
+    numpy's (pairwise sums, ``np.median``) on the whole arrays, bit for bit with numpy 2.
 
     Parameters
     ----------
