@@ -255,12 +255,7 @@ class LabelFreeCache:
         digest = _digest(parts)
         size = sum(len(part) for part in parts)
         with self._lock:
-            if self._bytes + size <= self.budget_bytes:
-                self._known.insert(0, (parts, digest))
-                self._bytes += size
-                for old, _ in self._known[_KNOWN_DATA:]:
-                    self._bytes -= sum(len(part) for part in old)
-                self._forget(self._known)
+            self._remember(self._known, parts, digest, size, lambda old: sum(map(len, old)))
         return digest
 
     def array_digest(self, arrays) -> bytes:
@@ -302,13 +297,21 @@ class LabelFreeCache:
             c.setflags(write=False)
         size = sum(c.nbytes for c in copies)
         with self._lock:
-            if self._bytes + size <= self.budget_bytes:
-                self._known_arrays.insert(0, (copies, digest))
-                self._bytes += size
-                for old, _ in self._known_arrays[_KNOWN_DATA:]:
-                    self._bytes -= sum(c.nbytes for c in old)
-                self._forget(self._known_arrays)
+            self._remember(
+                self._known_arrays, copies, digest, size, lambda old: sum(c.nbytes for c in old)
+            )
         return digest
+
+    def _remember(self, known: list, data, digest: bytes, size: int, size_of) -> None:
+        """Put ``(data, digest)`` first in ``known`` if its ``size`` fits the budget (lock
+        held); entries pushed past the last :data:`_KNOWN_DATA` give back ``size_of`` them."""
+        if self._bytes + size > self.budget_bytes:
+            return
+        known.insert(0, (data, digest))
+        self._bytes += size
+        for old, _ in known[_KNOWN_DATA:]:
+            self._bytes -= size_of(old)
+        self._forget(known)
 
     def _forget(self, known: list) -> None:
         """Drop the entries of ``known`` past the last :data:`_KNOWN_DATA` (lock held), with
