@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks, load_columns
+from widefs._utils._spill import SpilledArray
 from widefs._utils._streaming import median, pairwise_sum
 
 __all__ = [
@@ -363,30 +364,35 @@ class _UsedVariances:
     input when every variance is used as it is, compressed copies of a block otherwise."""
 
     def __init__(self, variances, df):
-        x = np.asarray(variances)
-        self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
+        if isinstance(variances, SpilledArray):  # in a file: read a block at a time
+            self.x = variances
+        else:
+            x = np.asarray(variances)
+            self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
         self.d = np.broadcast_to(np.asarray(df, dtype=np.float64), self.x.shape)
         self.count, self.as_is, distinct = 0, True, [np.zeros(0)]
         for b in iter_column_blocks(self.x.size, _BLOCK):
-            ok = self._ok(b)
+            xb = self.x[b]  # read once (a spilled array's values come from its file)
+            ok = self._ok(xb, self.d[b])
             self.count += int(np.count_nonzero(ok))
-            self.as_is &= bool(ok.all()) and not bool((self.x[b] < 0).any())
+            self.as_is &= bool(ok.all()) and not bool((xb < 0).any())
             distinct.append(np.unique(self.d[b][ok]))
         # Degrees of freedom take few distinct values: the special functions once per value.
         self.df_values = np.unique(np.concatenate(distinct))
 
-    def _ok(self, b: slice) -> np.ndarray:
-        xb, db = self.x[b], self.d[b]
+    @staticmethod
+    def _ok(xb, db) -> np.ndarray:
         return np.isfinite(xb) & np.isfinite(db) & (db > 1e-15) & (xb > -1e-15)
 
     def blocks(self):
         """``(variances, df)`` of the used features, a block at a time (in order)."""
         for b in iter_column_blocks(self.x.size, _BLOCK):
+            xb = self.x[b]
             if self.as_is:
-                yield self.x[b], self.d[b]
+                yield xb, self.d[b]
                 continue
-            ok = self._ok(b)
-            xb = self.x[b][ok]
+            ok = self._ok(xb, self.d[b])
+            xb = xb[ok]
             np.maximum(xb, 0.0, out=xb)
             yield xb, self.d[b][ok]
 

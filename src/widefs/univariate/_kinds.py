@@ -40,6 +40,7 @@ from widefs._utils import (
     load_columns,
     store_blocks,
 )
+from widefs._utils._spill import spill_file
 from widefs.stats import LinearModelFit, linear_model_fit
 
 __all__ = [
@@ -291,13 +292,19 @@ class _CompactFits:
     (8 bytes) too, for the median of the spread shares.
     """
 
-    def __init__(self, m: int, sizes, n_fits: int, pooled: bool):
+    def __init__(self, m: int, sizes, n_fits: int, pooled: bool, spill=None):
         n_classes = sizes.size
         self.sizes = sizes
-        self.coefs = [np.empty((m, n_classes - 1)) for _ in range(n_fits)]
-        self.variances = [np.empty(m) for _ in range(n_fits)]
-        self.pooled = np.empty(m) if pooled else None
+        self.spill = spill  # a SpillFile: the arrays are kept there, not in memory
+        new = np.empty if spill is None else spill.array
+        self.coefs = [new((m, n_classes - 1)) for _ in range(n_fits)]
+        self.variances = [new(m) for _ in range(n_fits)]
+        self.pooled = new(m) if pooled else None
         self.rows = 0
+
+    def head(self, a):
+        """The first ``rows`` rows of one of the arrays (a view, or still in the file)."""
+        return a[: self.rows] if self.spill is None else a.head(self.rows)
 
     def add(self, out, gaussian, n: int) -> None:
         g = int(np.count_nonzero(gaussian))
@@ -319,7 +326,7 @@ class _CompactFits:
         cov = np.linalg.inv(design.T @ design)[1:, 1:]
         df = np.broadcast_to(float(n - n_classes), (self.rows,))  # a view: no memory per feature
         return [
-            LinearModelFit(b[: self.rows], cov, v[: self.rows], df)
+            LinearModelFit(self.head(b), cov, self.head(v), df)
             for b, v in zip(self.coefs, self.variances, strict=True)
         ]
 
@@ -417,7 +424,10 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     tie_index, tie_values = [no_ties[0]], [no_ties[1]]
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
-    fits = _CompactFits(m, sizes, 2 if spread else 1, pooled)
+    n_fits = 2 if spread else 1
+    # Out of core and large, the fits wait for the priors in a temporary file.
+    spill = spill_file(lazy, 8 * m * (n_fits * n_classes + bool(pooled)))
+    fits = _CompactFits(m, sizes, n_fits, pooled, spill)
     # float32 blocks stay float32, so an out-of-core or sparse X gets the kernel's results
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
@@ -425,17 +435,22 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     ranks = KeptRanks(n) if lazy else None
     # Out of core, a block is whole storage chunks: each chunk is decoded once.
     width = block_width(n, 8, _BLOCK_BYTES)
-    for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
-        # Integers (a uint8 store of presence/absence) are read as they are stored, and
-        # converted to floats only for the kernel: a block of 0/1 values never is.
-        read = native if lazy and native.kind in "biu" else dtype
-        block = load_columns(X, outer, read) if lazy else X[:, outer]
-        if _BINARY_FAST and _zero_one(block):
-            _binary_block(np.asarray(block), outer, codes, kinds, carriers)
-            continue
-        block = block.astype(dtype) if block.dtype != dtype and lazy else block
-        kernel = (first_pass_block, codes, sizes, spread, limits)
-        _scan(block, outer.start, kernel, kinds, carriers, (tie_index, tie_values), ranks, fits)
+    try:
+        for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
+            # Integers (a uint8 store of presence/absence) are read as they are stored, and
+            # converted to floats only for the kernel: a block of 0/1 values never is.
+            read = native if lazy and native.kind in "biu" else dtype
+            block = load_columns(X, outer, read) if lazy else X[:, outer]
+            if _BINARY_FAST and _zero_one(block):
+                _binary_block(np.asarray(block), outer, codes, kinds, carriers)
+                continue
+            block = block.astype(dtype) if block.dtype != dtype and lazy else block
+            kernel = (first_pass_block, codes, sizes, spread, limits)
+            _scan(block, outer.start, kernel, kinds, carriers, (tie_index, tie_values), ranks, fits)
+    except BaseException:  # an error or an interrupt: the spill file goes too
+        if spill is not None:
+            spill.close()
+        raise
     location, *rest = fits.fits(design, n, n_classes)
     return FirstPass(
         kinds,
@@ -446,6 +461,8 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
         np.concatenate(tie_values),
         float(n - n_classes) * m,  # the sum of m equal integers: exact
         None if ranks is None else ranks.close(),
-        None if fits.pooled is None else fits.pooled[: fits.rows],
-        (*fits.variances, *([] if fits.pooled is None else [fits.pooled])),
+        None if fits.pooled is None else fits.head(fits.pooled),
+        ()
+        if spill is not None
+        else (*fits.variances, *[p for p in [fits.pooled] if p is not None]),
     )

@@ -6,7 +6,9 @@ then run a block of features at a time, each feature's p-value depending only on
 and the priors. The results go into the first pass's own arrays (``FirstPass.buffers``), from
 the last block back: a block's results take its features' places, at or after its fit rows,
 and never the rows of the blocks before it. Beyond its blocks the fit allocates no array per
-feature that the first pass did not already hold.
+feature that the first pass did not already hold. When the first pass spilled its fits to a
+temporary file (a large out-of-core matrix), the branch reads them back a block at a time
+and writes its results to new arrays: the fits never are in memory whole.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from widefs._utils import feature_blocks
+from widefs._utils._spill import SpilledArray
 from widefs._utils._streaming import median
 from widefs.stats import fit_f_dist, moderated_f
 from widefs.univariate._kinds import COUNTS, GAUSSIAN, fit_rows
@@ -60,7 +63,24 @@ def wide_spread(pooled, ref) -> np.ndarray:
 def moderated_branch(screen, passed) -> None:
     """Set the screen's ``pvalues_``, statistics, ``prior_`` and the codes of its
     ``min_pvalues_`` and ``spread_weights_`` from the first pass ``passed`` (whose fits and
-    buffers it consumes); only the modelled features get p-values here (1 elsewhere)."""
+    buffers it consumes); only the modelled features get p-values here (1 elsewhere).
+    Fits spilled to a temporary file are read back a block at a time, and the file is
+    closed (removed) when the branch ends, by an error too."""
+    spilled = [a for a in _arrays(passed) if isinstance(a, SpilledArray)]
+    try:
+        _branch(screen, passed)
+    finally:
+        for a in spilled:
+            a.spill.close()
+
+
+def _arrays(passed) -> list:
+    """The per-feature arrays of the first pass's fits."""
+    fits = [f for f in (passed.location, passed.spread) if f is not None]
+    return [passed.pooled] + [a for f in fits for a in (f.coefficients, f.variances)]
+
+
+def _branch(screen, passed) -> None:
     kinds = screen.kinds_
     m = kinds.size
     loc = passed.location

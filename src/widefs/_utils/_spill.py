@@ -1,0 +1,138 @@
+"""Per-feature float64 arrays kept in a temporary file instead of memory, a block at a time.
+
+A fit on an out-of-core matrix of 10^8 features must not keep tens of bytes per feature
+until every feature is read (the moderated tests' prior needs every variance before any
+p-value). :class:`SpillFile` holds such arrays in one unnamed temporary file of the system's
+temporary directory (:func:`tempfile.TemporaryFile`: removed from the directory when
+created on POSIX, on close elsewhere; its space is freed when closed or when the process
+ends). Blocks are written and read with plain ``write`` and ``readinto`` calls: the file's
+pages sit in the operating system's cache, which it can write out and reclaim, and are not
+the process's resident memory, as the dirty pages of a mapped file would be.
+
+The values read back are the bytes written: the spill changes no result.
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+import numpy as np
+
+__all__ = ["SPILL_MIN_BYTES", "SpillFile", "SpilledArray", "spill_file"]
+
+#: Per-feature values spill only when they would take more than this: one block of an
+#: out-of-core matrix read by the screen's first pass (64 MB). Below it they are smaller
+#: than the block the fit holds anyway, so keeping them barely moves the peak, and the
+#: file's writes and reads would only cost time.
+SPILL_MIN_BYTES = 64 * 2**20
+
+
+def spill_file(lazy: bool, nbytes: int) -> SpillFile | None:
+    """A new :class:`SpillFile` when ``nbytes`` of per-feature values of an out-of-core
+    (``lazy``) matrix exceed ``SPILL_MIN_BYTES``, else None (keep them in memory)."""
+    return SpillFile() if lazy and nbytes > SPILL_MIN_BYTES else None
+
+
+class SpillFile:
+    """One temporary file holding several :class:`SpilledArray`, each in its own region.
+
+    Use it as a context manager, or call :meth:`close` in a ``finally``: closing removes
+    the file's data (an error or a ``KeyboardInterrupt`` included).
+    """
+
+    def __init__(self):
+        # Not a context manager: the file lives as long as the fit needs it (close()).
+        self._file = tempfile.TemporaryFile(prefix="widefs-spill-", buffering=0)  # noqa: SIM115
+        self._end = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def array(self, shape) -> SpilledArray:
+        """A new float64 array of ``shape`` (rows first) in the file; unwritten rows read 0."""
+        shape = tuple(int(v) for v in np.atleast_1d(shape))
+        out = SpilledArray(self, self._end, shape)
+        self._end += 8 * int(np.prod(shape))
+        return out
+
+    def write(self, offset: int, values: np.ndarray) -> None:
+        view = memoryview(np.ascontiguousarray(values, dtype=np.float64)).cast("B")
+        self._file.seek(offset)
+        while view.nbytes:
+            done = self._file.write(view)
+            view = view[done:]
+
+    def read(self, offset: int, out: np.ndarray) -> np.ndarray:
+        view = memoryview(out).cast("B")
+        self._file.seek(offset)
+        while view.nbytes:
+            done = self._file.readinto(view)
+            if not done:  # beyond the end: rows never written
+                raise ValueError("read past the written values of a spill file.")
+            view = view[done:]
+        return out
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> SpillFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class SpilledArray:
+    """A float64 array of a :class:`SpillFile`, read and written by ranges of rows.
+
+    ``a[i:j] = values`` writes rows i..j-1; ``a[i:j]`` reads them into a new ndarray (a
+    slice with a step, or any other key, is not supported); :meth:`head` is the first
+    rows without a read.
+    """
+
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, spill: SpillFile, offset: int, shape: tuple[int, ...]):
+        self.spill, self.offset, self.shape = spill, offset, shape
+        self._row = 8 * int(np.prod(shape[1:]))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _rows(self, key) -> range:
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise TypeError("a spilled array is read and written by ranges of rows only.")
+        return range(*key.indices(self.shape[0]))
+
+    def __getitem__(self, key) -> np.ndarray:
+        rows = self._rows(key)
+        out = np.empty((len(rows), *self.shape[1:]))
+        if len(rows):
+            self.spill.read(self.offset + rows.start * self._row, out)
+        return out
+
+    def __setitem__(self, key, values) -> None:
+        rows = self._rows(key)
+        values = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(rows), *self.shape[1:]))
+        if len(rows):
+            self.spill.write(self.offset + rows.start * self._row, values)
+
+    def head(self, rows: int) -> SpilledArray:
+        """The first ``rows`` rows, still in the file."""
+        return SpilledArray(
+            self.spill, self.offset, (min(int(rows), self.shape[0]), *self.shape[1:])
+        )
+
+    def blocks(self, width: int):
+        """The values as consecutive 1-D ndarrays of ``width`` rows (a 1-D array's values)."""
+        for start in range(0, self.shape[0], max(1, int(width))):
+            yield self[start : start + width].ravel()
