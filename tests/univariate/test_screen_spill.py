@@ -14,7 +14,7 @@ import pytest
 
 import widefs._utils._spill as spill_module
 import widefs.univariate._screen_moderated as moderated_module
-from widefs._utils._spill import SpillFile, SpilledArray, spill_file
+from widefs._utils._spill import SpilledArray, SpillFile, spill_file
 from widefs.stats import fit_f_dist
 from widefs.univariate import ClassDifferenceScreen
 
