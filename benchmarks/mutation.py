@@ -246,6 +246,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         _SCREEN_MEMORY_TESTS,
         {},
     ),
+    # The temporary file the out-of-core screen's fits wait in (forced on small matrices).
+    "utils_spill": (
+        ["src/widefs/_utils/_spill.py"],
+        ["tests/univariate/test_screen_spill.py"],
+        {},
+    ),
     "univariate_screen_numpy": (
         ["src/widefs/univariate/_screen_numpy.py", "src/widefs/univariate/_shape_table.py"],
         _SCREEN_MEMORY_TESTS,

@@ -122,7 +122,10 @@ class SpilledArray:
 
     def __setitem__(self, key, values) -> None:
         rows = self._rows(key)
-        values = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(rows), *self.shape[1:]))
+        shape = (len(rows), *self.shape[1:])
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != shape:  # a scalar or a row for every row (rare: not the fits)
+            values = np.broadcast_to(values, shape)
         if len(rows):
             self.spill.write(self.offset + rows.start * self._row, values)
 

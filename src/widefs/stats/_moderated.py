@@ -501,7 +501,9 @@ def moderated_t(fit: LinearModelFit, contrast, *, prior=None) -> ModeratedTest:
     return ModeratedTest(t, pvalues, df_total, post, scale, d0)
 
 
-def moderated_f(fit: LinearModelFit, coefficients, *, prior=None, pooled_df=None) -> ModeratedTest:
+def moderated_f(
+    fit: LinearModelFit, coefficients, *, prior=None, pooled_df=None, only_below=None
+) -> ModeratedTest:
     """Moderated F that the coefficients ``coefficients`` are all zero, for every feature.
 
     ``F_j = b_j' V_j^-1 b_j / (q v_j)`` for the q tested coefficients ``b_j``, their unscaled
@@ -521,6 +523,13 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None, pooled_df=None
         The cap on the total degrees of freedom (limma's: the residual degrees of freedom
         of all the features fitted together). Default: ``fit.df_residual.sum()``; give it
         when ``fit`` holds only some of the fitted features.
+    only_below : ndarray of shape (n_features,), optional
+        For a caller that uses a feature's p-value only when it is below this level: with
+        one tested coefficient, a p-value whose lower bound, the normal tail
+        ``erfc(sqrt(F / 2))`` (the F(1, d) tail exceeds it for every d: the t density is
+        below the normal's up to one crossing, above it beyond), is at least
+        ``only_below * (1 + 1e-6)`` (and 1e-280) is not computed and given as ``inf``; every
+        other p-value is computed as without it. Default: every p-value.
 
     Returns
     -------
@@ -558,5 +567,17 @@ def moderated_f(fit: LinearModelFit, coefficients, *, prior=None, pooled_df=None
         F = np.divide(quad, idx.size * post, out=quad)
     F[np.isnan(F)] = 0.0  # 0 / 0: a constant feature
     # scipy.stats.f.sf's own kernel, without its argument handling (a tenth of the time).
-    pvalues = special.fdtrc(float(idx.size), df_total, np.maximum(F, 0.0))
+    F0 = np.maximum(F, 0.0)
+    if only_below is None or idx.size != 1:
+        return ModeratedTest(
+            F, special.fdtrc(float(idx.size), df_total, F0), df_total, post, scale, d0
+        )
+    # The bound costs a twentieth of the survival function (measured).
+    bound = np.multiply(F0, 0.5)
+    np.sqrt(bound, out=bound)
+    special.erfc(bound, out=bound)
+    need = (bound < np.maximum(only_below * (1.0 + 1e-6), 1e-280)) | np.isnan(bound)
+    pvalues = np.full(F.shape, np.inf)
+    df = np.broadcast_to(df_total, F.shape)
+    pvalues[need] = special.fdtrc(1.0, df[need], F0[need])
     return ModeratedTest(F, pvalues, df_total, post, scale, d0)
