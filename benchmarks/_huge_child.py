@@ -64,11 +64,10 @@ def screen(X, y, client=None) -> dict:
     from widefs.univariate import ClassDifferenceScreen
 
     warnings.simplefilter("ignore")
-    from widefs.utils import load_columns
-
     # Warm-up on 2,000 columns with the compiled kernels loaded (a fit that small alone would
     # run the numpy ones), so that the measured fit, as the read floor, holds no loading.
     import widefs.univariate._screen_numpy as screen_numpy
+    from widefs.utils import load_columns
 
     screen_numpy.NUMBA_MIN_WORK, min_work = 0, screen_numpy.NUMBA_MIN_WORK
     ClassDifferenceScreen(random_state=0).fit(load_columns(X, slice(0, 2000)), y)

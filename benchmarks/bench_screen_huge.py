@@ -1,10 +1,11 @@
 """The class-difference screen on huge zarr stores: memory per feature, read floor, Dask.
 
-1. Memory per feature: ``ClassDifferenceScreen()`` on 100 x 1,000,000 and 100 x 4,000,000
+1. Memory per feature: ``ClassDifferenceScreen()`` on 100 x 2,000,000 and 100 x 4,000,000
    float32 zarr stores (50 mean-shifted and 50 variance-changed true features), each fit in
    a fresh process; the slope of the peak resident size between the two sizes is the memory
-   the fit keeps per feature (the fixed costs cancel). Beside it the read floor: decoding
-   every chunk of the store once, nothing else.
+   the fit keeps per feature (the fixed costs cancel; both sizes are above the one from
+   which the fits wait in a temporary file, ``widefs._utils._spill``). Beside it the read
+   floor: decoding every chunk of the store once, nothing else.
 2. Presence/absence: 100 x ``--binary`` uint8 features (0/1, carrier frequencies 0.05-0.5)
    with 300 true features (carried by 5% of class 0 and 65% of class 1) in a zarr store;
    the default screen on one machine and on a ``distributed.LocalCluster`` of 2
@@ -164,7 +165,7 @@ VARIANTS = {
 }
 
 
-def slope(data: Path, before: str | None, sizes=(1_000_000, 4_000_000)) -> dict:
+def slope(data: Path, before: str | None, sizes=(2_000_000, 4_000_000)) -> dict:
     runs, variants = {}, {}
     for n in sizes:
         path = data / f"f32_{n}.zarr"
@@ -287,17 +288,17 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         + (" --before EARLIER/src" if args.before else "")
         + "`. "
         f"{machine_note()} Runs are stored beside the stores and reused by the next "
-        "invocation; the runs below were made one at a time, several of them at once on the "
-        "shared machine (its load slows the wall times most).",
+        "invocation.",
         "",
         "`ClassDifferenceScreen()` (default parameters) on zarr stores of 100 samples (classes "
-        "50/50, chunks of 100 x 65,536), each run in a fresh process. The read floor decodes "
-        "every chunk once and does nothing else; CPU of a Dask run includes its workers'.",
+        "50/50, chunks of 100 x 65,536), each run in a fresh process after a warm-up fit that "
+        "loads its compiled kernels. The read floor decodes every chunk once and does nothing "
+        "else; CPU of a Dask run includes its workers'.",
         "",
         "Memory per feature (target: about 16 bytes, the p-values), the slope of the peak "
         "resident size between two float32 stores, so that fixed costs cancel:",
         "",
-        "| features | read floor CPU s | screen wall s | screen CPU s | CPU / read floor | "
+        "| features | read floor CPU s (wall) | screen wall s | screen CPU s | CPU / read floor | "
         "peak MB | p-values (SHA-256, first 12) |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -308,7 +309,7 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         rd = r["read"]
         s = r["screen"]
         lines.append(
-            f"| {n:,} | {rd['cpu']:.1f} | {s['wall']:.1f} | {s['cpu']:.1f} | "
+            f"| {n:,} | {rd['cpu']:.1f} ({rd['wall']:.1f}) | {s['wall']:.1f} | {s['cpu']:.1f} | "
             f"{s['cpu'] / rd['cpu']:.1f}x | {s['peak'] / MB:,.0f} | `{s['sha256'][:12]}` |"
         )
     lines += [
@@ -316,7 +317,8 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         f"Slope: **{sl['bytes_per_feature']:.0f} bytes per feature** (target about 16). "
         "The same runs with other settings (same p-values: SHA-256 equal):",
         "",
-        "| setting | peak MB at 10^6 / 4·10^6 | bytes per feature | CPU s | same p-values |",
+        f"| setting | peak MB at {sizes[0]:,} / {sizes[1]:,} | bytes per feature | CPU s | "
+        "same p-values |",
         "|---|---|---|---|---|",
         f"| this code, defaults | {a['peak'] / MB:,.0f} / {b['peak'] / MB:,.0f} | "
         f"{sl['bytes_per_feature']:.0f} | {a['cpu']:.1f} / {b['cpu']:.1f} | - |",

@@ -220,7 +220,8 @@ class ClassDifferenceScreen(
     float64 and six one-byte values per feature; zeros take no memory until written), the
     carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
     examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
-    classes and the spread test); every other step works a block of features at a time.
+    classes and the spread test; in an unnamed temporary file instead when the fits of an
+    out-of-core matrix would exceed 64 MB); every other step works a block of features at a time.
 
     Examples
     --------
