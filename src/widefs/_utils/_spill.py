@@ -15,16 +15,28 @@ The values read back are the bytes written: the spill changes no result.
 from __future__ import annotations
 
 import tempfile
+from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["SPILL_MIN_BYTES", "SpillFile", "SpilledArray", "spill_file"]
+__all__ = ["SPILL_MIN_BYTES", "SpillFile", "SpilledArray", "closed_on_error", "spill_file"]
 
 #: Per-feature values spill only when they would take more than this: one block of an
 #: out-of-core matrix read by the screen's first pass (64 MB). Below it they are smaller
 #: than the block the fit holds anyway, so keeping them barely moves the peak, and the
 #: file's writes and reads would only cost time.
 SPILL_MIN_BYTES = 64 * 2**20
+
+
+@contextmanager
+def closed_on_error(spill: SpillFile | None):
+    """Close ``spill`` (when there is one) if the body raises, an interrupt included."""
+    try:
+        yield spill
+    except BaseException:
+        if spill is not None:
+            spill.close()
+        raise
 
 
 def spill_file(lazy: bool, nbytes: int) -> SpillFile | None:

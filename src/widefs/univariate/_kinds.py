@@ -40,7 +40,7 @@ from widefs._utils import (
     load_columns,
     store_blocks,
 )
-from widefs._utils._spill import spill_file
+from widefs._utils._spill import closed_on_error, spill_file
 from widefs.stats import LinearModelFit, linear_model_fit
 
 __all__ = [
@@ -306,6 +306,12 @@ class _CompactFits:
         """The first ``rows`` rows of one of the arrays (a view, or still in the file)."""
         return a[: self.rows] if self.spill is None else a.head(self.rows)
 
+    def buffers(self) -> tuple:
+        """The in-memory arrays the screen's results may reuse (none when spilled)."""
+        if self.spill is not None:
+            return ()
+        return (*self.variances, *([] if self.pooled is None else [self.pooled]))
+
     def add(self, out, gaussian, n: int) -> None:
         g = int(np.count_nonzero(gaussian))
         if not g:
@@ -437,7 +443,7 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     ranks = KeptRanks(n) if lazy else None
     # Out of core, a block is whole storage chunks: each chunk is decoded once.
     width = block_width(n, 8, _BLOCK_BYTES)
-    try:
+    with closed_on_error(spill):  # an error or an interrupt: the spill file goes too
         for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
             # Integers (a uint8 store of presence/absence) are read as they are stored, and
             # converted to floats only for the kernel: a block of 0/1 values never is.
@@ -449,10 +455,6 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
             block = block.astype(dtype) if block.dtype != dtype and lazy else block
             kernel = (first_pass_block, codes, sizes, spread, limits)
             _scan(block, outer.start, kernel, kinds, carriers, (tie_index, tie_values), ranks, fits)
-    except BaseException:  # an error or an interrupt: the spill file goes too
-        if spill is not None:
-            spill.close()
-        raise
     location, *rest = fits.fits(design, n, n_classes)
     return FirstPass(
         kinds,
@@ -464,7 +466,5 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
         float(n - n_classes) * m,  # the sum of m equal integers: exact
         None if ranks is None else ranks.close(),
         None if fits.pooled is None else fits.head(fits.pooled),
-        ()
-        if spill is not None
-        else (*fits.variances, *[p for p in [fits.pooled] if p is not None]),
+        fits.buffers(),
     )
