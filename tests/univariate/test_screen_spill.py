@@ -188,15 +188,21 @@ def test_spilled_arrays_read_back_what_was_written():
         assert (h.shape, h.size, h.ndim, len(h)) == ((3,), 3, 1, 3)
         np.testing.assert_array_equal(h[:], vb[:3])
         np.testing.assert_array_equal(np.concatenate(list(b.blocks(3))), vb)
+        assert [v.tolist() for v in b.blocks(1)] == [[v] for v in vb.tolist()]
         b[1:3] = 0.5  # broadcast
         assert b[:4].tolist() == [vb[0], 0.5, 0.5, vb[3]]
         with pytest.raises(TypeError, match="ranges of rows"):
             a[::2]
         with pytest.raises(TypeError, match="ranges of rows"):
             a[np.arange(2)] = 0.0
+        # The regions follow each other: the file is as long as the values written.
+        assert os.fstat(f._file.fileno()).st_size == 8 * (20 + 7)
         c = f.array(5)  # never written, at the end of the file
-        with pytest.raises(ValueError, match="past the written"):
+        with pytest.raises(ValueError, match=r"^read past the written values of a spill file\.$"):
             c[:]
+        f.write(c.offset, np.arange(5))  # integers: stored as float64
+        assert c[:].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+        assert os.fstat(f._file.fileno()).st_size == 8 * (20 + 7 + 5)
     assert f.closed
 
 
