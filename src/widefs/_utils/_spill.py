@@ -54,7 +54,9 @@ class SpillFile:
 
     def __init__(self):
         # Not a context manager: the file lives as long as the fit needs it (close()).
-        self._file = tempfile.TemporaryFile(prefix="widefs-spill-", buffering=0)  # noqa: SIM115
+        # Buffered: a write of a block passes the buffer by and writes every byte, a read
+        # fills the block unless the file ends.
+        self._file = tempfile.TemporaryFile(prefix="widefs-spill-")  # noqa: SIM115
         self._end = 0
 
     @property
@@ -69,20 +71,15 @@ class SpillFile:
         return out
 
     def write(self, offset: int, values: np.ndarray) -> None:
-        view = memoryview(np.ascontiguousarray(values, dtype=np.float64)).cast("B")
+        """Write ``values`` as float64 at byte ``offset``."""
         self._file.seek(offset)
-        while view.nbytes:
-            done = self._file.write(view)
-            view = view[done:]
+        self._file.write(np.ascontiguousarray(values, dtype=np.float64).data)
 
     def read(self, offset: int, out: np.ndarray) -> np.ndarray:
-        view = memoryview(out).cast("B")
+        """Fill the float64 array ``out`` from byte ``offset``."""
         self._file.seek(offset)
-        while view.nbytes:
-            done = self._file.readinto(view)
-            if not done:  # beyond the end: rows never written
-                raise ValueError("read past the written values of a spill file.")
-            view = view[done:]
+        if self._file.readinto(out.data) != out.nbytes:  # beyond the end: never written
+            raise ValueError("read past the written values of a spill file.")
         return out
 
     def close(self) -> None:
