@@ -132,7 +132,7 @@ class SpilledArray:
     def __setitem__(self, key, values) -> None:
         rows = self._rows(key)
         shape = (len(rows), *self.shape[1:])
-        values = np.asarray(values, dtype=np.float64)
+        values = np.asarray(values)  # written as float64 (SpillFile.write)
         if values.shape != shape:  # a scalar or a row for every row (rare: not the fits)
             values = np.broadcast_to(values, shape)
         if len(rows):
