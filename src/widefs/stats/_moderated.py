@@ -576,7 +576,7 @@ def moderated_f(
     bound = np.multiply(F0, 0.5)
     np.sqrt(bound, out=bound)
     special.erfc(bound, out=bound)
-    need = (bound < np.maximum(only_below * (1.0 + 1e-6), 1e-280)) | np.isnan(bound)
+    need = bound < np.maximum(only_below * (1.0 + 1e-6), 1e-280)  # F0 is never NaN
     pvalues = np.full(F.shape, np.inf)
     df = np.broadcast_to(df_total, F.shape)
     pvalues[need] = special.fdtrc(1.0, df[need], F0[need])
