@@ -252,8 +252,8 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         {},
     ),
     "univariate_rank_null": (
-        ["src/widefs/univariate/_rank_null.py"],
-        _SCREEN_TESTS,
+        ["src/widefs/univariate/_rank_null.py", "src/widefs/univariate/_rank_settle.py"],
+        ["tests/univariate/test_rank_null_settled.py", *_SCREEN_TESTS],
         {},
     ),
     "model_selection_nested": (
