@@ -144,6 +144,20 @@ def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
     return (1.0 + at_least) / (1.0 + drawn), drawn
 
 
+def _tied_pvalues(obs, strata, null):
+    """p-values and floors of the tied features against their strata's pools (1 for the
+    untied ones)."""
+    pvalues = np.ones(obs.size)
+    floors = np.ones(obs.size)
+    for s in range(1, len(null)):
+        if null[s]:
+            pool = np.sort(np.concatenate(null[s]))
+            members = strata == s
+            pvalues[members] = pooled_permutation_pvalues(obs[members], pool, assume_sorted=True)
+            floors[members] = 1.0 / (pool.size + 1.0)
+    return pvalues, floors
+
+
 def rank_branch(
     X,
     columns,
@@ -209,13 +223,7 @@ def rank_branch(
             if s:
                 in_s = strata[part] == s
                 null[s].append(_scores(R[:, in_s], perms[s], n_classes, counts, log_w)[0].ravel())
-    pvalues = np.ones(columns.size)
-    floors = np.ones(columns.size)
-    for s in np.flatnonzero(sizes[1:]) + 1:
-        pool = np.sort(np.concatenate(null[s]))
-        members = strata == s
-        pvalues[members] = pooled_permutation_pvalues(obs[members], pool, assume_sorted=True)
-        floors[members] = 1.0 / (pool.size + 1.0)
+    pvalues, floors = _tied_pvalues(obs, strata, null)
     untied, drawn = strata == 0, 0
     if sizes[0]:
         # Its labellings follow the tied strata's in the generator's stream; the decision
