@@ -383,7 +383,10 @@ class ClassDifferenceScreen(
 
         Applies ``threshold`` at ``alpha`` to ``pvalues_`` exactly as ``fit`` applies its own
         (Tarone's testable set included): equal to the ``(threshold_, get_support())`` of a
-        screen fitted with that threshold and alpha and otherwise the same parameters.
+        screen fitted with that threshold and alpha and otherwise the same parameters. With
+        ``rank_draws="settled"``, ``"fdr"`` and ``"bonferroni"`` at the fit's own alpha are
+        exactly that; an int or another alpha uses the p-values of the untied rank null's
+        draws made (``rank_draws="all"``: every draw).
 
         Parameters
         ----------
