@@ -265,10 +265,12 @@ def test_an_int_threshold_draws_them_all():
 
 def test_a_p_value_equal_to_alpha_is_rejected_when_every_p_value_passes():
     # All three testable p-values at most alpha, the largest exactly alpha (a fixed one, or a
-    # tied ranked one joining them): Benjamini-Hochberg rejects all three, as bh_cut does.
-    d = untied_decision("fdr", ALPHA, np.array([0.01, ALPHA]), np.ones(2, bool), 3, 3)
-    assert d.cut(np.array([0.02])) == (ALPHA, 3)
-    d = untied_decision("fdr", ALPHA, np.array([0.01]), np.ones(1, bool), 3, 3)
-    assert d.including(np.array([ALPHA])).cut(np.array([0.02])) == (ALPHA, 3)
-    assert d.cut(np.array([0.02, ALPHA])) == (ALPHA, 3)
-    assert bh_cut(np.array([0.01, 0.02, ALPHA]), np.ones(3, bool), ALPHA) == ALPHA
+    # tied ranked one joining them): Benjamini-Hochberg rejects all three, as bh_cut does
+    # (alpha = 0.25 and p-values in quarters and eighths: p m / j is exact in floats).
+    a = 0.25
+    d = untied_decision("fdr", a, np.array([0.0625, a]), np.ones(2, bool), 3, 3)
+    assert d.cut(np.array([0.125])) == (a, 3)
+    d = untied_decision("fdr", a, np.array([0.0625]), np.ones(1, bool), 3, 3)
+    assert d.including(np.array([a])).cut(np.array([0.125])) == (a, 3)
+    assert d.cut(np.array([0.125, a])) == (a, 3)
+    assert bh_cut(np.array([0.0625, 0.125, a]), np.ones(3, bool), a) == a
