@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import widefs.univariate._rank_null as rank_null
+import widefs.univariate._rank_settle as settle
 from widefs.stats import benjamini_hochberg, pooled_permutation_pvalues
 from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import tie_factor
@@ -178,12 +179,11 @@ def test_the_decision_s_cut_is_the_screen_s_cut_over_all_the_p_values():
         cut, n = d.cut(untied)
         assert cut == bh_cut(all_p, testable, ALPHA)
         assert n == int(np.sum(testable & (all_p <= cut)))
-        masks, n_fixed = d.rejected(untied)
+        masks = d.rejected(untied)
         adjusted = np.ones(all_p.size)
         adjusted[testable] = benjamini_hochberg(all_p[testable])
         np.testing.assert_array_equal(masks[0], adjusted[40:] <= ALPHA)
         np.testing.assert_array_equal(masks[1], untied <= ALPHA / m)
-        assert n_fixed == int(np.sum(testable[:40] & (adjusted[:40] <= ALPHA)))
 
 
 def test_the_tied_features_join_the_fixed_ones():
@@ -201,8 +201,7 @@ def test_an_int_threshold_or_no_feature_has_no_bonferroni_cut_or_no_decision():
 def _settled_by_inverting_all(d, b, draws, error):
     lo, hi = clopper_pearson(b, draws, error)
     est = (1.0 + b) / (1.0 + draws)
-    (a, na), (u, nu) = d.rejected(np.minimum(lo, est)), d.rejected(np.maximum(hi, est))
-    return na == nu and np.array_equal(a, u)
+    return np.array_equal(d.rejected(np.minimum(lo, est)), d.rejected(np.maximum(hi, est)))
 
 
 def test_the_shortcuts_do_not_change_the_answer():
@@ -216,7 +215,8 @@ def test_the_shortcuts_do_not_change_the_answer():
         p = rng.random(20) ** rng.choice([2, 6, 12])
         b = rng.binomial(draws, p).astype(float)
         d = _fixed_decision(fixed_p, b.size)
-        error = float(rng.choice([1e-2, 1e-6]))
+        # (an error of 0.9: intervals narrower than the estimate's distance from b / draws)
+        error = float(rng.choice([0.9, 1e-2, 1e-6]))
         expected = _settled_by_inverting_all(d, b, draws, error)
         assert d.settled(b, draws, error) == expected, trial
         answers.append(expected)
@@ -274,3 +274,126 @@ def test_a_p_value_equal_to_alpha_is_rejected_when_every_p_value_passes():
     assert d.including(np.array([a])).cut(np.array([0.125])) == (a, 3)
     assert d.cut(np.array([0.125, a])) == (a, 3)
     assert bh_cut(np.array([0.0625, 0.125, a]), np.ones(3, bool), a) == a
+
+
+def _may_settle_reference(fixed_p, b, draws, error, alpha=ALPHA):
+    """The necessary conditions from their definition: Clopper-Pearson ends from the beta
+    quantiles, Benjamini-Hochberg's rejections from ``benjamini_hochberg`` on every p-value."""
+    m = fixed_p.size + b.size
+    lo = np.where(b > 0, stats.beta.ppf(error / 2, np.maximum(b, 1), draws - b + 1), 0.0)
+    hi = np.where(b < draws, stats.beta.ppf(1 - error / 2, b + 1, np.maximum(draws - b, 1)), 1.0)
+    est = (1.0 + b) / (1.0 + draws)
+    adjusted = benjamini_hochberg(np.concatenate([fixed_p, est]))
+    n = int(np.sum(adjusted <= alpha))
+    inside = adjusted[fixed_p.size :] <= alpha
+    if np.any(lo[~inside] <= alpha * (n + 1) / m) or np.any(hi[inside] > alpha * n / m):
+        return False
+    inside = est <= alpha / m
+    return not (np.any(lo[~inside] <= alpha / m) or np.any(hi[inside] > alpha / m))
+
+
+def test_the_necessary_conditions_follow_their_definition():
+    rng = np.random.default_rng(6)
+    answers = []
+    for trial in range(300):
+        draws = int(rng.choice([500, 2_000, 16_000]))
+        fixed_p = np.sort(rng.random(rng.integers(0, 20)) ** 4)
+        b = rng.binomial(draws, rng.random(12) ** rng.choice([2, 6, 12])).astype(float)
+        error = float(rng.choice([0.5, 1e-2, 1e-6]))
+        d = _fixed_decision(fixed_p, b.size)
+        expected = _may_settle_reference(fixed_p, b, draws, error)
+        assert d._may_settle(b, draws, error) == expected, trial
+        answers.append(expected)
+    assert 0.2 < np.mean(answers) < 0.8
+
+
+def test_only_intervals_that_may_reach_alpha_are_inverted(monkeypatch):
+    # Lower ends at most alpha iff the count is at most 19 here (200 draws, error 0.01):
+    # exactly those counts reach the inversion.
+    seen = []
+    invert = settle.clopper_pearson
+
+    def spy(count, trials, error):
+        seen.append(np.array(count))
+        return invert(count, trials, error)
+
+    monkeypatch.setattr(settle, "clopper_pearson", spy)
+    monkeypatch.setattr(UntiedDecision, "_may_settle", lambda self, *a: True)
+    b = np.arange(0.0, 40.0)
+    _fixed_decision(np.array([0.5]), b.size).settled(b, 200, 0.01)
+    lo = stats.beta.ppf(0.005, np.maximum(b, 1), 200 - b + 1)
+    expected = b[(b == 0) | (lo <= ALPHA)]
+    np.testing.assert_array_equal(seen[0], expected)
+    assert expected.tolist() == list(range(20))
+
+
+def test_each_check_gets_an_equal_share_of_the_error(monkeypatch):
+    X, y = _data()
+    errors = []
+
+    def spy(self, b, draws, error):
+        errors.append(error)
+        return False
+
+    monkeypatch.setattr(UntiedDecision, "settled", spy)
+    _branch(X, y, 9_000, decision=_fixed_decision(np.array([0.5]), X.shape[1]))
+    # Three checks (2,000, 4,000 and 8,000 draws) of 37 features.
+    assert errors == [rank_null.SETTLE_ERROR / (3 * 37)] * 3
+
+
+def test_observed_scores_must_not_be_nan():
+    with pytest.raises(ValueError, match=r"^observed and null must not contain NaN\.$"):
+        rank_null._untied_pvalues(
+            np.array([1.0, np.nan]), np.array([0, 0, 1, 1], np.uint8), 2,
+            np.array([2.0, 2.0]), np.array([0.0, -np.inf]), 100, np.random.default_rng(0), None,
+        )  # fmt: skip
+
+
+def test_one_check_or_one_feature_gets_the_whole_error(monkeypatch):
+    errors = []
+    monkeypatch.setattr(
+        UntiedDecision, "settled", lambda self, b, draws, error: errors.append(error) or False
+    )
+    X, y = _data()
+    _branch(X[:, :1], y, 2_001, decision=_fixed_decision(np.array([0.5]), 1))
+    assert errors == [rank_null.SETTLE_ERROR]
+
+
+def test_strata_are_equal_count_bins_of_the_tie_factor(monkeypatch):
+    # 1e-4 is negligible (not above NEGLIGIBLE_TIES); five tied features: one bin of 50.
+    ties = np.array([0.0, 1e-4, 2e-4, 0.3, 0.1, 0.2, 5e-5, 0.25])
+    assert rank_null.strata_of(ties).tolist() == [0, 0, 1, 1, 1, 1, 0, 1]
+    # Bins of 2: two bins, the lower factors first (3 and 2 features).
+    monkeypatch.setattr(rank_null, "STRATUM_FEATURES", 2)
+    assert rank_null.strata_of(ties).tolist() == [0, 0, 1, 2, 1, 1, 0, 2]
+
+
+def test_tied_strata_floors_count_their_pool_and_join_the_decision(monkeypatch):
+    # Three features with ties (one stratum), two without: the stratum pools 34 labellings x 3
+    # features (floor 1 / 103); the decision gets the tied features' p-values as fixed ones.
+    X, y = _data(n_null=5, shifts=())
+    X[:3, :3] = 0.0  # three tied zeros in class 0
+    seen = []
+    including = UntiedDecision.including
+
+    def spy(self, pvalues):
+        seen.append(pvalues.copy())
+        return including(self, pvalues)
+
+    monkeypatch.setattr(UntiedDecision, "including", spy)
+    columns = np.arange(5)
+    branch = rank_null.rank_branch(
+        X, columns, tie_factor(X), y, 2, 0.0, np.random.RandomState(0), draws=100,
+        untied_draws=3_000, decision=_fixed_decision(np.array([0.5]), 2),
+    )  # fmt: skip
+    assert branch.strata.tolist() == [1, 1, 1, 0, 0]
+    np.testing.assert_array_equal(branch.min_pvalues[:3], 1 / 103)
+    np.testing.assert_array_equal(seen[0], branch.pvalues[:3])
+    assert branch.untied_drawn in (2_000, 3_000)
+
+
+def test_no_untied_feature_draws_nothing():
+    X, y = _data(n_null=3, shifts=())
+    X[:3, :] = 0.0
+    branch = _branch(X, y, 3_000, decision=_fixed_decision(np.array([0.5]), 0))
+    assert (branch.strata > 0).all() and branch.untied_drawn == 0

@@ -110,7 +110,9 @@ def untied_chunk_ends(draws: int) -> list[int]:
     """Where the untied null's chunks end (its checks): FIRST_UNTIED_DRAWS, then each chunk as
     large as all the draws before it, at most _UNTIED_CHUNK, up to ``draws``."""
     ends = [min(FIRST_UNTIED_DRAWS, draws)]
-    while ends[-1] < draws:
+    for _ in range(draws):  # each chunk adds at least one draw: a bounded loop
+        if ends[-1] >= draws:
+            break
         ends.append(min(draws, ends[-1] + min(_UNTIED_CHUNK, ends[-1])))
     return ends
 

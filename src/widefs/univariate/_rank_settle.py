@@ -77,13 +77,13 @@ class UntiedDecision:
         passing = np.flatnonzero(scaled <= self.alpha)
         return (float(ordered[passing[-1]]), int(passing[-1]) + 1) if passing.size else (-1.0, 0)
 
-    def rejected(self, pvalues) -> tuple[NDArray[np.bool_], int]:
+    def rejected(self, pvalues) -> NDArray[np.bool_]:
         """The untied features that Benjamini-Hochberg (first row) and Bonferroni (second
-        row) reject with these p-values, and the number of fixed ones Benjamini-Hochberg
-        rejects (Bonferroni's do not depend on the untied p-values)."""
+        row) reject with these p-values. The fixed features' rejections follow from them: if
+        lowering untied p-values leaves their rejections unchanged, each rejected fixed p-value
+        keeps its rank and stays rejected (Benjamini-Hochberg's step-up), and no other joins."""
         cut, _ = self.cut(pvalues)
-        masks = np.vstack([pvalues <= cut, pvalues <= self.bonferroni_cut])
-        return masks, int(np.searchsorted(self.fixed, cut, side="right"))
+        return np.vstack([pvalues <= cut, pvalues <= self.bonferroni_cut])
 
     def _may_settle(self, b, draws: int, error: float) -> bool:
         """Necessary conditions of ``settled``, one binomial tail per feature (no inversion).
@@ -140,8 +140,7 @@ class UntiedDecision:
         lo, hi = clopper_pearson(b[near], draws, error)
         estimate = (1.0 + b[near]) / (1.0 + draws)
         lower[near], upper[near] = np.minimum(lo, estimate), np.maximum(hi, estimate)
-        (at_lower, n_lower), (at_upper, n_upper) = self.rejected(lower), self.rejected(upper)
-        return bool(n_lower == n_upper and np.array_equal(at_lower, at_upper))
+        return bool(np.array_equal(self.rejected(lower), self.rejected(upper)))
 
 
 def untied_decision(threshold, alpha, pvalues, fixed, n_testable, K) -> UntiedDecision | None:
