@@ -4,7 +4,9 @@ Skewed, heavy-tailed and tied features are scored on their mid-ranks. A rank sta
 permutation distribution depends on nothing but the tie pattern: every feature without ties
 has *exactly* the same null (that of the ranks 1..n): their p-values come from draws of the
 statistic on 1..n under random labellings, independent of the data, as many as Bonferroni over
-all features needs (up to MAX_UNTIED_DRAWS), so they are exact. Tied features are grouped into
+all features needs (up to MAX_UNTIED_DRAWS), so they are exact. Given an ``UntiedDecision``
+(the screen's selection with every other p-value fixed), those draws stop as soon as the
+selection is settled: see ``_untied_pvalues``. Tied features are grouped into
 strata of similar tie factor ``sum(t^3 - t) / (n^3 - n)`` (the share of the rank variance the
 ties remove: a zero-inflated count with half its values at 0 has about 0.25), and draws are
 pooled only within a stratum. The tie factor is computed without the labels, so a feature's
@@ -31,7 +33,13 @@ MAX_STRATA = 40
 #: Tie factor below which a feature's rank null is that of untied ranks (a few tied pairs of
 #: n >= 10 values change the rank variance by less than 0.01 %).
 NEGLIGIBLE_TIES = 1e-4
-_UNTIED_CHUNK = 50_000  # labellings of the untied null scored at once
+_UNTIED_CHUNK = 50_000  # labellings of the untied null scored at once, at most
+#: Draws of the untied null before its first check; each later chunk doubles the draws (up to
+#: _UNTIED_CHUNK more), so checks are few (8 up to 200,000 draws) and cost nothing beside them.
+FIRST_UNTIED_DRAWS = 2_000
+#: Chance, over one whole fit, that a stopped selection differs from the selection the exact
+#: p-values (infinitely many draws) give: spread evenly over every check and untied feature.
+SETTLE_ERROR = 1e-3
 #: Most draws of the untied null (its floor then reaches alpha / M up to M = 10,000).
 MAX_UNTIED_DRAWS = 200_000
 
@@ -45,6 +53,7 @@ class RankBranch:
     location: NDArray[np.float64]
     spread: NDArray[np.float64]
     strata: NDArray[np.intp]
+    untied_drawn: int = 0
 
 
 def strata_of(ties: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -97,17 +106,58 @@ def _read(X, columns, lazy):
     return rankdata(block, axis=0)
 
 
-def _untied_null(codes, n_classes, counts, log_w, draws, gen):
-    """Scores of the ranks 1..n under ``draws`` random labellings, in chunks of labellings.
+def untied_chunk_ends(draws: int) -> list[int]:
+    """Where the untied null's chunks end (its checks): FIRST_UNTIED_DRAWS, then each chunk as
+    large as all the draws before it, at most _UNTIED_CHUNK, up to ``draws``."""
+    ends = [min(FIRST_UNTIED_DRAWS, draws)]
+    for _ in range(draws):  # each chunk adds at least one draw: a bounded loop
+        if ends[-1] >= draws:
+            break
+        ends.append(min(draws, ends[-1] + min(_UNTIED_CHUNK, ends[-1])))
+    return ends
 
-    Every feature without ties has this exact null (its mid-ranks are a permutation of
-    1..n), and these draws are independent of the features: their p-values are exact."""
+
+def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
+    """p-values of the features without ties and the labellings drawn.
+
+    Every feature without ties has the null of the ranks 1..n (its mid-ranks are a
+    permutation of them), drawn here in chunks of labellings, independent of the features:
+    the p-value ``(1 + b) / (1 + B)`` counts the ``b`` of ``B`` draws at least the observed
+    score. The generator's labellings do not depend on the chunks, so the p-values over all
+    ``draws`` are those of one pool of them. With a ``decision``, drawing stops after the
+    first chunk at which it is settled (``UntiedDecision.settled``), with the p-values of the
+    draws made so far."""
+    if np.isnan(obs).any():
+        raise ValueError("observed and null must not contain NaN.")
     R = np.arange(1.0, codes.size + 1.0)[:, None]
-    out = []
-    for start in range(0, draws, _UNTIED_CHUNK):
-        labels = gen.permuted(np.tile(codes, (min(_UNTIED_CHUNK, draws - start), 1)), axis=1)
-        out.append(_scores(R, labels, n_classes, counts, log_w)[0].ravel())
-    return out
+    ends = untied_chunk_ends(draws)
+    # Every check of every feature gets an equal share of the error (a union bound).
+    error = SETTLE_ERROR / (max(1, len(ends) - 1) * max(1, obs.size))
+    order = np.argsort(obs)  # sorted queries walk the sorted null in order
+    at_least = np.zeros(obs.size)
+    drawn = 0
+    for end in ends:
+        labels = gen.permuted(np.tile(codes, (end - drawn, 1)), axis=1)
+        null = np.sort(_scores(R, labels, n_classes, counts, log_w)[0].ravel())
+        at_least[order] += null.size - np.searchsorted(null, obs[order], side="left")
+        drawn = end
+        if decision is not None and end < draws and decision.settled(at_least, drawn, error):
+            break
+    return (1.0 + at_least) / (1.0 + drawn), drawn
+
+
+def _tied_pvalues(obs, strata, null):
+    """p-values and floors of the tied features against their strata's pools (1 for the
+    untied ones)."""
+    pvalues = np.ones(obs.size)
+    floors = np.ones(obs.size)
+    for s in range(1, len(null)):
+        if null[s]:
+            pool = np.sort(np.concatenate(null[s]))
+            members = strata == s
+            pvalues[members] = pooled_permutation_pvalues(obs[members], pool, assume_sorted=True)
+            floors[members] = 1.0 / (pool.size + 1.0)
+    return pvalues, floors
 
 
 def rank_branch(
@@ -121,6 +171,7 @@ def rank_branch(
     *,
     draws=STRATUM_DRAWS,
     untied_draws=STRATUM_DRAWS,
+    decision=None,
 ) -> RankBranch:
     """Pooled-within-stratum permutation p-values of the ranked features ``columns``.
 
@@ -141,7 +192,9 @@ def rank_branch(
     draws : int
         Null draws per stratum of tied features.
     untied_draws : int
-        Null draws of the features without ties (one exact null for all of them).
+        Null draws of the features without ties, at most (one exact null for all of them).
+    decision : UntiedDecision, optional
+        The selection to settle: the untied draws stop once it is (None: all the draws).
 
     Returns
     -------
@@ -163,8 +216,6 @@ def rank_branch(
     ]
     obs, loc, spr = (np.empty(columns.size) for _ in range(3))
     null = [[] for _ in sizes]
-    if sizes[0]:
-        null[0] = _untied_null(codes, n_classes, counts, log_w, untied_draws, gen)
     lazy = is_lazy_matrix(X)
     for part in iter_column_blocks(columns.size, block_width(codes.size, 8 * 4)):
         R = _read(X, columns[part], lazy)
@@ -174,11 +225,15 @@ def rank_branch(
             if s:
                 in_s = strata[part] == s
                 null[s].append(_scores(R[:, in_s], perms[s], n_classes, counts, log_w)[0].ravel())
-    pvalues = np.ones(columns.size)
-    floors = np.ones(columns.size)
-    for s in np.flatnonzero(sizes):
-        pool = np.sort(np.concatenate(null[s]))
-        members = strata == s
-        pvalues[members] = pooled_permutation_pvalues(obs[members], pool, assume_sorted=True)
-        floors[members] = 1.0 / (pool.size + 1.0)
-    return RankBranch(pvalues, floors, loc, spr, strata)
+    pvalues, floors = _tied_pvalues(obs, strata, null)
+    untied, drawn = strata == 0, 0
+    if sizes[0]:
+        # Its labellings follow the tied strata's in the generator's stream; the decision
+        # needs the observed scores and the tied features' p-values first.
+        if decision is not None:
+            decision = decision.including(pvalues[~untied])
+        pvalues[untied], drawn = _untied_pvalues(
+            obs[untied], codes, n_classes, counts, log_w, untied_draws, gen, decision
+        )
+        floors[untied] = 1.0 / (drawn + 1.0)
+    return RankBranch(pvalues, floors, loc, spr, strata, drawn)

@@ -37,6 +37,7 @@ from widefs.univariate._kinds import (
 )
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
+from widefs.univariate._rank_settle import untied_decision
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
 from widefs.univariate._screen_moderated import moderated_branch
 from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
@@ -154,6 +155,11 @@ class ClassDifferenceScreen(
         says so (an in-memory matrix of non-negative integers, zeros among them, reaching 1000).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of the ranked features (the only random part).
+    rank_draws : {"settled", "all"}, default="settled"
+        How long the null of the ranked features without ties (one for all of them) is
+        drawn. ``"settled"``: until the selections of ``"fdr"`` and ``"bonferroni"`` at
+        ``alpha`` are settled (see Notes); ``"all"``: every draw (``M / alpha``, between
+        100,000 and 200,000), as with an int ``threshold``.
 
     Attributes
     ----------
@@ -164,7 +170,8 @@ class ClassDifferenceScreen(
         read, not stored).
     min_pvalues_ : ndarray of shape (n_features,)
         Smallest p-value each feature could get: 0 (gaussian, counts), the exact floor
-        (two_valued), ``1 / (draws + 1)`` of its stratum (ranked), 1 (constant).
+        (two_valued), ``1 / (draws + 1)`` of its stratum's draws (ranked; for the untied
+        ones, the draws made), 1 (constant).
     kinds_ : ndarray of int8, shape (n_features,)
         Each feature's kind, an index into ``kind_names_``.
     kind_names_ : tuple of str
@@ -223,6 +230,17 @@ class ClassDifferenceScreen(
     classes and the spread test; in an unnamed temporary file instead when the fits of an
     out-of-core matrix would exceed 64 MB); every other step works a block of features at a time.
 
+    The ranked features without ties share one exact permutation null. With
+    ``rank_draws="settled"`` it is drawn in doubling chunks, and after each chunk every such
+    feature's count gets a Clopper-Pearson interval for its exact p-value (the error 1e-3 over
+    the whole fit, split evenly over the checks and features); drawing stops once both rules at
+    ``alpha``, with every other p-value fixed, reject the same features at the intervals' upper
+    ends as at their lower ends (Gandy & Hahn 2014). The selections are then those of the exact
+    p-values except with probability at most 1e-3, and the p-values those of the draws made,
+    ``(1 + b) / (1 + B)``: valid estimates at that resolution, coarser for other rules or
+    levels applied later (``rank_draws="all"`` for full resolution). A fit that does not
+    settle draws them all, as ``"all"`` does.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -247,16 +265,25 @@ class ClassDifferenceScreen(
         "spread_weight": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="left")],
         "counts": [StrOptions({"auto"}), "boolean"],
         "random_state": ["random_state"],
+        "rank_draws": [StrOptions({"settled", "all"})],
     }
 
     def __init__(
-        self, threshold="fdr", *, alpha=0.05, spread_weight="auto", counts="auto", random_state=None
+        self,
+        threshold="fdr",
+        *,
+        alpha=0.05,
+        spread_weight="auto",
+        counts="auto",
+        random_state=None,
+        rank_draws="settled",
     ):
         self.threshold = threshold
         self.alpha = alpha
         self.spread_weight = spread_weight
         self.counts = counts
         self.random_state = random_state
+        self.rank_draws = rank_draws
 
     def _validate(self, X, y):
         if is_lazy_matrix(X):
@@ -357,7 +384,10 @@ class ClassDifferenceScreen(
 
         Applies ``threshold`` at ``alpha`` to ``pvalues_`` exactly as ``fit`` applies its own
         (Tarone's testable set included): equal to the ``(threshold_, get_support())`` of a
-        screen fitted with that threshold and alpha and otherwise the same parameters.
+        screen fitted with that threshold and alpha and otherwise the same parameters. With
+        ``rank_draws="settled"``, ``"fdr"`` and ``"bonferroni"`` at the fit's own alpha are
+        exactly that; an int or another alpha uses the p-values of the untied rank null's
+        draws made (``rank_draws="all"``: every draw).
 
         Parameters
         ----------
@@ -446,12 +476,22 @@ class ClassDifferenceScreen(
                 self.spread_weight_,
                 rng,
                 untied_draws=untied,
+                decision=self._untied_decision(ranked),
             )
             self.pvalues_[ranked] = branch.pvalues
             self._min_pvalues.set(ranked, branch.min_pvalues)
             self.location_statistics_[ranked] = branch.location
             self.spread_statistics_[ranked] = branch.spread
             self._spread_weights.codes[ranked] = 1  # the nominal share
+
+    def _untied_decision(self, ranked):
+        """What the untied rank null's draws settle (None: draw them all)."""
+        if self.rank_draws == "all":
+            return None
+        testable, K = tarone(self.kinds_, self._min_pvalues, self.alpha)
+        n_testable = int(np.count_nonzero(testable))
+        testable[ranked] = False  # their p-values are the rank branch's
+        return untied_decision(self.threshold, self.alpha, self.pvalues_, testable, n_testable, K)
 
     def _two_valued(self, passed, sizes):
         # By blocks of features: the exact p-values' temporaries (several per feature and
