@@ -67,11 +67,12 @@ def _report(args, console: Console, keep) -> int:
     console.print(
         f"widefs run: {visible(args.data)}", markup=False, highlight=False, soft_wrap=True
     )
-    from rich.text import Text
+    with _loading(keep):
+        from rich.text import Text
 
-    from widefs.cli import render
-    from widefs.cli._guard import check_disk_space, check_output_dir
-    from widefs.cli.io import load_cli_data
+        from widefs.cli import render
+        from widefs.cli._guard import check_disk_space, check_output_dir
+        from widefs.cli.io import load_cli_data
 
     t0 = time.perf_counter()
     groups, p_error, max_memory = check_options(args)
@@ -194,22 +195,43 @@ def _collector_skips_kept():
     full collection walks every tracked object, and numba's compiles on a first run trigger
     many; left out of them, what the run keeps costs nothing more. Garbage is collected
     first (walking only what is not frozen yet), so no dead cycle is frozen with a large
-    array in it; an object kept that later becomes part of a garbage cycle waits for the
+    array in it (``keep(collect=False)`` skips that walk where only modules loaded since, see
+    :func:`_loading`); an object kept that later becomes part of a garbage cycle waits for the
     run's end. Nothing is frozen when the caller (``main()`` called from Python) has frozen
     objects of its own.
     """
     if gc.get_freeze_count():
-        yield lambda: None
+        yield lambda collect=True: None
         return
 
-    def keep():
-        gc.collect()
+    def keep(collect=True):
+        if collect:
+            gc.collect()
         gc.freeze()
 
     try:
         yield keep
     finally:
         gc.unfreeze()
+
+
+@contextlib.contextmanager
+def _loading(keep):
+    """No automatic collection while the block loads modules, then what loaded is kept
+    (``keep(collect=False)``: frozen as it is, see :func:`_collector_skips_kept`).
+
+    Importing creates objects by the hundred thousand, and every full collection that the
+    growth triggers walks all of them (pandas' import alone set off two). Only modules load
+    in the block: its garbage is what imports leave, small, and no data is frozen with it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        keep(collect=False)
+        if enabled:
+            gc.enable()
 
 
 def _keeping(progress, keep):
