@@ -133,8 +133,11 @@ def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
     assert main(args) == 0
     # The command's modules loaded without automatic collection, then frozen as they are;
     # after reading, at the start of the one part, at the analysis's end (each time after a
-    # collection); undone once, last.
-    assert seen == ["disable", "freeze", "enable"] + ["collect", "freeze"] * 3 + ["unfreeze"]
+    # collection); the report drawn and written without automatic collection; undone once,
+    # last.
+    loading = ["disable", "freeze", "enable"]
+    kept = ["collect", "freeze"] * 3
+    assert seen == loading + kept + ["disable", "enable"] * 2 + ["unfreeze"]
     assert (tmp_path / "out" / "report.md").is_file()
 
 
@@ -189,3 +192,20 @@ def test_loading_freezes_nothing_when_the_caller_froze_objects(nothing_frozen):
         extra = [[] for _ in range(1000)]
     assert gc.get_freeze_count() == frozen
     assert gc.isenabled() and extra
+
+
+def test_uncollected_pauses_automatic_collection_and_restores_it():
+    from widefs.cli._main import _uncollected
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), _uncollected():
+        assert not gc.isenabled()
+        raise RuntimeError("a failing report")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _uncollected():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -96,7 +96,8 @@ def _report(args, console: Console, keep) -> int:
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
-    written = report.write(args.out, inputs=inputs)
+    with _uncollected():
+        written = report.write(args.out, inputs=inputs)
     console.print(
         Text.assemble(
             "Report written to ",
@@ -179,9 +180,10 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
     with literal_text(), _display(console, t0, read, long_run) as (show, progress):
         with shared_matrix(data, args.jobs):  # one copy of X for every worker process
             analysis = _analysis(args, data, groups, p_error, _keeping(progress, keep))
-        for section in render.analysis_sections(analysis, data):
-            report.add(section)
-            render.show(show, section)
+        with _uncollected():  # the report: figures and text to the run's end
+            for section in render.analysis_sections(analysis, data):
+                report.add(section)
+                render.show(show, section)
         report.add(render.citing_section(groups))
     return report
 
@@ -216,6 +218,22 @@ def _collector_skips_kept():
 
 
 @contextlib.contextmanager
+def _uncollected():
+    """No automatic garbage collection in the block (the collector's state restored after).
+
+    For blocks that build what the run keeps to its end and leave little cyclic garbage, all
+    of it small: every collection there would walk what it builds for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
 def _loading(keep):
     """No automatic collection while the block loads modules, then what loaded is kept
     (``keep(collect=False)``: frozen as it is, see :func:`_collector_skips_kept`).
@@ -224,14 +242,11 @@ def _loading(keep):
     growth triggers walks all of them (pandas' import alone set off two). Only modules load
     in the block: its garbage is what imports leave, small, and no data is frozen with it.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        keep(collect=False)
-        if enabled:
-            gc.enable()
+    with _uncollected():
+        try:
+            yield
+        finally:
+            keep(collect=False)
 
 
 def _keeping(progress, keep):
