@@ -34,6 +34,8 @@ TOP_TITLE = {"y": 1.0}
 def title_place(own: bool) -> dict:
     """``set_title`` keyword arguments: :data:`TOP_TITLE` on a figure the function created."""
     return TOP_TITLE if own else {}
+
+
 # Okabe & Ito (2008) colours, distinguishable with every common colour-vision deficiency
 # (black first is left out: it marks the data set at hand and reference lines).
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
@@ -314,9 +316,7 @@ def plot_threshold_accuracies(accuracies: Mapping[str, float], *, errors=None, t
         )
     ax.set_ylabel("Leave-one-out accuracy (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(
-        title or "Accuracy by feature-selection threshold", **LITERAL, **title_place(own)
-    )
+    ax.set_title(title or "Accuracy by feature-selection threshold", **LITERAL, **title_place(own))
     ax.set_xticks(range(len(names)), [str(n) for n in names], **LITERAL)
     ax.tick_params(axis="x", labelrotation=20)
     return ax
