@@ -5,12 +5,15 @@ The reference drawings pass every ``set_title`` through with its ``y`` removed, 
 automatic placement (the functions' only other change would be that keyword).
 """
 
+from types import SimpleNamespace
+
 import matplotlib.axes
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from widefs.cli.render._models import _bound_path_figure
 from widefs.model_selection import SearchCertificate
 from widefs.plotting import (
     literal_text,
@@ -40,6 +43,14 @@ def _certificate(n=999, seed=0):
     return SearchCertificate(0.95, null, np.zeros((n, 2), int), None)
 
 
+def _scm_bounds():
+    models = {
+        name: SimpleNamespace(bound_path_=np.linspace(1.0, 0.2, 30), rules_=[0] * 5)
+        for name in ("PAC-Bayes SCM", "sample-compression SCM", "Occam SCM")
+    }
+    return _bound_path_figure(models, 0.355).figure.axes[0]
+
+
 FIGURES = {
     "chance curves": lambda: plot_chance_curves((10, 20, 40), 2000, highlight=(2000, 62)),
     "chance curves, linear": lambda: plot_chance_curves((10, 40), 500),
@@ -47,6 +58,7 @@ FIGURES = {
     "thresholds": lambda: plot_threshold_accuracies({"all": 0.62, "mgm": 0.85}),
     "certificate": lambda: plot_search_certificate(_certificate(), title="CN2 rules"),
     "certificate, 9999": lambda: plot_search_certificate(_certificate(9999, 1), title="t"),
+    "SCM bounds (report)": _scm_bounds,
     "selection": lambda: plot_selection_frequency(
         np.linspace(0, 1, 30), [f"Hsa.{i}" for i in range(30)], title="stability"
     ),
