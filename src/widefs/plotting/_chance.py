@@ -182,15 +182,8 @@ def plot_chance_curves(
         # The value goes in the legend, never over a curve.
         m, n = highlight
         acc = 100 * float(highest_chance_accuracy(m, n, p_error))
-        ax.plot(
-            [m],
-            [acc],
-            "o",
-            color="black",
-            ms=8,
-            zorder=5,
-            label=f"this data: M={m}, N={n}: {acc:.1f}%",
-        )
+        label = f"this data: M={m}, N={n}: {acc:.1f}%"
+        ax.plot([m], [acc], "o", color="black", ms=8, zorder=5, label=label)
     ax.set_xlabel("Number of classifiers (features) M")
     ax.set_ylabel("Highest expected chance accuracy (%)")
     ax.set_title("Chance accuracy of the best of M random classifiers", **title_place(own))
