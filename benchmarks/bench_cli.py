@@ -11,7 +11,8 @@ docs/results/benchmarks_scale.md.
 warm (numba's cache filled by a first run) and as the first run after install (an empty
 ``NUMBA_CACHE_DIR``), interleaved, median CPU of ``--repeat`` runs each, against the targets
 (8 s warm, 15 s first run), and the CPU of each part of the analysis (one in-process
-``analyse`` run, timed at its progress events); Python's modules byte-compiled as an install
+``analyse`` run, timed at its progress events) and of the command before and after the
+analysis (one in-process ``widefs run``); Python's modules byte-compiled as an install
 leaves them (see ``installed_env``). Writes the ``cli_colon`` section. ``--compile-times``
 prints the CPU time each numba kernel takes to compile in a first run on colon.
 
@@ -131,6 +132,43 @@ print(json.dumps([time.process_time(), "end", "", False]), flush=True)
 """
 
 
+# One in-process `widefs run` on colon: the CPU time (the process's, from its start) when the
+# analysis starts and ends and when the command returns, as JSON on stdout's last line.
+_COMMAND = """
+import json, sys, time
+from widefs.cli import _main, main
+marks = []
+analysis = _main._analysis
+def timed(*args, **kwargs):
+    marks.append(time.process_time())
+    try:
+        return analysis(*args, **kwargs)
+    finally:
+        marks.append(time.process_time())
+_main._analysis = timed
+main(["run", "--out", sys.argv[1]])
+marks.append(time.process_time())
+print(json.dumps(marks))
+"""
+
+
+def command_parts(workdir: Path) -> list[tuple[str, float]]:
+    """``(part, CPU s)`` of one warm ``widefs run`` on colon outside its analysis: before it
+    (Python's start, the modules, reading and checking) and after it (the report)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _COMMAND, str(workdir / "report_parts")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=installed_env(workdir),
+    ).stdout
+    start, end, done = json.loads(out.strip().splitlines()[-1])
+    return [
+        ("command, before the analysis: Python, modules, reading", start),
+        ("command, after it: the report (sections, figures, files)", done - end),
+    ]
+
+
 def timed_process(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
     """``(CPU seconds, wall seconds, peak MB)`` of one process, from the operating system."""
     t0 = time.perf_counter()
@@ -238,6 +276,7 @@ def colon_section(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         runs = colon_runs(repeat, Path(tmp))
         stages = colon_stages(Path(tmp))
+        command = command_parts(Path(tmp))
     load = os.getloadavg()[0]
     medians = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
     rows, verdicts = [], []
@@ -253,6 +292,7 @@ def colon_section(repeat: int) -> None:
             f"colon {kind}: CPU {cpu:.1f} s (runs {every}), {cpu / target:.2f} x the target, "
             f"load average {load:.1f} at the end"
         )
+    stages += [(name, cpu, 0.0) for name, cpu in command]
     total = sum(cpu for _, cpu, _ in stages)
     stage_rows = [
         f"| {name} | {cpu:.1f} | {cert:.1f} | {100 * cpu / total:.0f}% |"
@@ -275,8 +315,8 @@ operating system, median of {repeat} runs. *Warm*: numba's cache filled by an ea
 
 Where the CPU goes: one `analyse(X, y, random_state=0)` of colon in a fresh process (warm),
 timed at its progress events; each part's time includes its search certificates (the
-comparison's certificates are those of the parts). Reading the CSV and writing the report
-(figures included) are the rest of the command's time.
+comparison's certificates are those of the parts). The command rows: one warm `widefs run`
+in-process, its CPU before and after the analysis.
 
 | part | CPU s | of which search certificates, CPU s | share |
 |---|---|---|---|

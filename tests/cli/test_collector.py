@@ -118,11 +118,94 @@ def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
         def unfreeze(self):
             seen.append("unfreeze")
 
+        def isenabled(self):
+            return True
+
+        def disable(self):
+            seen.append("disable")
+
+        def enable(self):
+            seen.append("enable")
+
     monkeypatch.setattr(_main, "gc", _Recorder())
     args = ["run", str(tmp_path / "d.csv"), "--out", str(tmp_path / "out"), "--quick"]
     args += ["--methods", "chance", "--null-permutations", "20"]
     assert main(args) == 0
-    # After reading, at the start of the one part, at the analysis's end (each time after a
-    # collection); undone once, last.
-    assert seen == ["collect", "freeze"] * 3 + ["unfreeze"]
+    # The command's modules loaded without automatic collection, then frozen as they are;
+    # after reading, at the start of the one part, at the analysis's end (each time after a
+    # collection); the report drawn and written without automatic collection; undone once,
+    # last.
+    loading = ["disable", "freeze", "enable"]
+    kept = ["collect", "freeze"] * 3
+    assert seen == loading + kept + ["disable", "enable"] * 2 + ["unfreeze"]
     assert (tmp_path / "out" / "report.md").is_file()
+
+
+def test_loading_pauses_automatic_collection_then_freezes_without_collecting(nothing_frozen):
+    import weakref
+
+    from widefs.cli._main import _loading
+
+    class Node:
+        pass
+
+    assert gc.isenabled()
+    with _collector_skips_kept() as keep:
+        with _loading(keep):
+            assert not gc.isenabled()  # no automatic collection while modules load
+            loaded = [[] for _ in range(1000)]
+            node = Node()
+            node.self = node  # garbage left by an import: frozen as it is, not walked
+            dead = weakref.ref(node)
+            del node
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= len(loaded)
+        gc.collect()
+        assert dead() is not None  # frozen: out of the collector's reach for the run
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert dead() is None  # the run's end gives it back to the collector
+
+
+def test_loading_restores_the_collector_state_even_on_failure(nothing_frozen):
+    from widefs.cli._main import _loading
+
+    with _collector_skips_kept() as keep:
+        with pytest.raises(ImportError), _loading(keep):
+            raise ImportError("no module")
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            with _loading(keep):
+                pass
+            assert not gc.isenabled()  # a caller's disabled collector stays disabled
+        finally:
+            gc.enable()
+
+
+def test_loading_freezes_nothing_when_the_caller_froze_objects(nothing_frozen):
+    from widefs.cli._main import _loading
+
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    with _collector_skips_kept() as keep, _loading(keep):
+        extra = [[] for _ in range(1000)]
+    assert gc.get_freeze_count() == frozen
+    assert gc.isenabled() and extra
+
+
+def test_uncollected_pauses_automatic_collection_and_restores_it():
+    from widefs.cli._main import _uncollected
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), _uncollected():
+        assert not gc.isenabled()
+        raise RuntimeError("a failing report")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _uncollected():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -67,11 +67,12 @@ def _report(args, console: Console, keep) -> int:
     console.print(
         f"widefs run: {visible(args.data)}", markup=False, highlight=False, soft_wrap=True
     )
-    from rich.text import Text
+    with _loading(keep):
+        from rich.text import Text
 
-    from widefs.cli import render
-    from widefs.cli._guard import check_disk_space, check_output_dir
-    from widefs.cli.io import load_cli_data
+        from widefs.cli import render
+        from widefs.cli._guard import check_disk_space, check_output_dir
+        from widefs.cli.io import load_cli_data
 
     t0 = time.perf_counter()
     groups, p_error, max_memory = check_options(args)
@@ -95,7 +96,8 @@ def _report(args, console: Console, keep) -> int:
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
-    written = report.write(args.out, inputs=inputs)
+    with _uncollected():
+        written = report.write(args.out, inputs=inputs)
     console.print(
         Text.assemble(
             "Report written to ",
@@ -178,9 +180,10 @@ def _analyse(args, data: LoadedData, groups, p_error, console: Console, t0: floa
     with literal_text(), _display(console, t0, read, long_run) as (show, progress):
         with shared_matrix(data, args.jobs):  # one copy of X for every worker process
             analysis = _analysis(args, data, groups, p_error, _keeping(progress, keep))
-        for section in render.analysis_sections(analysis, data):
-            report.add(section)
-            render.show(show, section)
+        with _uncollected():  # the report: figures and text to the run's end
+            for section in render.analysis_sections(analysis, data):
+                report.add(section)
+                render.show(show, section)
         report.add(render.citing_section(groups))
     return report
 
@@ -194,22 +197,56 @@ def _collector_skips_kept():
     full collection walks every tracked object, and numba's compiles on a first run trigger
     many; left out of them, what the run keeps costs nothing more. Garbage is collected
     first (walking only what is not frozen yet), so no dead cycle is frozen with a large
-    array in it; an object kept that later becomes part of a garbage cycle waits for the
+    array in it (``keep(collect=False)`` skips that walk where only modules loaded since, see
+    :func:`_loading`); an object kept that later becomes part of a garbage cycle waits for the
     run's end. Nothing is frozen when the caller (``main()`` called from Python) has frozen
     objects of its own.
     """
     if gc.get_freeze_count():
-        yield lambda: None
+        yield lambda collect=True: None
         return
 
-    def keep():
-        gc.collect()
+    def keep(collect=True):
+        if collect:
+            gc.collect()
         gc.freeze()
 
     try:
         yield keep
     finally:
         gc.unfreeze()
+
+
+@contextlib.contextmanager
+def _uncollected():
+    """No automatic garbage collection in the block (the collector's state restored after).
+
+    For blocks that build what the run keeps to its end and leave little cyclic garbage, all
+    of it small: every collection there would walk what it builds for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _loading(keep):
+    """No automatic collection while the block loads modules, then what loaded is kept
+    (``keep(collect=False)``: frozen as it is, see :func:`_collector_skips_kept`).
+
+    Importing creates objects by the hundred thousand, and every full collection that the
+    growth triggers walks all of them (pandas' import alone set off two). Only modules load
+    in the block: its garbage is what imports leave, small, and no data is frozen with it.
+    """
+    with _uncollected():
+        try:
+            yield
+        finally:
+            keep(collect=False)
 
 
 def _keeping(progress, keep):

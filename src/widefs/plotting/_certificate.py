@@ -43,9 +43,10 @@ def plot_search_certificate(certificate, *, score_name="search score", title=Non
     >>> ax.get_xlabel(), len(ax.lines)
     ('$x$ accuracy', 1)
     """
-    from widefs.plotting._chance import LITERAL
+    from widefs.plotting._chance import LITERAL, title_place
 
-    if ax is None:
+    own = ax is None
+    if own:
         from matplotlib.figure import Figure
 
         # Fixed margins in inches (room for four-digit counts, both axis labels and the
@@ -77,5 +78,5 @@ def plot_search_certificate(certificate, *, score_name="search score", title=Non
     for text in ax.get_legend().get_texts():
         text.set(**LITERAL)
     if title is not None:
-        ax.set_title(str(title), fontsize="medium", **LITERAL)
+        ax.set_title(str(title), fontsize="medium", **LITERAL, **title_place(own))
     return ax

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from widefs.plotting._chance import LITERAL, OKABE_ITO
+from widefs.plotting._chance import LITERAL, OKABE_ITO, title_place
 
 __all__ = ["plot_selection_frequency"]
 
@@ -48,7 +48,8 @@ def plot_selection_frequency(
     frequency = np.asarray(frequency, dtype=float)
     order = np.argsort(-frequency, kind="stable")[:top]
     order = order[frequency[order] > 0]
-    if ax is None:
+    own = ax is None
+    if own:
         from matplotlib.figure import Figure
 
         fig = Figure(figsize=(7, 0.25 * max(len(order), 4) + 1.2), layout="constrained")
@@ -63,5 +64,5 @@ def plot_selection_frequency(
     ax.set_xlim(0, 100)
     ax.set_xlabel("Outer folds selecting the feature (%)")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(title or "Selection stability", **LITERAL)
+    ax.set_title(title or "Selection stability", **LITERAL, **title_place(own))
     return ax
