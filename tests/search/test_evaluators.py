@@ -51,12 +51,13 @@ def grid_data(seed, n=25, p=7, n_classes=3, levels=3):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 6, 12, 13, 20])
-def test_knn_candidates_equal_brute_force_with_ties(seed, k):
-    X, y, nominal = grid_data(seed)
+@pytest.mark.parametrize("n_classes", [2, 3])  # two classes: the kernels' vote by one sum
+def test_knn_candidates_equal_brute_force_with_ties(seed, k, n_classes):
+    X, y, nominal = grid_data(seed, n_classes=n_classes)
     n, p = X.shape
     rng = np.random.default_rng(100 + seed)
     current = rng.random(p) < 0.5
-    ev = KNNLeaveOneOut(X, y, 3, nominal, np.arange(n), n_neighbors=k)
+    ev = KNNLeaveOneOut(X, y, n_classes, nominal, np.arange(n), n_neighbors=k)
     D = ev.initial_state(current)
     np.testing.assert_array_equal(
         ev.predict_state(D), brute_knn_loo(X, y, nominal, np.flatnonzero(current), k, range(n))
@@ -70,6 +71,25 @@ def test_knn_candidates_equal_brute_force_with_ties(seed, k):
     for row, f in zip(removes, inside):
         cols = np.flatnonzero(current & (np.arange(p) != f))
         np.testing.assert_array_equal(row, brute_knn_loo(X, y, nominal, cols, k, range(n)))
+
+
+def test_knn_two_class_vote_ties_are_really_exercised():
+    # Guard for the two-class cases above: with an even k many rows' neighbours split
+    # evenly, and the tie goes to the nearest's class, which is sometimes the minority of
+    # the first k - 1 (so a rule "majority of k - 1" would fail the test).
+    X, y, nominal = grid_data(1, n_classes=2)
+    n = y.size
+    d = ((X[:, None, :] - X[None, :, :]) ** 2 * ~nominal + (X[:, None] != X[None]) * nominal).sum(
+        axis=2
+    )
+    k, ties, nearest_rules = 6, 0, 0
+    for i in range(n):
+        order = sorted((j for j in range(n) if j != i), key=lambda j: (d[i, j], j))[:k]
+        ones = int(y[order].sum())
+        if 2 * ones == k:
+            ties += 1
+            nearest_rules += int(y[order[0]]) != int(2 * y[order[1:]].sum() > k - 1)
+    assert ties >= 3 and nearest_rules >= 1
 
 
 def test_knn_ties_are_really_exercised():

@@ -382,12 +382,18 @@ class ClassSpecificEnsemble(SupportMixin, MetaEstimatorMixin, ClassifierMixin, B
             if "random_state" in template.get_params(deep=False):
                 params["random_state"] = int(seed)
             searches.append(clone(template).set_params(**params))
+        # The overall search runs first: its grid reaches the largest k (by default), so in a
+        # label-free sharing block the candidate neighbour lists it stores serve the
+        # members' smaller k too (members first would store short lists that the overall
+        # search then computes again, longer). Results do not depend on the order.
+        order = [len(searches) - 1, *range(len(searches) - 1)]
         # Each thread in a copy of this context: it shares a label-free cache, if any.
         runs = [contextvars.copy_context().run for _ in searches]
-        return Parallel(n_jobs=self.n_jobs, backend="threading")(
-            delayed(run)(s._fit_encoded, Xs, y_codes, self.classes_, encoding)
-            for run, s in zip(runs, searches)
+        fitted = Parallel(n_jobs=self.n_jobs, backend="threading")(
+            delayed(run)(searches[i]._fit_encoded, Xs, y_codes, self.classes_, encoding)
+            for run, i in zip(runs, order)
         )
+        return [fitted[order.index(i)] for i in range(len(searches))]
 
     def _get_support_mask(self):
         """Every feature some member or the overall model uses."""

@@ -43,6 +43,14 @@ _RERANK = 32
 @njit(inline="always")
 def _winner(nearest, y, counts):
     """Majority class among ``nearest``; a vote tie goes to the nearest tied class."""
+    if counts.size == 2:
+        # Two classes: one sum instead of a chain of stores to ``counts`` (votes from lists
+        # ~15% faster in a CEFS certificate); a tie goes to the nearest's class.
+        ones = np.int64(0)
+        for q in range(nearest.size):
+            ones += y[nearest[q]]
+        rest = nearest.size - ones
+        return 1 if ones > rest else (0 if ones < rest else y[nearest[0]])
     for c in range(counts.size):  # (a loop: a slice assignment compiles to far more code)
         counts[c] = 0
     for q in range(nearest.size):
@@ -103,6 +111,7 @@ def knn_candidate_neighbours(
     bestd = np.empty(kk, dtype=np.float64)  # the kk best so far: distances, ...
     besti = np.empty(kk, dtype=np.int32)  # ... rows (the lists' type: one compiled _winner)
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
+    dnew = np.empty(D.shape[0], dtype=np.float64)  # _nearest's scratch: a row's distances
     R = rows.size
     seq, fails, left = _bound_state(R)  # see _hopeless
     best = floor  # the best complete score
@@ -112,9 +121,7 @@ def knn_candidate_neighbours(
             _rerank(seq, fails, left, weight)
         t = visit[s] if ordered else s
         need = best if t < best_t else best + 1  # ties go to the lower position
-        f = cands[t]
-        nom = nominal[f]
-        xf = XT[f]
+        nom, xf = nominal[cands[t]], XT[cands[t]]
         score = np.int64(0)  # (not a literal: one compiled _hopeless)
         for step in range(R):
             r = seq[step]
@@ -122,7 +129,7 @@ def knn_candidate_neighbours(
             if listed:
                 nearest = given[t, i, :kk]
             else:
-                _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti)
+                _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti, dnew)
                 nearest = besti
                 if lists:
                     for q in range(kk):
@@ -155,9 +162,10 @@ def _modes(D, order, cands, rows, weight, visit, out, votes):
 
 
 @njit(inline="always")
-def _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti):
+def _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti, dnew):
     """The kk nearest other rows of row ``i`` on ``D[i] + sign * c_f(i, .)``, into ``besti``
     (distances in ``bestd``): the kk smallest by (distance, index), nearest first.
+    ``dnew`` is scratch of length n (the row's new distances).
 
     With ``pruned`` the examples are scanned in the order of ``D[i]`` (``order[i]``), and
     the scan stops at the first whose *current* distance already exceeds the kk-th best
@@ -166,19 +174,16 @@ def _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti):
     """
     xi = xf[i]
     Di = D[i]
+    n = D.shape[0]
+    _new_distances(Di, xf, xi, nom, sign, dnew)
     m = np.int64(0)  # (not a literal: see knn_candidate_neighbours)
-    for q in range(D.shape[0]):
+    for q in range(n):
         j = order[i, q] if pruned else q
         if j == i:
             continue
-        dj = Di[j]
-        if pruned and m == kk and dj > bestd[kk - 1]:
+        if pruned and m == kk and Di[j] > bestd[kk - 1]:
             break
-        if sign == 0.0:  # the move that changes nothing: D's own neighbours
-            d = dj
-        else:
-            diff = xi - xf[j]
-            d = dj + sign * ((1.0 if diff != 0.0 else 0.0) if nom else diff * diff)
+        d = dnew[j]
         if m < kk:
             pos = m
             m += 1
@@ -193,6 +198,27 @@ def _nearest(D, order, xf, nom, sign, i, kk, pruned, bestd, besti):
             pos -= 1
         bestd[pos] = d
         besti[pos] = j
+
+
+@njit(inline="always")
+def _new_distances(Di, xf, xi, nom, sign, dnew):
+    """``dnew = Di + sign * c_f(i, .)`` (``Di`` itself when ``sign`` is 0).
+
+    Every new distance of a row first, in branch-free loops the compiler vectorizes (~13%
+    less kernel time in a CEFS certificate than computing each inside :func:`_nearest`'s
+    scan); the floating-point operations of ``KNNLeaveOneOut.apply_move``, so the same
+    values.
+    """
+    if sign == 0.0:  # the move that changes nothing: D's own neighbours
+        for j in range(Di.size):
+            dnew[j] = Di[j]
+    elif nom:
+        for j in range(Di.size):
+            dnew[j] = Di[j] + sign * (1.0 if xi - xf[j] != 0.0 else 0.0)
+    else:
+        for j in range(Di.size):
+            diff = xi - xf[j]
+            dnew[j] = Di[j] + sign * (diff * diff)
 
 
 @njit(inline="always")
