@@ -61,8 +61,7 @@ def test_batch_constant_feature_predicts_training_majority():
 
 @pytest.mark.parametrize("n", range(4, 14))
 def test_batch_every_validation_size(n):
-    # Validation rows are scored four at a time, then one at a time: sizes 2..7 cover no
-    # group of four, exact groups and every remainder.
+    # Small validation parts (2..7 rows, odd and even class counts), against both oracles.
     X, y, rng = _problem(n, n, 30, 2)
     tr, va = halves_masks(y, 2, random_state=n)
     Y = np.array([y] + [rng.permutation(y) for _ in range(9)])

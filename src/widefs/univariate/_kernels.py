@@ -66,22 +66,20 @@ def gnb_batch_moments(s1, s2, counts, var_smoothing):
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
-def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val, errors, start):
+def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val):
     """Validation errors of two-class naive Bayes for L label vectors, from its moments.
 
     mean, var, log_var: (L, 2, B); log_prior: (L, 2); x_v: (V, B) validation values;
     y_val: (L, V) codes. Each class's quadratic ``(qa x + qb) x + qc`` is formed as
     ``_gnb_decisions`` forms it, and class 1 predicted where the difference of the two
-    (class 1's minus class 0's) is positive. Writes the counts into the columns
-    ``start:start + B`` of ``errors`` (L, F): the block's place in the split's counts.
+    (class 1's minus class 0's) is positive. Returns (L, B).
     """
     L, _, B = mean.shape
     V = x_v.shape[0]
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
     qa = np.empty(B)  # the differences of the two quadratics' coefficients
     qb = np.empty(B)
     qc = np.empty(B)
-    wrong_of = np.empty(B, dtype=np.int64)  # a label vector's counts (a local array:
-    # accumulated in ``errors`` itself, the loops over the features do not vectorize)
     for lab in range(L):
         lp0 = log_prior[lab, 0]
         lp1 = log_prior[lab, 1]
@@ -95,45 +93,27 @@ def gnb_batch_errors(mean, var, log_var, log_prior, x_v, y_val, errors, start):
             qc[j] = ((lp1 - 0.5 * log_var[lab, 1, j]) - (0.5 * mean[lab, 1, j]) * qb1) - (
                 (lp0 - 0.5 * log_var[lab, 0, j]) - (0.5 * mean[lab, 0, j]) * qb0
             )
-            wrong_of[j] = 0
-        # Four validation rows per pass over the features: each feature's coefficients and
-        # count are loaded once for four decisions (a third less time than a row a pass);
-        # every decision is the one-row arithmetic, in its order.
-        quads = V - V % 4
-        for i in range(0, quads, 4):
-            one0 = y_val[lab, i] == 1
-            one1 = y_val[lab, i + 1] == 1
-            one2 = y_val[lab, i + 2] == 1
-            one3 = y_val[lab, i + 3] == 1
-            for j in range(B):
-                a, b, c = qa[j], qb[j], qc[j]
-                x0, x1, x2, x3 = x_v[i, j], x_v[i + 1, j], x_v[i + 2, j], x_v[i + 3, j]
-                d0 = (a * x0 + b) * x0 + c
-                d1 = (a * x1 + b) * x1 + c
-                d2 = (a * x2 + b) * x2 + c
-                d3 = (a * x3 + b) * x3 + c
-                wrong = np.int64((d0 > 0.0) != one0) + np.int64((d1 > 0.0) != one1)
-                wrong_of[j] += wrong + np.int64((d2 > 0.0) != one2) + np.int64((d3 > 0.0) != one3)
-        for i in range(quads, V):
+            out[lab, j] = 0
+        for i in range(V):
             one = y_val[lab, i] == 1
             for j in range(B):
                 x = x_v[i, j]
-                d = (qa[j] * x + qb[j]) * x + qc[j]
-                wrong_of[j] += (d > 0.0) != one  # a tie predicts class 0
-        for j in range(B):
-            errors[lab, start + j] = wrong_of[j]
+                d = (qa[j] * x + qb[j]) * x
+                d = d + qc[j]
+                out[lab, j] += (d > 0.0) != one  # a tie predicts class 0
+    return out
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
-def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val, errors, start):
+def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val):
     """:func:`gnb_batch_errors` for three classes or more: the first maximum of the C
-    quadratics (as ``np.argmax``), counts written as there."""
+    quadratics (as ``np.argmax``). Returns (L, B)."""
     L, C, B = mean.shape
     V = x_v.shape[0]
+    out = np.empty((L, B), dtype=np.int64)  # every entry written below
     qa = np.empty((C, B))
     qb = np.empty((C, B))
     qc = np.empty((C, B))
-    wrong_of = np.empty(B, dtype=np.int64)  # as in gnb_batch_errors
     best_v = np.empty(B)
     best = np.empty(B, dtype=np.int64)
     for lab in range(L):
@@ -145,7 +125,7 @@ def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val, errors, st
                 qb[c, j] = mean[lab, c, j] * inv
                 qc[c, j] = (lp - 0.5 * log_var[lab, c, j]) - (0.5 * mean[lab, c, j]) * qb[c, j]
         for j in range(B):
-            wrong_of[j] = 0
+            out[lab, j] = 0
         for i in range(V):
             for j in range(B):
                 x = x_v[i, j]
@@ -160,9 +140,8 @@ def gnb_batch_errors_multi(mean, var, log_var, log_prior, x_v, y_val, errors, st
                         best[j] = c
             code = y_val[lab, i]
             for j in range(B):
-                wrong_of[j] += best[j] != code
-        for j in range(B):
-            errors[lab, start + j] = wrong_of[j]
+                out[lab, j] += best[j] != code
+    return out
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS)

@@ -331,9 +331,7 @@ def _gnb_label_batch_errors(
     errors_of = _kernels.gnb_batch_errors if n_classes == 2 else _kernels.gnb_batch_errors_multi
 
     L, F = Y.shape[0], Xc.shape[1]
-    # Split-major, so that each split's (L, F) counts are one C-ordered array the kernels
-    # write in place; returned as (L, R, F).
-    errors = np.empty((train.shape[0], L, F), dtype=np.int64)
+    errors = np.empty((L, train.shape[0], F), dtype=np.int64)
     onehot_t = np.eye(n_classes)[Y].transpose(0, 2, 1)  # (L, C, n)
     for r in range(train.shape[0]):
         rows = np.flatnonzero(val[r])
@@ -351,8 +349,8 @@ def _gnb_label_batch_errors(
             var = weights @ (Xb * Xb)
             _kernels.gnb_batch_moments(mean, var, counts, var_smoothing)
             x_v = np.ascontiguousarray(Xc[rows, block])  # (V, B)
-            errors_of(mean, var, np.log(var), log_prior, x_v, y_val, errors[r], block.start)
-    return errors.transpose(1, 0, 2)
+            errors[:, r, block] = errors_of(mean, var, np.log(var), log_prior, x_v, y_val)
+    return errors
 
 
 def gaussian_nb_log_likelihoods(
