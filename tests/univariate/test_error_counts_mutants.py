@@ -1,0 +1,80 @@
+"""Boundaries of the errors statistic's helpers, each value written from its definition.
+
+The permutation count of ``n_permutations="auto"``, the imbalance rule that picks the null,
+and the permutation null's merge when exactly one feature is scored.
+"""
+
+import numpy as np
+import pytest
+
+from widefs.univariate._error_counts import (
+    BlockErrors,
+    default_permutations,
+    is_imbalanced,
+    merge_null,
+)
+
+
+@pytest.mark.parametrize(
+    ("n_features", "needs", "expected"),
+    [
+        (1, True, 1000),
+        (1, False, 200),
+        (20_000, True, 1000),  # 2e7 / 20,000 = 1000: the budget exactly
+        (20_001, True, 999),
+        (100_000, True, 200),
+        (100_000, False, 200),
+        (99_999, False, 200),  # the budget allows more, 200 are wanted
+        (200_000, True, 100),
+        (10**7, False, 100),  # never fewer than 100
+        (0, True, 1000),
+    ],
+)
+def test_default_permutations(n_features, needs, expected):
+    assert default_permutations(n_features, needs) == expected
+
+
+@pytest.mark.parametrize(
+    ("class_counts", "imbalanced"),
+    [
+        ([10, 10], False),
+        ([11, 10], False),  # half an example from equal
+        ([12, 10], False),  # one example from equal: still balanced
+        ([13, 10], True),
+        ([14, 10], True),
+        ([9, 9, 10], False),  # 10 - 28 / 3 = 0.67
+        ([8, 8, 10], True),  # 10 - 26 / 3 = 1.33
+        ([8, 8, 11], True),
+    ],
+)
+def test_is_imbalanced_is_more_than_one_example_from_equal(class_counts, imbalanced):
+    y = np.repeat(np.arange(len(class_counts)), class_counts)
+    val = np.ones((1, y.size), dtype=bool)
+    assert is_imbalanced(y, val, len(class_counts)) is imbalanced
+    # The counts are summed over splits: two splits with half of the rows each, the same.
+    half = np.zeros((2, y.size), dtype=bool)
+    half[0, ::2] = True
+    half[1, 1::2] = True
+    assert is_imbalanced(y, half, len(class_counts)) is imbalanced
+
+
+def test_merge_null_of_one_scored_feature_is_its_own_null():
+    null_errors = np.array([[3], [5], [4]])  # three relabellings, one feature
+    part = BlockErrors(
+        errors=np.array([2]),
+        constant=np.array([False]),
+        null_min=null_errors.min(axis=1),
+        null_sum=null_errors.sum(axis=1),
+        pvalues=np.array([0.25]),
+    )
+    null = merge_null([part], n_permutations=3, n_scored=1, n_validation=9)
+    np.testing.assert_array_equal(null.min_errors, [3, 5, 4])
+    assert null.expected_errors == 4.0 and null.expected_min_errors == 4.0
+    np.testing.assert_array_equal(null.pvalues, [0.25])
+
+
+def test_merge_null_with_nothing_scored_is_the_worst_count():
+    null = merge_null([], n_permutations=4, n_scored=0, n_validation=9)
+    np.testing.assert_array_equal(null.min_errors, [9, 9, 9, 9])
+    assert null.expected_errors == 9.0 and null.expected_min_errors == 9.0
+    assert null.pvalues.size == 0
