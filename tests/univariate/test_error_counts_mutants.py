@@ -7,6 +7,7 @@ and the permutation null's merge when exactly one feature is scored.
 import numpy as np
 import pytest
 
+from widefs.univariate import gaussian_nb_split_errors
 from widefs.univariate._error_counts import (
     BlockErrors,
     default_permutations,
@@ -78,3 +79,39 @@ def test_merge_null_with_nothing_scored_is_the_worst_count():
     np.testing.assert_array_equal(null.min_errors, [9, 9, 9, 9])
     assert null.expected_errors == 9.0 and null.expected_min_errors == 9.0
     assert null.pvalues.size == 0
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "width", "expected"),
+    [
+        (1, 40, [slice(0, 50)]),  # in memory and serial: one block, however wide
+        (2, 40, [slice(0, 25), slice(25, 50)]),  # one block per worker
+        (3, 40, [slice(0, 17), slice(17, 34), slice(34, 50)]),
+        (3, 10, [slice(s, s + 10) for s in range(0, 50, 10)]),  # at most the block width
+    ],
+)
+def test_in_memory_scoring_blocks(monkeypatch, n_jobs, width, expected):
+    # The blocks never change a score (features are scored one by one); they bound the
+    # memory of a block and share the features among the workers.
+    from types import SimpleNamespace
+
+    from widefs.univariate import _error_counts
+
+    seen = []
+
+    def serial(function, calls, n_jobs=None):
+        calls = list(calls)
+        seen.extend(call[1] for call in calls)
+        return [function(*call) for call in calls]
+
+    monkeypatch.setattr(_error_counts, "parallel_calls", serial)
+    monkeypatch.setattr(_error_counts, "block_width", lambda n_rows: width)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(12, 50)), np.arange(12) % 2
+    tr = np.zeros((1, 12), dtype=bool)
+    tr[0, :6] = True
+    params = SimpleNamespace(n_jobs=n_jobs, scorer="gaussian_nb", var_smoothing=1e-9)
+    parts = _error_counts._score_all(params, X, False, y, 2, tr, ~tr, None)
+    assert seen == expected
+    whole = gaussian_nb_split_errors(X, y, 2, tr, ~tr)[0]
+    np.testing.assert_array_equal(np.concatenate([p.errors for p in parts]), whole)
