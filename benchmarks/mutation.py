@@ -199,8 +199,8 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
                 "null",
             )
         ]
-        # (the memo's key: what makes two selectors share one computation)
-        + ["tests/utils/test_fit_memo.py"],
+        # (the memo's key: what makes two selectors share one computation; out-of-core input)
+        + ["tests/utils/test_fit_memo.py", "tests/univariate/test_out_of_core.py"],
         {},
     ),
     "univariate_thresholds": (
