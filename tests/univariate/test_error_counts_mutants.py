@@ -115,3 +115,49 @@ def test_in_memory_scoring_blocks(monkeypatch, n_jobs, width, expected):
     assert seen == expected
     whole = gaussian_nb_split_errors(X, y, 2, tr, ~tr)[0]
     np.testing.assert_array_equal(np.concatenate([p.errors for p in parts]), whole)
+
+
+def _params(threshold, null, cv="halves"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        cv=cv, null=null, n_permutations="auto", threshold=threshold, p_error="auto",
+        scorer="gaussian_nb", var_smoothing=1e-9, n_jobs=None,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("threshold", "expected"), [("fdr", 1000), ("bonferroni", 1000), ("mgm", 200), ("all", 200)]
+)
+def test_auto_permutations_follow_what_the_threshold_reads(threshold, expected):
+    # Per-feature p-values (the error-controlling rules) need 1000; E[X] and E[X(1)] 200.
+    from widefs.univariate._error_counts import fit_error_counts
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 6)), np.arange(20) % 2
+    fit = fit_error_counts(
+        _params(threshold, "permutation"), X, y, 2, False, np.random.RandomState(0)
+    )
+    assert fit.null_used == "permutation"
+    assert fit.permutations.shape[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("null", "threshold", "expected"),
+    [
+        ("analytic", "all", "analytic"),  # allowed with groups only when nothing is cut
+        ("analytic", "mgm", "permutation"),
+        ("auto", "all", "permutation"),
+        ("permutation", "all", "permutation"),
+    ],
+)
+def test_groups_force_the_permutation_null_unless_analytic_and_all(null, threshold, expected):
+    from widefs.univariate._error_counts import fit_error_counts
+
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1], 12)
+    groups = np.arange(24) // 2  # pairs of samples, each pair of one class
+    X = rng.normal(size=(24, 5))
+    state = np.random.RandomState(1)
+    fit = fit_error_counts(_params(threshold, null), X, y, 2, False, state, groups=groups)
+    assert fit.null_used == expected
