@@ -161,3 +161,8 @@ def test_groups_force_the_permutation_null_unless_analytic_and_all(null, thresho
     state = np.random.RandomState(1)
     fit = fit_error_counts(_params(threshold, null), X, y, 2, False, state, groups=groups)
     assert fit.null_used == expected
+    if expected == "permutation":
+        # The relabellings move whole groups: a pair's two samples keep one label.
+        relabelled = y[fit.permutations]
+        assert (relabelled[:, 0::2] == relabelled[:, 1::2]).all()
+        assert not (relabelled == y).all(axis=1).all()
