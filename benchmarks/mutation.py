@@ -186,6 +186,23 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/stumps"],
         {},
     ),
+    "univariate_error_counts": (
+        # The errors statistic: a block's counts and its permutation null, the nulls' merge.
+        ["src/widefs/univariate/_error_counts.py"],
+        [
+            f"tests/univariate/test_{name}.py"
+            for name in (
+                "error_counts_block",
+                "error_counts_mutants",
+                "gnb_label_batch",
+                "selector_exact",
+                "null",
+            )
+        ]
+        # (the memo's key: what makes two selectors share one computation; out-of-core input)
+        + ["tests/utils/test_fit_memo.py", "tests/univariate/test_out_of_core.py"],
+        {},
+    ),
     "univariate_thresholds": (
         ["src/widefs/univariate/_thresholds.py"],
         ["tests/univariate/test_thresholds.py"],

@@ -57,3 +57,19 @@ def test_batch_constant_feature_predicts_training_majority():
     for i, labels in enumerate(Y):
         majority = np.argmax(np.bincount(labels[tr], minlength=2))
         assert got[i, 0] == np.count_nonzero(labels[va] != majority)
+
+
+@pytest.mark.parametrize("n", range(4, 14))
+def test_batch_every_validation_size(n):
+    # Small validation parts (2..7 rows, odd and even class counts), against both oracles.
+    X, y, rng = _problem(n, n, 30, 2)
+    tr, va = halves_masks(y, 2, random_state=n)
+    Y = np.array([y] + [rng.permutation(y) for _ in range(9)])
+    got = gaussian_nb_split_errors(X, Y, 2, tr[None], va[None])[:, 0]
+    for i, labels in enumerate(Y):
+        np.testing.assert_array_equal(
+            got[i], gaussian_nb_split_errors(X, labels, 2, tr[None], va[None])[0]
+        )
+        for j in range(3, X.shape[1]):  # sklearn divides by zero on constant parts
+            clf = GaussianNB().fit(X[tr][:, [j]], labels[tr])
+            assert got[i, j] == np.count_nonzero(clf.predict(X[va][:, [j]]) != labels[va])

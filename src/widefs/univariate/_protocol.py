@@ -319,7 +319,11 @@ class _Rounds:
         return [terms[r][:, masks[r, union]] for r in range(self.n)]
 
     def permutation_nulls(self, n_permutations, var_smoothing) -> dict:
-        """Each round's own label-permutation null (within its halves)."""
+        """Each round's own label-permutation null (within its halves).
+
+        The observed errors are the round's row of :attr:`errors` (the features of ``Xe``
+        vary, so none is constant): only the relabellings are scored.
+        """
         nulls, pvalues = [], []
         for r in range(self.n):
             cells = split_cells(self.train[r], self.val[r])
@@ -336,6 +340,10 @@ class _Rounds:
                     "gaussian_nb",
                     var_smoothing,
                     self.y_codes[perms],
+                    observed=(
+                        self.errors[r, chunk].astype(np.int64),
+                        np.zeros(chunk.stop - chunk.start, dtype=bool),
+                    ),
                 )
                 for chunk in self.chunks()
             ]
