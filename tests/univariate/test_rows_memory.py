@@ -45,3 +45,68 @@ def test_errors_certificate_with_every_feature_constant_takes_any_features_score
     perms = np.array([np.arange(8), np.arange(8)[::-1]])
     fast = sel.permutation_search_scores(X, y, perms)
     np.testing.assert_array_equal(fast, [clone(sel).fit(X, y[p]).search_score_ for p in perms])
+
+
+def _fitted_state(est):
+    """Every fitted attribute, arrays as lists (a dict to compare)."""
+    out = {}
+    for k, v in vars(est).items():
+        if k.endswith("_") and not k.startswith("_"):
+            if isinstance(v, dict):
+                v = {a: vars(b) if hasattr(b, "__dict__") else b for a, b in v.items()}
+            out[k] = v
+    return out
+
+
+def _assert_same(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        va, vb = a[k], b[k]
+        if isinstance(va, dict):
+            _assert_same(va, vb)
+        elif isinstance(va, np.ndarray):
+            np.testing.assert_array_equal(va, vb, err_msg=k)
+            assert va.dtype == vb.dtype, k
+        else:
+            assert va == vb or (va != va and vb != vb), k
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(threshold="mgm"),
+        dict(threshold="max_chance", null="analytic"),
+        dict(threshold="fdr", statistic="errors", n_permutations=50),
+        dict(threshold=3, statistic="errors", scorer="stump", cv=4),
+    ],
+)
+def test_selector_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, params):
+    from widefs.univariate import _error_counts
+
+    # Blocks of 4 columns: the rows are read in 16 blocks (the copy is scored in one).
+    monkeypatch.setattr(_error_counts, "block_width", lambda *args, **kwargs: 4)
+    X, y = _data(dtype)
+    rows = np.random.default_rng(2).permutation(y.size)[:18]
+    sel = DiscriminativeSelector(random_state=5, **params)
+    plain = clone(sel).fit(X[rows], y[rows])
+    in_place = clone(sel)._fit_rows(X, y[rows], rows)
+    _assert_same(_fitted_state(plain), _fitted_state(in_place))
+    np.testing.assert_array_equal(plain.transform(X), in_place.transform(X))
+
+
+def test_selector_fit_rows_gives_fits_messages_and_shares_within_a_fold():
+    from widefs._utils import sharing_fits
+
+    X, y = _data(np.float32)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        DiscriminativeSelector()._fit_rows(X, y[:3], np.arange(3))
+    rows = np.arange(20)
+    with sharing_fits() as memo:
+        a = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows)
+        b = DiscriminativeSelector("max_chance", random_state=0)._fit_rows(X, y[rows], rows)
+        c = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows[::-1])
+    assert memo.hits == 1  # b reused a's fit; c (other rows order) did not
+    np.testing.assert_array_equal(a.n_errors_, b.n_errors_)
+    plain = DiscriminativeSelector("mgm", random_state=0).fit(X[rows[::-1]], y[rows])
+    np.testing.assert_array_equal(c.n_errors_, plain.n_errors_)
