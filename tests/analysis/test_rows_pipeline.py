@@ -28,12 +28,13 @@ def _selectors():
         DiscriminativeSelector("max_chance", statistic="errors", random_state=0),
         ClassDifferenceScreen("fdr", random_state=0),
         DiscriminativeSelector(2, statistic="errors", random_state=0),
+        ClassDifferenceScreen("fdr", counts=False, random_state=0),
     ]
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(5))
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_rows_pipeline_evaluates_as_make_pipeline(dtype, index, n_jobs):
     X, y = _data(dtype)

@@ -110,3 +110,50 @@ def test_selector_fit_rows_gives_fits_messages_and_shares_within_a_fold():
     np.testing.assert_array_equal(a.n_errors_, b.n_errors_)
     plain = DiscriminativeSelector("mgm", random_state=0).fit(X[rows[::-1]], y[rows])
     np.testing.assert_array_equal(c.n_errors_, plain.n_errors_)
+
+
+def _screen_data(dtype):
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1, 2], 10)
+    X = rng.normal(size=(30, 90)).astype(dtype)
+    X[y == 1, :6] += 1.5
+    X[:, 10:20] = rng.integers(0, 2, size=(30, 10))  # two-valued
+    X[:, 20:30] = rng.poisson(1.0, size=(30, 10))  # tied: ranked
+    X[:, 30:35] = rng.standard_t(1, size=(30, 5))  # heavy tails
+    X[:, 35] = 3.0  # constant
+    return X, y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("threshold", ["fdr", "bonferroni", 4])
+def test_screen_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, threshold):
+    from widefs.univariate import ClassDifferenceScreen, _kinds
+
+    # Blocks of 8 columns when read in place.
+    monkeypatch.setattr(_kinds, "block_width", lambda *args, **kwargs: 8)
+    X, y = _screen_data(dtype)
+    rows = np.random.default_rng(3).permutation(30)[:24]
+    screen = ClassDifferenceScreen(threshold, counts=False, random_state=2)
+    plain = clone(screen).fit(X[rows], y[rows])
+    in_place = clone(screen)._fit_rows(X, y[rows], rows)
+    assert in_place.kind_counts_ == plain.kind_counts_ and plain.kind_counts_["ranked"] > 0
+    for name in ("pvalues_", "min_pvalues_", "location_statistics_", "spread_statistics_",
+                 "kinds_", "testable_", "spread_weights_"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(plain, name), getattr(in_place, name), name)
+    np.testing.assert_array_equal(plain.get_support(), in_place.get_support())
+    assert (plain.threshold_, plain.n_features_in_) == (in_place.threshold_, in_place.n_features_in_)
+
+
+def test_screen_fit_rows_fits_the_copy_when_counts_are_to_be_read(monkeypatch):
+    from widefs.univariate import ClassDifferenceScreen, _rows
+
+    X, y = _screen_data(np.float64)
+    seen = []
+    monkeypatch.setattr(_rows, "RowsOf", lambda *a: seen.append(1) or _rows.RowsOf(*a))
+    for counts in ("auto", True):
+        X_counts = np.abs(np.round(X * 3))
+        screen = ClassDifferenceScreen(counts=counts, random_state=0)
+        a = clone(screen)._fit_rows(X_counts, y[:20], np.arange(20))
+        b = clone(screen).fit(X_counts[:20], y[:20])
+        np.testing.assert_array_equal(a.pvalues_, b.pvalues_)
+    assert seen == []

@@ -20,7 +20,7 @@ from widefs.exceptions import NothingSelectedWarning
 from widefs.univariate._error_counts import best_score, error_counts_key
 from widefs.univariate._grouped_null import check_selector_groups
 
-__all__ = ["RowsOf", "finish_fit", "selector_fit_rows"]
+__all__ = ["RowsOf", "finish_fit", "screen_fit_rows", "selector_fit_rows"]
 
 
 class RowsOf(ComputedColumns):
@@ -44,10 +44,11 @@ class RowsOf(ComputedColumns):
     def __init__(self, X, rows):
         super().__init__((rows.size, X.shape[1]))
         self.X, self.rows = X, rows
+        self.dtype = X.dtype  # read as stored (float32 blocks stay float32 where kept so)
 
     def columns(self, cols) -> np.ndarray:
         # The columns first (a view for a slice), then the rows: a block-sized copy.
-        return np.asarray(self.X[:, cols][self.rows], dtype=np.float64)
+        return self.X[:, cols][self.rows]
 
 
 def finish_fit(selector, stacklevel: int):
@@ -96,3 +97,17 @@ def selector_fit_rows(selector, X, y, rows):
 
     selector._fit_errors(RowsOf(X, rows), y_codes, True, rng, key=key)
     return finish_fit(selector, stacklevel=5)
+
+
+def screen_fit_rows(screen, X, y, rows):
+    """``screen.fit(X[rows], y)`` of a :class:`ClassDifferenceScreen`, the rows read in place.
+
+    The screen reads an out-of-core matrix a block of columns at a time with the results of
+    its in-memory copy; the rows are given to it as such a matrix. With ``counts="auto"``
+    (which reads every value first) or ``True`` (voom needs every library size) the screen
+    fits the copy.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    if screen.counts is not False or X.dtype.kind != "f" or rows.size < 2:
+        return screen.fit(X[rows], y)
+    return screen.fit(RowsOf(X, rows), y)
