@@ -68,3 +68,26 @@ def test_a_fold_that_selects_nothing_warns_as_selector_transform_and_predicts():
     with pytest.warns(UserWarning, match="No features were selected"):
         pred = pipe._predict_rows(X, np.arange(20, 30))
     assert pred.shape == (10,)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_wide_scms_read_columns_in_blocks_and_fit_the_same_machines(monkeypatch, dtype, n_classes):
+    from widefs.analysis import _models
+
+    rng = np.random.default_rng(n_classes)
+    y = np.repeat(np.array(["a", "b", "c"])[:n_classes], 12)
+    X = np.round(rng.normal(size=(y.size, 300)), 2).astype(dtype)
+    X[y == "b", 3] += 2.0
+    X[y == "a", 9] -= 1.5
+    names = [f"gene {j}" for j in range(300)]
+    in_memory = _models.scm_analysis(X, y, names)
+    monkeypatch.setattr(_models, "SCM_IN_MEMORY_BYTES", 8 * X.size - 1)
+    by_blocks = _models.scm_analysis(X, y, names)
+    assert by_blocks.descriptions == in_memory.descriptions
+    assert "gene 3" in "".join(in_memory.descriptions.values())
+    assert by_blocks.bounds == in_memory.bounds
+    for name, model in in_memory.models.items():
+        other = by_blocks.models[name]
+        np.testing.assert_array_equal(other.predict(X), model.predict(X))
