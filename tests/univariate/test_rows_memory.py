@@ -141,7 +141,10 @@ def test_screen_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, threshold):
                  "kinds_", "testable_", "spread_weights_"):  # fmt: skip
         np.testing.assert_array_equal(getattr(plain, name), getattr(in_place, name), name)
     np.testing.assert_array_equal(plain.get_support(), in_place.get_support())
-    assert (plain.threshold_, plain.n_features_in_) == (in_place.threshold_, in_place.n_features_in_)
+    assert (plain.threshold_, plain.n_features_in_) == (
+        in_place.threshold_,
+        in_place.n_features_in_,
+    )
 
 
 def test_screen_fit_rows_fits_the_copy_when_counts_are_to_be_read(monkeypatch):
@@ -157,3 +160,16 @@ def test_screen_fit_rows_fits_the_copy_when_counts_are_to_be_read(monkeypatch):
         b = clone(screen).fit(X_counts[:20], y[:20])
         np.testing.assert_array_equal(a.pvalues_, b.pvalues_)
     assert seen == []
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("scorer", ["gaussian_nb", "stump"])
+def test_float32_data_are_scored_as_their_float64_copy_by_blocks(monkeypatch, n_jobs, scorer):
+    from widefs.univariate import _error_counts
+
+    X, y = _data(np.float32)
+    sel = DiscriminativeSelector("mgm", scorer=scorer, n_permutations=30, random_state=1)
+    whole = _fitted_state(clone(sel).fit(X.astype(np.float64), y))
+    monkeypatch.setattr(_error_counts, "block_width", lambda *args, **kwargs: 5)
+    blocks = clone(sel).set_params(n_jobs=n_jobs).fit(X, y)
+    _assert_same(whole, _fitted_state(blocks))

@@ -221,8 +221,8 @@ class DiscriminativeSelector(
     -----
     ``X`` may be out of core: a dask array, a zarr array or a numpy memmap is scored one
     block of columns at a time, never loaded whole, with the same result as in memory;
-    ``transform`` then loads only the selected columns. The distribution statistic keeps
-    float32 data in float32 where the cost grows with the permutations.
+    ``transform`` then loads only the selected columns. float32 data stay float32 in memory:
+    the errors statistic widens them to float64 a block of columns at a time.
 
     Examples
     --------
@@ -315,8 +315,8 @@ class DiscriminativeSelector(
             X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
         else:
-            dtype = np.float64 if self.statistic_ == "errors" else [np.float64, np.float32]
-            X, y = validate_data(self, X, y, dtype=dtype, ensure_min_samples=2)
+            # float32 kept: the errors statistic widens a block of columns at a time.
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
