@@ -181,6 +181,13 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         ["tests/univariate"],
         {},
     ),
+    # Fits on a fold's rows read in place and the errors certificate by blocks, checked
+    # against the fits on copies.
+    "univariate_rows": (
+        ["src/widefs/univariate/_rows.py", "src/widefs/univariate/_search_scores.py"],
+        ["tests/univariate/test_rows_memory.py", "tests/analysis/test_rows_pipeline.py"],
+        {},
+    ),
     "stumps": (
         ["src/widefs/stumps/_presort.py", "src/widefs/stumps/_scan.py"],
         ["tests/stumps"],
@@ -301,6 +308,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
                 "_linear_svm",
                 "_models",
                 "_naive_bayes",
+                "_pipeline",
                 "_result",
                 "_spec",
                 "_verdict",

@@ -7,12 +7,16 @@ import warnings
 
 import numpy as np
 
+from widefs._utils import ComputedColumns
 from widefs.analysis._result import CefsAnalysis, RulesAnalysis, ScmAnalysis, ScmBound
 from widefs.analysis._spec import PRESCREEN
 
 __all__ = ["TEST_FRACTION", "cefs_analysis", "rules_analysis", "scm_analysis", "scm_bounds"]
 
 TEST_FRACTION = 0.33  # Domingos (1999): 67% training, 33% held out
+#: Largest float64 copy (bytes) of an in-memory matrix the SCMs are fitted on; above it they
+#: read the matrix a block of columns at a time (100 x 167,772 features and more).
+SCM_IN_MEMORY_BYTES = 2**27
 SCM_NAMES = {
     "PAC-Bayes SCM": "PACBayesSCM",
     "sample-compression SCM": "SampleCompressionSCM",
@@ -35,17 +39,34 @@ def scm_bounds(models: dict, majority_error: float) -> list[ScmBound]:
     return out
 
 
+class _Columns(ComputedColumns):
+    """An in-memory matrix read as an out-of-core one: a block of columns at a time."""
+
+    def __init__(self, X: np.ndarray):
+        super().__init__(X.shape)
+        self.X, self.dtype = X, X.dtype
+
+    def columns(self, cols) -> np.ndarray:
+        return self.X[:, cols]
+
+
 def scm_analysis(X, y, feature_names) -> ScmAnalysis:
-    """The three Set Covering Machines fitted on all examples (a store packed in bits)."""
+    """The three Set Covering Machines fitted on all examples (a store packed in bits).
+
+    A matrix whose float64 copy would exceed :data:`SCM_IN_MEMORY_BYTES` is read as an
+    out-of-core one (the same machines: the SCMs presort one block of columns at a time
+    instead of holding a float64 copy and its presort, three times the copy's size).
+    """
     import pandas as pd
 
     import widefs.scm as scm
     from widefs.exceptions import HeuristicBoundWarning
 
     names = None
-    if isinstance(X, np.ndarray):
+    if isinstance(X, np.ndarray) and 8 * X.size <= SCM_IN_MEMORY_BYTES:
         X = pd.DataFrame(X, columns=[str(c) for c in feature_names])
     else:  # out of core: read where it lies, packed once; names looked up when described
+        X = _Columns(X) if isinstance(X, np.ndarray) else X
         packed = scm.pack_binary(X)
         X = X if packed is None else packed
         names = feature_names

@@ -69,8 +69,8 @@ def _selector_nb(threshold, counts="auto"):
 
     def make(seed):
         from sklearn.naive_bayes import GaussianNB
-        from sklearn.pipeline import make_pipeline
 
+        from widefs.analysis._pipeline import rows_pipeline
         from widefs.model_selection import PriorFallbackClassifier
         from widefs.univariate import ClassDifferenceScreen, DiscriminativeSelector
 
@@ -78,7 +78,8 @@ def _selector_nb(threshold, counts="auto"):
             selector = ClassDifferenceScreen(threshold, counts=counts, random_state=seed)
         else:
             selector = DiscriminativeSelector(threshold, statistic="errors", random_state=seed)
-        return make_pipeline(selector, PriorFallbackClassifier(GaussianNB()))
+        # make_pipeline's, fitted on a fold's rows of the matrix in place (the same model).
+        return rows_pipeline(selector, PriorFallbackClassifier(GaussianNB()))
 
     return make
 

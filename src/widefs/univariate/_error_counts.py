@@ -305,14 +305,11 @@ def _score_all(params, X, lazy, y_codes, n_classes, train, val, y_null):
     from joblib import effective_n_jobs
 
     n_features = X.shape[1]
-    jobs = effective_n_jobs(params.n_jobs)
-    # In memory and serial: one block. Otherwise blocks of columns, scored independently
-    # (scores are per feature), so results do not depend on n_jobs or on the block size.
-    width = n_features
-    if lazy or jobs > 1:
-        width = block_width(X.shape[0])
-        if not lazy:
-            width = min(width, -(-n_features // jobs))
+    # Blocks of columns, scored independently (scores are per feature), so results do not
+    # depend on n_jobs or on the block size; each block is widened to float64 on its own.
+    width = block_width(X.shape[0])
+    if not lazy:  # in memory: a block per worker at least
+        width = min(width, -(-n_features // effective_n_jobs(params.n_jobs)))
     settings = (y_codes, n_classes, train, val, params.scorer, params.var_smoothing, y_null)
     return parallel_calls(
         score_block,

@@ -360,6 +360,12 @@ class ClassDifferenceScreen(
             )
         return self
 
+    def _fit_rows(self, X, y, rows):
+        """``fit(X[rows], y)`` of a C-ordered numpy ``X``, its rows read in place."""
+        from widefs.univariate._rows import screen_fit_rows
+
+        return screen_fit_rows(self, X, y, rows)
+
     @property
     def scores_(self):
         """``-log10(pvalues_)`` (p-values below 1e-300 count as 1e-300), computed when read:

@@ -15,9 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from widefs._utils import is_lazy_matrix
+from widefs._utils import block_width, is_lazy_matrix, iter_column_blocks
 from widefs.univariate._distribution import LOCATION_WEIGHT, best_scores
-from widefs.univariate._error_counts import best_score, score_block, split_masks
+from widefs.univariate._error_counts import score_block, split_masks
 
 __all__ = ["permutation_best_scores"]
 
@@ -33,37 +33,44 @@ def _codes(base, X, y, dtype):
     return X, y_codes, classes.size
 
 
+#: Bytes of one float64 block of columns the errors certificate scores at a time: the
+#: permutations read a block converted once, and memory does not grow with the features.
+_ERRORS_BLOCK_BYTES = 16 * 2**20
+
+
 def _errors_scores(selector, base, X, y, permutations, n_jobs):
     from joblib import Parallel, delayed, effective_n_jobs
 
-    X, y_codes, n_classes = _codes(base, X, y, np.float64)
-    eligible = np.ptp(X, axis=0) > 0
-    columns = slice(0, X.shape[1])
-
-    def one(perm) -> float:
+    # float32 stays float32 (no float64 copy of the matrix): each block is widened when read.
+    X, y_codes, n_classes = _codes(base, X, y, [np.float64, np.float32])
+    splits = []
+    for perm in permutations:
         # A fresh fit seeds its generator from a copy of random_state (clone deep-copies).
         rng = check_random_state(copy.deepcopy(selector.random_state))
         labels = y_codes[perm]
         train, val = split_masks(selector.cv, labels, n_classes, rng)
-        block = score_block(
-            X,
-            columns,
-            False,
-            labels,
-            n_classes,
-            train,
-            val,
-            selector.scorer,
-            selector.var_smoothing,
-        )
-        return best_score(1.0 - block.errors / int(val.sum()), eligible)
+        splits.append((labels, train, val, int(val.sum())))
 
-    n_chunks = max(1, min(len(permutations), effective_n_jobs(n_jobs)))
-    chunks = [c for c in np.array_split(np.arange(len(permutations)), n_chunks) if c.size]
-    parts = Parallel(n_jobs=len(chunks), backend="threading")(
-        delayed(lambda idx: [one(permutations[i]) for i in idx])(c) for c in chunks
+    def block_best(columns):
+        """Per permutation: the best score of the block's eligible features and of all."""
+        Xb = np.asarray(X[:, columns], dtype=np.float64)
+        eligible = np.ptp(Xb, axis=0) > 0
+        best = np.full((len(splits), 2), -np.inf)
+        for i, (labels, train, val, n_val) in enumerate(splits):
+            settings = (selector.scorer, selector.var_smoothing)
+            block = score_block(Xb, columns, False, labels, n_classes, train, val, *settings)
+            scores = 1.0 - block.errors / n_val
+            best[i] = scores[eligible].max(initial=-np.inf), scores.max()
+        return best, bool(eligible.any())
+
+    width = block_width(X.shape[0], 8, _ERRORS_BLOCK_BYTES)
+    parts = Parallel(n_jobs=effective_n_jobs(n_jobs), backend="threading")(
+        delayed(block_best)(b) for b in iter_column_blocks(X.shape[1], width)
     )
-    return np.array([v for part in parts for v in part], dtype=float)
+    # best_score: the best eligible feature's score, any feature's when none is eligible
+    # (maxima of floats: the same whatever the blocks).
+    column = 0 if any(any_eligible for _, any_eligible in parts) else 1
+    return np.max([best[:, column] for best, _ in parts], axis=0).astype(float)
 
 
 def permutation_best_scores(selector, X, y, permutations, n_jobs=None) -> np.ndarray:

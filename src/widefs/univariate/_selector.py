@@ -21,12 +21,13 @@ from widefs._utils import (
     shared_fit,
     validate_lazy_xy,
 )
-from widefs.exceptions import NothingSelectedWarning, UnusedParameterWarning
+from widefs.exceptions import UnusedParameterWarning
 from widefs.univariate._distribution import LOCATION_WEIGHT
-from widefs.univariate._error_counts import best_score, error_counts_key, fit_error_counts
+from widefs.univariate._error_counts import error_counts_key, fit_error_counts
 from widefs.univariate._grouped_null import check_selector_groups
 from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._pooled_null import pooled_null
+from widefs.univariate._rows import finish_fit, selector_fit_rows
 from widefs.univariate._thresholds import (
     NAMED_THRESHOLDS,
     reject_pvalues,
@@ -220,8 +221,8 @@ class DiscriminativeSelector(
     -----
     ``X`` may be out of core: a dask array, a zarr array or a numpy memmap is scored one
     block of columns at a time, never loaded whole, with the same result as in memory;
-    ``transform`` then loads only the selected columns. The distribution statistic keeps
-    float32 data in float32 where the cost grows with the permutations.
+    ``transform`` then loads only the selected columns. float32 data stay float32 in memory:
+    the errors statistic widens them to float64 a block of columns at a time.
 
     Examples
     --------
@@ -314,8 +315,8 @@ class DiscriminativeSelector(
             X = column_major(X)  # sparse: CSC once, then densified a block of columns at a time
             y = validate_lazy_xy(self, X, y)
         else:
-            dtype = np.float64 if self.statistic_ == "errors" else [np.float64, np.float32]
-            X, y = validate_data(self, X, y, dtype=dtype, ensure_min_samples=2)
+            # float32 kept: the errors statistic widens a block of columns at a time.
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
@@ -357,13 +358,12 @@ class DiscriminativeSelector(
             self._fit_errors(X, y_codes, lazy, rng, groups)
         else:
             self._fit_distribution(X, y_codes, rng)
-        self.n_scored_ = int((~self.constant_features_).sum())
-        self.search_score_ = best_score(self.scores_, ~self.constant_features_)
-        self.threshold_, self.support_ = self._select(self.threshold)
-        if not self.support_.any():
-            # The caller's line: fit is wrapped by scikit-learn's fit context (one more frame).
-            warnings.warn(self._nothing_selected_message(), NothingSelectedWarning, stacklevel=3)
-        return self
+        return finish_fit(self, stacklevel=4)  # the caller's line: fit context, fit, finish_fit
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def _fit_rows(self, X, y, rows):
+        """``fit(X[rows], y)`` of a C-ordered numpy ``X``, its rows read in place."""
+        return selector_fit_rows(self, X, y, rows)
 
     def _deprecation_message(self) -> str:
         return (
@@ -375,14 +375,15 @@ class DiscriminativeSelector(
             "(statistic='errors')."
         )
 
-    def _fit_errors(self, X, y_codes, lazy, rng, groups=None):
+    def _fit_errors(self, X, y_codes, lazy, rng, groups=None, key=None):
         n_classes = self.classes_.size
 
         def compute(generator):  # shared by selectors that differ only in their cut
             return fit_error_counts(self, X, y_codes, n_classes, lazy, generator, groups)
 
-        key = lambda: error_counts_key(self, X, y_codes, n_classes, groups)  # noqa: E731
-        result = compute(rng) if lazy else shared_fit(key, compute, rng)  # lazy: not digested
+        if key is None and not lazy:  # lazy: not digested
+            key = lambda: error_counts_key(self, X, y_codes, n_classes, groups)  # noqa: E731
+        result = compute(rng) if key is None else shared_fit(key, compute, rng)
         self.null_ = result.null_used
         if self.p_error != "auto" and self.null_ == "permutation":
             warnings.warn(

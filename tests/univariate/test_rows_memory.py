@@ -1,0 +1,175 @@
+"""Memory-saving paths give the fits of the plain paths, float for float.
+
+The errors certificate scores blocks of columns (widened to float64 one block at a time);
+:meth:`DiscriminativeSelector._fit_rows` and :meth:`ClassDifferenceScreen._fit_rows` read a
+fold's rows in place. Each is checked against the plain computation on a copy.
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from widefs.univariate import DiscriminativeSelector, _search_scores
+
+
+def _data(dtype, n=24, m=61, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(["a", "b"], n // 2)
+    X = rng.normal(size=(n, m)).astype(dtype)
+    X[y == "b", :4] += 1.5
+    X[:, 5] = 2.0  # a constant feature
+    X[:, 6] = np.round(X[:, 6])  # ties
+    return X, y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("cv", ["halves", 3])
+def test_errors_certificate_equals_refits_over_many_blocks(monkeypatch, dtype, n_jobs, cv):
+    # Blocks of 3 columns: 21 blocks, the last one short.
+    monkeypatch.setattr(_search_scores, "_ERRORS_BLOCK_BYTES", 3 * 8 * 24)
+    X, y = _data(dtype)
+    sel = DiscriminativeSelector("all", statistic="errors", null="analytic", cv=cv,
+                                 random_state=3)  # fmt: skip
+    perms = np.random.default_rng(1).permuted(np.tile(np.arange(y.size), (7, 1)), axis=1)
+    fast = sel.permutation_search_scores(X, y, perms, n_jobs=n_jobs)
+    refits = [clone(sel).fit(X, y[p]).search_score_ for p in perms]
+    assert fast.dtype == np.float64
+    np.testing.assert_array_equal(fast, refits)
+
+
+def test_errors_certificate_with_every_feature_constant_takes_any_features_score():
+    X = np.ones((8, 5), np.float32)
+    y = np.repeat([0, 1], 4)
+    sel = DiscriminativeSelector("all", statistic="errors", null="analytic", random_state=0)
+    perms = np.array([np.arange(8), np.arange(8)[::-1]])
+    fast = sel.permutation_search_scores(X, y, perms)
+    np.testing.assert_array_equal(fast, [clone(sel).fit(X, y[p]).search_score_ for p in perms])
+
+
+def _fitted_state(est):
+    """Every fitted attribute, arrays as lists (a dict to compare)."""
+    out = {}
+    for k, v in vars(est).items():
+        if k.endswith("_") and not k.startswith("_"):
+            if isinstance(v, dict):
+                v = {a: vars(b) if hasattr(b, "__dict__") else b for a, b in v.items()}
+            out[k] = v
+    return out
+
+
+def _assert_same(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        va, vb = a[k], b[k]
+        if isinstance(va, dict):
+            _assert_same(va, vb)
+        elif isinstance(va, np.ndarray):
+            np.testing.assert_array_equal(va, vb, err_msg=k)
+            assert va.dtype == vb.dtype, k
+        else:
+            assert va == vb or (va != va and vb != vb), k
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(threshold="mgm"),
+        dict(threshold="max_chance", null="analytic"),
+        dict(threshold="fdr", statistic="errors", n_permutations=50),
+        dict(threshold=3, statistic="errors", scorer="stump", cv=4),
+    ],
+)
+def test_selector_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, params):
+    from widefs.univariate import _error_counts
+
+    # Blocks of 4 columns: the rows are read in 16 blocks (the copy is scored in one).
+    monkeypatch.setattr(_error_counts, "block_width", lambda *args, **kwargs: 4)
+    X, y = _data(dtype)
+    rows = np.random.default_rng(2).permutation(y.size)[:18]
+    sel = DiscriminativeSelector(random_state=5, **params)
+    plain = clone(sel).fit(X[rows], y[rows])
+    in_place = clone(sel)._fit_rows(X, y[rows], rows)
+    _assert_same(_fitted_state(plain), _fitted_state(in_place))
+    np.testing.assert_array_equal(plain.transform(X), in_place.transform(X))
+
+
+def test_selector_fit_rows_gives_fits_messages_and_shares_within_a_fold():
+    from widefs._utils import sharing_fits
+
+    X, y = _data(np.float32)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        DiscriminativeSelector()._fit_rows(X, y[:3], np.arange(3))
+    rows = np.arange(20)
+    with sharing_fits() as memo:
+        a = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows)
+        b = DiscriminativeSelector("max_chance", random_state=0)._fit_rows(X, y[rows], rows)
+        c = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows[::-1])
+    assert memo.hits == 1  # b reused a's fit; c (other rows order) did not
+    np.testing.assert_array_equal(a.n_errors_, b.n_errors_)
+    plain = DiscriminativeSelector("mgm", random_state=0).fit(X[rows[::-1]], y[rows])
+    np.testing.assert_array_equal(c.n_errors_, plain.n_errors_)
+
+
+def _screen_data(dtype):
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1, 2], 10)
+    X = rng.normal(size=(30, 90)).astype(dtype)
+    X[y == 1, :6] += 1.5
+    X[:, 10:20] = rng.integers(0, 2, size=(30, 10))  # two-valued
+    X[:, 20:30] = rng.poisson(1.0, size=(30, 10))  # tied: ranked
+    X[:, 30:35] = rng.standard_t(1, size=(30, 5))  # heavy tails
+    X[:, 35] = 3.0  # constant
+    return X, y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("threshold", ["fdr", "bonferroni", 4])
+def test_screen_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, threshold):
+    from widefs.univariate import ClassDifferenceScreen, _kinds
+
+    # Blocks of 8 columns when read in place.
+    monkeypatch.setattr(_kinds, "block_width", lambda *args, **kwargs: 8)
+    X, y = _screen_data(dtype)
+    rows = np.random.default_rng(3).permutation(30)[:24]
+    screen = ClassDifferenceScreen(threshold, counts=False, random_state=2)
+    plain = clone(screen).fit(X[rows], y[rows])
+    in_place = clone(screen)._fit_rows(X, y[rows], rows)
+    assert in_place.kind_counts_ == plain.kind_counts_ and plain.kind_counts_["ranked"] > 0
+    for name in ("pvalues_", "min_pvalues_", "location_statistics_", "spread_statistics_",
+                 "kinds_", "testable_", "spread_weights_"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(plain, name), getattr(in_place, name), name)
+    np.testing.assert_array_equal(plain.get_support(), in_place.get_support())
+    assert (plain.threshold_, plain.n_features_in_) == (
+        in_place.threshold_,
+        in_place.n_features_in_,
+    )
+
+
+def test_screen_fit_rows_fits_the_copy_when_counts_are_to_be_read(monkeypatch):
+    from widefs.univariate import ClassDifferenceScreen, _rows
+
+    X, y = _screen_data(np.float64)
+    seen = []
+    monkeypatch.setattr(_rows, "RowsOf", lambda *a: seen.append(1) or _rows.RowsOf(*a))
+    for counts in ("auto", True):
+        X_counts = np.abs(np.round(X * 3))
+        screen = ClassDifferenceScreen(counts=counts, random_state=0)
+        a = clone(screen)._fit_rows(X_counts, y[:20], np.arange(20))
+        b = clone(screen).fit(X_counts[:20], y[:20])
+        np.testing.assert_array_equal(a.pvalues_, b.pvalues_)
+    assert seen == []
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("scorer", ["gaussian_nb", "stump"])
+def test_float32_data_are_scored_as_their_float64_copy_by_blocks(monkeypatch, n_jobs, scorer):
+    from widefs.univariate import _error_counts
+
+    X, y = _data(np.float32)
+    sel = DiscriminativeSelector("mgm", scorer=scorer, n_permutations=30, random_state=1)
+    whole = _fitted_state(clone(sel).fit(X.astype(np.float64), y))
+    monkeypatch.setattr(_error_counts, "block_width", lambda *args, **kwargs: 5)
+    blocks = clone(sel).set_params(n_jobs=n_jobs).fit(X, y)
+    _assert_same(whole, _fitted_state(blocks))
