@@ -116,6 +116,11 @@ def test_no_bounds_when_the_programme_costs_too_much():
     codes = np.repeat(np.array([0, 1], np.uint8), 500)
     counts = np.array([500.0, 500.0])
     assert exact_bounds(np.zeros(3), codes, counts, _log_w(0.0), rank_null._scores) is None
+    # Nor without a location part.
+    small = np.repeat(np.array([0, 1], np.uint8), 5)
+    assert (
+        exact_bounds(np.zeros(3), small, np.array([5.0, 5]), _log_w(1.0), rank_null._scores) is None
+    )
 
 
 def _settled_by_inverting_all(d, b, draws, error, lower, upper):

@@ -81,8 +81,8 @@ def exact_bounds(obs, codes, counts, log_w, scores):
     n = codes.size
     small = int(np.argmin(counts))
     m = int(counts[small])
-    if n * m * (m * (n - m) + 1) / 2 > MAX_WORK:
-        return None
+    if n * m * (m * (n - m) + 1) / 2 > MAX_WORK or not np.isfinite(log_w[0]):
+        return None  # (no location part: nothing to bound the score by)
     number = subset_sum_counts(n, m)
     R = np.arange(1.0, n + 1.0)[:, None]
     loc = scores(R, _labellings(n, m, small), 2, counts, (log_w[0], -np.inf))[0][:, 0]
