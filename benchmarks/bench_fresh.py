@@ -159,7 +159,7 @@ kernels (numba's pay from 5e7 entries of work){cold_note}.
 {chr(10).join(rows)}
 
 Target: one `ClassDifferenceScreen` fit at most {TARGET_EXTRA} s of CPU beyond `import numpy,
-sklearn` with the cache filled: {verdict} ({screen:.2f} s; {screen / f_cls:.0f}x the extra of
+sklearn` with the cache filled: {verdict} ({screen:.2f} s; {screen / f_cls:.1f}x the extra of
 `f_classif`).
 
 Where it goes: the import (the *import* row; about 0.1 s of it is scikit-learn's
@@ -167,13 +167,15 @@ Where it goes: the import (the *import* row; about 0.1 s of it is scikit-learn's
 the fit. A second fit in one process takes {share["fit"]:.2f} s of CPU, {share["cpu"]:.2f} s
 of it in the rank branch: the kinds rule sends {share["ranked"]} of these Gaussian features
 (skewed or heavy-tailed by chance at n = {SHAPE[0]}) to rank statistics. Their exact null
-(one for all features without ties) stops once the selections at alpha are settled: here
-after {share["drawn"]:,} of {share["draws"]:,} label shuffles, as the smallest p-value,
-{share["smallest"]:.1e}, must be told apart from Bonferroni's cut {0.05 / SHAPE[1]:.1e}.
+(one for all features without ties) stops once the selections at alpha are settled, by the
+draws' Clopper-Pearson intervals cut down to each p-value's exact lower bound (with two
+classes, the exact permutation tail of the location part): here after {share["drawn"]:,} of
+{share["draws"]:,} label shuffles (smallest untied p-value {share["smallest"]:.1e}), with every
+untied feature's bound or interval clear of Bonferroni's cut {0.05 / SHAPE[1]:.1e}.
 """
     headline = (
         f"a fresh-process screen fit costs {screen:.2f} s of CPU beyond importing numpy and "
-        f"scikit-learn ({screen / f_cls:.0f}x `f_classif`'s extra)"
+        f"scikit-learn ({screen / f_cls:.1f}x `f_classif`'s extra)"
     )
     return text, headline
 

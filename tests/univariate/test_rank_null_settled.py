@@ -7,6 +7,9 @@ References computed here without the module's code: the labellings replayed from
 whole vector of p-values; the stopping check found by brute force over the check rounds.
 """
 
+from itertools import chain, combinations
+from math import comb
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -108,9 +111,27 @@ def test_the_last_chunk_is_not_checked(monkeypatch):
     assert seen == [2_000, 4_000, 8_000]
 
 
-def _brute_force_stop(null, obs, fixed_p, draws, alpha=ALPHA):
+def _enumerated_bounds(y, obs, w):
+    """Exact bounds of the untied p-values from all the labellings with y's class sizes:
+    ``P(location part >= obs)`` below, and the exact p-value above without a spread part."""
+    n, n0 = y.size, int(np.sum(y == 0))
+    labels = np.ones((comb(n, n0), n), np.uint8)
+    rows = np.repeat(np.arange(labels.shape[0]), n0)
+    labels[rows, np.fromiter(chain.from_iterable(combinations(range(n), n0)), np.intp)] = 0
+    counts = np.bincount(y).astype(float)
+    R = np.arange(1.0, n + 1.0)[:, None]
+    with np.errstate(divide="ignore"):
+        log_w = np.log([1.0 - w, w])
+    loc = rank_null._scores(R, labels, 2, counts, (log_w[0], -np.inf))[0].ravel()
+    lower = np.mean(loc[:, None] >= obs[None, :], axis=0)
+    return lower, lower if w == 0 else np.ones(obs.size)
+
+
+def _brute_force_stop(null, obs, fixed_p, draws, alpha=ALPHA, exact=None):
     """The first check at which BH's and Bonferroni's rejections over all the features are
-    the same with every untied p-value at either end of its Clopper-Pearson interval."""
+    the same with every untied p-value at either end of its Clopper-Pearson interval (cut
+    down to the ``exact`` bounds, when given, then widened to hold the estimate)."""
+    exact_lo, exact_hi = (0.0, 1.0) if exact is None else exact
     ends = rank_null.untied_chunk_ends(draws)
     m = fixed_p.size + obs.size
     error = rank_null.SETTLE_ERROR / ((len(ends) - 1) * obs.size)
@@ -119,6 +140,7 @@ def _brute_force_stop(null, obs, fixed_p, draws, alpha=ALPHA):
         lo = np.where(b > 0, stats.beta.ppf(error / 2, np.maximum(b, 1), end - b + 1), 0.0)
         hi = np.where(b < end, stats.beta.ppf(1 - error / 2, b + 1, np.maximum(end - b, 1)), 1.0)
         p_hat = (1.0 + b) / (1.0 + end)
+        lo, hi = np.maximum(lo, exact_lo), np.minimum(hi, exact_hi)
         ends_p = [np.minimum(lo, p_hat), np.maximum(hi, p_hat)]
         bh = [benjamini_hochberg(np.concatenate([fixed_p, e])) <= alpha for e in ends_p]
         bonf = [e <= alpha / m for e in ends_p]
@@ -137,20 +159,29 @@ CASES = [
 ]
 
 
-def test_the_draws_stop_at_the_first_settled_check(monkeypatch):
+@pytest.mark.parametrize("w", [0.0, 0.35])
+def test_the_draws_stop_at_the_first_settled_check(monkeypatch, w):
+    # With the exact bounds of all 184,756 labellings of 10 + 10 examples.
     monkeypatch.setattr(rank_null, "FIRST_UNTIED_DRAWS", 500)
-    draws, stops = 40_000, []
+    draws, stops, unbounded = 40_000, [], []
     for shifts, fixed_p in CASES:
         X, y = _data(shifts=shifts)
-        branch = _branch(X, y, draws, decision=_fixed_decision(fixed_p, X.shape[1]))
-        _, null, obs = _full_count(X, y, draws)
-        end, p_hat = _brute_force_stop(null, obs, fixed_p, draws)
+        branch = _branch(X, y, draws, decision=_fixed_decision(fixed_p, X.shape[1]), w=w)
+        _, null, obs = _full_count(X, y, draws, w=w)
+        exact = _enumerated_bounds(y, obs, w)
+        end, p_hat = _brute_force_stop(null, obs, fixed_p, draws, exact=exact)
         assert branch.untied_drawn == end
         np.testing.assert_allclose(branch.pvalues, p_hat, rtol=1e-15)
         np.testing.assert_array_equal(branch.min_pvalues, np.full(X.shape[1], 1 / (end + 1)))
         stops.append(end)
+        unbounded.append(_brute_force_stop(null, obs, fixed_p, draws)[0])
     # The first check, a later one, and later still (the cases are not all alike).
     assert stops[0] == 500 < stops[1] < stops[2], stops
+    # The exact bounds never delay a stop; without a spread part (the exact p-values) they
+    # settle the strong features long before their intervals do: 16,000 and all the draws
+    # without them; with one, the upper ends decide here and the bounds do not help.
+    assert all(s <= u for s, u in zip(stops, unbounded))
+    assert (stops == unbounded) == (w > 0), (stops, unbounded)
 
 
 def test_clopper_pearson_matches_the_beta_quantiles_and_the_ends():

@@ -117,6 +117,13 @@ def untied_chunk_ends(draws: int) -> list[int]:
     return ends
 
 
+def _exact_bounds_of(obs, codes, counts, log_w):
+    """Exact bounds of the untied p-values with two classes (None: too costly)."""
+    from widefs.univariate._rank_exact import exact_bounds
+
+    return exact_bounds(obs, codes, counts, log_w, _scores)
+
+
 def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
     """p-values of the features without ties and the labellings drawn.
 
@@ -126,9 +133,13 @@ def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
     score. The generator's labellings do not depend on the chunks, so the p-values over all
     ``draws`` are those of one pool of them. With a ``decision``, drawing stops after the
     first chunk at which it is settled (``UntiedDecision.settled``), with the p-values of the
-    draws made so far."""
+    draws made so far; with two classes, the check uses the p-values' exact bounds too."""
     if np.isnan(obs).any():
         raise ValueError("observed and null must not contain NaN.")
+    if decision is not None and n_classes == 2:
+        bounds = _exact_bounds_of(obs, codes, counts, log_w)
+        if bounds is not None:
+            decision = decision.bounded(*bounds)
     R = np.arange(1.0, codes.size + 1.0)[:, None]
     ends = untied_chunk_ends(draws)
     # Every check of every feature gets an equal share of the error (a union bound).

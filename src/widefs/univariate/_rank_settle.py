@@ -10,7 +10,9 @@ untied p-value at its U as at its L, they reject those for any p-values inside t
 the exact ones (unless an interval misses) and the reported ``(1 + b) / (1 + B)`` (each
 interval is widened to hold it). Drawing more cannot change the selection then, up to that
 error: the rule of Gandy & Hahn (2014, MMCTest), with draws that serve every feature at once,
-so that the only choice left is when to stop.
+so that the only choice left is when to stop. Exact bounds of the p-values (``_rank_exact``,
+two classes), when known, narrow each interval to ``[max(L, lower), min(U, upper)]`` before it
+is widened to hold the estimate: they are always true, so they cost none of the error.
 """
 
 from __future__ import annotations
@@ -58,6 +60,18 @@ class UntiedDecision:
     n_testable: int
     bonferroni_cut: float
     fixed: NDArray[np.float64]
+    exact_lower: NDArray[np.float64] | None = None
+    exact_upper: NDArray[np.float64] | None = None
+
+    def bounded(self, lower, upper) -> UntiedDecision:
+        """The decision with exact bounds of the untied features' p-values (in their order)."""
+        return replace(self, exact_lower=lower, exact_upper=upper)
+
+    def _bounds(self, rows, estimate):
+        """The exact bounds of ``rows``, the lower one widened to hold the estimate."""
+        if self.exact_lower is None:
+            return np.zeros(estimate.size), np.ones(estimate.size)
+        return np.minimum(self.exact_lower[rows], estimate), self.exact_upper[rows]
 
     def including(self, pvalues) -> UntiedDecision:
         """The decision with ``pvalues`` (the tied ranked features') fixed as well."""
@@ -95,20 +109,24 @@ class UntiedDecision:
         and none in R has its upper end above ``alpha n / m`` (its cut at the upper ends is
         at most that); Bonferroni likewise at its cut. A lower end is at most t iff
         ``P(Binomial(draws, t) >= b) >= error / 2``, an upper end above t iff
-        ``P(Binomial(draws, t) <= b) > error / 2``."""
+        ``P(Binomial(draws, t) <= b) > error / 2``; and, with exact bounds, iff the exact
+        lower bound (or the estimate) is at most t, the exact upper bound above t."""
         from scipy.special import betainc
+
+        estimate = (1.0 + b) / (1.0 + draws)
 
         def lower_at_most(t, rows):
             c = b[rows]
             tail = betainc(np.maximum(c, 1.0), draws - c + 1.0, t)
-            return bool(np.any((c == 0) | (tail >= error / 2)))
+            exact = self._bounds(rows, estimate[rows])[0] <= t
+            return bool(np.any(((c == 0) | (tail >= error / 2)) & exact))
 
         def upper_above(t, rows):
             c = b[rows]
             tail = betainc(c + 1.0, np.maximum(draws - c, 1.0), t)
-            return bool(np.any((c < draws) & (tail < 1.0 - error / 2)))
+            exact = self._bounds(rows, estimate[rows])[1] > t
+            return bool(np.any((c < draws) & (tail < 1.0 - error / 2) & exact))
 
-        estimate = (1.0 + b) / (1.0 + draws)
         cut, n = self.cut(estimate)
         inside = estimate <= cut
         m, low, high = self.n_testable, 1.0 - _MARGIN, 1.0 + _MARGIN
@@ -135,11 +153,15 @@ class UntiedDecision:
         if not self._may_settle(b, draws, error):
             return False
         low = self.alpha * (1.0 + _MARGIN)
+        estimate = (1.0 + b) / (1.0 + draws)
         near = (b == 0) | (betainc(np.maximum(b, 1.0), draws - b + 1.0, low) >= error / 2)
+        near &= self._bounds(slice(None), estimate)[0] <= low
         lower, upper = np.ones(b.size), np.ones(b.size)
         lo, hi = clopper_pearson(b[near], draws, error)
-        estimate = (1.0 + b[near]) / (1.0 + draws)
-        lower[near], upper[near] = np.minimum(lo, estimate), np.maximum(hi, estimate)
+        exact_lo, exact_hi = self._bounds(near, estimate[near])
+        estimate = estimate[near]
+        lower[near] = np.minimum(np.maximum(lo, exact_lo), estimate)
+        upper[near] = np.maximum(np.minimum(hi, exact_hi), estimate)
         return bool(np.array_equal(self.rejected(lower), self.rejected(upper)))
 
 
