@@ -84,7 +84,8 @@ def test_merge_null_with_nothing_scored_is_the_worst_count():
 @pytest.mark.parametrize(
     ("n_jobs", "width", "expected"),
     [
-        (1, 40, [slice(0, 50)]),  # in memory and serial: one block, however wide
+        (1, 40, [slice(0, 40), slice(40, 50)]),  # serial: at most the block width (widened alone)
+        (1, 60, [slice(0, 50)]),  # one block when the width holds every feature
         (2, 40, [slice(0, 25), slice(25, 50)]),  # one block per worker
         (3, 40, [slice(0, 17), slice(17, 34), slice(34, 50)]),
         (3, 10, [slice(s, s + 10) for s in range(0, 50, 10)]),  # at most the block width
