@@ -56,7 +56,6 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
     return k
 
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
 def beam_round(
     bins, y, n_classes, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
     cand_feature, cand_op, cand_bin, walk_rows, walk_bins, walk_distinct, table_counts,
@@ -79,29 +78,29 @@ def beam_round(
     Quality (``kind``): 0 Laplace, 1 m-estimate with ``entropy_work`` None; 2 minus the
     entropy with ``entropy_work`` scratch space of ``n_classes`` floats. None is a type of
     its own to numba, which then drops the entropy code before compiling: the usual
-    specialization never compiles :func:`quality_of` (~6% of a first CN2 fit's work).
+    specialization never compiles :func:`quality_of`.
 
-    Three steps: :func:`_rank_candidates` generates and scores every candidate, keeping
-    the best few in rank order; :func:`_offer` picks the distinct conjunctions among them;
-    :func:`_kept_versions` and :func:`_best_version` build the outputs.
+    Three compiled steps, called from here: :func:`_rank_candidates` generates and scores
+    every candidate, keeping the best few in rank order; :func:`_offer` picks the distinct
+    conjunctions among them; :func:`_kept_versions` and :func:`_best_version` build the
+    outputs. (Called from Python, not from one compiled round: numba optimizes and
+    generates the machine code of a callee again inside every caller, so each level of
+    calls costs the first run its whole subtree once more; the arrays are allocated here
+    for the same reason, numba compiling ``np.empty`` anew for each shape, type and caller.)
     """
-    n = bins.shape[0]
-    L = conds.shape[1]
-    zero = np.int64(0)  # (counters start from an int64, not a literal: see _rank_groups)
+    n, L = bins.shape[0], conds.shape[1]
     picked = np.empty((3, beam_width), dtype=np.intp)  # member, static id, length
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
-    n_picked = zero
-    pos = zero  # candidates offered so far, in rank order
+    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead);
+    # rows g + 1 are written from row g before they are read.
+    group_counts = np.zeros((n + 2, n_classes), dtype=np.int64)
+    scratch = (np.empty(n, dtype=np.intp), group_counts, np.empty(n_classes, dtype=np.int64))
+    quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
+    n_picked = pos = 0
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room
     # for duplicate conjunctions; a round that needs more passes again keeping four times as
     # many. (64 at first cost 10-20% of a fit on many-class data: each insertion shifts them.)
-    size = zero + 2 * beam_width
-    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead).
-    group_counts = np.empty((n + 2, n_classes), dtype=np.int64)
-    for c in range(n_classes):
-        group_counts[0, c] = 0  # (rows g + 1 are written from row g before they are read)
-    scratch = (np.empty(n, dtype=np.intp), group_counts, np.empty(n_classes, dtype=np.int64))
-    quality = (kind, m, target, min_covered, test, base_p, threshold)
+    size = 2 * beam_width
     while True:
         ranked = (
             np.empty(size, dtype=np.intp),  # owner (beam member)
@@ -121,17 +120,25 @@ def beam_round(
         )  # fmt: skip
         if n_picked == beam_width or kept == n_ok:
             break
-        size = 4 * size if 4 * size < n_ok else n_ok
-    new = _kept_versions(
-        bins, y, n_classes, target, cov, picked, picked_conds, n_picked, cand_feature, cand_op,
-        cand_bin,
+        size = min(4 * size, n_ok)
+    new_cov = np.empty((n_picked, n), dtype=np.bool_)
+    new_counts = np.empty((n_picked, n_classes), dtype=np.int64)
+    new_conds = np.empty((n_picked, L), dtype=np.intp)
+    new_lens = np.empty(n_picked, dtype=np.intp)
+    all_pure = _kept_versions(
+        bins, y, target, cov, picked, picked_conds, cand_feature, cand_op, cand_bin, new_cov,
+        new_conds, new_lens, new_counts,
     )  # fmt: skip
-    best = _best_version(
-        bins, y, n_classes, cov, conds, lens, best_t, best_b, best_s, cand_feature, cand_op,
-        cand_bin,
-    )  # fmt: skip
-    found, best_cov, best_conds, best_len, best_counts = best
-    new_cov, new_conds, new_lens, new_counts, all_pure = new
+    found = best_t >= 0
+    best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)
+    best_counts = np.empty(n_classes if found else 0, dtype=np.int64)
+    best_conds = np.empty(L if found else 0, dtype=np.intp)
+    best_len = 0
+    if found:
+        best_len = _best_version(
+            bins, y, cov, conds, lens, best_b, best_s, cand_feature, cand_op, cand_bin,
+            best_cov[0], best_conds, best_counts,
+        )  # fmt: skip
     best_quality = best_q if found else 0.0
     return (
         n_ok, new_cov, new_conds, new_lens, new_counts, found, best_cov, best_conds, best_len,
@@ -139,7 +146,7 @@ def beam_round(
     )  # fmt: skip
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _offer(ranked, kept, pos, n_picked, conds, lens, cand_feature, cand_op, picked, picked_conds):
     """Offer the kept candidates in rank order from ``pos``: each is merged into the next
     free row of ``picked_conds`` and picked (``picked``: member, static id, length) unless
@@ -178,18 +185,16 @@ def _repeats(picked_conds, picked_lens, n_picked, k):
     return False
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _kept_versions(
-    bins, y, C, target, cov, picked, picked_conds, n_picked, cand_feature, cand_op, cand_bin
-):
-    """The picked versions' coverage, conditions, lengths and class counts, and whether
-    every one is pure. Every entry is written, in one loop (no zeroing passes and few
-    loops: each costs compile time)."""
-    n, L = bins.shape[0], picked_conds.shape[1]
-    new_cov = np.empty((n_picked, n), dtype=np.bool_)
-    new_counts = np.empty((n_picked, C), dtype=np.int64)
-    new_conds = np.empty((n_picked, L), dtype=np.intp)
-    new_lens = np.empty(n_picked, dtype=np.intp)
+    bins, y, target, cov, picked, picked_conds, cand_feature, cand_op, cand_bin, new_cov,
+    new_conds, new_lens, new_counts,
+):  # fmt: skip
+    """The picked versions' coverage, conditions, lengths and class counts (every entry of
+    the ``new_*`` arrays, one row per picked version, is written); returns whether every
+    one is pure. One loop (no zeroing passes and few loops: each costs compile time)."""
+    n_picked, L = new_lens.size, picked_conds.shape[1]
+    C = new_counts.shape[1]
     all_pure = n_picked == n_picked  # (True, not a literal)
     for p in range(n_picked):
         _cover_rows(
@@ -206,30 +211,25 @@ def _kept_versions(
         new_lens[p] = picked[2, p]
         for i in range(L):
             new_conds[p, i] = picked_conds[p, i] if i < picked[2, p] else 0
-    return new_cov, new_conds, new_lens, new_counts, all_pure
+    return all_pure
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _best_version(
-    bins, y, C, cov, conds, lens, best_t, best_b, best_s, cand_feature, cand_op, cand_bin
-):
-    """``(found, best_cov, best_conds, best_len, best_counts)`` of the best candidate; its
-    arrays are empty when there is none (its fields are then unused)."""
-    n, L = bins.shape[0], conds.shape[1]
-    found = best_t >= 0
-    best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)  # (2-D: one allocator less)
-    best_counts = np.empty(C if found else 0, dtype=np.int64)
-    best_conds = np.empty(L if found else 0, dtype=np.intp)
-    best_len = best_t - best_t  # (an int64 zero, not a literal)
-    if found:
-        best_len = _merge(
-            conds[best_b], lens[best_b], best_s, cand_feature[best_s], cand_op[best_s],
-            cand_feature, cand_op, best_conds,
-        )  # fmt: skip
-        _cover_rows(
-            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov[0], best_counts
-        )
-    return found, best_cov, best_conds, best_len, best_counts
+    bins, y, cov, conds, lens, best_b, best_s, cand_feature, cand_op, cand_bin, best_cov,
+    best_conds, best_counts,
+):  # fmt: skip
+    """The best candidate (static id ``best_s`` added to member ``best_b``): its coverage,
+    conditions and class counts written into ``best_cov``, ``best_conds`` (every entry) and
+    ``best_counts``; returns its length (``best_conds`` past it: unused)."""
+    best_len = _merge(
+        conds[best_b], lens[best_b], best_s, cand_feature[best_s], cand_op[best_s],
+        cand_feature, cand_op, best_conds,
+    )  # fmt: skip
+    _cover_rows(
+        bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov, best_counts
+    )
+    return best_len
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from widefs._utils import HELPER_JIT_OPTIONS
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.rules._beam_quality import (
     _beaten,
     _better,
@@ -28,7 +28,7 @@ from widefs.rules._beam_quality import (
 __all__: list[str] = []
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _rank_candidates(
     bins, y, C, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
     walk_rows, walk_bins, walk_distinct, table_counts, cov, lens, member_counts, max_len,
