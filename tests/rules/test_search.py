@@ -323,3 +323,8 @@ def test_a_round_compiles_its_steps_once():
         (signature,) = step.signatures
         arrays = [t for t in signature if isinstance(t, numba.types.Array)]
         assert arrays and {str(t.dtype) for t in arrays} <= index, signature
+    # The ranking step's scratch (walked rows, cumulative counts, one candidate's counts).
+    from widefs.rules._beam_rank import _rank_candidates
+
+    for signature in _rank_candidates.signatures:
+        assert {str(t.dtype) for t in signature[17]} <= index, signature
