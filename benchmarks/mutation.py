@@ -152,6 +152,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         {},
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
+    # The beam round's Python driver (its compiled steps are decorated: out of mutmut's reach).
+    "rules_beam": (
+        ["src/widefs/rules/_beam.py"],
+        ["tests/rules/test_search.py", "tests/rules/test_shared_rounds.py"],
+        {},
+    ),
     "stats": (
         # _pooled.py has a key of its own (stats_pooled).
         [f"src/widefs/stats/{name}.py" for name in ("_binomial", "_chance", "_multitest")],

@@ -304,3 +304,27 @@ def test_root_quality_is_the_kernels_quality_bitwise(quality):
         for target in [-1, *range(C)]:
             expected = _beam.quality_of(counts, target, kind, m, np.empty(C))
             assert _root_quality(_beam, counts, target, kind, m, work) == expected
+
+
+def test_a_round_compiles_its_steps_once():
+    """beam_round allocates every array its compiled steps take with one type (intp, int64,
+    bool), whatever the data and settings: a first run compiles each step once (an array of
+    another type, even with the same values, would cost a second compilation)."""
+    import numba
+
+    from widefs.rules import _beam
+
+    y, numeric, codes, nominal, _ = _problem(1, continuous="distinct")
+    X = pd.DataFrame(np.where(nominal, codes, numeric))
+    for params in ({}, {"stopping": "poe", "mode": "unordered"}, {"beam_width": 1}):
+        CN2Classifier(categorical_features=None, **params).fit(X, y.astype(np.int32))
+    index = {str(numba.from_dtype(np.intp)), "int64", "bool"}  # intp: int64 on 64-bit
+    for step in (_beam._offer, _beam._versions):
+        (signature,) = step.signatures
+        arrays = [t for t in signature if isinstance(t, numba.types.Array)]
+        assert arrays and {str(t.dtype) for t in arrays} <= index, signature
+    # The ranking step's scratch (walked rows, cumulative counts, one candidate's counts).
+    from widefs.rules._beam_rank import _rank_candidates
+
+    for signature in _rank_candidates.signatures:
+        assert {str(t.dtype) for t in signature[17]} <= index, signature

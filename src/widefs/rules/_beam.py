@@ -4,18 +4,19 @@ Why numba: on small, mostly nominal data (a few hundred examples, tens of attrib
 CN2 fit is hundreds of beam rounds of a few hundred candidates each. Done with numpy, each
 round costs some thirty array calls of one to a few microseconds each plus Python objects
 for the kept versions, and that fixed cost, not the counting, dominated the fit
-(benchmarks/bench_cn2.py). One compiled call per round counts every candidate condition of
-every beam member, ranks them, keeps the ``beam_width`` best distinct conjunctions and
-builds their coverage masks; Python keeps only the stopping rules (significance, POE).
+(benchmarks/bench_cn2.py). A round is three compiled calls (usually): one counts and ranks
+every candidate condition of every beam member, one keeps the ``beam_width`` best distinct
+conjunctions, one builds their coverage masks; Python keeps only the stopping rules
+(significance, POE).
 
 The kernels read the bins and static candidates of a ``CandidateTable``
 (:mod:`widefs.rules._table`, built once per fit). This module loads numba, so CN2 imports it
 on first use only; its kernels avoid what makes numba compile slowly (array-to-array slice
 assignment, typed containers, numba's generic sorts), because every fresh install compiles
-them once. A round reads as its three concepts, each a compiled helper called a few times
-per round (candidate generation and scoring, :func:`widefs.rules._beam_rank._rank_candidates`;
-selection of the distinct conjunctions, :func:`_offer`; the outputs,
-:func:`_kept_versions`). The rule qualities and the significance test are in
+them once. A round reads as its three concepts, each a compiled kernel that
+:func:`beam_round` calls (candidate generation and scoring,
+:func:`widefs.rules._beam_rank._rank_candidates`; selection of the distinct conjunctions,
+:func:`_offer`; the outputs, :func:`_versions`). The rule qualities and the significance test are in
 :mod:`widefs.rules._beam_quality`.
 """
 
@@ -56,7 +57,6 @@ def _merge(conds, length, sid, feat, op, cand_feature, cand_op, out):
     return k
 
 
-@numba.njit(**KERNEL_JIT_OPTIONS)
 def beam_round(
     bins, y, n_classes, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
     cand_feature, cand_op, cand_bin, walk_rows, walk_bins, walk_distinct, table_counts,
@@ -79,29 +79,28 @@ def beam_round(
     Quality (``kind``): 0 Laplace, 1 m-estimate with ``entropy_work`` None; 2 minus the
     entropy with ``entropy_work`` scratch space of ``n_classes`` floats. None is a type of
     its own to numba, which then drops the entropy code before compiling: the usual
-    specialization never compiles :func:`quality_of` (~6% of a first CN2 fit's work).
+    specialization never compiles :func:`quality_of`.
 
-    Three steps: :func:`_rank_candidates` generates and scores every candidate, keeping
-    the best few in rank order; :func:`_offer` picks the distinct conjunctions among them;
-    :func:`_kept_versions` and :func:`_best_version` build the outputs.
+    Three compiled steps, called from here: :func:`_rank_candidates` generates and scores
+    every candidate, keeping the best few in rank order; :func:`_offer` picks the distinct
+    conjunctions among them; :func:`_versions` builds the outputs. (Called from Python, not from one compiled round: numba optimizes and
+    generates the machine code of a callee again inside every caller, so each level of
+    calls costs the first run its whole subtree once more; the arrays are allocated here
+    for the same reason, numba compiling ``np.empty`` anew for each shape, type and caller.)
     """
-    n = bins.shape[0]
-    L = conds.shape[1]
-    zero = np.int64(0)  # (counters start from an int64, not a literal: see _rank_groups)
+    n, L = bins.shape[0], conds.shape[1]
     picked = np.empty((3, beam_width), dtype=np.intp)  # member, static id, length
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
-    n_picked = zero
-    pos = zero  # candidates offered so far, in rank order
+    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead);
+    # rows g + 1 are written from row g before they are read.
+    group_counts = np.zeros((n + 2, n_classes), dtype=np.int64)
+    scratch = (np.empty(n, dtype=np.intp), group_counts, np.empty(n_classes, dtype=np.int64))
+    quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
+    n_picked = pos = 0
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room
     # for duplicate conjunctions; a round that needs more passes again keeping four times as
     # many. (64 at first cost 10-20% of a fit on many-class data: each insertion shifts them.)
-    size = zero + 2 * beam_width
-    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead).
-    group_counts = np.empty((n + 2, n_classes), dtype=np.int64)
-    for c in range(n_classes):
-        group_counts[0, c] = 0  # (rows g + 1 are written from row g before they are read)
-    scratch = (np.empty(n, dtype=np.intp), group_counts, np.empty(n_classes, dtype=np.int64))
-    quality = (kind, m, target, min_covered, test, base_p, threshold)
+    size = 2 * beam_width
     while True:
         ranked = (
             np.empty(size, dtype=np.intp),  # owner (beam member)
@@ -121,25 +120,42 @@ def beam_round(
         )  # fmt: skip
         if n_picked == beam_width or kept == n_ok:
             break
-        size = 4 * size if 4 * size < n_ok else n_ok
-    new = _kept_versions(
-        bins, y, n_classes, target, cov, picked, picked_conds, n_picked, cand_feature, cand_op,
-        cand_bin,
+        size = min(4 * size, n_ok)
+    found = best_t >= 0
+    new, best = _outputs(
+        bins, y, n_classes, target, cov, conds, lens, picked, picked_conds, n_picked,
+        cand_feature, cand_op, cand_bin, best_b if found else -1, best_s,
     )  # fmt: skip
-    best = _best_version(
-        bins, y, n_classes, cov, conds, lens, best_t, best_b, best_s, cand_feature, cand_op,
-        cand_bin,
+    return (n_ok, *new[:4], found, *best, best_q if found else 0.0, new[4])
+
+
+def _outputs(
+    bins, y, C, target, cov, conds, lens, picked, picked_conds, n_picked, cand_feature, cand_op,
+    cand_bin, best_b, best_s,
+):  # fmt: skip
+    """``((new_cov, new_conds, new_lens, new_counts, all_pure), (best_cov, best_conds,
+    best_len, best_counts))`` of the picked versions and of the best candidate (static id
+    ``best_s`` added to member ``best_b``; none when ``best_b`` < 0: empty arrays)."""
+    n, L = bins.shape[0], conds.shape[1]
+    new_cov = np.empty((n_picked, n), dtype=np.bool_)
+    new_counts = np.empty((n_picked, C), dtype=np.int64)
+    new_conds = np.empty((n_picked, L), dtype=np.intp)
+    new_lens = np.empty(n_picked, dtype=np.intp)
+    found = best_b >= 0
+    best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)
+    best_counts = np.empty(C if found else 0, dtype=np.int64)
+    best_conds = np.empty(L if found else 0, dtype=np.intp)
+    all_pure, best_len = _versions(
+        bins, y, target, cov, conds, lens, picked, picked_conds, cand_feature, cand_op, cand_bin,
+        new_cov, new_conds, new_lens, new_counts, best_b, best_s, best_cov, best_conds,
+        best_counts,
     )  # fmt: skip
-    found, best_cov, best_conds, best_len, best_counts = best
-    new_cov, new_conds, new_lens, new_counts, all_pure = new
-    best_quality = best_q if found else 0.0
-    return (
-        n_ok, new_cov, new_conds, new_lens, new_counts, found, best_cov, best_conds, best_len,
-        best_counts, best_quality, all_pure,
+    return (new_cov, new_conds, new_lens, new_counts, all_pure), (
+        best_cov, best_conds, best_len, best_counts,
     )  # fmt: skip
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _offer(ranked, kept, pos, n_picked, conds, lens, cand_feature, cand_op, picked, picked_conds):
     """Offer the kept candidates in rank order from ``pos``: each is merged into the next
     free row of ``picked_conds`` and picked (``picked``: member, static id, length) unless
@@ -178,18 +194,17 @@ def _repeats(picked_conds, picked_lens, n_picked, k):
     return False
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _kept_versions(
-    bins, y, C, target, cov, picked, picked_conds, n_picked, cand_feature, cand_op, cand_bin
-):
-    """The picked versions' coverage, conditions, lengths and class counts, and whether
-    every one is pure. Every entry is written, in one loop (no zeroing passes and few
-    loops: each costs compile time)."""
-    n, L = bins.shape[0], picked_conds.shape[1]
-    new_cov = np.empty((n_picked, n), dtype=np.bool_)
-    new_counts = np.empty((n_picked, C), dtype=np.int64)
-    new_conds = np.empty((n_picked, L), dtype=np.intp)
-    new_lens = np.empty(n_picked, dtype=np.intp)
+@numba.njit(**KERNEL_JIT_OPTIONS)
+def _versions(
+    bins, y, target, cov, conds, lens, picked, picked_conds, cand_feature, cand_op, cand_bin,
+    new_cov, new_conds, new_lens, new_counts, best_b, best_s, best_cov, best_conds, best_counts,
+):  # fmt: skip
+    """The outputs of :func:`_outputs`, written into its arrays (every entry of the
+    ``new_*`` arrays, one row per picked version; ``best_conds`` up to the best's length):
+    returns ``(all_pure, best_len)``. One kernel with few loops (no zeroing passes): each
+    costs compile time."""
+    n_picked, L = new_lens.size, picked_conds.shape[1]
+    C = new_counts.shape[1]
     all_pure = n_picked == n_picked  # (True, not a literal)
     for p in range(n_picked):
         _cover_rows(
@@ -206,30 +221,17 @@ def _kept_versions(
         new_lens[p] = picked[2, p]
         for i in range(L):
             new_conds[p, i] = picked_conds[p, i] if i < picked[2, p] else 0
-    return new_cov, new_conds, new_lens, new_counts, all_pure
-
-
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _best_version(
-    bins, y, C, cov, conds, lens, best_t, best_b, best_s, cand_feature, cand_op, cand_bin
-):
-    """``(found, best_cov, best_conds, best_len, best_counts)`` of the best candidate; its
-    arrays are empty when there is none (its fields are then unused)."""
-    n, L = bins.shape[0], conds.shape[1]
-    found = best_t >= 0
-    best_cov = np.empty((1 if found else 0, n), dtype=np.bool_)  # (2-D: one allocator less)
-    best_counts = np.empty(C if found else 0, dtype=np.int64)
-    best_conds = np.empty(L if found else 0, dtype=np.intp)
-    best_len = best_t - best_t  # (an int64 zero, not a literal)
-    if found:
+    best_len = n_picked - n_picked  # (an int64 zero, not a literal)
+    if best_b >= 0:
         best_len = _merge(
             conds[best_b], lens[best_b], best_s, cand_feature[best_s], cand_op[best_s],
             cand_feature, cand_op, best_conds,
         )  # fmt: skip
         _cover_rows(
-            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov[0], best_counts
-        )
-    return found, best_cov, best_conds, best_len, best_counts
+            bins, y, cov[best_b], best_s, cand_feature, cand_op, cand_bin, best_cov[0],
+            best_counts,
+        )  # fmt: skip
+    return all_pure, best_len
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from widefs._utils import HELPER_JIT_OPTIONS
+from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.rules._beam_quality import (
     _beaten,
     _better,
@@ -28,7 +28,7 @@ from widefs.rules._beam_quality import (
 __all__: list[str] = []
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
+@numba.njit(**KERNEL_JIT_OPTIONS)
 def _rank_candidates(
     bins, y, C, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
     walk_rows, walk_bins, walk_distinct, table_counts, cov, lens, member_counts, max_len,
@@ -213,7 +213,9 @@ def _class_counts(g, side, G, nominal, from_table, group_bin, group_counts, tabl
 @numba.njit(**HELPER_JIT_OPTIONS)
 def _consider(q, cover, t, b, sid, vec, quality, ranked, keep, state):
     """Offer one candidate (quality q, generation index t) as the best and to the kept
-    list; returns ``state`` (see :func:`_rank_candidates`) updated."""
+    list, inserted in rank order (in place of the last when ``keep`` are kept, which it
+    beats); returns ``state`` (see :func:`_rank_candidates`) updated. (One function, not
+    two: each compiled call level costs a first run its callees' code once more.)"""
     n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
     test, base_p, threshold = quality[4], quality[5], quality[6]
     # The test (a logarithm per class) only for a would-be best.
@@ -221,24 +223,14 @@ def _consider(q, cover, t, b, sid, vec, quality, ranked, keep, state):
         not test or _significant(vec, float(cover), base_p, threshold)
     ):
         best_t, best_b, best_s, best_c, best_q = t, b, sid, cover, q
+    owner, sids, covers, qualities, index = ranked
+    w = keep - 1
     # Generation order breaks ties: a later candidate never beats an equal one, so most
     # candidates stop here.
-    w = keep - 1
-    if not (
-        kept == keep
-        and (keep == 0 or not _better(q, cover, t, ranked[3][w], ranked[2][w], ranked[4][w]))
-    ):
-        kept = _insert(ranked, kept, keep, b, sid, cover, q, t)
-    return n_ok, kept, best_t, best_b, best_s, best_c, best_q
-
-
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _insert(ranked, kept, keep, b, sid, cover, q, t):
-    """Insert a candidate into the ranked lists (best first; when ``keep`` are kept, in
-    place of the last, which it beats). Returns how many are kept."""
-    owner, sids, covers, qualities, index = ranked
+    if kept == keep and (keep == 0 or not _better(q, cover, t, qualities[w], covers[w], index[w])):
+        return n_ok, kept, best_t, best_b, best_s, best_c, best_q
     if kept == keep:
-        at = keep - 1
+        at = w
     else:
         at = kept
         kept += 1
@@ -254,7 +246,7 @@ def _insert(ranked, kept, keep, b, sid, cover, q, t):
     covers[at] = cover
     qualities[at] = q
     index[at] = t
-    return kept
+    return n_ok, kept, best_t, best_b, best_s, best_c, best_q
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)

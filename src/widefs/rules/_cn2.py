@@ -6,8 +6,8 @@ search with the process-oriented estimate of Eq. 13: the more rule versions the 
 generated, the more the best rule's observed error is pulled towards the prior error.
 
 Each beam round (count every one-condition specialization of every beam member, rank them,
-keep the best distinct conjunctions) is one compiled call,
-:func:`widefs.rules._beam.beam_round`; the search for one rule (:mod:`widefs.rules._rule_search`)
+keep the best distinct conjunctions) is one call of :func:`widefs.rules._beam.beam_round`
+and its compiled steps; the search for one rule (:mod:`widefs.rules._rule_search`)
 applies the stopping rules between rounds, and this module keeps the rule lists. The first
 fit on a machine compiles the rounds (a few seconds, cached on disk); importing this module
 does not.

@@ -1,7 +1,7 @@
 """CN2's search for one rule: beam rounds until the stopping rule (significance or POE) ends it.
 
-Each round is one compiled call (:func:`widefs.rules._beam.beam_round`) that counts, ranks
-and keeps the specializations of the beam; :func:`find_rule` prepares the round's
+Each round is one call of :func:`widefs.rules._beam.beam_round` (its compiled steps count,
+rank and keep the specializations of the beam); :func:`find_rule` prepares the round's
 arguments once and applies the stopping rules of :class:`widefs.rules.CN2Classifier`
 between rounds.
 """
