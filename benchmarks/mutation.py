@@ -287,6 +287,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         _SCREEN_MEMORY_TESTS,
         {},
     ),
+    "univariate_rank_exact": (
+        # The exact rank-sum tail that bounds the untied null's p-values from below.
+        ["src/widefs/univariate/_rank_exact.py"],
+        ["tests/univariate/test_rank_exact.py"],
+        {},
+    ),
     "univariate_rank_null": (
         ["src/widefs/univariate/_rank_null.py", "src/widefs/univariate/_rank_settle.py"],
         # Its own direct checks (every labelling of 6 + 6, draws replayed, the settled rule

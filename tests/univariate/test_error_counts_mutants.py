@@ -167,3 +167,70 @@ def test_groups_force_the_permutation_null_unless_analytic_and_all(null, thresho
         relabelled = y[fit.permutations]
         assert (relabelled[:, 0::2] == relabelled[:, 1::2]).all()
         assert not (relabelled == y).all(axis=1).all()
+
+
+def test_best_score_prefers_the_eligible_features():
+    from widefs.univariate._error_counts import best_score
+
+    scores = np.array([3.0, 1.0, 2.0])
+    assert best_score(scores, np.array([False, True, True])) == 2.0  # not the ineligible 3
+    assert best_score(scores, np.zeros(3, dtype=bool)) == 3.0  # none eligible: any feature's
+
+
+def _key(**changes):
+    from types import SimpleNamespace
+
+    from widefs.univariate._error_counts import error_counts_key
+
+    settings = dict(
+        cv=5, null="permutation", n_permutations=50, p_error="auto", scorer="gaussian_nb",
+        var_smoothing=1e-9, threshold=0.5,
+    )  # fmt: skip
+    settings.update(changes)
+    groups = settings.pop("groups", None)
+    X = np.arange(24.0).reshape(6, 4)
+    return error_counts_key(SimpleNamespace(**settings), X, np.arange(6) % 2, 2, groups)
+
+
+def test_error_counts_key_shares_what_gives_the_same_computation():
+    from sklearn.model_selection import KFold
+
+    # Equal strings and integers are the same setting, whichever object holds them.
+    assert _key(cv="".join(["lo", "o"])) == _key(cv="loo")
+    assert _key(cv=int("1000")) == _key(cv=1000)
+    # Two splitter objects are not assumed equal (their splits may differ).
+    assert _key(cv=KFold(3)) != _key(cv=KFold(3))
+    # The threshold counts only through what it changes.
+    assert _key(threshold="fdr") == _key(threshold="bonferroni")
+    assert _key(threshold="fdr") != _key(threshold=0.5)
+    assert _key(threshold="max_chance") == _key(threshold=0.5)
+    assert _key(threshold="all") != _key(threshold="max_chance")
+    # Groups are part of the computation.
+    assert _key(groups=[0, 0, 1, 1, 2, 2]) != _key(groups=[0, 1, 1, 2, 2, 0])
+    assert _key(groups=[0, 0, 1, 1, 2, 2]) == _key(groups=[5, 5, 7, 7, 9, 9])
+
+
+def test_errors_are_summed_over_two_splits():
+    from widefs.univariate._error_counts import _errors_of
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(12, 5)), np.arange(12) % 2
+    train = np.zeros((2, 12), dtype=bool)
+    train[0, :6], train[1, 6:] = True, True
+    both = _errors_of(X, y, 2, train, ~train, "gaussian_nb", 1e-9)
+    each = [_errors_of(X, y, 2, train[[s]], ~train[[s]], "gaussian_nb", 1e-9) for s in (0, 1)]
+    np.testing.assert_array_equal(both, each[0] + each[1])
+    assert (each[0] != each[1]).any()  # the splits differ, so a sum is not a copy
+
+
+def test_no_scored_feature_gets_p_values_of_one():
+    import warnings
+
+    from widefs.univariate import DiscriminativeSelector
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = DiscriminativeSelector(null="permutation", n_permutations=20, random_state=0).fit(
+            np.ones((12, 3)), np.arange(12) % 2
+        )
+    np.testing.assert_array_equal(fit.pvalues_, np.ones(3))
