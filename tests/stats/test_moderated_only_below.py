@@ -8,6 +8,8 @@ the skipped ones provably at least the level (so a caller's minimum is unchanged
 
 import numpy as np
 import pytest
+import scipy
+from packaging.version import Version
 from scipy import special
 
 import widefs.univariate._screen_moderated as moderated_module
@@ -22,7 +24,10 @@ def test_the_f_tail_exceeds_the_normal_tail(d):
     F = np.concatenate([[0.0], np.logspace(-12, 4.2, 4000), np.linspace(0.0, 60.0, 4001)])
     q = special.fdtrc(1.0, d, F)
     bound = special.erfc(np.sqrt(F / 2))
-    assert np.all(q >= bound * (1 - 1e-12))
+    # The exact tail is at least the bound; scipy 1.12's fdtrc falls up to 4e-4 below it at
+    # d >= 1e5 (measured), inside the 1e-3 margin moderated_f gives the bound.
+    old_scipy = Version(scipy.__version__) < Version("1.15")
+    assert np.all(q >= bound * (1 - (5e-4 if old_scipy else 1e-12)))
     # Not vacuous: close for large d, far for small d in the tail.
     assert q[F == 9.0][0] / bound[F == 9.0][0] < (1.01 if d >= 1e5 else np.inf)
     assert d >= 1e3 or q[F == 9.0][0] > 1.2 * bound[F == 9.0][0]
