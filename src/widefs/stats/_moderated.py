@@ -528,9 +528,8 @@ def moderated_f(
         one tested coefficient, a p-value whose lower bound, the normal tail
         ``erfc(sqrt(F / 2))`` (the F(1, d) tail exceeds it for every d: the t density is
         below the normal's up to one crossing, above it beyond), is at least
-        ``only_below * (1 + 1e-3)`` (and 1e-280) is not computed and given as ``inf``; every
-        other p-value is computed as without it (the margin covers scipy 1.12's ``fdtrc``,
-        up to 4e-4 below the exact tail at d >= 1e5). Default: every p-value.
+        ``only_below * (1 + 1e-3)`` (the margin covers scipy 1.12's ``fdtrc``, 4e-4 low at
+        d >= 1e5) and 1e-280 is given as ``inf``; the others as without it. Default: all.
 
     Returns
     -------
