@@ -21,6 +21,8 @@ from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._rank_exact import _labellings, exact_bounds, subset_sum_counts
 from widefs.univariate._rank_settle import clopper_pearson, untied_decision
 
+from .rank_data import colon_like
+
 
 def _log_w(w):
     with np.errstate(divide="ignore"):
@@ -153,15 +155,6 @@ def test_the_settle_check_with_bounds_is_the_inversion_of_every_cut_interval():
     assert 0.2 < np.mean(answers) < 0.8 and helped >= 20, (np.mean(answers), helped)
 
 
-def _colon_like(seed):
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0, 1], [22, 40])
-    X = rng.normal(size=(y.size, 300))
-    X[:, :150] = np.exp(2.0 * X[:, :150])
-    X[:, 280:] += 2.0 * (y == 0)[:, None]
-    return X, y
-
-
 @pytest.mark.slow
 def test_with_bounds_colon_like_selections_equal_the_full_count_and_stop_earlier(monkeypatch):
     # Twelve seeds: the same selections as all the draws, and never more draws than the
@@ -169,7 +162,7 @@ def test_with_bounds_colon_like_selections_equal_the_full_count_and_stop_earlier
     warnings.simplefilter("ignore")
     earlier = 0
     for seed in range(12):
-        X, y = _colon_like(seed)
+        X, y = colon_like(seed)
         fits = {}
         for name in ("bounded", "intervals", "all"):
             with monkeypatch.context() as patch:

@@ -19,6 +19,8 @@ from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import tie_factor
 from widefs.univariate._rank_settle import untied_decision
 
+from .rank_data import colon_like
+
 LEVELS = (0.005, 0.05, 0.5)
 
 
@@ -68,23 +70,12 @@ def test_stopped_p_values_of_null_features_are_valid(monkeypatch, sizes, w):
     assert np.all(np.abs(diff.mean(axis=0)) <= 3 * diff_se + 1e-3), (diff.mean(axis=0), diff_se)
 
 
-def _colon_like(seed):
-    """62 examples (22 / 40): 150 skewed noise features (ranked, untied), 130 Gaussian noise
-    and 20 strongly shifted Gaussian ones (moderated F: fixed p-values that set the cut)."""
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0, 1], [22, 40])
-    X = rng.normal(size=(y.size, 300))
-    X[:, :150] = np.exp(2.0 * X[:, :150])
-    X[:, 280:] += 2.0 * (y == 0)[:, None]
-    return X, y
-
-
 @pytest.mark.slow
 def test_colon_like_selections_equal_the_full_count_over_twelve_seeds():
     drawn = []
     warnings.simplefilter("ignore")
     for seed in range(12):
-        X, y = _colon_like(seed)
+        X, y = colon_like(seed)
         fits = {
             r: ClassDifferenceScreen(random_state=seed, rank_draws=r).fit(X, y)
             for r in ("settled", "all")
