@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "ComputedColumns",
     "PackedBits",
+    "RowsOf",
     "block_width",
     "column_chunk",
     "column_major",
@@ -481,6 +482,35 @@ def store_blocks(X, width: int) -> Iterator[slice]:
             stop += size
         if stop > start:
             yield slice(start, stop)
+
+
+class RowsOf(ComputedColumns):
+    """Rows ``rows`` of an in-memory matrix (all of them by default), read a block of columns
+    at a time, as an out-of-core matrix is: no copy of the whole.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The whole matrix.
+    rows : ndarray of int, optional
+        The rows (in this order); None: every row.
+
+    Examples
+    --------
+    >>> X = np.arange(12, dtype=np.float32).reshape(3, 4)
+    >>> load_columns(RowsOf(X, np.array([2, 0])), slice(1, 3)).tolist()
+    [[9.0, 10.0], [1.0, 2.0]]
+    """
+
+    def __init__(self, X, rows=None):
+        super().__init__((X.shape[0] if rows is None else rows.size, X.shape[1]))
+        self.X, self.rows = X, rows
+        self.dtype = X.dtype  # read as stored (float32 blocks stay float32 where kept so)
+
+    def columns(self, cols) -> np.ndarray:
+        # The columns first (a view for a slice), then the rows: a block-sized copy.
+        block = self.X[:, cols]
+        return block if self.rows is None else block[self.rows]
 
 
 class PackedBits(ComputedColumns):

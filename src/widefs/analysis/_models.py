@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from widefs._utils import ComputedColumns
+from widefs._utils import RowsOf
 from widefs.analysis._result import CefsAnalysis, RulesAnalysis, ScmAnalysis, ScmBound
 from widefs.analysis._spec import PRESCREEN
 
@@ -39,17 +39,6 @@ def scm_bounds(models: dict, majority_error: float) -> list[ScmBound]:
     return out
 
 
-class _Columns(ComputedColumns):
-    """An in-memory matrix read as an out-of-core one: a block of columns at a time."""
-
-    def __init__(self, X: np.ndarray):
-        super().__init__(X.shape)
-        self.X, self.dtype = X, X.dtype
-
-    def columns(self, cols) -> np.ndarray:
-        return self.X[:, cols]
-
-
 def scm_analysis(X, y, feature_names) -> ScmAnalysis:
     """The three Set Covering Machines fitted on all examples (a store packed in bits).
 
@@ -66,7 +55,7 @@ def scm_analysis(X, y, feature_names) -> ScmAnalysis:
     if isinstance(X, np.ndarray) and 8 * X.size <= SCM_IN_MEMORY_BYTES:
         X = pd.DataFrame(X, columns=[str(c) for c in feature_names])
     else:  # out of core: read where it lies, packed once; names looked up when described
-        X = _Columns(X) if isinstance(X, np.ndarray) else X
+        X = RowsOf(X) if isinstance(X, np.ndarray) else X
         packed = scm.pack_binary(X)
         X = X if packed is None else packed
         names = feature_names

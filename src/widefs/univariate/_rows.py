@@ -15,40 +15,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from widefs._utils import ComputedColumns, array_key
+from widefs._utils import RowsOf, array_key
 from widefs.exceptions import NothingSelectedWarning
 from widefs.univariate._error_counts import best_score, error_counts_key
 from widefs.univariate._grouped_null import check_selector_groups
 
-__all__ = ["RowsOf", "finish_fit", "screen_fit_rows", "selector_fit_rows"]
-
-
-class RowsOf(ComputedColumns):
-    """Rows ``rows`` of an in-memory matrix, read a block of columns at a time.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        The whole matrix.
-    rows : ndarray of int
-        The rows (in this order).
-
-    Examples
-    --------
-    >>> from widefs._utils import load_columns
-    >>> X = np.arange(12, dtype=np.float32).reshape(3, 4)
-    >>> load_columns(RowsOf(X, np.array([2, 0])), slice(1, 3)).tolist()
-    [[9.0, 10.0], [1.0, 2.0]]
-    """
-
-    def __init__(self, X, rows):
-        super().__init__((rows.size, X.shape[1]))
-        self.X, self.rows = X, rows
-        self.dtype = X.dtype  # read as stored (float32 blocks stay float32 where kept so)
-
-    def columns(self, cols) -> np.ndarray:
-        # The columns first (a view for a slice), then the rows: a block-sized copy.
-        return self.X[:, cols][self.rows]
+__all__ = ["finish_fit", "screen_fit_rows", "selector_fit_rows"]
 
 
 def finish_fit(selector, stacklevel: int):
