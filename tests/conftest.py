@@ -14,7 +14,7 @@ def _seed_numpy_global_state():
     test's outcome would depend on which tests ran before it in the same worker (pytest-xdist
     hands out tests in a different order on every run).
     """
-    np.random.seed(0)
+    np.random.seed(0)  # noqa: NPY002 (the legacy global state is what random_state=None uses)
 
 
 def pytest_sessionfinish(session, exitstatus):
