@@ -3,9 +3,10 @@
 The reference is the numpy path of ``_rank_null``: ``Generator.permuted`` on a matrix of
 labellings, scored by ``_scores`` (itself checked against brute force in
 test_rank_null_exact.py and test_screen_fast.py). The compiled pass must give the same
-scores bit for bit and leave the generator in the same state, for two to four classes,
-with and without a spread part, at the largest sample size it takes and from a generator
-holding half of a 64-bit draw; a change of one random number in the draws must show.
+scores bit for bit and leave the generator in the same state, with and without a spread
+part, from the smallest to the largest sample size it takes and from a generator holding half
+of a 64-bit draw; a change of one random number in the draws must show. More than two
+classes, or more ranks than its sums hold exactly, take the numpy path.
 """
 
 import sys
@@ -42,20 +43,20 @@ def _generator(seed, half):
 def _draw(codes, C, w, k, gen, fused, monkeypatch):
     counts = np.bincount(codes, minlength=C).astype(np.float64)
     with monkeypatch.context() as mp:
-        mp.setattr(rank_null, "_fused", lambda n, work: fused)
+        mp.setattr(rank_null, "_fused", lambda n, n_classes, work: fused)
         return rank_null._untied_scores(codes, C, counts, _log_w(w), k, gen)
 
 
-# (n = C = 2: no degree of freedom left; numpy's 0 / 0 warns, both paths give F = 0)
+# (n = 2: no degree of freedom left; numpy's 0 / 0 warns, both paths give F = 0)
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("half", [False, True])
 @pytest.mark.parametrize("w", [0.0, 0.35, 1.0])
-@pytest.mark.parametrize(("n", "C"), [(7, 2), (12, 2), (62, 2), (40, 3), (23, 4), (2, 2)])
-def test_the_compiled_draws_are_the_numpy_draws_bit_for_bit(monkeypatch, n, C, w, half):
-    codes = _codes(n, C, seed=n + C)
+@pytest.mark.parametrize(("n", "seed"), [(2, 0), (3, 1), (7, 2), (12, 3), (62, 4), (101, 5)])
+def test_the_compiled_draws_are_the_numpy_draws_bit_for_bit(monkeypatch, n, seed, w, half):
+    codes = _codes(n, 2, seed=seed)
     numpy_gen, fused_gen = _generator(3, half), _generator(3, half)
-    want = _draw(codes, C, w, 3_000, numpy_gen, False, monkeypatch)
-    got = _draw(codes, C, w, 3_000, fused_gen, True, monkeypatch)
+    want = _draw(codes, 2, w, 3_000, numpy_gen, False, monkeypatch)
+    got = _draw(codes, 2, w, 3_000, fused_gen, True, monkeypatch)
     assert got.dtype == want.dtype == np.float64
     np.testing.assert_array_equal(got, want)
     # The generator is left where permuted leaves it: the next draws agree too.
@@ -63,13 +64,11 @@ def test_the_compiled_draws_are_the_numpy_draws_bit_for_bit(monkeypatch, n, C, w
     np.testing.assert_array_equal(fused_gen.random(5), numpy_gen.random(5))
 
 
-@pytest.mark.parametrize("C", [2, 3])
-def test_the_largest_sample_size_it_takes_is_still_exact(monkeypatch, C):
+def test_the_largest_sample_size_it_takes_is_still_exact(monkeypatch):
     # At EXACT_RANKS ranks the class sums of e^2 are near 2**53: still exact integers.
-    n = rank_null.EXACT_RANKS
-    codes = _codes(n, C, seed=C)
-    want = _draw(codes, C, 0.5, 40, _generator(1, False), False, monkeypatch)
-    got = _draw(codes, C, 0.5, 40, _generator(1, False), True, monkeypatch)
+    codes = _codes(rank_null.EXACT_RANKS, 2, seed=1)
+    want = _draw(codes, 2, 0.5, 40, _generator(1, False), False, monkeypatch)
+    got = _draw(codes, 2, 0.5, 40, _generator(1, False), True, monkeypatch)
     np.testing.assert_array_equal(got, want)
 
 
@@ -91,7 +90,7 @@ def test_the_screen_gives_the_same_p_values_on_either_path(monkeypatch):
     fits = []
     for fused in (False, True):
         with monkeypatch.context() as mp:
-            mp.setattr(rank_null, "_fused", lambda n, work, fused=fused: fused)
+            mp.setattr(rank_null, "_fused", lambda n, n_classes, work, fused=fused: fused)
             fits.append(ClassDifferenceScreen("fdr", random_state=0).fit(X, y))
     numpy_fit, fused_fit = fits
     assert (numpy_fit.kinds_ == numpy_fit.kind_names_.index("ranked")).all()
@@ -104,15 +103,15 @@ def test_the_screen_gives_the_same_p_values_on_either_path(monkeypatch):
 def test_the_rank_branch_with_ties_gives_the_same_p_values_on_either_path(monkeypatch):
     # Tied strata draw first from the same generator: the untied draws follow theirs.
     rng = np.random.default_rng(2)
-    y = np.repeat([0, 1, 2], [9, 8, 10])
-    X = np.column_stack([rng.normal(size=(27, 20)), rng.poisson(1.0, size=(27, 60))])
+    y = np.repeat([0, 1], [13, 15])
+    X = np.column_stack([rng.normal(size=(28, 20)), rng.poisson(1.0, size=(28, 60))])
     X[:, :3] += y[:, None]
     out = []
     for fused in (False, True):
         with monkeypatch.context() as mp:
-            mp.setattr(rank_null, "_fused", lambda n, work, fused=fused: fused)
+            mp.setattr(rank_null, "_fused", lambda n, n_classes, work, fused=fused: fused)
             rng = np.random.RandomState(4)
-            args = (X, np.arange(80), tie_factor(X), y, 3, 0.3, rng)
+            args = (X, np.arange(80), tie_factor(X), y, 2, 0.3, rng)
             out.append(rank_null.rank_branch(*args, draws=2_000, untied_draws=5_000))
     assert (out[0].strata == 0).sum() == 20 and out[0].strata.max() > 0
     np.testing.assert_array_equal(out[1].pvalues, out[0].pvalues)
@@ -121,13 +120,26 @@ def test_the_rank_branch_with_ties_gives_the_same_p_values_on_either_path(monkey
 
 def test_the_compiled_path_is_taken_only_where_it_is_exact_and_pays(monkeypatch):
     assert "numba" in sys.modules  # (the tests above compiled the kernel)
-    assert rank_null._fused(rank_null.EXACT_RANKS, 1.0)
-    assert not rank_null._fused(rank_null.EXACT_RANKS + 1, 1.0)
-    assert not rank_null._fused(rank_null.EXACT_RANKS + 1, 10 * NUMBA_MIN_WORK)
+    assert rank_null._fused(rank_null.EXACT_RANKS, 2, 1.0)
+    assert not rank_null._fused(rank_null.EXACT_RANKS + 1, 2, 1.0)
+    assert not rank_null._fused(rank_null.EXACT_RANKS + 1, 2, 10 * NUMBA_MIN_WORK)
+    assert not rank_null._fused(62, 3, 10 * NUMBA_MIN_WORK)  # (two classes only)
     # Without numba loaded, only work that pays for loading it takes the compiled path.
     monkeypatch.delitem(sys.modules, "numba")
-    assert not rank_null._fused(62, NUMBA_MIN_WORK - 1)
-    assert rank_null._fused(62, NUMBA_MIN_WORK)
+    assert not rank_null._fused(62, 2, NUMBA_MIN_WORK - 1)
+    assert rank_null._fused(62, 2, NUMBA_MIN_WORK)
+
+
+def test_three_classes_draw_the_same_on_the_numpy_path(monkeypatch):
+    # The rule sends them to the numpy path whatever is loaded.
+    codes = _codes(40, 3, seed=0)
+    counts = np.bincount(codes).astype(np.float64)
+    gen = _generator(3, False)
+    got = rank_null._untied_scores(codes, 3, counts, _log_w(0.35), 500, gen)
+    labels = _generator(3, False).permuted(np.tile(codes, (500, 1)), axis=1)
+    R = np.arange(1.0, 41.0)[:, None]
+    want = rank_null._scores(R, labels, 3, counts, _log_w(0.35))[0].ravel()
+    np.testing.assert_array_equal(got, want)
 
 
 def test_the_f_tails_are_scipy_s_bit_for_bit():

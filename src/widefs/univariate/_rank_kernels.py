@@ -1,7 +1,8 @@
 """numba kernel of the untied rank null, imported lazily by ``_rank_null``.
 
-``untied_rank_f`` draws labellings of the ranks 1..n and scores each as it is drawn, in one
-pass without a matrix of labellings. Each draw is the Fisher-Yates shuffle that
+``untied_rank_f`` draws labellings of the ranks 1..n into two classes and scores each as it
+is drawn, in one pass without a matrix of labellings (more classes take the numpy path: one
+kernel for the common case compiles faster on a first run). Each draw is the Fisher-Yates shuffle that
 ``numpy.random.Generator.permuted`` makes of the class codes (from the last position down,
 swapping it with ``random_interval``'s masked-rejection draw from the generator's own 32-bit
 stream, reached through the bit generator's ctypes interface), so the labellings, and the
@@ -75,8 +76,8 @@ def _spread_parts(dt, bt, wt, ds, dq, count):
 
 @numba.njit(**HELPER_JIT_OPTIONS, error_model="numpy")
 def _two_classes(lab, counts, spread, tot, d1, d2):
-    """Location and spread F of one labelling of the ranks 1..n into two classes: the class
-    sums in registers (no store-to-load chains through a per-class array)."""
+    """Location and spread F of one labelling of the ranks 1..n into two classes, the class
+    sums kept in registers."""
     n = lab.size
     s1 = np.int64(0)
     for i in range(n):
@@ -110,66 +111,28 @@ def _two_classes(lab, counts, spread, tot, d1, d2):
     return loc, _f_ratio(bt, wt, d1, d2)
 
 
-@numba.njit(**HELPER_JIT_OPTIONS, error_model="numpy")
-def _classes(lab, counts, spread, tot, d1, d2, sr, ds, dq):
-    """``_two_classes`` for any number of classes (``sr``, ``ds``, ``dq``: scratch arrays)."""
-    n = lab.size
-    C = counts.size
-    sr[:] = 0
-    for i in range(n):
-        sr[lab[i]] += i + 1
-    between = 0.0
-    for c in range(C):
-        s = (2 * sr[c] - np.int64(counts[c]) * (n + 1)) / 2.0
-        between = between + s * s / counts[c]
-    loc = _f_ratio(between, max(tot - between, 0.0), d1, d2)
-    if not spread:
-        return loc, 0.0
-    ds[:] = 0
-    dq[:] = 0
-    for i in range(n):
-        c = lab[i]
-        e = abs(2 * np.int64(counts[c]) * (i + 1) - 2 * sr[c])
-        ds[c] += e
-        dq[c] += e * e
-    dt = 0.0
-    bt = 0.0
-    wt = 0.0
-    for c in range(C):
-        dt, bt, wt = _spread_parts(dt, bt, wt, ds[c], dq[c], counts[c])
-    bt = bt - dt * dt / n
-    return loc, _f_ratio(bt, wt, d1, d2)
-
-
 @numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
 def untied_rank_f(codes, counts, spread, draws, next_uint32, state):
-    """Location and spread F of the ranks 1..n under ``draws`` shuffles of ``codes``.
+    """Location and spread F of the ranks 1..n under ``draws`` shuffles of two classes' codes.
 
-    codes: (n,) class codes; counts: (C,) class sizes (float); next_uint32, state: the bit
-    generator's ctypes ``next_uint32`` and ``state_address`` (advanced as ``permuted``
-    advances it). Returns ``F_loc, F_spr`` of shape (draws,) (``F_spr`` zeros without
-    ``spread``). The numpy path's class sums of the centred ranks are exact half-integers:
-    ``S_c - n_c (n + 1) / 2`` from the integer rank sums ``S_c`` is the same float; so are
-    the sums of ``e = |n_c 2r - 2 S_c|`` and ``e^2``, summed here as integers.
+    codes: (n,) int64 class codes 0 and 1; counts: (2,) class sizes (float); next_uint32,
+    state: the bit generator's ctypes ``next_uint32`` and ``state_address`` (advanced as
+    ``permuted`` advances it). Returns ``F_loc, F_spr`` of shape (draws,) (``F_spr`` zeros
+    without ``spread``). The numpy path's class sums of the centred ranks are exact
+    half-integers: ``S_c - n_c (n + 1) / 2`` from the integer rank sums ``S_c`` is the same
+    float; so are the sums of ``e = |n_c 2r - 2 S_c|`` and ``e^2``, summed here as integers.
     """
     n = codes.size
-    C = counts.size
-    d1 = np.float64(C - 1)
-    d2 = np.float64(n - C)
+    d1 = 1.0
+    d2 = np.float64(n - 2)
     tot = n * (n * np.float64(n) - 1.0) / 12.0  # the centred ranks' sum of squares (exact)
     F_loc = np.empty(draws)
     F_spr = np.empty(draws)
     lab = np.empty(n, dtype=np.int64)
-    sr = np.empty(C, dtype=np.int64)
-    ds = np.empty(C, dtype=np.int64)
-    dq = np.empty(C, dtype=np.int64)
     top_mask = np.int64(1)
     while top_mask < n - 1:
         top_mask = 2 * top_mask + 1
     for b in range(draws):
         _shuffle(lab, codes, top_mask, next_uint32, state)
-        if C == 2:
-            F_loc[b], F_spr[b] = _two_classes(lab, counts, spread, tot, d1, d2)
-        else:
-            F_loc[b], F_spr[b] = _classes(lab, counts, spread, tot, d1, d2, sr, ds, dq)
+        F_loc[b], F_spr[b] = _two_classes(lab, counts, spread, tot, d1, d2)
     return F_loc, F_spr

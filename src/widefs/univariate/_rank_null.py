@@ -6,8 +6,8 @@ has *exactly* the same null (that of the ranks 1..n): their p-values come from d
 statistic on 1..n under random labellings, independent of the data, as many as Bonferroni over
 all features needs (up to MAX_UNTIED_DRAWS), so they are exact. Given an ``UntiedDecision``
 (the screen's selection with every other p-value fixed), those draws stop as soon as the
-selection is settled: see ``_untied_pvalues``. Where numba is loaded, one compiled pass
-(``_rank_kernels``) draws and scores them, the same labellings and the same floats as the
+selection is settled: see ``_untied_pvalues``. With two classes where numba is loaded, one
+compiled pass (``_rank_kernels``) draws and scores them, the same labellings and the same floats as the
 numpy path, without a matrix of labellings. Tied features are grouped into
 strata of similar tie factor ``sum(t^3 - t) / (n^3 - n)`` (the share of the rank variance the
 ties remove: a zero-inflated count with half its values at 0 has about 0.25), and draws are
@@ -137,20 +137,21 @@ def _exact_bounds_of(obs, codes, counts, log_w):
     return exact_bounds(obs, codes, counts, log_w, _scores)
 
 
-def _fused(n: int, work: float) -> bool:
-    """Whether the untied null runs the compiled one-pass kernel: its sums are exact up to
-    EXACT_RANKS ranks, and it pays where numba is loaded already or the work pays for
-    loading it (``_screen_numpy``'s rule; the numpy path needs no numba at all)."""
+def _fused(n: int, n_classes: int, work: float) -> bool:
+    """Whether the untied null runs the compiled one-pass kernel: two classes, its sums
+    exact (up to EXACT_RANKS ranks), and numba loaded already or the work paying for loading
+    it (``_screen_numpy``'s rule; the numpy path needs no numba at all)."""
     from widefs.univariate._screen_numpy import NUMBA_MIN_WORK
 
-    return n <= EXACT_RANKS and ("numba" in sys.modules or work >= NUMBA_MIN_WORK)
+    fits = n_classes == 2 and n <= EXACT_RANKS
+    return fits and ("numba" in sys.modules or work >= NUMBA_MIN_WORK)
 
 
 def _untied_scores(codes, n_classes, counts, log_w, k, gen):
     """Scores of k labellings of the ranks 1..n, drawn by ``gen`` as
     ``gen.permuted(np.tile(codes, (k, 1)), axis=1)`` draws them (the same draws either way)."""
     n = codes.size
-    if not _fused(n, float(k) * n):
+    if not _fused(n, n_classes, float(k) * n):
         labels = gen.permuted(np.tile(codes, (k, 1)), axis=1)
         R = np.arange(1.0, n + 1.0)[:, None]
         return _scores(R, labels, n_classes, counts, log_w)[0].ravel()
@@ -158,8 +159,8 @@ def _untied_scores(codes, n_classes, counts, log_w, k, gen):
 
     bits = gen.bit_generator.ctypes
     F_loc, F_spr = untied_rank_f(
-        codes, np.ascontiguousarray(counts, dtype=np.float64), bool(np.isfinite(log_w[1])),
-        int(k), bits.next_uint32, bits.state_address,
+        codes.astype(np.int64), np.ascontiguousarray(counts, dtype=np.float64),
+        bool(np.isfinite(log_w[1])), int(k), bits.next_uint32, bits.state_address,
     )  # fmt: skip
     return _combined(F_loc, F_spr, n_classes, n, log_w)
 
