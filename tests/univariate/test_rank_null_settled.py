@@ -20,7 +20,7 @@ from widefs.stats import benjamini_hochberg, pooled_permutation_pvalues
 from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import tie_factor
 from widefs.univariate._rank_settle import UntiedDecision, clopper_pearson, untied_decision
-from widefs.univariate._screen_select import bh_cut
+from widefs.univariate._screen_select import _MARGIN, bh_cut
 
 ALPHA = 0.05
 
@@ -221,6 +221,28 @@ def test_the_tied_features_join_the_fixed_ones():
     d = _fixed_decision(np.array([0.01, 0.2]), 3).including(np.array([0.002, 0.5, 0.04]))
     np.testing.assert_array_equal(d.fixed, [0.002, 0.01, 0.04])
     assert d.n_testable == 5 and d.bonferroni_cut == pytest.approx(ALPHA / 5)
+
+
+def test_the_fixed_p_values_reach_a_hair_above_alpha_inclusive():
+    # Every p-value up to alpha (1 + margin), that one included, can be the screen's cut
+    # (its arithmetic may pass a hair above alpha): none above it.
+    low = ALPHA * (1.0 + _MARGIN)
+    above = np.nextafter(low, 1.0)
+    d = _fixed_decision(np.array([0.01, low, above, 0.3]), 2)
+    np.testing.assert_array_equal(d.fixed, [0.01, low])
+    joined = d.including(np.array([above, low, 0.02]))
+    np.testing.assert_array_equal(joined.fixed, [0.01, 0.02, low, low])
+
+
+def test_a_feature_no_null_draw_reached_is_never_settled_outside_the_selection():
+    # b = 0: its exact p-value may be 0, below any threshold, however few the draws and
+    # however small the threshold (here 5e-8, where a binomial tail of 100 draws is 5e-6,
+    # below error / 2): the necessary conditions must fail without a tail.
+    d = untied_decision("fdr", ALPHA, np.zeros(0), np.zeros(0, bool), 10**6, 10**6)
+    assert not d._may_settle(np.array([0.0]), 100, 1e-3)
+    assert not d.settled(np.array([0.0]), 100, 1e-3)
+    # One null draw at least as large on 10^6 draws: its lower end is above 5e-8 (settled).
+    assert d._may_settle(np.array([1.0e4]), 10**6, 1e-3)
 
 
 def test_an_int_threshold_or_no_feature_has_no_bonferroni_cut_or_no_decision():
