@@ -245,6 +245,25 @@ def test_a_feature_no_null_draw_reached_is_never_settled_outside_the_selection()
     assert d._may_settle(np.array([1.0e4]), 10**6, 1e-3)
 
 
+def _one_feature(lower, upper):
+    """One testable feature, untied, at alpha 0.05 (m = K = 1), with exact bounds."""
+    d = untied_decision("fdr", ALPHA, np.zeros(0), np.zeros(0, bool), 1, 1)
+    return d.bounded(np.array([lower]), np.array([upper]))
+
+
+def test_the_necessary_conditions_at_their_ends_follow_their_definition():
+    # Nothing drawn beats the observed score in 19 draws: the estimate 1 / 20 is alpha, the
+    # cut of both rules, and rejected (p <= cut). Exact p-values in [0, alpha], or up to
+    # the ends alpha (1 + margin) an upper end may reach, keep it rejected: settled.
+    b = np.array([0.0])
+    assert _one_feature(0.0, ALPHA)._may_settle(b, 19, 1e-3)
+    assert _one_feature(0.0, ALPHA * 1 / 1 * (1.0 + _MARGIN))._may_settle(b, 19, 1e-3)
+    # Nine draws: the estimate 0.1 is above the cut, and an exact lower bound exactly at the
+    # cut's lower end, alpha (1 - margin), may still be rejected: not settled.
+    assert not _one_feature(ALPHA * 1 / 1 * (1.0 - _MARGIN), 1.0)._may_settle(b, 9, 1e-3)
+    assert _one_feature(np.nextafter(ALPHA * (1.0 - _MARGIN), 1.0), 1.0)._may_settle(b, 9, 1e-3)
+
+
 def test_an_int_threshold_or_no_feature_has_no_bonferroni_cut_or_no_decision():
     assert untied_decision(5, ALPHA, np.ones(3), np.ones(3, bool), 3, 3) is None
     d = untied_decision("bonferroni", ALPHA, np.ones(3), np.ones(3, bool), 3, 0)
