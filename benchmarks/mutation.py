@@ -296,8 +296,13 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "univariate_rank_null": (
         ["src/widefs/univariate/_rank_null.py", "src/widefs/univariate/_rank_settle.py"],
         # Its own direct checks (every labelling of 6 + 6, draws replayed, the settled rule
-        # against brute force): the screen's fits call it too, but take minutes per mutant.
-        ["tests/univariate/test_rank_null_settled.py", "tests/univariate/test_rank_null_exact.py"],
+        # against brute force, the compiled untied null against the numpy one): the
+        # screen's fits call it too, but take minutes per mutant.
+        [
+            "tests/univariate/test_rank_null_settled.py",
+            "tests/univariate/test_rank_null_exact.py",
+            "tests/univariate/test_rank_kernels.py",
+        ],
         {},
     ),
     "model_selection_nested": (
