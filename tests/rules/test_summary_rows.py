@@ -1,9 +1,12 @@
 """rules_summary on a numpy matrix reads it in place: the same split, screen, rules and errors as
 CN2 fitted on the DataFrame parts that ``train_test_split`` copies (the former path)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectKBest
 from sklearn.model_selection import StratifiedGroupKFold, train_test_split
 
@@ -114,3 +117,99 @@ def test_a_list_input_is_read_as_its_array():
     from_list = rules_summary(X.tolist(), list(y), random_state=4)
     from_array = rules_summary(X, y, random_state=4)
     assert from_list.text == from_array.text
+
+
+@pytest.mark.parametrize("smallest", [1, 2])
+def test_stratified_when_every_class_has_two_examples(smallest):
+    rng = np.random.default_rng(smallest)
+    y = np.array(["rare"] * smallest + ["common"] * 20)
+    X = rng.normal(size=(y.size, 4))
+    summary = rules_summary(X, y, random_state=7)
+    stratify = y if smallest >= 2 else None
+    _, test = train_test_split(np.arange(y.size), test_size=0.33, random_state=7, stratify=stratify)
+    assert summary.n_test == test.size
+    # The held-out labels are the expected rows': the majority-class error says which.
+    assert summary.default_error == float(np.mean(y[test] != "common"))
+    if smallest == 2:
+        assert "rare" in y[test]
+
+
+def _grouped():
+    X, y = _data(np.float64, 6, n=36, p=14)
+    return X, y, np.arange(y.size) // 3  # twelve groups of three
+
+
+@pytest.mark.parametrize("test_size", [0.5, 12, 0.25])
+def test_groups_hold_out_one_fold_of_round_one_over_the_fraction(test_size):
+    X, y, groups = _grouped()
+    summary = rules_summary(X, y, random_state=2, groups=groups, test_size=test_size)
+    fraction = test_size if isinstance(test_size, float) else test_size / y.size
+    n_splits = max(2, round(1 / fraction))
+    folds = StratifiedGroupKFold(n_splits, shuffle=True, random_state=np.random.RandomState(2))
+    _, test = next(folds.split(X, y, groups))
+    assert summary.n_test == test.size
+    assert summary.default_error == float(np.mean(y[test] != _majority(y, test)))
+
+
+def _majority(y, test):
+    labels, counts = np.unique(np.delete(y, test), return_counts=True)
+    return labels[np.argmax(counts)]
+
+
+def test_two_groups_are_enough_and_one_is_refused():
+    X, y, _ = _grouped()
+    two = np.arange(y.size) % 2
+    assert rules_summary(X, y, random_state=0, groups=two).n_test in (18,)
+    with pytest.raises(ValueError, match="needs at least two groups"):
+        rules_summary(X, y, random_state=0, groups=np.zeros(y.size))
+
+
+def test_a_random_state_instance_seeds_the_grouped_split():
+    X, y, groups = _grouped()
+    seeded = rules_summary(X, y, random_state=np.random.RandomState(4), groups=groups)
+    assert seeded.text == rules_summary(X, y, random_state=4, groups=groups).text
+
+
+class _CallableSelector(BaseEstimator):
+    """A selector that is also callable: fitted as a selector, never called."""
+
+    def __call__(self, *args):
+        raise AssertionError("a selector is fitted, not called")
+
+    def fit(self, X, y):
+        self.n_ = np.asarray(X).shape[1]
+        return self
+
+    def get_support(self):
+        return (np.arange(self.n_) < 3).astype(int)  # 0/1: read as a mask
+
+
+def test_a_callable_selector_is_fitted_and_masks_are_boolean():
+    X, y = _data(np.float64, 8)
+    summary = rules_summary(X, y, random_state=8, prescreen=_CallableSelector())
+    assert summary.prescreen_support.dtype == bool
+    np.testing.assert_array_equal(summary.prescreen_support, np.arange(X.shape[1]) < 3)
+    called = rules_summary(
+        X, y, random_state=8, prescreen=lambda X, y, rows: [1, 0, 1] + [0] * (X.shape[1] - 3)
+    )
+    assert called.prescreen_support.dtype == bool
+    assert called.model.n_features_in_ == 2
+
+
+def test_the_default_seed_the_errors_and_the_text():
+    X, y = _data(np.float64, 9)
+    names = [f"g{j}" for j in range(X.shape[1])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a named model predicts named columns
+        summary = rules_summary(X, y, feature_names=names)
+    assert summary.text == rules_summary(X, y, random_state=0, feature_names=names).text
+    train, test = train_test_split(np.arange(y.size), test_size=0.33, random_state=0, stratify=y)
+    model, predicted, y_te = _expected(X, y, names, 0, None)
+    labels, counts = np.unique(y[train], return_counts=True)
+    default = float(np.mean(y[test] != labels[np.argmax(counts)]))
+    assert summary.default_error == default
+    error = float(np.mean(predicted != y_te))
+    assert summary.text == (
+        f"{model}\nheld-out error {error:.3f} on {test.size} examples "
+        f"(majority-class error {default:.3f}); trained on {train.size}."
+    )
