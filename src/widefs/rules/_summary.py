@@ -177,6 +177,11 @@ def rules_summary(
     params = {"stopping": "poe", **params}
     model = CN2Classifier(**params).fit(_part(X, train, columns, names), y_tr)
     test_error = float(np.mean(model.predict(_part(X, test, columns, names)) != y_te))
+    return _summary(model, test_error, y_tr, y_te, support)
+
+
+def _summary(model, test_error, y_tr, y_te, support) -> RulesSummary:
+    """The summary of ``model``: its held-out error beside the training majority class's."""
     labels, train_counts = np.unique(y_tr, return_counts=True)
     majority = labels[np.argmax(train_counts)]
     default_error = float(np.mean(y_te != majority))
