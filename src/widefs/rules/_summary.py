@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedGroupKFold, train_test_split
 
@@ -165,7 +166,7 @@ def rules_summary(
     CN2Classifier: ... rules, ... conditions, ordered, stopping=poe
     """
     y = np.asarray(y)
-    if not hasattr(X, "iloc"):
+    if not (hasattr(X, "iloc") or sparse.issparse(X)):  # sparse: CN2 says what to do
         X = np.asarray(X)
     train, test = _split(y, test_size, random_state, groups)
     y_tr, y_te = y[train], y[test]
