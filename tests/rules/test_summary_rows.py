@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectKBest
 from sklearn.model_selection import StratifiedGroupKFold, train_test_split
@@ -213,3 +214,9 @@ def test_the_default_seed_the_errors_and_the_text():
         f"{model}\nheld-out error {error:.3f} on {test.size} examples "
         f"(majority-class error {default:.3f}); trained on {train.size}."
     )
+
+
+def test_a_sparse_matrix_is_refused_by_cn2_with_its_message():
+    X, y = _data(np.float64, 10)
+    with pytest.raises(TypeError, match="CN2Classifier"):
+        rules_summary(sparse.csr_matrix(X), y)
