@@ -152,6 +152,16 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         {},
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
+    # rules_summary: the split (row indices), the pre-screen and the in-place parts.
+    "rules_summary": (
+        ["src/widefs/rules/_summary.py"],
+        [
+            "tests/rules/test_summary_rows.py",
+            "tests/rules/test_summary_prescreen.py",
+            "tests/rules/test_summary_groups.py",
+        ],
+        {},
+    ),
     # The beam round's Python driver (its compiled steps are decorated: out of mutmut's reach).
     "rules_beam": (
         ["src/widefs/rules/_beam.py"],
