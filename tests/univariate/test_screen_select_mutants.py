@@ -177,3 +177,49 @@ def test_coded_values_widen_their_codes_exactly_when_the_table_outgrows_them(n_v
     assert coded.codes.itemsize == (1 if n_values <= 256 else 2)
     np.testing.assert_array_equal(coded.toarray(), np.r_[0.0, values])
     np.testing.assert_array_equal(coded[np.arange(n_values)], np.r_[0.0, values])
+
+
+def _bh_sorted(pvalues, testable, alpha):
+    """The cut from a sort of every testable p-value and every position at once."""
+    p = np.sort(pvalues[testable])
+    if p.size == 0:
+        return -1.0
+    passing = np.flatnonzero(p * p.size / np.arange(1, p.size + 1) <= alpha)
+    return float(p[passing[-1]]) if passing.size else -1.0
+
+
+def _bh_case(case, rng):
+    alpha, n = 0.05, 60
+    if case == "ties":
+        p = rng.choice([0.0005, 0.001, 0.01, 0.02, 0.04, 0.3, 1.0], size=n)
+    elif case == "all_equal_passing":
+        p = np.full(n, alpha)  # p m / m = alpha at the last position
+    elif case == "all_equal_failing":
+        p = np.full(n, np.nextafter(alpha, 1.0))
+    elif case == "none":
+        p = rng.uniform(0.06, 1.0, n)
+    else:  # every p-value selected
+        p = rng.uniform(0.0, alpha / n, n)
+    testable = rng.random(n) < 0.9
+    return p, testable, alpha
+
+
+@pytest.mark.parametrize("case", ["ties", "all_equal_passing", "all_equal_failing", "none", "all"])
+@pytest.mark.parametrize("positions", [7, 2**20])
+def test_bh_cut_equals_the_sorted_cut(case, positions, monkeypatch):
+    # Positions scanned from the last, ``positions`` at a time (and the blocks of features).
+    monkeypatch.setattr(_screen_select, "_BLOCK_BYTES", 16 * positions)
+    from widefs.stats import benjamini_hochberg
+
+    for seed in range(5):
+        p, testable, alpha = _bh_case(case, np.random.default_rng(seed))
+        cut = bh_cut(p, testable, alpha)
+        assert cut == _bh_sorted(p, testable, alpha)
+        rejected = np.zeros(p.size, bool)
+        rejected[testable] = benjamini_hochberg(p[testable]) <= alpha
+        np.testing.assert_array_equal(testable & (p <= cut), rejected)
+        expected = {"none": 0, "all_equal_failing": 0, "all": testable.sum()}
+        if case in expected:
+            assert (testable & (p <= cut)).sum() == expected[case]
+        if case == "all_equal_passing":
+            assert cut == alpha

@@ -21,6 +21,7 @@ from widefs._utils import (
     is_sparse_matrix,
     validate_lazy_xy,
 )
+from widefs._utils._spill import SpilledArray, SpillFile, closed_on_error
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
@@ -39,7 +40,7 @@ from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._rank_settle import untied_decision
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
-from widefs.univariate._screen_moderated import moderated_branch
+from widefs.univariate._screen_moderated import fits_spilled, moderated_branch
 from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
 from widefs.univariate._thresholds import top_k
 
@@ -103,6 +104,50 @@ def _best_score(pvalues, constant) -> float:
 
 def _values(kept) -> np.ndarray:
     return kept.toarray() if isinstance(kept, CodedValues) else kept
+
+
+def _kept(mask, new):
+    """``mask`` in an array made by ``new`` (itself when that makes arrays in memory)."""
+    if new is np.empty:
+        return mask
+    out = new(mask.shape, mask.dtype)
+    out[:] = mask
+    return out
+
+
+def _kind_counts(kinds) -> np.ndarray:
+    """Features of each kind, a block at a time (``kinds`` may be in a file)."""
+    counts = np.zeros(len(KIND_NAMES), np.int64)
+    for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
+        counts += np.bincount(kinds[block], minlength=len(KIND_NAMES))
+    return counts
+
+
+def _map_spilled(screen, spill) -> None:
+    """Every per-feature array of ``screen`` kept in ``spill`` becomes its read-only view in
+    the file's map; the file object is closed (the map keeps the data while it lives)."""
+    whole = spill.map()
+    for name in _SPILLED:
+        kept = getattr(screen, name)
+        if isinstance(kept, CodedValues):
+            kept = kept.codes
+            if isinstance(kept, SpilledArray):
+                getattr(screen, name).codes = kept.mapped(whole)
+        elif isinstance(kept, SpilledArray):
+            setattr(screen, name, kept.mapped(whole))
+
+
+#: The fitted per-feature arrays an out-of-core fit above the spill threshold keeps on disk.
+_SPILLED = (
+    "kinds_",
+    "location_statistics_",
+    "spread_statistics_",
+    "constant_features_",
+    "testable_",
+    "support_",
+    "_min_pvalues",
+    "_spread_weights",
+)
 
 
 class ClassDifferenceScreen(
@@ -211,6 +256,10 @@ class ClassDifferenceScreen(
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
 
+    An out-of-core fit whose fits spill to a temporary file (see Notes) keeps every
+    per-feature array but ``pvalues_`` there: read-only ``numpy.memmap`` views of an unnamed
+    temporary file (removed with the last view; pickled as plain arrays).
+
     See Also
     --------
     DiscriminativeSelector : the chance-aware error-count protocol (MGM, E[X(1)]).
@@ -228,7 +277,8 @@ class ClassDifferenceScreen(
     carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
     examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
     classes and the spread test; in an unnamed temporary file instead when the fits of an
-    out-of-core matrix would exceed 64 MB); every other step works a block of features at a time.
+    out-of-core matrix would exceed 64 MB, and then the fitted arrays but ``pvalues_`` too);
+    every other step works a block of features at a time.
 
     The ranked features without ties share one exact permutation null. With
     ``rank_draws="settled"`` it is drawn in doubling chunks, and after each chunk every such
@@ -338,20 +388,19 @@ class ClassDifferenceScreen(
         self.spread_weight_ = 0.0 if self.counts_ or plan is not None else float(weight)
         self.kind_names_ = KIND_NAMES
         self.design_ = no_design(self.classes_)
+        spill = None
         if plan is not None:
             score_with_design(self, X, codes, plan, check_random_state(self.random_state))
         elif X.shape[0] <= C:
             self._untestable(X.shape[1])
         else:
-            self._score(X, codes, sizes, check_random_state(self.random_state))
-        self.constant_features_ = self.kinds_ == 0
-        self.n_scored_ = int((~self.constant_features_).sum())
-        self.kind_counts_ = {
-            name: int(np.sum(self.kinds_ == k)) for k, name in enumerate(KIND_NAMES)
-        }
-        self.search_score_ = _best_score(self.pvalues_, self.constant_features_)
-        self.testable_, self.threshold_, self.support_ = self._select(self.threshold, self.alpha)
-        if not self.support_.any():
+            spill = self._score(X, codes, sizes, check_random_state(self.random_state))
+        with closed_on_error(spill):  # an error or an interrupt: the file goes too
+            self._summarize(np.empty if spill is None else spill.array)
+            if spill is not None:
+                _map_spilled(self, spill)
+        # A positive threshold_ is a selected p-value: the support is read only without one.
+        if self.threshold_ == 0.0 and not self.support_.any():
             warnings.warn(
                 f"No feature passed the {self.threshold!r} threshold at alpha={self.alpha}; "
                 "transform will return an empty matrix.",
@@ -359,6 +408,30 @@ class ClassDifferenceScreen(
                 stacklevel=3,
             )
         return self
+
+    def _summarize(self, new):
+        """Kinds counted, constant features, best score and the selection, a block at a
+        time; ``new(shape, dtype)`` makes the per-feature arrays (in memory or a file)."""
+        m = self.kinds_.size
+        self.constant_features_ = new(m, bool)
+        for block in feature_blocks(m, 16, _BLOCK_BYTES):
+            self.constant_features_[block] = self.kinds_[block] == 0
+        counts = _kind_counts(self.kinds_)
+        self.n_scored_ = int(m - counts[0])
+        self.kind_counts_ = {name: int(counts[k]) for k, name in enumerate(KIND_NAMES)}
+        self.search_score_ = _best_score(self.pvalues_, self.constant_features_)
+        self.testable_, self.threshold_, self.support_ = self._select(
+            self.threshold, self.alpha, new
+        )
+
+    def __getstate__(self):
+        # Arrays in a read-only map of a temporary file are pickled as plain arrays (in a
+        # copy of the state: it may be the instance's own __dict__).
+        state = dict(super().__getstate__())
+        for name, value in state.items():
+            if isinstance(value, np.memmap):
+                state[name] = np.array(value)
+        return state
 
     def _fit_rows(self, X, y, rows):
         """``fit(X[rows], y)`` of a C-ordered numpy ``X``, its rows read in place."""
@@ -464,8 +537,19 @@ class ClassDifferenceScreen(
         auto = spread and self.spread_weight == "auto"
         passed = first_pass(X, codes, C, spread=spread, counts=voomed, pooled=auto)
         self.kinds_ = passed.kinds
-        moderated_branch(self, passed)
-        self._two_valued(passed, sizes)
+        # Fits large enough to wait in a file: the fitted arrays but pvalues_ go to one too.
+        spill = SpillFile() if fits_spilled(passed) else None
+        with closed_on_error(spill):
+            moderated_branch(self, passed, spill)
+            self._two_valued(passed, sizes)
+            self._ranked(X, passed, codes, C, rng)
+            if spill is not None:  # the one-byte arrays, whole: no scattered write is left
+                self.kinds_ = spill.store(self.kinds_)
+                for coded in (self._min_pvalues, self._spread_weights):
+                    coded.codes = spill.store(coded.codes)
+        return spill
+
+    def _ranked(self, X, passed, codes, C, rng):
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
             n_scored = int(np.sum(self.kinds_ != 0))
@@ -486,8 +570,9 @@ class ClassDifferenceScreen(
             )
             self.pvalues_[ranked] = branch.pvalues
             self._min_pvalues.set(ranked, branch.min_pvalues)
-            self.location_statistics_[ranked] = branch.location
-            self.spread_statistics_[ranked] = branch.spread
+            # put: scattered writes to an array in memory or in a file alike
+            self.location_statistics_.put(ranked, branch.location)
+            self.spread_statistics_.put(ranked, branch.spread)
             self._spread_weights.codes[ranked] = 1  # the nominal share
 
     def _untied_decision(self, ranked):
@@ -519,7 +604,7 @@ class ClassDifferenceScreen(
                 return
             self.pvalues_[rows] = p
             self._min_pvalues.set(rows, floors)
-            self.location_statistics_[rows] = self._binary_f(carriers, sizes)
+            self.location_statistics_.put(rows, self._binary_f(carriers, sizes))
 
     @staticmethod
     def _binary_f(a, sizes):
@@ -532,18 +617,29 @@ class ClassDifferenceScreen(
             F = (between / (C - 1)) / (within / (n - C))
         return np.where(np.isnan(F), 0.0, F)
 
-    def _select(self, threshold, alpha):
-        eligible = self.kinds_ != 0
+    def _select(self, threshold, alpha, new=np.empty):
+        """``(testable, threshold, support)`` of a rule, a block at a time; ``new(shape,
+        dtype)`` makes the per-feature arrays (in memory or a file)."""
+        m = self.kinds_.size
         if not isinstance(threshold, str):
+            eligible = np.empty(m, bool)
+            for block in feature_blocks(m, 16, _BLOCK_BYTES):
+                eligible[block] = self.kinds_[block] != 0
             mask = top_k(threshold, self.pvalues_, eligible)
-            return eligible, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
+            cut = float(self.pvalues_[mask].max()) if mask.any() else 0.0
+            return _kept(eligible, new), cut, _kept(mask, new)
         # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
         # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
         # property of its test: it stays counted.
-        testable, K = tarone(self.kinds_, self._min_pvalues, alpha)
+        testable, K = tarone(self.kinds_, self._min_pvalues, alpha, out=new(m, bool))
         if threshold == "bonferroni":
             cut = alpha / K if K else -1.0
         else:
             cut = bh_cut(self.pvalues_, testable, alpha)
-        mask = testable & (self.pvalues_ <= cut)
-        return testable, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
+        support, best = new(m, bool), -np.inf
+        for block in feature_blocks(m, 16, _BLOCK_BYTES):
+            p = self.pvalues_[block]
+            mask = support[block] = testable[block] & (p <= cut)
+            if mask.any():
+                best = max(best, float(p[mask].max()))
+        return testable, (best if best > -np.inf else 0.0), support

@@ -10,7 +10,9 @@ order would cost more memory than the p-values themselves.
   take few distinct values; their counts give ``reach(K)`` for every multiplicity K.
 - Benjamini-Hochberg rejects the p-values up to the largest ``p_(j)`` with
   ``p_(j) m / j <= alpha``; every such ``p_(j)`` is at most about alpha, so only the
-  p-values below (a hair above) alpha are sorted.
+  p-values below (a hair above) alpha are sorted, in one array of their exact size (at most
+  8 bytes per feature, when every p-value is that small), and ``p_(j) m / j`` is computed a
+  block of positions at a time from the last.
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ class CodedValues:
     def __getitem__(self, key) -> np.ndarray:
         return self.table[self.codes[key]]
 
+    def __getstate__(self) -> dict:
+        # Codes in a read-only map of a temporary file are pickled as a plain array.
+        state = dict(self.__dict__)
+        if isinstance(state["codes"], np.memmap):
+            state["codes"] = np.array(state["codes"])
+        return state
+
     def toarray(self) -> np.ndarray:
         """All the values, float64."""
         out = np.empty(self.codes.size)
@@ -79,7 +88,7 @@ class CodedValues:
         return out
 
 
-def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
+def tarone(kinds, min_pvalues, alpha: float, out=None) -> tuple[NDArray[np.bool_], int]:
     """Tarone's testable features and multiplicity K among the non-constant ones.
 
     The floors are the two-valued features' ``min_pvalues``, 0 for the other non-constant
@@ -88,13 +97,18 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
     Parameters
     ----------
     kinds : ndarray of int8, shape (n_features,)
+        Read a block at a time (a spilled array too).
     min_pvalues : ndarray or CodedValues of shape (n_features,)
         Read a block at a time.
     alpha : float
+    out : array of bool, shape (n_features,), optional
+        Where ``testable`` is written, a block at a time (a spilled array too); a new
+        array when None.
 
     Returns
     -------
-    testable : ndarray of bool, shape (n_features,)
+    testable : array of bool, shape (n_features,)
+        ``out`` when given.
     K : int
         0 when no feature is eligible.
     """
@@ -106,8 +120,10 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
         v, c = np.unique(min_pvalues[block][k == TWO_VALUED], return_counts=True)
         values.append(v)
         counts.append(c)
-    testable = np.zeros(kinds.size, bool)
+    testable = np.empty(kinds.size, bool) if out is None else out
     if m == 0:
+        for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
+            testable[block] = False
         return testable, 0
     floors, inverse = np.unique(np.concatenate(values), return_inverse=True)
     weight = np.bincount(inverse, weights=np.concatenate(counts), minlength=floors.size)
@@ -154,21 +170,31 @@ def bh_cut(pvalues, testable, alpha: float) -> float:
     -------
     cut : float
     """
-    m = 0
     low = alpha * (1.0 + _MARGIN)
-    found = [np.zeros(0)]
-    for block in feature_blocks(pvalues.size, 16, _BLOCK_BYTES):
+    blocks = list(feature_blocks(pvalues.size, 16, _BLOCK_BYTES))
+    m = size = 0
+    for block in blocks:  # counted first: the candidates' array gets its exact size
         t = testable[block]
         m += int(np.count_nonzero(t))
-        p = pvalues[block]
-        found.append(p[t & (p <= low)])
+        size += int(np.count_nonzero(t & (pvalues[block] <= low)))
     if m == 0:
         return -1.0
-    ordered = np.concatenate(found)
-    del found
+    ordered = np.empty(size)
+    at = 0
+    for block in blocks:
+        p = pvalues[block]
+        found = p[testable[block] & (p <= low)]
+        ordered[at : at + found.size] = found
+        at += found.size
     ordered.sort()
-    # As benjamini_hochberg computes it: (p * m) / j, the positions j counted from 1.
-    scaled = ordered * m
-    scaled /= np.arange(1, ordered.size + 1)
-    passing = np.flatnonzero(scaled <= alpha)
-    return float(ordered[passing[-1]]) if passing.size else -1.0
+    # As benjamini_hochberg computes it: (p * m) / j, the positions j counted from 1; the
+    # largest passing j is sought from the end, a block of positions at a time.
+    width = _BLOCK_BYTES // 16
+    for stop in range(size, 0, -width):
+        start = max(0, stop - width)
+        scaled = ordered[start:stop] * m
+        scaled /= np.arange(start + 1, stop + 1)
+        passing = np.flatnonzero(scaled <= alpha)
+        if passing.size:
+            return float(ordered[start + passing[-1]])
+    return -1.0
