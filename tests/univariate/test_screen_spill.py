@@ -20,6 +20,7 @@ import pytest
 import widefs._utils._spill as spill_module
 import widefs.univariate._screen as screen_module
 import widefs.univariate._screen_moderated as moderated_module
+import widefs.univariate._screen_select as select_module
 from widefs._utils._spill import SpilledArray, SpillFile, spill_file
 from widefs.stats import fit_f_dist
 from widefs.univariate import ClassDifferenceScreen
@@ -328,7 +329,7 @@ def test_an_error_after_the_first_pass_leaves_no_file(forced, tmp_path, spills, 
         raise error("stop")
 
     monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(screen_module, where, failing)
+    monkeypatch.setattr(select_module if where == "bh_cut" else screen_module, where, failing)
     try:
         with pytest.raises(error):
             _fit(tmp_path)
@@ -363,7 +364,6 @@ def small_blocks(monkeypatch):
     """Blocks of every per-feature step far smaller than the features (the sizes below)."""
     import widefs._utils._streaming as streaming
     import widefs.stats._moderated as stats_moderated
-    import widefs.univariate._screen_select as select_module
 
     monkeypatch.setattr(spill_module, "SPILL_MIN_BYTES", 0)
     monkeypatch.setattr("widefs.univariate._kinds._BLOCK_BYTES", 2**18)

@@ -21,7 +21,7 @@ from widefs._utils import (
     is_sparse_matrix,
     validate_lazy_xy,
 )
-from widefs._utils._spill import SpilledArray, SpillFile, closed_on_error
+from widefs._utils._spill import SpillFile, closed_on_error
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
@@ -41,8 +41,14 @@ from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_b
 from widefs.univariate._rank_settle import untied_decision
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
 from widefs.univariate._screen_moderated import fits_spilled, moderated_branch
-from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
-from widefs.univariate._thresholds import top_k
+from widefs.univariate._screen_select import (
+    CodedValues,
+    map_spilled,
+    scores,
+    select,
+    summarize,
+    tarone,
+)
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight", "pooled_variances"]
 
@@ -83,71 +89,8 @@ def auto_spread_weight(class_sizes) -> float:
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
 
 
-def _scores(pvalues) -> np.ndarray:
-    """``-log10`` of the p-values, floored at 1e-300 (the screen's ``scores_``)."""
-    with np.errstate(divide="ignore"):
-        scores = np.maximum(pvalues, 1e-300)
-        np.log10(scores, out=scores)
-        np.negative(scores, out=scores)
-    return scores
-
-
-def _best_score(pvalues, constant) -> float:
-    """``max(scores_)`` over the non-constant features (-inf without any), a block at a time."""
-    best = -np.inf
-    for block in feature_blocks(pvalues.size, 8, _BLOCK_BYTES):
-        keep = ~constant[block]
-        if keep.any():
-            best = max(best, float(_scores(pvalues[block][keep]).max()))
-    return best
-
-
 def _values(kept) -> np.ndarray:
     return kept.toarray() if isinstance(kept, CodedValues) else kept
-
-
-def _kept(mask, new):
-    """``mask`` in an array made by ``new`` (itself when that makes arrays in memory)."""
-    if new is np.empty:
-        return mask
-    out = new(mask.shape, mask.dtype)
-    out[:] = mask
-    return out
-
-
-def _kind_counts(kinds) -> np.ndarray:
-    """Features of each kind, a block at a time (``kinds`` may be in a file)."""
-    counts = np.zeros(len(KIND_NAMES), np.int64)
-    for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
-        counts += np.bincount(kinds[block], minlength=len(KIND_NAMES))
-    return counts
-
-
-def _map_spilled(screen, spill) -> None:
-    """Every per-feature array of ``screen`` kept in ``spill`` becomes its read-only view in
-    the file's map; the file object is closed (the map keeps the data while it lives)."""
-    whole = spill.map()
-    for name in _SPILLED:
-        kept = getattr(screen, name)
-        if isinstance(kept, CodedValues):
-            kept = kept.codes
-            if isinstance(kept, SpilledArray):
-                getattr(screen, name).codes = kept.mapped(whole)
-        elif isinstance(kept, SpilledArray):
-            setattr(screen, name, kept.mapped(whole))
-
-
-#: The fitted per-feature arrays an out-of-core fit above the spill threshold keeps on disk.
-_SPILLED = (
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "constant_features_",
-    "testable_",
-    "support_",
-    "_min_pvalues",
-    "_spread_weights",
-)
 
 
 class ClassDifferenceScreen(
@@ -398,7 +341,7 @@ class ClassDifferenceScreen(
         with closed_on_error(spill):  # an error or an interrupt: the file goes too
             self._summarize(np.empty if spill is None else spill.array)
             if spill is not None:
-                _map_spilled(self, spill)
+                map_spilled(self, spill)
         # A positive threshold_ is a selected p-value: the support is read only without one.
         if self.threshold_ == 0.0 and not self.support_.any():
             warnings.warn(
@@ -410,19 +353,10 @@ class ClassDifferenceScreen(
         return self
 
     def _summarize(self, new):
-        """Kinds counted, constant features, best score and the selection, a block at a
-        time; ``new(shape, dtype)`` makes the per-feature arrays (in memory or a file)."""
-        m = self.kinds_.size
-        self.constant_features_ = new(m, bool)
-        for block in feature_blocks(m, 16, _BLOCK_BYTES):
-            self.constant_features_[block] = self.kinds_[block] == 0
-        counts = _kind_counts(self.kinds_)
-        self.n_scored_ = int(m - counts[0])
-        self.kind_counts_ = {name: int(counts[k]) for k, name in enumerate(KIND_NAMES)}
-        self.search_score_ = _best_score(self.pvalues_, self.constant_features_)
-        self.testable_, self.threshold_, self.support_ = self._select(
-            self.threshold, self.alpha, new
-        )
+        summarize(self, new)
+
+    def _select(self, threshold, alpha, new=np.empty):
+        return select(self, threshold, alpha, new)
 
     def __getstate__(self):
         # Arrays in a read-only map of a temporary file are pickled as plain arrays (in a
@@ -443,7 +377,7 @@ class ClassDifferenceScreen(
     def scores_(self):
         """``-log10(pvalues_)`` (p-values below 1e-300 count as 1e-300), computed when read:
         a wide fit keeps one array per feature fewer."""
-        return _scores(self.pvalues_)
+        return scores(self.pvalues_)
 
     # Kept as codes of their few distinct values (CodedValues: one byte per feature), the
     # float64 arrays made when read; an array set as a whole (a design fit) is kept as is.
@@ -616,30 +550,3 @@ class ClassDifferenceScreen(
         with np.errstate(divide="ignore", invalid="ignore"):
             F = (between / (C - 1)) / (within / (n - C))
         return np.where(np.isnan(F), 0.0, F)
-
-    def _select(self, threshold, alpha, new=np.empty):
-        """``(testable, threshold, support)`` of a rule, a block at a time; ``new(shape,
-        dtype)`` makes the per-feature arrays (in memory or a file)."""
-        m = self.kinds_.size
-        if not isinstance(threshold, str):
-            eligible = np.empty(m, bool)
-            for block in feature_blocks(m, 16, _BLOCK_BYTES):
-                eligible[block] = self.kinds_[block] != 0
-            mask = top_k(threshold, self.pvalues_, eligible)
-            cut = float(self.pvalues_[mask].max()) if mask.any() else 0.0
-            return _kept(eligible, new), cut, _kept(mask, new)
-        # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
-        # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
-        # property of its test: it stays counted.
-        testable, K = tarone(self.kinds_, self._min_pvalues, alpha, out=new(m, bool))
-        if threshold == "bonferroni":
-            cut = alpha / K if K else -1.0
-        else:
-            cut = bh_cut(self.pvalues_, testable, alpha)
-        support, best = new(m, bool), -np.inf
-        for block in feature_blocks(m, 16, _BLOCK_BYTES):
-            p = self.pvalues_[block]
-            mask = support[block] = testable[block] & (p <= cut)
-            if mask.any():
-                best = max(best, float(p[mask].max()))
-        return testable, (best if best > -np.inf else 0.0), support
