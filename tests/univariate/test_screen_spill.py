@@ -420,3 +420,46 @@ def test_a_spilled_fit_keeps_the_pvalues_only(small_blocks, tmp_path, monkeypatc
     assert per_feature[False] >= 29.0, per_feature
     # The selection's temporaries: the candidates (8 bytes each) and blocks.
     assert (extra[80_000, True] - 4 * 2**16) / 80_000 <= 8.5, extra
+
+
+def test_spill_files_hold_any_dtype_aligned_and_map_read_only():
+    f = SpillFile()
+    assert f.map() is None and f.closed  # nothing to map
+    f = SpillFile()
+    a = f.array(3)
+    a[:] = [1.5, 2.5, 3.5]
+    b = f.zeros(5, np.int8)
+    c = f.store(np.array([True, False, True]))
+    d = f.zeros((2, 3))
+    # Regions start at multiples of 8 bytes; sizes in their own dtype.
+    assert [x.offset for x in (a, b, c, d)] == [0, 24, 32, 40]
+    assert (b.dtype, b.nbytes, c.dtype, c.nbytes, d.nbytes) == (np.int8, 5, bool, 3, 48)
+    assert b[:].dtype == np.int8 and b[:].tolist() == [0] * 5  # zeros before any write
+    b.put([1, 3], [7, -9])
+    b.put(np.array([0, 4]), [1, 2], span=2)  # two read-modify-writes of the rows
+    assert b[:].tolist() == [1, 7, 0, -9, 2]
+    assert os.fstat(f._file.fileno()).st_size == 88  # d's zeros: the file extended to them
+    whole = f.map()
+    assert f.closed and isinstance(whole, np.memmap)
+    views = [x.mapped(whole) for x in (a, b, c, d)]
+    assert [v.dtype for v in views] == [np.float64, np.int8, bool, np.float64]
+    assert views[0].tolist() == [1.5, 2.5, 3.5] and views[1].tolist() == [1, 7, 0, -9, 2]
+    assert views[2].tolist() == [True, False, True] and views[3].tolist() == [[0.0] * 3] * 2
+    for v in views:
+        assert isinstance(v, np.memmap) and not v.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            v[0] = 0
+
+
+def test_put_writes_scattered_rows_as_ndarray_put():
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=50)
+    index = np.sort(rng.choice(50, size=17, replace=False))
+    new = rng.normal(size=17)
+    with SpillFile() as f:
+        a = f.store(values)
+        a.put(index, new, span=7)
+        a.put(np.zeros(0, np.intp), [])  # nothing
+        expected = values.copy()
+        expected.put(index, new)
+        np.testing.assert_array_equal(a[:], expected)

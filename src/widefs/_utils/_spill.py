@@ -16,7 +16,6 @@ The values read back are the bytes written: the spill changes no result.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from contextlib import contextmanager
 
@@ -79,9 +78,7 @@ class SpillFile:
         """:meth:`array` with every value 0: the file is extended past it (a hole in the
         file, which takes no space until written)."""
         out = self.array(shape, dtype)
-        self._file.flush()
-        if os.fstat(self._file.fileno()).st_size < self._end:
-            self._file.truncate(self._end)
+        self._file.truncate(self._end)  # never shorter: the regions end at self._end
         return out
 
     def store(self, values) -> SpilledArray:
@@ -111,9 +108,7 @@ class SpillFile:
         if self._end == 0:
             self.close()
             return None
-        self._file.flush()
-        if os.fstat(self._file.fileno()).st_size < self._end:
-            self._file.truncate(self._end)
+        self._file.truncate(self._end)  # flushed; unwritten regions read 0
         whole = np.memmap(self._file, dtype=np.uint8, mode="r", shape=(self._end,))
         self.close()
         return whole
