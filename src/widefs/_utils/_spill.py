@@ -109,7 +109,7 @@ class SpillFile:
             self.close()
             return None
         self._file.truncate(self._end)  # flushed; unwritten regions read 0
-        whole = np.memmap(self._file, dtype=np.uint8, mode="r", shape=(self._end,))
+        whole = np.memmap(self._file, mode="r")  # every byte of the file, as uint8
         self.close()
         return whole
 

@@ -476,14 +476,15 @@ class ClassDifferenceScreen(
         with closed_on_error(spill):
             moderated_branch(self, passed, spill)
             self._two_valued(passed, sizes)
-            self._ranked(X, passed, codes, C, rng)
+            self._ranked(X, passed, (codes, C), rng, np.empty if spill is None else spill.array)
             if spill is not None:  # the one-byte arrays, whole: no scattered write is left
                 self.kinds_ = spill.store(self.kinds_)
                 for coded in (self._min_pvalues, self._spread_weights):
                     coded.codes = spill.store(coded.codes)
         return spill
 
-    def _ranked(self, X, passed, codes, C, rng):
+    def _ranked(self, X, passed, classes, rng, new):
+        codes, C = classes
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
             n_scored = int(np.sum(self.kinds_ != 0))
@@ -500,7 +501,7 @@ class ClassDifferenceScreen(
                 self.spread_weight_,
                 rng,
                 untied_draws=untied,
-                decision=self._untied_decision(ranked),
+                decision=self._untied_decision(ranked, new),
             )
             self.pvalues_[ranked] = branch.pvalues
             self._min_pvalues.set(ranked, branch.min_pvalues)
@@ -509,13 +510,16 @@ class ClassDifferenceScreen(
             self.spread_statistics_.put(ranked, branch.spread)
             self._spread_weights.codes[ranked] = 1  # the nominal share
 
-    def _untied_decision(self, ranked):
-        """What the untied rank null's draws settle (None: draw them all)."""
+    def _untied_decision(self, ranked, new=np.empty):
+        """What the untied rank null's draws settle (None: draw them all); ``new(shape,
+        dtype)`` makes the testable set (in memory, or in the fit's temporary file)."""
         if self.rank_draws == "all":
             return None
-        testable, K = tarone(self.kinds_, self._min_pvalues, self.alpha)
-        n_testable = int(np.count_nonzero(testable))
-        testable[ranked] = False  # their p-values are the rank branch's
+        m = self.kinds_.size
+        testable, K = tarone(self.kinds_, self._min_pvalues, self.alpha, out=new(m, bool))
+        blocks = feature_blocks(m, 16, _BLOCK_BYTES)
+        n_testable = sum(int(np.count_nonzero(testable[b])) for b in blocks)
+        testable.put(ranked, False)  # their p-values are the rank branch's
         return untied_decision(self.threshold, self.alpha, self.pvalues_, testable, n_testable, K)
 
     def _two_valued(self, passed, sizes):
