@@ -177,12 +177,12 @@ class SpilledArray:
         """``a[index] = values`` of a 1-D array, ``index`` ascending (as ``ndarray.put``
         with one value per index): the rows from each index to at most ``span`` rows on
         are read, changed and written back."""
-        index = np.asarray(index, dtype=np.intp).ravel()
+        index = np.asarray(index).ravel()
         values = np.broadcast_to(np.asarray(values), index.shape)
         i = 0
         while i < index.size:
             start = int(index[i])
-            j = int(np.searchsorted(index, start + span, side="left"))
+            j = int(np.searchsorted(index, start + span))  # the first index past the span
             stop = int(index[j - 1]) + 1
             part = self[start:stop]
             part[index[i:j] - start] = values[i:j]
