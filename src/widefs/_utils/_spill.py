@@ -175,19 +175,20 @@ class SpilledArray:
 
     def put(self, index, values, span: int = 2**16) -> None:
         """``a[index] = values`` of a 1-D array, ``index`` ascending (as ``ndarray.put``
-        with one value per index): the rows from each index to at most ``span`` rows on
-        are read, changed and written back."""
+        with one value per index): the indices are cut into runs of at most ``span`` rows,
+        each run's rows read, changed and written back."""
         index = np.asarray(index).ravel()
         values = np.broadcast_to(np.asarray(values), index.shape)
-        i = 0
-        while i < index.size:
-            start = int(index[i])
-            j = int(np.searchsorted(index, start + span))  # the first index past the span
-            stop = int(index[j - 1]) + 1
-            part = self[start:stop]
-            part[index[i:j] - start] = values[i:j]
-            self[start:stop] = part
-            i = j
+        if not index.size:
+            return
+        first = int(index[0])
+        cuts = np.searchsorted(index, np.arange(first + span, int(index[-1]) + 1, span))
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, index.size], strict=True):
+            if hi > lo:  # a run of the grid of span rows from the first index
+                start, stop = int(index[lo]), int(index[hi - 1]) + 1
+                part = self[start:stop]
+                part[index[lo:hi] - start] = values[lo:hi]
+                self[start:stop] = part
 
     def head(self, rows: int) -> SpilledArray:
         """The first ``rows`` rows, still in the file."""
