@@ -152,7 +152,10 @@ class ClassDifferenceScreen(
     Attributes
     ----------
     pvalues_ : ndarray of shape (n_features,)
-        Per-feature p-values (1 for constant features).
+        Per-feature p-values (1 for constant features). An out-of-core fit whose fits spill
+        to a temporary file (see Notes) keeps only these in memory: its other per-feature
+        arrays are read-only ``numpy.memmap`` views of an unnamed temporary file (freed with
+        the last view; pickled as plain arrays).
     scores_ : ndarray of shape (n_features,)
         ``-log10(pvalues_)``: higher is more discriminative (computed from ``pvalues_`` when
         read, not stored).
@@ -198,10 +201,6 @@ class ClassDifferenceScreen(
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
-
-    An out-of-core fit whose fits spill to a temporary file (see Notes) keeps every
-    per-feature array but ``pvalues_`` there: read-only ``numpy.memmap`` views of an unnamed
-    temporary file (removed with the last view; pickled as plain arrays).
 
     See Also
     --------
