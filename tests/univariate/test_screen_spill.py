@@ -463,3 +463,32 @@ def test_put_writes_scattered_rows_as_ndarray_put():
         expected = values.copy()
         expected.put(index, new)
         np.testing.assert_array_equal(a[:], expected)
+
+
+def test_put_reads_and_writes_runs_of_at_most_span_rows(monkeypatch):
+    # The runs are the indices in each cell of a grid of span rows from the first index:
+    # each is read and written back whole (its rows from its first to its last index).
+    reads = []
+    read = SpillFile.read
+
+    def recorded(self, offset, out):
+        reads.append((offset // 8, offset // 8 + out.size))
+        return read(self, offset, out)
+
+    with SpillFile() as f:
+        a = f.store(np.arange(20.0))
+        monkeypatch.setattr(SpillFile, "read", recorded)
+        a.put([2, 3, 5, 6, 9], [-1.0] * 5, span=4)  # cells [2, 6), [6, 10)
+        assert reads == [(2, 6), (6, 10)]
+        reads.clear()
+        a.put([0, 2, 4], [-2.0, -3.0, -4.0], span=4)  # the last index on a cut: its own run
+        assert reads == [(0, 3), (4, 5)]
+        reads.clear()
+        a.put([11, 19], [-5.0, -6.0], span=4)  # empty cells between: two runs of one row
+        assert reads == [(11, 12), (19, 20)]
+        monkeypatch.undo()
+        expected = np.arange(20.0)
+        expected[[2, 3, 5, 6, 9]] = -1.0
+        expected[[0, 2, 4, 11, 19]] = [-2.0, -3.0, -4.0, -5.0, -6.0]
+        np.testing.assert_array_equal(a[:], expected)
+        assert f.array(4, np.int8).head(2).dtype == np.int8

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import contextmanager
+from itertools import pairwise
 
 import numpy as np
 
@@ -181,14 +182,14 @@ class SpilledArray:
         values = np.broadcast_to(np.asarray(values), index.shape)
         if not index.size:
             return
-        first = int(index[0])
-        cuts = np.searchsorted(index, np.arange(first + span, int(index[-1]) + 1, span))
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, index.size], strict=True):
-            if hi > lo:  # a run of the grid of span rows from the first index
-                start, stop = int(index[lo]), int(index[hi - 1]) + 1
-                part = self[start:stop]
-                part[index[lo:hi] - start] = values[lo:hi]
-                self[start:stop] = part
+        # The runs: the indices in each cell of a grid of span rows from the first index.
+        grid = np.arange(int(index[0]) + span, int(index[-1]) + 1, span)
+        bounds = np.unique(np.r_[0, np.searchsorted(index, grid), index.size])
+        for lo, hi in pairwise(bounds.tolist()):
+            start, stop = int(index[lo]), int(index[hi - 1]) + 1
+            part = self[start:stop]
+            part[index[lo:hi] - start] = values[lo:hi]
+            self[start:stop] = part
 
     def head(self, rows: int) -> SpilledArray:
         """The first ``rows`` rows, still in the file."""
