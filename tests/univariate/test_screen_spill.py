@@ -492,3 +492,6 @@ def test_put_reads_and_writes_runs_of_at_most_span_rows(monkeypatch):
         expected[[0, 2, 4, 11, 19]] = [-2.0, -3.0, -4.0, -5.0, -6.0]
         np.testing.assert_array_equal(a[:], expected)
         assert f.array(4, np.int8).head(2).dtype == np.int8
+        g = f.array(3)
+        g[:] = np.arange(3)  # integers into a float64 array: stored as float64
+        assert g[:].tolist() == [0.0, 1.0, 2.0]
