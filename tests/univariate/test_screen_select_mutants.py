@@ -223,3 +223,43 @@ def test_bh_cut_equals_the_sorted_cut(case, positions, monkeypatch):
             assert (testable & (p <= cut)).sum() == expected[case]
         if case == "all_equal_passing":
             assert cut == alpha
+
+
+def _fit(X, y, threshold):
+    import warnings
+
+    from widefs.univariate import ClassDifferenceScreen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ClassDifferenceScreen(threshold, random_state=0).fit(X, y)
+
+
+def test_a_fits_summaries_and_rules_equal_their_definitions():
+    rng = np.random.default_rng(4)
+    y = np.repeat([0, 1], 8)
+    X = np.column_stack(
+        [rng.normal(size=(16, 30)), np.full((16, 4), 3.0), (rng.random((16, 6)) < 0.4)]
+    ).astype(float)
+    X[:, :3] += 3.0 * y[:, None]
+    for threshold in (3, "fdr", "bonferroni"):
+        s = _fit(X, y, threshold)
+        k = s.kinds_
+        assert s.constant_features_.tolist() == (k == 0).tolist() and (k == 0).sum() == 4
+        assert s.n_scored_ == int((k != 0).sum())
+        assert s.kind_counts_ == {n: int((k == i).sum()) for i, n in enumerate(s.kind_names_)}
+        assert s.threshold_ == float(s.pvalues_[s.support_].max()) > 0.0
+    testable, cut, support = s._select(3, 0.05)  # the k smallest p-values on this fit
+    np.testing.assert_array_equal(testable, k != 0)  # every non-constant feature counts
+    order = np.argsort(np.where(k != 0, s.pvalues_, np.inf), kind="stable")
+    assert support.sum() == 3 and set(np.flatnonzero(support)) == set(order[:3])
+    assert cut == float(s.pvalues_[support].max())
+
+
+@pytest.mark.parametrize("threshold", [2, "fdr", "bonferroni"])
+def test_a_fit_of_constant_features_only_selects_nothing_with_threshold_zero(threshold):
+    X = np.tile(np.arange(5.0), (12, 1))
+    s = _fit(X, np.repeat([0, 1], 6), threshold)
+    assert s.kind_counts_["constant"] == 5 and s.n_scored_ == 0
+    assert not s.support_.any() and not s.testable_.any()
+    assert s.threshold_ == 0.0 and s.select_under(threshold)[0] == 0.0
