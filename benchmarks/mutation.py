@@ -115,6 +115,7 @@ _SCREEN_SELECT_TESTS = [
             "screen_select_under",
             "screen_memory",
             "screen_reads",
+            "screen_spill",  # the fitted arrays of a spilled fit (summarize, select, map)
         )
     ),
 ]
