@@ -305,7 +305,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
-        ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
+        # (and the fits on a fold's rows read in place, which _fit_score_fold chooses)
+        [
+            "tests/model_selection/test_nested.py",
+            "tests/model_selection/test_nested_exact.py",
+            "tests/analysis/test_rows_pipeline.py",
+        ],
         {},
     ),
     # The analysis behind ``analyse()`` and ``widefs run``. The colon runs (the module fixture

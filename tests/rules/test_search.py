@@ -345,7 +345,7 @@ def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_ta
     y, numeric, codes, nominal, n_cats = _problem(2, continuous=continuous)
     table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
     n, F = table.bins.shape
-    assert F < n  # the rows, not the attributes, size the scratch
+    assert n > F  # the rows, not the attributes, size the scratch
     calls = []
     real = _beam._rank_candidates
 
