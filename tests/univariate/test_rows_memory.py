@@ -334,3 +334,50 @@ def test_screen_fit_rows_reads_in_place_where_it_can_and_fits_the_copy_elsewhere
     by_rows = _outcome(lambda: clone(screen)._fit_rows(X, y[rows], rows))
     assert bool(seen) == in_place
     _same_outcome(by_rows, _outcome(lambda: clone(screen).fit(X[rows], y[rows])))
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+def test_selector_fit_rows_shares_only_fits_of_the_same_matrix_labels_and_rows():
+    import pandas as pd
+
+    from widefs._utils import sharing_fits
+
+    X, y = _data(np.float32)
+    rows = np.arange(20)
+    other_X = X[::-1].copy()
+    other_y = y[rows][::-1].copy()
+    fits = []
+    with sharing_fits() as memo:
+        for X_, y_, rows_ in ((X, y[rows], rows), (other_X, y[rows], rows),
+                              (X, other_y, rows), (X, y[rows], rows + 2)):  # fmt: skip
+            fits.append(DiscriminativeSelector("mgm", random_state=0)._fit_rows(X_, y_, rows_))
+    assert memo.hits == 0
+    for fit, (X_, y_, rows_) in zip(
+        fits, ((X, y[rows], rows), (other_X, y[rows], rows), (X, other_y, rows),
+               (X, y[rows], rows + 2)), strict=True,
+    ):  # fmt: skip
+        plain = DiscriminativeSelector("mgm", random_state=0).fit(X_[rows_], y_)
+        np.testing.assert_array_equal(fit.n_errors_, plain.n_errors_)
+    # A selector fitted on named columns, then on rows of an array: no names, as fit.
+    names = [f"g{j}" for j in range(X.shape[1])]
+    sel = DiscriminativeSelector("mgm", random_state=0).fit(
+        pd.DataFrame(X[rows], columns=names), y[rows]
+    )
+    assert hasattr(sel, "feature_names_in_")
+    assert not hasattr(sel._fit_rows(X, y[rows], rows), "feature_names_in_")
+
+
+def test_a_fit_counts_its_scored_features_and_warns_only_when_nothing_is_selected():
+    import warnings
+
+    from widefs.exceptions import NothingSelectedWarning
+
+    X, y = _data(np.float64)  # feature 5 constant, features 0-3 shifted
+    sel = DiscriminativeSelector("mgm", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NothingSelectedWarning)
+        sel._fit_rows(X, y, np.arange(y.size))
+    assert sel.support_.any() and sel.n_scored_ == X.shape[1] - 1
+    noise = np.random.default_rng(4).normal(size=(24, 30))
+    with pytest.warns(NothingSelectedWarning, match="^No feature passed the 'max_chance'"):
+        DiscriminativeSelector("max_chance", random_state=0)._fit_rows(noise, y, np.arange(24))
