@@ -305,10 +305,12 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
-        # (and the fits on a fold's rows read in place, which _fit_score_fold chooses)
+        # (with the study designs' groups and covariates, and the fits on a fold's rows read
+        # in place, which _fit_score_fold chooses)
         [
             "tests/model_selection/test_nested.py",
             "tests/model_selection/test_nested_exact.py",
+            "tests/model_selection/test_nested_design.py",
             "tests/analysis/test_rows_pipeline.py",
         ],
         {},
