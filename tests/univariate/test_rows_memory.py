@@ -381,3 +381,17 @@ def test_a_fit_counts_its_scored_features_and_warns_only_when_nothing_is_selecte
     noise = np.random.default_rng(4).normal(size=(24, 30))
     with pytest.warns(NothingSelectedWarning, match="^No feature passed the 'max_chance'"):
         DiscriminativeSelector("max_chance", random_state=0)._fit_rows(noise, y, np.arange(24))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_selector_fit_rows_refuses_missing_or_infinite_values_in_the_folds_rows(value):
+    X, y = _data(np.float32)
+    X[3, 7] = value
+    rows = np.arange(20)
+    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+        DiscriminativeSelector("mgm", random_state=0).fit(X[rows], y[rows])
+    with pytest.raises(ValueError, match=r"NaN or infinity \(columns \[7\]"):
+        DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows)
+    # A value outside the fold's rows is not read.
+    fit = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[4:], np.arange(4, 24))
+    assert np.isfinite(fit.scores_).all()
