@@ -388,7 +388,7 @@ def test_selector_fit_rows_refuses_missing_or_infinite_values_in_the_folds_rows(
     X, y = _data(np.float32)
     X[3, 7] = value
     rows = np.arange(20)
-    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+    with pytest.raises(ValueError, match=r"Input X contains (NaN|infinity)"):
         DiscriminativeSelector("mgm", random_state=0).fit(X[rows], y[rows])
     with pytest.raises(ValueError, match=r"NaN or infinity \(columns \[7\]"):
         DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows)
