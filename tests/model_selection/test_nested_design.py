@@ -238,3 +238,15 @@ def test_covariates_as_a_mapping_or_a_frame_reach_fit_as_their_training_rows():
             np.testing.assert_array_equal(np.asarray(got["id"]), ids + 1000)
     with pytest.raises(ValueError, match="one row per sample"):
         nested_evaluate(Classifier(), X, y, covariates={"id": cov[:5, 0]})
+
+
+def test_a_searchs_own_folds_become_group_folds_of_the_same_number():
+    from sklearn.model_selection import GridSearchCV
+
+    from widefs.model_selection import DesignKFold
+    from widefs.model_selection._nested import _group_inner_cv
+
+    for cv, n_splits in ((None, 5), (3, 3)):  # None: scikit-learn's default, 5 folds
+        search = GridSearchCV(GaussianNB(), {"var_smoothing": [1e-9]}, cv=cv)
+        inner = _group_inner_cv(search, np.random.RandomState(0)).cv
+        assert type(inner) is DesignKFold and inner.n_splits == n_splits
