@@ -1,7 +1,7 @@
 """The class-difference screen on huge zarr stores: memory per feature, read floor, Dask.
 
-1. Memory per feature: ``ClassDifferenceScreen()`` on 100 x 2,000,000 and 100 x 4,000,000
-   float32 zarr stores (50 mean-shifted and 50 variance-changed true features), each fit in
+1. Memory per feature: ``ClassDifferenceScreen()`` on 100 x 2,000,000 and 100 x 16,000,000
+   (``--sizes``) float32 zarr stores (50 mean-shifted and 50 variance-changed true features), each fit in
    a fresh process; the slope of the peak resident size between the two sizes is the memory
    the fit keeps per feature (the fixed costs cancel; both sizes are above the one from
    which the fits wait in a temporary file, ``widefs._utils._spill``). Beside it the read
@@ -17,7 +17,8 @@
    (``widefs.utils.PackedBits`` for the packed one): identical p-values, bytes on disk.
 
 A size of 0 skips its part; ``--keep f32`` (or ``bin``) does not run that huge store and
-keeps its rows of the stored section, marked as such.
+keeps its rows of the stored section, marked as such; ``--keep packed`` keeps the stored
+lines of part 4.
 
 Stores are written under ``--data`` (default ``/tmp/widefs-huge``) and kept for re-runs
 (``--clean`` deletes each after its runs). Writes the section ``screen_huge`` of
@@ -165,7 +166,7 @@ VARIANTS = {
 }
 
 
-def slope(data: Path, before: str | None, sizes=(2_000_000, 4_000_000)) -> dict:
+def slope(data: Path, before: str | None, sizes=(2_000_000, 16_000_000)) -> dict:
     runs, variants = {}, {}
     for n in sizes:
         path = data / f"f32_{n}.zarr"
@@ -251,7 +252,21 @@ def stored_sentences(label: str) -> list[str]:
     return [b["text"] for b in _stored_blocks() if b.get("text", "").startswith(label + ":")]
 
 
+def stored_packed_lines() -> list[str]:
+    """The stored section's lines of the bit-packed runs (not re-run)."""
+    from _report import render_section
+
+    blocks = _stored_blocks()
+    starts = [i for i, b in enumerate(blocks) if b.get("text", "").startswith("Bit-packed")]
+    if not starts:
+        return []
+    kept = render_section({"title": "", "blocks": blocks[starts[0] :]})
+    return ["", *kept.split("\n")[2:]]  # without the empty title line and its gap
+
+
 def packed_lines(pk: dict | None, n: int) -> list[str]:
+    if pk == "stored":
+        return stored_packed_lines()
     if pk is None:
         return []
     u8, bits = pk["uint8"], pk["packed"]
@@ -285,6 +300,11 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         f"Command: `nice -n 10 python benchmarks/bench_screen_huge.py --binary {args.binary} "
         f"--float {args.float} --packed {args.packed}"
         + (f" --keep {' '.join(args.keep)}" if args.keep else "")
+        + (
+            f" --sizes {args.sizes[0]} {args.sizes[1]}"
+            if args.sizes != [2_000_000, 16_000_000]
+            else ""
+        )
         + (" --before EARLIER/src" if args.before else "")
         + "`. "
         f"{machine_note()} Runs are stored beside the stores and reused by the next "
@@ -314,8 +334,8 @@ def section(args, sl: dict, big: dict, pk: dict | None = None) -> str:
         )
     lines += [
         "",
-        f"Slope: **{sl['bytes_per_feature']:.0f} bytes per feature** (target about 16; the "
-        "fitted arrays alone take 30: three float64, six one-byte). "
+        f"Slope: **{sl['bytes_per_feature']:.0f} bytes per feature** (target about 16; "
+        "in memory the p-values, 8; the other fitted arrays in a temporary file). "
         "The same runs with other settings (same p-values: SHA-256 equal):",
         "",
         f"| setting | peak MB at {sizes[0]:,} / {sizes[1]:,} | bytes per feature | CPU s | "
@@ -389,8 +409,11 @@ def main(argv=None) -> int:
         "--keep",
         nargs="*",
         default=[],
-        choices=["f32", "bin"],
+        choices=["f32", "bin", "packed"],
         help="huge stores not run: keep their rows of the stored section",
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs=2, default=[2_000_000, 16_000_000], help="of the slope"
     )
     parser.add_argument("--data", type=Path, default=Path("/tmp/widefs-huge"))
     parser.add_argument("--clean", action="store_true", help="delete each store after its runs")
@@ -404,7 +427,7 @@ def main(argv=None) -> int:
     global RERUN, STORED_ONLY
     RERUN, STORED_ONLY = args.rerun, args.stored_only
     args.data.mkdir(parents=True, exist_ok=True)
-    sl = slope(args.data, args.before)
+    sl = slope(args.data, args.before, tuple(args.sizes))
     big = {}
     for label, n, kind in (
         (f"100 x {args.float:,} float32", args.float, "f32"),
@@ -426,7 +449,11 @@ def main(argv=None) -> int:
             big[label] = huge(path, 100, True)
         if args.clean:
             shutil.rmtree(path)
-    pk = packed(args.data, args.packed) if args.packed > 0 else None
+    pk = None
+    if "packed" in args.keep:
+        pk = "stored"
+    elif args.packed > 0:
+        pk = packed(args.data, args.packed)
     if args.json:
         args.json.write_text(json.dumps({"slope": sl, "big": big, "packed": pk}, default=str))
     text = section(args, sl, big, pk)

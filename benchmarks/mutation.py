@@ -118,6 +118,7 @@ _SCREEN_SELECT_TESTS = [
             "screen_select_under",
             "screen_memory",
             "screen_reads",
+            "screen_spill",  # the fitted arrays of a spilled fit (summarize, select, map)
         )
     ),
 ]
@@ -155,6 +156,16 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         {},
     ),
     "rules_poe": (["src/widefs/rules/_poe.py"], ["tests/rules/test_poe.py"], {}),
+    # rules_summary: the split (row indices), the pre-screen and the in-place parts.
+    "rules_summary": (
+        ["src/widefs/rules/_summary.py"],
+        [
+            "tests/rules/test_summary_rows.py",
+            "tests/rules/test_summary_prescreen.py",
+            "tests/rules/test_summary_groups.py",
+        ],
+        {},
+    ),
     # The beam round's Python driver (its compiled steps are decorated: out of mutmut's reach).
     "rules_beam": (
         ["src/widefs/rules/_beam.py"],
@@ -299,8 +310,13 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     "univariate_rank_null": (
         ["src/widefs/univariate/_rank_null.py", "src/widefs/univariate/_rank_settle.py"],
         # Its own direct checks (every labelling of 6 + 6, draws replayed, the settled rule
-        # against brute force): the screen's fits call it too, but take minutes per mutant.
-        ["tests/univariate/test_rank_null_settled.py", "tests/univariate/test_rank_null_exact.py"],
+        # against brute force, the compiled untied null against the numpy one): the
+        # screen's fits call it too, but take minutes per mutant.
+        [
+            "tests/univariate/test_rank_null_settled.py",
+            "tests/univariate/test_rank_null_exact.py",
+            "tests/univariate/test_rank_kernels.py",
+        ],
         {},
     ),
     "model_selection_nested": (

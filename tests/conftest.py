@@ -2,6 +2,20 @@
 
 import sys
 
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _seed_numpy_global_state():
+    """Seed numpy's global RandomState before every test.
+
+    An estimator left at ``random_state=None`` draws from that state, so without this a
+    test's outcome would depend on which tests ran before it in the same worker (pytest-xdist
+    hands out tests in a different order on every run).
+    """
+    np.random.seed(0)  # noqa: NPY002 (the legacy global state is what random_state=None uses)
+
 
 def pytest_sessionfinish(session, exitstatus):
     """Shut joblib's reusable process pool and dask's thread pools down when the session ends.

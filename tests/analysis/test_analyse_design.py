@@ -104,10 +104,8 @@ def test_the_rules_hold_out_whole_patients(repeated, monkeypatch):
         return seen["parts"]
 
     monkeypatch.setattr(summary_module, "_split", spy)
-    tagged = np.column_stack([X[:, :20], np.arange(y.size)])
-    result = analyse(tagged, y, methods=["rules"], random_state=0, groups=patient)
-    X_tr, X_te = seen["parts"][:2]
-    train, test = (np.asarray(part)[:, -1].astype(int) for part in (X_tr, X_te))
+    result = analyse(X[:, :20], y, methods=["rules"], random_state=0, groups=patient)
+    train, test = seen["parts"]  # the row indices of the two parts
     assert set(patient[train]).isdisjoint(patient[test])
     assert result.rules.summary.n_test == test.size
     assert "kept every group on one side" in result.design.statements["rules"]

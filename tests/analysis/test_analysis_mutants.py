@@ -522,11 +522,10 @@ def test_the_rules_part_holds_out_whole_groups(monkeypatch):
     monkeypatch.setattr(summary_module, "_split", spy)
     X, y, _ = _signal(n=24, m=4)
     groups = np.repeat(np.arange(12), 2)  # pairs of one class
-    tagged = np.column_stack([X, np.arange(y.size)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analyse(tagged, y, methods=["rules"], quick=True, n_permutations=2, groups=groups)
-    train, test = (np.asarray(p)[:, -1].astype(int) for p in seen["parts"][:2])
+        analyse(X, y, methods=["rules"], quick=True, n_permutations=2, groups=groups)
+    train, test = seen["parts"]  # the row indices of the two parts
     assert set(groups[train]).isdisjoint(groups[test])
     assert sorted([*train, *test]) == list(range(24))
 

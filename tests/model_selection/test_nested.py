@@ -213,3 +213,18 @@ def test_a_single_class_is_refused_not_scored_100_percent(y, shown):
     X = np.random.default_rng(0).normal(size=(20, 4))
     with pytest.raises(ValueError, match=rf"y has a single class \({shown} for all 20 examples\)"):
         nested_evaluate(GaussianNB(), X, y, cv=2, random_state=0)
+
+
+@pytest.mark.parametrize("shape", [(2, 7), (10, 300), (3, 1)])
+def test_stability_of_boolean_masks_equals_the_float_formula_bit_for_bit(shape):
+    rng = np.random.default_rng(shape[1])
+    masks = rng.random(shape) < 0.3
+    Z = masks.astype(float)  # the formula on a float copy, as written in the docstring
+    M, d = Z.shape
+    p = Z.mean(axis=0)
+    kbar = Z.sum(axis=1).mean()
+    denom = (kbar / d) * (1 - kbar / d)
+    expected = np.nan if denom == 0 else float(1 - (M / (M - 1) * p * (1 - p)).mean() / denom)
+    got = selection_stability(masks)
+    assert got == expected or (np.isnan(got) and np.isnan(expected))
+    assert selection_stability(masks.astype(int)) == selection_stability(Z) or np.isnan(got)

@@ -30,11 +30,10 @@ def test_no_group_on_both_sides(seed, monkeypatch):
         return parts
 
     monkeypatch.setattr(summary_module, "_split", spy)
-    # Rows are tagged by their index so the parts say which samples went where.
-    tagged = np.column_stack([X, np.arange(y.size)])
-    summary = rules_summary(tagged, y, random_state=seed, groups=groups)
-    X_tr, X_te, _, y_te = seen["parts"]
-    train_rows, test_rows = X_tr[:, -1].astype(int), X_te[:, -1].astype(int)
+    summary = rules_summary(X, y, random_state=seed, groups=groups)
+    train_rows, test_rows = seen["parts"]  # the row indices of the two parts
+    y_te = y[test_rows]
+    assert np.union1d(train_rows, test_rows).tolist() == list(range(y.size))
     assert set(groups[train_rows]).isdisjoint(groups[test_rows])
     assert train_rows.size + test_rows.size == y.size
     # About a third held out (one fold of three), both classes in it.

@@ -211,6 +211,7 @@ def _labellings_seen(monkeypatch, n_classes):
         return scores(R, labels, *args)
 
     monkeypatch.setattr(rank_null, "_scores", spy)
+    monkeypatch.setattr(rank_null, "_fused", lambda n, n_classes, work: False)  # labellings made
     y = np.repeat(np.arange(n_classes), 2)
     X = np.random.default_rng(1).normal(size=(y.size, 1))
     rank_branch(
@@ -254,6 +255,9 @@ def test_the_untied_null_is_the_draws_that_follow_the_strata_ones(monkeypatch, t
         return scores(R, labels, *args)
 
     monkeypatch.setattr(rank_null, "_scores", spy)
+    # The labellings as a matrix (the compiled path draws the same ones without one:
+    # test_rank_kernels.py).
+    monkeypatch.setattr(rank_null, "_fused", lambda n, n_classes, work: False)
     x = SHIFT_AND_SPREAD
     X = np.column_stack([x, TIED_SHIFT]) if tied else x[:, None]
     branch = rank_branch(

@@ -20,7 +20,7 @@ from widefs.stats import benjamini_hochberg, pooled_permutation_pvalues
 from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import tie_factor
 from widefs.univariate._rank_settle import UntiedDecision, clopper_pearson, untied_decision
-from widefs.univariate._screen_select import bh_cut
+from widefs.univariate._screen_select import _MARGIN, bh_cut
 
 ALPHA = 0.05
 
@@ -221,6 +221,47 @@ def test_the_tied_features_join_the_fixed_ones():
     d = _fixed_decision(np.array([0.01, 0.2]), 3).including(np.array([0.002, 0.5, 0.04]))
     np.testing.assert_array_equal(d.fixed, [0.002, 0.01, 0.04])
     assert d.n_testable == 5 and d.bonferroni_cut == pytest.approx(ALPHA / 5)
+
+
+def test_the_fixed_p_values_reach_a_hair_above_alpha_inclusive():
+    # Every p-value up to alpha (1 + margin), that one included, can be the screen's cut
+    # (its arithmetic may pass a hair above alpha): none above it.
+    low = ALPHA * (1.0 + _MARGIN)
+    above = np.nextafter(low, 1.0)
+    d = _fixed_decision(np.array([0.01, low, above, 0.3]), 2)
+    np.testing.assert_array_equal(d.fixed, [0.01, low])
+    joined = d.including(np.array([above, low, 0.02]))
+    np.testing.assert_array_equal(joined.fixed, [0.01, 0.02, low, low])
+
+
+def test_a_feature_no_null_draw_reached_is_never_settled_outside_the_selection():
+    # b = 0: its exact p-value may be 0, below any threshold, however few the draws and
+    # however small the threshold (here 5e-8, where a binomial tail of 100 draws is 5e-6,
+    # below error / 2): the necessary conditions must fail without a tail.
+    d = untied_decision("fdr", ALPHA, np.zeros(0), np.zeros(0, bool), 10**6, 10**6)
+    assert not d._may_settle(np.array([0.0]), 100, 1e-3)
+    assert not d.settled(np.array([0.0]), 100, 1e-3)
+    # One null draw at least as large on 10^6 draws: its lower end is above 5e-8 (settled).
+    assert d._may_settle(np.array([1.0e4]), 10**6, 1e-3)
+
+
+def _one_feature(lower, upper):
+    """One testable feature, untied, at alpha 0.05 (m = K = 1), with exact bounds."""
+    d = untied_decision("fdr", ALPHA, np.zeros(0), np.zeros(0, bool), 1, 1)
+    return d.bounded(np.array([lower]), np.array([upper]))
+
+
+def test_the_necessary_conditions_at_their_ends_follow_their_definition():
+    # Nothing drawn beats the observed score in 19 draws: the estimate 1 / 20 is alpha, the
+    # cut of both rules, and rejected (p <= cut). Exact p-values in [0, alpha], or up to
+    # the ends alpha (1 + margin) an upper end may reach, keep it rejected: settled.
+    b = np.array([0.0])
+    assert _one_feature(0.0, ALPHA)._may_settle(b, 19, 1e-3)
+    assert _one_feature(0.0, ALPHA * 1 / 1 * (1.0 + _MARGIN))._may_settle(b, 19, 1e-3)
+    # Nine draws: the estimate 0.1 is above the cut, and an exact lower bound exactly at the
+    # cut's lower end, alpha (1 - margin), may still be rejected: not settled.
+    assert not _one_feature(ALPHA * 1 / 1 * (1.0 - _MARGIN), 1.0)._may_settle(b, 9, 1e-3)
+    assert _one_feature(np.nextafter(ALPHA * (1.0 - _MARGIN), 1.0), 1.0)._may_settle(b, 9, 1e-3)
 
 
 def test_an_int_threshold_or_no_feature_has_no_bonferroni_cut_or_no_decision():

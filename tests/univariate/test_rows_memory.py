@@ -221,6 +221,25 @@ def test_screen_fit_rows_equals_fit_on_the_copy(monkeypatch, dtype, threshold):
     )
 
 
+def test_screen_reads_a_folds_rows_in_blocks_smaller_than_a_stores(monkeypatch, tmp_path):
+    # Two blocks are alive at once (the one read, the last): 64 MB blocks of a fold's rows
+    # were most of a worker's memory in a 10^6-feature comparison.
+    from widefs.univariate import ClassDifferenceScreen, _kinds
+
+    real, seen = _kinds.block_width, []
+    monkeypatch.setattr(_kinds, "block_width", lambda *a: seen.append(a[-1]) or real(*a))
+    X, y = _screen_data(np.float64)
+    stored = np.lib.format.open_memmap(tmp_path / "x.npy", "w+", np.float64, X[:20].shape)
+    stored[:] = X[:20]
+    in_place = ClassDifferenceScreen(counts=False, random_state=0)._fit_rows(
+        X, y[:20], np.arange(20)
+    )
+    out_of_core = ClassDifferenceScreen(counts=False, random_state=0).fit(stored, y[:20])
+    assert seen == [_kinds._COMPUTED_BLOCK_BYTES, _kinds._BLOCK_BYTES]
+    assert _kinds._COMPUTED_BLOCK_BYTES <= _kinds._BLOCK_BYTES // 8
+    np.testing.assert_array_equal(in_place.pvalues_, out_of_core.pvalues_)
+
+
 def test_screen_fit_rows_fits_the_copy_when_counts_are_to_be_read(monkeypatch):
     from widefs.univariate import ClassDifferenceScreen, _rows
 

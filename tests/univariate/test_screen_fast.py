@@ -180,6 +180,7 @@ def _fit_both(X, y, monkeypatch, **params):
     with monkeypatch.context() as mp:
         mp.setattr(screen_module, "first_pass", _ref_first_pass)
         mp.setattr(rank_null, "_scores", _ref_scores)
+        mp.setattr(rank_null, "_fused", lambda n, n_classes, work: False)  # the untied null too
         mp.setattr(rank_null, "pooled_permutation_pvalues", recorder("ref"))
         ref = ClassDifferenceScreen(random_state=7, **params).fit(X, y)
     return fast, ref, calls

@@ -175,10 +175,10 @@ def test_the_moderated_branch_allocates_no_array_per_feature(monkeypatch):
     grown = []
     branch = moderated_module.moderated_branch
 
-    def measured(screen, passed):
+    def measured(screen, passed, spill=None):
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
-        branch(screen, passed)
+        branch(screen, passed, spill)
         grown.append((tracemalloc.get_traced_memory()[1] - before) / m)
         tracemalloc.stop()
         # The results took the places of the location and spread variances and the pooled.

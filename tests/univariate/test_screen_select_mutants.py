@@ -177,3 +177,89 @@ def test_coded_values_widen_their_codes_exactly_when_the_table_outgrows_them(n_v
     assert coded.codes.itemsize == (1 if n_values <= 256 else 2)
     np.testing.assert_array_equal(coded.toarray(), np.r_[0.0, values])
     np.testing.assert_array_equal(coded[np.arange(n_values)], np.r_[0.0, values])
+
+
+def _bh_sorted(pvalues, testable, alpha):
+    """The cut from a sort of every testable p-value and every position at once."""
+    p = np.sort(pvalues[testable])
+    if p.size == 0:
+        return -1.0
+    passing = np.flatnonzero(p * p.size / np.arange(1, p.size + 1) <= alpha)
+    return float(p[passing[-1]]) if passing.size else -1.0
+
+
+def _bh_case(case, rng):
+    alpha, n = 0.05, 60
+    if case == "ties":
+        p = rng.choice([0.0005, 0.001, 0.01, 0.02, 0.04, 0.3, 1.0], size=n)
+    elif case == "all_equal_passing":
+        p = np.full(n, alpha)  # p m / m = alpha at the last position
+    elif case == "all_equal_failing":
+        p = np.full(n, np.nextafter(alpha, 1.0))
+    elif case == "none":
+        p = rng.uniform(0.06, 1.0, n)
+    else:  # every p-value selected
+        p = rng.uniform(0.0, alpha / n, n)
+    testable = rng.random(n) < 0.9
+    return p, testable, alpha
+
+
+@pytest.mark.parametrize("case", ["ties", "all_equal_passing", "all_equal_failing", "none", "all"])
+@pytest.mark.parametrize("positions", [7, 2**20])
+def test_bh_cut_equals_the_sorted_cut(case, positions, monkeypatch):
+    # Positions scanned from the last, ``positions`` at a time (and the blocks of features).
+    monkeypatch.setattr(_screen_select, "_BLOCK_BYTES", 16 * positions)
+    from widefs.stats import benjamini_hochberg
+
+    for seed in range(5):
+        p, testable, alpha = _bh_case(case, np.random.default_rng(seed))
+        cut = bh_cut(p, testable, alpha)
+        assert cut == _bh_sorted(p, testable, alpha)
+        rejected = np.zeros(p.size, bool)
+        rejected[testable] = benjamini_hochberg(p[testable]) <= alpha
+        np.testing.assert_array_equal(testable & (p <= cut), rejected)
+        expected = {"none": 0, "all_equal_failing": 0, "all": testable.sum()}
+        if case in expected:
+            assert (testable & (p <= cut)).sum() == expected[case]
+        if case == "all_equal_passing":
+            assert cut == alpha
+
+
+def _fit(X, y, threshold):
+    import warnings
+
+    from widefs.univariate import ClassDifferenceScreen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ClassDifferenceScreen(threshold, random_state=0).fit(X, y)
+
+
+def test_a_fits_summaries_and_rules_equal_their_definitions():
+    rng = np.random.default_rng(4)
+    y = np.repeat([0, 1], 8)
+    X = np.column_stack(
+        [rng.normal(size=(16, 30)), np.full((16, 4), 3.0), (rng.random((16, 6)) < 0.4)]
+    ).astype(float)
+    X[:, :3] += 3.0 * y[:, None]
+    for threshold in (3, "fdr", "bonferroni"):
+        s = _fit(X, y, threshold)
+        k = s.kinds_
+        assert s.constant_features_.tolist() == (k == 0).tolist() and (k == 0).sum() == 4
+        assert s.n_scored_ == int((k != 0).sum())
+        assert s.kind_counts_ == {n: int((k == i).sum()) for i, n in enumerate(s.kind_names_)}
+        assert s.threshold_ == float(s.pvalues_[s.support_].max()) > 0.0
+    testable, cut, support = s._select(3, 0.05)  # the k smallest p-values on this fit
+    np.testing.assert_array_equal(testable, k != 0)  # every non-constant feature counts
+    order = np.argsort(np.where(k != 0, s.pvalues_, np.inf), kind="stable")
+    assert support.sum() == 3 and set(np.flatnonzero(support)) == set(order[:3])
+    assert cut == float(s.pvalues_[support].max())
+
+
+@pytest.mark.parametrize("threshold", [2, "fdr", "bonferroni"])
+def test_a_fit_of_constant_features_only_selects_nothing_with_threshold_zero(threshold):
+    X = np.tile(np.arange(5.0), (12, 1))
+    s = _fit(X, np.repeat([0, 1], 6), threshold)
+    assert s.kind_counts_["constant"] == 5 and s.n_scored_ == 0
+    assert not s.support_.any() and not s.testable_.any()
+    assert s.threshold_ == 0.0 and s.select_under(threshold)[0] == 0.0

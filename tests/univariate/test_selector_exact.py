@@ -388,7 +388,7 @@ def test_continuous_statistics_warn_naming_the_screen_and_errors_do_not():
         warnings.simplefilter("error", FutureWarning)
         # Seeded: the errors come from a random split (5 seeds in 200 keep one feature here).
         with pytest.warns(NothingSelectedWarning, match="cut 0 errors"):
-            DiscriminativeSelector(
-                "fdr", statistic="errors", null="analytic", random_state=0
-            ).fit(X, y)
+            DiscriminativeSelector("fdr", statistic="errors", null="analytic", random_state=0).fit(
+                X, y
+            )
         DiscriminativeSelector("mgm", random_state=0).fit(X, y)

@@ -84,49 +84,67 @@ def _frame(X, feature_names):
     return pd.DataFrame(X, columns=[str(c) for c in feature_names])
 
 
+def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """``SelectKBest(k=k)``'s mask of ``scores``: NaN last, ties to the higher index."""
+    ranked = np.where(np.isnan(scores), np.finfo(scores.dtype).min, scores)
+    mask = np.zeros(scores.size, dtype=bool)
+    mask[np.argsort(ranked, kind="mergesort")[-k:]] = True
+    return mask
+
+
+def _f_screen(X, y_train, train) -> np.ndarray:
+    """The F pre-screen of the training rows ``train`` of ``X``, read in place (a block of
+    columns at a time): ``SelectKBest(f_scores_blockwise, k=PRESCREEN)`` fitted on
+    ``X[train]``, the same mask without that copy."""
+    from widefs.model_selection import f_scores_blockwise
+
+    return _top_k(f_scores_blockwise(RowsOf(X, np.asarray(train)), y_train)[0], PRESCREEN)
+
+
 def rules_analysis(X, y, feature_names, *, seed, groups=None) -> RulesAnalysis:
     """CN2-POE on a 67/33 split, behind the F pre-screen (fitted on the training part) when wide.
 
     The held-out part holds at least one example per class (so the stratified split exists
-    for tiny data, where every class has at least two examples).
+    for tiny data, where every class has at least two examples). The matrix is read in
+    place: the screen a block of columns at a time, CN2 the kept columns of each part.
     """
-    from widefs.model_selection import f_scores_blockwise
     from widefs.rules import rules_summary
 
     n_classes = np.unique(y).size
     n_test = math.ceil(TEST_FRACTION * y.size)
     test_size = TEST_FRACTION if n_test >= n_classes else n_classes
-    prescreen = None
-    if X.shape[1] > PRESCREEN:
-        from sklearn.feature_selection import SelectKBest
-
-        prescreen = SelectKBest(f_scores_blockwise, k=PRESCREEN)
+    wide = X.shape[1] > PRESCREEN
     summary = rules_summary(
-        _frame(X, feature_names), y, test_size=test_size, random_state=seed,
-        prescreen=prescreen, groups=groups,
+        np.asarray(X), y, test_size=test_size, random_state=seed,
+        prescreen=_f_screen if wide else None, groups=groups, feature_names=feature_names,
     )  # fmt: skip
     return RulesAnalysis(
         summary=summary,
         test_size=test_size,
         enlarged=test_size != TEST_FRACTION,
         better_than_default=summary.test_error < summary.default_error,
-        prescreened=None if prescreen is None else PRESCREEN,
+        prescreened=PRESCREEN if wide else None,
     )
 
 
 def cefs_analysis(X, y, feature_names, *, seed) -> CefsAnalysis:
     """Class-specific ensemble feature selection on all examples (pre-screened when wide).
 
-    No accuracy is claimed from this fit, so the pre-screen may see every example.
+    No accuracy is claimed from this fit, so the pre-screen may see every example. Wide, the
+    matrix is read in place: ``Prescreened(estimator, k=PRESCREEN)``'s screen a block of
+    columns at a time, the ensemble fitted on the kept columns only.
     """
     from widefs.ensemble import ClassSpecificEnsemble
-    from widefs.model_selection import Prescreened
+    from widefs.model_selection import f_scores_blockwise
 
-    frame = _frame(X, feature_names)
     wide = X.shape[1] > PRESCREEN
-    estimator = ClassSpecificEnsemble(random_state=seed)
-    fitted = Prescreened(estimator, k=PRESCREEN).fit(frame, y) if wide else None
-    model = fitted.estimator_ if wide else estimator.fit(frame, y)
+    model = ClassSpecificEnsemble(random_state=seed)
+    if wide:
+        X = np.asarray(X)
+        kept = np.flatnonzero(_top_k(f_scores_blockwise(X, y)[0], PRESCREEN))
+        model.fit(_frame(X[:, kept], [feature_names[c] for c in kept]), y)
+    else:
+        model.fit(_frame(X, feature_names), y)
     return CefsAnalysis(
         model=model,
         class_subsets={c: list(map(str, s)) for c, s in model.class_subsets_.items()},

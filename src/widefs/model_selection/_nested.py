@@ -111,7 +111,9 @@ def selection_stability(masks: np.ndarray) -> float:
     >>> selection_stability(np.array([[1, 1, 0, 0], [1, 1, 0, 0]], bool))
     1.0
     """
-    Z = np.asarray(masks, dtype=float)
+    Z = np.asarray(masks)
+    if Z.dtype != bool:  # boolean masks are averaged as they are (no float copy of them)
+        Z = Z.astype(float)
     M, d = Z.shape
     if M < 2:
         return np.nan

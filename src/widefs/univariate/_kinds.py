@@ -70,6 +70,7 @@ GATE_LEVEL_SPREAD = 0.05
 _GATE_DRAWS = 200_000
 _GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
+_COMPUTED_BLOCK_BYTES = 8 * 2**20  # ... of columns computed in memory (RowsOf)
 _KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
 # Blocks of 0/1 values (presence/absence) skip the kernel: their kinds and carriers are
 # counts, one matrix product (the kernel would give the same integers).
@@ -441,8 +442,11 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     native = np.dtype(X.dtype)
     ranks = KeptRanks(n) if lazy else None
-    # Out of core, a block is whole storage chunks: each chunk is decoded once.
-    width = block_width(n, 8, _BLOCK_BYTES)
+    # Out of core, a block is whole storage chunks: each chunk is decoded once. Columns
+    # computed in memory (a fold's rows) gain nothing from large blocks: two of them, the one
+    # being read and the last, would be the fit's peak.
+    computed = isinstance(X, ComputedColumns)
+    width = block_width(n, 8, _COMPUTED_BLOCK_BYTES if computed else _BLOCK_BYTES)
     with closed_on_error(spill):  # an error or an interrupt: the spill file goes too
         for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
             # Integers (a uint8 store of presence/absence) are read as they are stored, and

@@ -6,7 +6,9 @@ has *exactly* the same null (that of the ranks 1..n): their p-values come from d
 statistic on 1..n under random labellings, independent of the data, as many as Bonferroni over
 all features needs (up to MAX_UNTIED_DRAWS), so they are exact. Given an ``UntiedDecision``
 (the screen's selection with every other p-value fixed), those draws stop as soon as the
-selection is settled: see ``_untied_pvalues``. Tied features are grouped into
+selection is settled: see ``_untied_pvalues``. With two classes where numba is loaded, one
+compiled pass (``_rank_kernels``) draws and scores them, the same labellings and the same floats as the
+numpy path, without a matrix of labellings. Tied features are grouped into
 strata of similar tie factor ``sum(t^3 - t) / (n^3 - n)`` (the share of the rank variance the
 ties remove: a zero-inflated count with half its values at 0 has about 0.25), and draws are
 pooled only within a stratum. The tie factor is computed without the labels, so a feature's
@@ -15,6 +17,7 @@ stratum does not depend on them.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +45,9 @@ FIRST_UNTIED_DRAWS = 2_000
 SETTLE_ERROR = 1e-3
 #: Most draws of the untied null (its floor then reaches alpha / M up to M = 10,000).
 MAX_UNTIED_DRAWS = 200_000
+#: Most ranks of the compiled untied null: its class sums of e^2 (e <= 2 n^2) stay exact
+#: integers below 2**53 (4 n^5 <= 2**53), so any order of summation gives the same floats.
+EXACT_RANKS = 1_000
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,10 @@ def _logsf_f(F, d1, d2):
     from scipy import stats
 
     values, inverse = np.unique(F, return_inverse=True)
-    return stats.f.logsf(values, d1, d2)[inverse].reshape(F.shape)
+    # A leading 0 (outside the open support: its value is set, not computed) keeps scipy
+    # from broadcasting d1 and d2 to every value, for which its generic logsf computes the
+    # median (an inverse of the cdf) once per value; each value's logsf is the same either way.
+    return stats.f.logsf(np.concatenate([[0.0], values]), d1, d2)[1:][inverse].reshape(F.shape)
 
 
 def _scores(R, labels, n_classes, counts, log_w):
@@ -85,18 +94,22 @@ def _scores(R, labels, n_classes, counts, log_w):
         # The kernel does not check bounds: it would read past the end of the labels.
         raise ValueError(f"{labels.shape[1]} labels for {n} ranks.")
     rank_f_scores = rank_f_kernel(float(labels.shape[0]) * R.size)
-    d1, d2 = n_classes - 1, n - n_classes
-    spread = bool(np.isfinite(log_w[1]))
     F_loc, F_spr = rank_f_scores(
         np.ascontiguousarray(R, dtype=np.float64),
         labels,
         np.ascontiguousarray(counts, dtype=np.float64),
-        spread,
+        bool(np.isfinite(log_w[1])),
     )
+    return _combined(F_loc, F_spr, n_classes, n, log_w), F_loc, F_spr
+
+
+def _combined(F_loc, F_spr, n_classes, n, log_w):
+    """The score of the location and spread F of n ranks (``_scores``)."""
+    d1, d2 = n_classes - 1, n - n_classes
     score = log_w[0] - _logsf_f(F_loc, d1, d2)
-    if spread:
+    if np.isfinite(log_w[1]):
         score = np.maximum(score, log_w[1] - _logsf_f(F_spr, d1, d2))
-    return score, F_loc, F_spr
+    return score
 
 
 def _read(X, columns, lazy):
@@ -124,6 +137,34 @@ def _exact_bounds_of(obs, codes, counts, log_w):
     return exact_bounds(obs, codes, counts, log_w, _scores)
 
 
+def _fused(n: int, n_classes: int, work: float) -> bool:
+    """Whether the untied null runs the compiled one-pass kernel: two classes, its sums
+    exact (up to EXACT_RANKS ranks), and numba loaded already or the work paying for loading
+    it (``_screen_numpy``'s rule; the numpy path needs no numba at all)."""
+    from widefs.univariate._screen_numpy import NUMBA_MIN_WORK
+
+    fits = n_classes == 2 and n <= EXACT_RANKS
+    return fits and ("numba" in sys.modules or work >= NUMBA_MIN_WORK)
+
+
+def _untied_scores(codes, n_classes, counts, log_w, k, gen):
+    """Scores of k labellings of the ranks 1..n, drawn by ``gen`` as
+    ``gen.permuted(np.tile(codes, (k, 1)), axis=1)`` draws them (the same draws either way)."""
+    n = codes.size
+    if not _fused(n, n_classes, float(k) * n):
+        labels = gen.permuted(np.tile(codes, (k, 1)), axis=1)
+        R = np.arange(1.0, n + 1.0)[:, None]
+        return _scores(R, labels, n_classes, counts, log_w)[0].ravel()
+    from widefs.univariate._rank_kernels import untied_rank_f
+
+    bits = gen.bit_generator.ctypes
+    F_loc, F_spr = untied_rank_f(
+        codes.astype(np.int64), np.ascontiguousarray(counts, dtype=np.float64),
+        bool(np.isfinite(log_w[1])), int(k), bits.next_uint32, bits.state_address,
+    )  # fmt: skip
+    return _combined(F_loc, F_spr, n_classes, n, log_w)
+
+
 def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
     """p-values of the features without ties and the labellings drawn.
 
@@ -140,7 +181,6 @@ def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
         bounds = _exact_bounds_of(obs, codes, counts, log_w)
         if bounds is not None:
             decision = decision.bounded(*bounds)
-    R = np.arange(1.0, codes.size + 1.0)[:, None]
     ends = untied_chunk_ends(draws)
     # Every check of every feature gets an equal share of the error (a union bound).
     error = SETTLE_ERROR / (max(1, len(ends) - 1) * max(1, obs.size))
@@ -148,8 +188,7 @@ def _untied_pvalues(obs, codes, n_classes, counts, log_w, draws, gen, decision):
     at_least = np.zeros(obs.size)
     drawn = 0
     for end in ends:
-        labels = gen.permuted(np.tile(codes, (end - drawn, 1)), axis=1)
-        null = np.sort(_scores(R, labels, n_classes, counts, log_w)[0].ravel())
+        null = np.sort(_untied_scores(codes, n_classes, counts, log_w, end - drawn, gen))
         at_least[order] += null.size - np.searchsorted(null, obs[order], side="left")
         drawn = end
         if decision is not None and end < draws and decision.settled(at_least, drawn, error):

@@ -21,6 +21,7 @@ from widefs._utils import (
     is_sparse_matrix,
     validate_lazy_xy,
 )
+from widefs._utils._spill import SpillFile, closed_on_error
 from widefs.exceptions import NothingSelectedWarning
 from widefs.stats import (
     binary_exact_pvalues,
@@ -39,9 +40,15 @@ from widefs.univariate._lazy import LazyTransformMixin
 from widefs.univariate._rank_null import MAX_UNTIED_DRAWS, STRATUM_DRAWS, rank_branch
 from widefs.univariate._rank_settle import untied_decision
 from widefs.univariate._screen_design import no_design, score_with_design, screen_design
-from widefs.univariate._screen_moderated import moderated_branch
-from widefs.univariate._screen_select import CodedValues, bh_cut, tarone
-from widefs.univariate._thresholds import top_k
+from widefs.univariate._screen_moderated import fits_spilled, moderated_branch
+from widefs.univariate._screen_select import (
+    CodedValues,
+    map_spilled,
+    scores,
+    select,
+    summarize,
+    tarone,
+)
 
 __all__ = ["ClassDifferenceScreen", "auto_spread_weight", "pooled_variances"]
 
@@ -80,25 +87,6 @@ def auto_spread_weight(class_sizes) -> float:
     (0.0, 0.35)
     """
     return SPREAD_WEIGHT if int(np.min(class_sizes)) >= SPREAD_MIN_CLASS else 0.0
-
-
-def _scores(pvalues) -> np.ndarray:
-    """``-log10`` of the p-values, floored at 1e-300 (the screen's ``scores_``)."""
-    with np.errstate(divide="ignore"):
-        scores = np.maximum(pvalues, 1e-300)
-        np.log10(scores, out=scores)
-        np.negative(scores, out=scores)
-    return scores
-
-
-def _best_score(pvalues, constant) -> float:
-    """``max(scores_)`` over the non-constant features (-inf without any), a block at a time."""
-    best = -np.inf
-    for block in feature_blocks(pvalues.size, 8, _BLOCK_BYTES):
-        keep = ~constant[block]
-        if keep.any():
-            best = max(best, float(_scores(pvalues[block][keep]).max()))
-    return best
 
 
 def _values(kept) -> np.ndarray:
@@ -164,7 +152,10 @@ class ClassDifferenceScreen(
     Attributes
     ----------
     pvalues_ : ndarray of shape (n_features,)
-        Per-feature p-values (1 for constant features).
+        Per-feature p-values (1 for constant features). An out-of-core fit whose fits spill
+        to a temporary file (see Notes) keeps only these in memory: its other per-feature
+        arrays are read-only ``numpy.memmap`` views of an unnamed temporary file (freed with
+        the last view; pickled as plain arrays).
     scores_ : ndarray of shape (n_features,)
         ``-log10(pvalues_)``: higher is more discriminative (computed from ``pvalues_`` when
         read, not stored).
@@ -228,7 +219,8 @@ class ClassDifferenceScreen(
     carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
     examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
     classes and the spread test; in an unnamed temporary file instead when the fits of an
-    out-of-core matrix would exceed 64 MB); every other step works a block of features at a time.
+    out-of-core matrix would exceed 64 MB, and then the fitted arrays but ``pvalues_`` too);
+    every other step works a block of features at a time.
 
     The ranked features without ties share one exact permutation null. With
     ``rank_draws="settled"`` it is drawn in doubling chunks, and after each chunk every such
@@ -338,20 +330,19 @@ class ClassDifferenceScreen(
         self.spread_weight_ = 0.0 if self.counts_ or plan is not None else float(weight)
         self.kind_names_ = KIND_NAMES
         self.design_ = no_design(self.classes_)
+        spill = None
         if plan is not None:
             score_with_design(self, X, codes, plan, check_random_state(self.random_state))
         elif X.shape[0] <= C:
             self._untestable(X.shape[1])
         else:
-            self._score(X, codes, sizes, check_random_state(self.random_state))
-        self.constant_features_ = self.kinds_ == 0
-        self.n_scored_ = int((~self.constant_features_).sum())
-        self.kind_counts_ = {
-            name: int(np.sum(self.kinds_ == k)) for k, name in enumerate(KIND_NAMES)
-        }
-        self.search_score_ = _best_score(self.pvalues_, self.constant_features_)
-        self.testable_, self.threshold_, self.support_ = self._select(self.threshold, self.alpha)
-        if not self.support_.any():
+            spill = self._score(X, codes, sizes, check_random_state(self.random_state))
+        with closed_on_error(spill):  # an error or an interrupt: the file goes too
+            self._summarize(np.empty if spill is None else spill.array)
+            if spill is not None:
+                map_spilled(self, spill)
+        # A positive threshold_ is a selected p-value: the support is read only without one.
+        if self.threshold_ == 0.0 and not self.support_.any():
             warnings.warn(
                 f"No feature passed the {self.threshold!r} threshold at alpha={self.alpha}; "
                 "transform will return an empty matrix.",
@@ -359,6 +350,21 @@ class ClassDifferenceScreen(
                 stacklevel=3,
             )
         return self
+
+    def _summarize(self, new):
+        summarize(self, new)
+
+    def _select(self, threshold, alpha, new=np.empty):
+        return select(self, threshold, alpha, new)
+
+    def __getstate__(self):
+        # Arrays in a read-only map of a temporary file are pickled as plain arrays (in a
+        # copy of the state: it may be the instance's own __dict__).
+        state = dict(super().__getstate__())
+        for name, value in state.items():
+            if isinstance(value, np.memmap):
+                state[name] = np.array(value)
+        return state
 
     def _fit_rows(self, X, y, rows):
         """``fit(X[rows], y)`` of a C-ordered numpy ``X``, its rows read in place."""
@@ -370,7 +376,7 @@ class ClassDifferenceScreen(
     def scores_(self):
         """``-log10(pvalues_)`` (p-values below 1e-300 count as 1e-300), computed when read:
         a wide fit keeps one array per feature fewer."""
-        return _scores(self.pvalues_)
+        return scores(self.pvalues_)
 
     # Kept as codes of their few distinct values (CodedValues: one byte per feature), the
     # float64 arrays made when read; an array set as a whole (a design fit) is kept as is.
@@ -464,8 +470,20 @@ class ClassDifferenceScreen(
         auto = spread and self.spread_weight == "auto"
         passed = first_pass(X, codes, C, spread=spread, counts=voomed, pooled=auto)
         self.kinds_ = passed.kinds
-        moderated_branch(self, passed)
-        self._two_valued(passed, sizes)
+        # Fits large enough to wait in a file: the fitted arrays but pvalues_ go to one too.
+        spill = SpillFile() if fits_spilled(passed) else None
+        with closed_on_error(spill):
+            moderated_branch(self, passed, spill)
+            self._two_valued(passed, sizes)
+            self._ranked(X, passed, (codes, C), rng, np.empty if spill is None else spill.array)
+            if spill is not None:  # the one-byte arrays, whole: no scattered write is left
+                self.kinds_ = spill.store(self.kinds_)
+                for coded in (self._min_pvalues, self._spread_weights):
+                    coded.codes = spill.store(coded.codes)
+        return spill
+
+    def _ranked(self, X, passed, classes, rng, new):
+        codes, C = classes
         ranked = np.flatnonzero(self.kinds_ == RANKED)
         if ranked.size:
             n_scored = int(np.sum(self.kinds_ != 0))
@@ -482,21 +500,25 @@ class ClassDifferenceScreen(
                 self.spread_weight_,
                 rng,
                 untied_draws=untied,
-                decision=self._untied_decision(ranked),
+                decision=self._untied_decision(ranked, new),
             )
             self.pvalues_[ranked] = branch.pvalues
             self._min_pvalues.set(ranked, branch.min_pvalues)
-            self.location_statistics_[ranked] = branch.location
-            self.spread_statistics_[ranked] = branch.spread
+            # put: scattered writes to an array in memory or in a file alike
+            self.location_statistics_.put(ranked, branch.location)
+            self.spread_statistics_.put(ranked, branch.spread)
             self._spread_weights.codes[ranked] = 1  # the nominal share
 
-    def _untied_decision(self, ranked):
-        """What the untied rank null's draws settle (None: draw them all)."""
+    def _untied_decision(self, ranked, new=np.empty):
+        """What the untied rank null's draws settle (None: draw them all); ``new(shape,
+        dtype)`` makes the testable set (in memory, or in the fit's temporary file)."""
         if self.rank_draws == "all":
             return None
-        testable, K = tarone(self.kinds_, self._min_pvalues, self.alpha)
-        n_testable = int(np.count_nonzero(testable))
-        testable[ranked] = False  # their p-values are the rank branch's
+        m = self.kinds_.size
+        testable, K = tarone(self.kinds_, self._min_pvalues, self.alpha, out=new(m, bool))
+        blocks = feature_blocks(m, 16, _BLOCK_BYTES)
+        n_testable = sum(int(np.count_nonzero(testable[b])) for b in blocks)
+        testable.put(ranked, False)  # their p-values are the rank branch's
         return untied_decision(self.threshold, self.alpha, self.pvalues_, testable, n_testable, K)
 
     def _two_valued(self, passed, sizes):
@@ -519,7 +541,7 @@ class ClassDifferenceScreen(
                 return
             self.pvalues_[rows] = p
             self._min_pvalues.set(rows, floors)
-            self.location_statistics_[rows] = self._binary_f(carriers, sizes)
+            self.location_statistics_.put(rows, self._binary_f(carriers, sizes))
 
     @staticmethod
     def _binary_f(a, sizes):
@@ -531,19 +553,3 @@ class ClassDifferenceScreen(
         with np.errstate(divide="ignore", invalid="ignore"):
             F = (between / (C - 1)) / (within / (n - C))
         return np.where(np.isnan(F), 0.0, F)
-
-    def _select(self, threshold, alpha):
-        eligible = self.kinds_ != 0
-        if not isinstance(threshold, str):
-            mask = top_k(threshold, self.pvalues_, eligible)
-            return eligible, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask
-        # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
-        # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
-        # property of its test: it stays counted.
-        testable, K = tarone(self.kinds_, self._min_pvalues, alpha)
-        if threshold == "bonferroni":
-            cut = alpha / K if K else -1.0
-        else:
-            cut = bh_cut(self.pvalues_, testable, alpha)
-        mask = testable & (self.pvalues_ <= cut)
-        return testable, (float(self.pvalues_[mask].max()) if mask.any() else 0.0), mask

@@ -8,7 +8,8 @@ the last block back: a block's results take its features' places, at or after it
 and never the rows of the blocks before it. Beyond its blocks the fit allocates no array per
 feature that the first pass did not already hold. When the first pass spilled its fits to a
 temporary file (a large out-of-core matrix), the branch reads them back a block at a time
-and writes its results to new arrays: the fits never are in memory whole.
+and writes its results to new arrays: the fits never are in memory whole; the statistics
+then go to the screen's own temporary file (``spill``), the p-values only to memory.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "SPREAD_WEIGHT_NARROW",
     "SPREAD_WEIGHT_WIDE",
     "WIDE_VARIANCE",
+    "fits_spilled",
     "moderated_branch",
     "spread_shares",
     "wide_spread",
@@ -60,15 +62,21 @@ def wide_spread(pooled, ref) -> np.ndarray:
     return pooled >= WIDE_VARIANCE * ref if ref > 0 else np.zeros(pooled.shape, bool)
 
 
-def moderated_branch(screen, passed) -> None:
+def fits_spilled(passed) -> bool:
+    """Whether the first pass kept its fits in a temporary file (out of core and large)."""
+    return any(isinstance(a, SpilledArray) for a in _arrays(passed))
+
+
+def moderated_branch(screen, passed, spill=None) -> None:
     """Set the screen's ``pvalues_``, statistics, ``prior_`` and the codes of its
     ``min_pvalues_`` and ``spread_weights_`` from the first pass ``passed`` (whose fits and
     buffers it consumes); only the modelled features get p-values here (1 elsewhere).
     Fits spilled to a temporary file are read back a block at a time, and the file is
-    closed (removed) when the branch ends, by an error too."""
+    closed (removed) when the branch ends, by an error too. With ``spill`` (a
+    :class:`~widefs._utils._spill.SpillFile`), the statistics are written to it."""
     spilled = [a for a in _arrays(passed) if isinstance(a, SpilledArray)]
     try:
-        _branch(screen, passed)
+        _branch(screen, passed, spill)
     finally:
         for a in spilled:
             a.spill.close()
@@ -80,7 +88,7 @@ def _arrays(passed) -> list:
     return [passed.pooled] + [a for f in fits for a in (f.coefficients, f.variances)]
 
 
-def _branch(screen, passed) -> None:
+def _branch(screen, passed, spill=None) -> None:
     kinds = screen.kinds_
     m = kinds.size
     loc = passed.location
@@ -101,11 +109,12 @@ def _branch(screen, passed) -> None:
         priors.append(fit_f_dist(spr.variances, spr.df_residual))
     screen.prior_ = {"location": priors[0], "spread": priors[1] if spr is not None else None}
     buffers, passed.buffers = list(passed.buffers), ()
-    screen.location_statistics_ = buffers.pop(0) if buffers else np.empty(m)
+    new = np.empty if spill is None else spill.array
+    screen.location_statistics_ = buffers.pop(0) if buffers else new(m)
     if spr is not None:
-        screen.spread_statistics_ = buffers.pop(0) if buffers else np.empty(m)
-    else:  # zeros not written: a large allocation costs memory only where it is written
-        screen.spread_statistics_ = np.zeros(m)
+        screen.spread_statistics_ = buffers.pop(0) if buffers else new(m)
+    else:  # zeros not written: they cost no memory (nor space in the file) until written
+        screen.spread_statistics_ = np.zeros(m) if spill is None else spill.zeros(m)
     screen.pvalues_ = buffers.pop(0) if buffers else np.empty(m)
     del buffers
     for i in range(len(blocks) - 1, -1, -1):
@@ -170,6 +179,7 @@ def _tests(screen, block, mk, rows, fits, priors, pooled_df) -> None:
     if len(priors) > 1:
         outputs.append((screen.spread_statistics_, 0.0, spread))
     for out, fill, values in outputs:
-        out[block] = fill
+        part = np.full(block.stop - block.start, fill)
         if values is not None:
-            out[block][mk] = values
+            part[mk] = values
+        out[block] = part  # one write of the block: an array in a file too

@@ -1,4 +1,4 @@
-"""The screen's selection rules without temporaries as long as the features.
+"""The screen's selection rules and summaries without temporaries as long as the features.
 
 Tarone's testable set and the Benjamini-Hochberg cut of :class:`ClassDifferenceScreen`,
 equal to :func:`widefs.stats.tarone_testable` and :func:`widefs.stats.benjamini_hochberg`
@@ -10,7 +10,13 @@ order would cost more memory than the p-values themselves.
   take few distinct values; their counts give ``reach(K)`` for every multiplicity K.
 - Benjamini-Hochberg rejects the p-values up to the largest ``p_(j)`` with
   ``p_(j) m / j <= alpha``; every such ``p_(j)`` is at most about alpha, so only the
-  p-values below (a hair above) alpha are sorted.
+  p-values below (a hair above) alpha are sorted, in one array of their exact size (at most
+  8 bytes per feature, when every p-value is that small), and ``p_(j) m / j`` is computed a
+  block of positions at a time from the last.
+
+:func:`summarize` and :func:`select` set the fit's per-feature results a block at a time,
+into arrays in memory or in a temporary file (an out-of-core fit above the spill threshold),
+which :func:`map_spilled` then exposes as read-only maps of that file.
 """
 
 from __future__ import annotations
@@ -19,8 +25,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from widefs._utils import feature_blocks
+from widefs._utils._spill import SpilledArray
+from widefs.univariate._thresholds import top_k
 
-__all__ = ["CodedValues", "bh_cut", "tarone"]
+__all__ = [
+    "SPILLED",
+    "CodedValues",
+    "bh_cut",
+    "map_spilled",
+    "scores",
+    "select",
+    "summarize",
+    "tarone",
+]
 
 TWO_VALUED = 1  # the kind code of _kinds (not imported: _kinds loads the screen's kernels)
 # Candidates of the Benjamini-Hochberg cut: p <= alpha * (1 + _MARGIN) holds every p-value
@@ -71,6 +88,13 @@ class CodedValues:
     def __getitem__(self, key) -> np.ndarray:
         return self.table[self.codes[key]]
 
+    def __getstate__(self) -> dict:
+        # Codes in a read-only map of a temporary file are pickled as a plain array.
+        state = dict(self.__dict__)
+        if isinstance(state["codes"], np.memmap):
+            state["codes"] = np.array(state["codes"])
+        return state
+
     def toarray(self) -> np.ndarray:
         """All the values, float64."""
         out = np.empty(self.codes.size)
@@ -79,7 +103,7 @@ class CodedValues:
         return out
 
 
-def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
+def tarone(kinds, min_pvalues, alpha: float, out=None) -> tuple[NDArray[np.bool_], int]:
     """Tarone's testable features and multiplicity K among the non-constant ones.
 
     The floors are the two-valued features' ``min_pvalues``, 0 for the other non-constant
@@ -88,13 +112,18 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
     Parameters
     ----------
     kinds : ndarray of int8, shape (n_features,)
+        Read a block at a time (a spilled array too).
     min_pvalues : ndarray or CodedValues of shape (n_features,)
         Read a block at a time.
     alpha : float
+    out : array of bool, shape (n_features,), optional
+        Where ``testable`` is written, a block at a time (a spilled array too); a new
+        array when None.
 
     Returns
     -------
-    testable : ndarray of bool, shape (n_features,)
+    testable : array of bool, shape (n_features,)
+        ``out`` when given.
     K : int
         0 when no feature is eligible.
     """
@@ -106,8 +135,10 @@ def tarone(kinds, min_pvalues, alpha: float) -> tuple[NDArray[np.bool_], int]:
         v, c = np.unique(min_pvalues[block][k == TWO_VALUED], return_counts=True)
         values.append(v)
         counts.append(c)
-    testable = np.zeros(kinds.size, bool)
+    testable = np.empty(kinds.size, bool) if out is None else out
     if m == 0:
+        for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
+            testable[block] = False
         return testable, 0
     floors, inverse = np.unique(np.concatenate(values), return_inverse=True)
     weight = np.bincount(inverse, weights=np.concatenate(counts), minlength=floors.size)
@@ -154,21 +185,138 @@ def bh_cut(pvalues, testable, alpha: float) -> float:
     -------
     cut : float
     """
-    m = 0
     low = alpha * (1.0 + _MARGIN)
-    found = [np.zeros(0)]
-    for block in feature_blocks(pvalues.size, 16, _BLOCK_BYTES):
+    blocks = list(feature_blocks(pvalues.size, 16, _BLOCK_BYTES))
+    m = size = 0
+    for block in blocks:  # counted first: the candidates' array gets its exact size
         t = testable[block]
         m += int(np.count_nonzero(t))
-        p = pvalues[block]
-        found.append(p[t & (p <= low)])
+        size += int(np.count_nonzero(t & (pvalues[block] <= low)))
     if m == 0:
         return -1.0
-    ordered = np.concatenate(found)
-    del found
+    ordered = np.empty(size)
+    at = 0
+    for block in blocks:
+        p = pvalues[block]
+        found = p[testable[block] & (p <= low)]
+        ordered[at : at + found.size] = found
+        at += found.size
     ordered.sort()
-    # As benjamini_hochberg computes it: (p * m) / j, the positions j counted from 1.
-    scaled = ordered * m
-    scaled /= np.arange(1, ordered.size + 1)
-    passing = np.flatnonzero(scaled <= alpha)
-    return float(ordered[passing[-1]]) if passing.size else -1.0
+    # As benjamini_hochberg computes it: (p * m) / j, the positions j counted from 1; the
+    # largest passing j is sought from the end, a block of positions at a time.
+    width = _BLOCK_BYTES // 16
+    for stop in range(size, 0, -width):
+        start = max(0, stop - width)
+        scaled = ordered[start:stop] * m
+        scaled /= np.arange(start + 1, stop + 1)
+        passing = np.flatnonzero(scaled <= alpha)
+        if passing.size:
+            return float(ordered[start + passing[-1]])
+    return -1.0
+
+
+def scores(pvalues) -> np.ndarray:
+    """``-log10`` of the p-values, floored at 1e-300 (the screen's ``scores_``)."""
+    with np.errstate(divide="ignore"):
+        out = np.maximum(pvalues, 1e-300)
+        np.log10(out, out=out)
+        np.negative(out, out=out)
+    return out
+
+
+def _best_score(pvalues, constant) -> float:
+    """``max(scores_)`` over the non-constant features (-inf without any), a block at a time."""
+    best = -np.inf
+    for block in feature_blocks(pvalues.size, 8, _BLOCK_BYTES):
+        keep = ~constant[block]
+        if keep.any():
+            best = max(best, float(scores(pvalues[block][keep]).max()))
+    return best
+
+
+def _kept(mask, new):
+    """``mask`` in an array made by ``new`` (itself when that makes arrays in memory)."""
+    if new is np.empty:
+        return mask
+    out = new(mask.shape, mask.dtype)
+    out[:] = mask
+    return out
+
+
+def _kind_counts(kinds, n_kinds: int) -> np.ndarray:
+    """Features of each kind, a block at a time (``kinds`` may be in a file)."""
+    counts = np.zeros(n_kinds, np.int64)
+    for block in feature_blocks(kinds.size, 16, _BLOCK_BYTES):
+        counts += np.bincount(kinds[block], minlength=n_kinds)
+    return counts
+
+
+def map_spilled(screen, spill) -> None:
+    """Every per-feature array of ``screen`` kept in ``spill`` becomes its read-only view in
+    the file's map; the file object is closed (the map keeps the data while it lives)."""
+    whole = spill.map()
+    for name in SPILLED:
+        kept = getattr(screen, name)
+        if isinstance(kept, CodedValues):
+            kept = kept.codes
+            if isinstance(kept, SpilledArray):
+                getattr(screen, name).codes = kept.mapped(whole)
+        elif isinstance(kept, SpilledArray):
+            setattr(screen, name, kept.mapped(whole))
+
+
+#: The fitted per-feature arrays an out-of-core fit above the spill threshold keeps on disk.
+SPILLED = (
+    "kinds_",
+    "location_statistics_",
+    "spread_statistics_",
+    "constant_features_",
+    "testable_",
+    "support_",
+    "_min_pvalues",
+    "_spread_weights",
+)
+
+
+def summarize(screen, new) -> None:
+    """Kinds counted, constant features, best score and the selection, a block at a
+    time; ``new(shape, dtype)`` makes the per-feature arrays (in memory or a file)."""
+    m = screen.kinds_.size
+    screen.constant_features_ = new(m, bool)
+    for block in feature_blocks(m, 16, _BLOCK_BYTES):
+        screen.constant_features_[block] = screen.kinds_[block] == 0
+    counts = _kind_counts(screen.kinds_, len(screen.kind_names_))
+    screen.n_scored_ = int(m - counts[0])
+    screen.kind_counts_ = {name: int(counts[k]) for k, name in enumerate(screen.kind_names_)}
+    screen.search_score_ = _best_score(screen.pvalues_, screen.constant_features_)
+    screen.testable_, screen.threshold_, screen.support_ = select(
+        screen, screen.threshold, screen.alpha, new
+    )
+
+
+def select(screen, threshold, alpha: float, new=np.empty) -> tuple:
+    """``(testable, threshold, support)`` of a rule, a block at a time; ``new(shape,
+    dtype)`` makes the per-feature arrays (in memory or a file)."""
+    m = screen.kinds_.size
+    if not isinstance(threshold, str):
+        eligible = np.empty(m, bool)
+        for block in feature_blocks(m, 16, _BLOCK_BYTES):
+            eligible[block] = screen.kinds_[block] != 0
+        mask = top_k(threshold, screen.pvalues_, eligible)
+        cut = float(screen.pvalues_[mask].max()) if mask.any() else 0.0
+        return _kept(eligible, new), cut, _kept(mask, new)
+    # Tarone counts out the features whose *test* cannot reach a level: the exact floors of
+    # two-valued features. A ranked feature's floor is a Monte Carlo resolution, not a
+    # property of its test: it stays counted.
+    testable, K = tarone(screen.kinds_, screen._min_pvalues, alpha, out=new(m, bool))
+    if threshold == "bonferroni":
+        cut = alpha / K if K else -1.0
+    else:
+        cut = bh_cut(screen.pvalues_, testable, alpha)
+    support, best = new(m, bool), -np.inf
+    for block in feature_blocks(m, 16, _BLOCK_BYTES):
+        p = screen.pvalues_[block]
+        mask = support[block] = testable[block] & (p <= cut)
+        if mask.any():
+            best = max(best, float(p[mask].max()))
+    return testable, (best if best > -np.inf else 0.0), support
