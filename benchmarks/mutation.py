@@ -11,6 +11,9 @@ directory ``build/mutation/<module>/`` holding a copy of ``pyproject.toml`` whos
 ``[tool.mutmut]`` table names that module and its targeted tests, plus links to ``src``
 and ``tests``; runs ``mutmut run --max-children N`` there (``--workers``, default one:
 mutation testing is heavy); and prints the score ``killed / (killed + survived + timeout + no tests)``.
+A mutant whose tests run longer than ``--timeout-multiplier`` (default 5) times their
+duration in mutmut's first, unmutated run plus ten seconds is stopped and counted as
+"timeout": not killed (a mutant that makes a loop endless is reported, not hidden).
 ``mutmut results`` / ``mutmut show NAME`` inside that directory list and show survivors.
 
 ``--comparisons`` runs only the mutants at a threshold, a tie rule or a validator: it
@@ -318,7 +321,14 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "model_selection_nested": (
         ["src/widefs/model_selection/_nested.py"],
-        ["tests/model_selection/test_nested.py", "tests/model_selection/test_nested_exact.py"],
+        # (with the study designs' groups and covariates, and the fits on a fold's rows read
+        # in place, which _fit_score_fold chooses)
+        [
+            "tests/model_selection/test_nested.py",
+            "tests/model_selection/test_nested_exact.py",
+            "tests/model_selection/test_nested_design.py",
+            "tests/analysis/test_rows_pipeline.py",
+        ],
         {},
     ),
     # The analysis behind ``analyse()`` and ``widefs run``. The colon runs (the module fixture
@@ -410,7 +420,10 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(x) for x in items) + "]"
 
 
-def _prepare(key: str) -> Path:
+_TIMEOUT_CONSTANT = 10.0  # seconds; a loaded machine's start-up and import jitter
+
+
+def _prepare(key: str, timeout_multiplier: float = 5.0) -> Path:
     files, tests, _ = MODULES[key]
     work = ROOT / "build" / "mutation" / key
     work.mkdir(parents=True, exist_ok=True)
@@ -426,6 +439,10 @@ def _prepare(key: str) -> Path:
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist"]\n'
         "use_git_change_detection = false\n"
+        # A mutant that makes a loop endless is stopped (status "timeout") after this many
+        # times its tests' unmutated duration plus this many seconds, wall clock.
+        f"timeout_multiplier = {float(timeout_multiplier)}\n"
+        f"timeout_constant = {float(_TIMEOUT_CONSTANT)}\n"
     )
     pyproject = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
     (work / "pyproject.toml").write_text(pyproject + "\n" + table, encoding="utf-8")
@@ -553,6 +570,13 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=1, help="mutants tested at once (default: 1)"
     )
     parser.add_argument(
+        "--timeout-multiplier",
+        type=float,
+        default=5.0,
+        help="stop a mutant after this many times its tests' unmutated duration plus 10 s "
+        "(counted as a timeout, not killed; default: 5)",
+    )
+    parser.add_argument(
         "--comparisons",
         action="store_true",
         help="only the mutants that change a comparison, a condition or a compared constant",
@@ -560,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     keys = list(MODULES) if "all" in args.modules else args.modules
     for key in keys:
-        work = _prepare(key)
+        work = _prepare(key, args.timeout_multiplier)
         if not args.resume:
             shutil.rmtree(work / "mutants", ignore_errors=True)
         env = {**os.environ, **MODULES[key][2]}

@@ -207,3 +207,46 @@ def test_missing_group_labels_are_refused_before_any_fit():
     groups[3] = None
     with pytest.raises(ValueError, match="groups has 1 missing labels"):
         nested_evaluate(GaussianNB(), X, y, groups=groups)
+
+
+def test_covariates_as_a_mapping_or_a_frame_reach_fit_as_their_training_rows():
+    import pandas as pd
+
+    X, y, _, cov = _data(4)
+    seen = []
+
+    class Classifier(BaseEstimator):
+        __metadata_request__fit = {"covariates": True}
+
+        def fit(self, X, y, covariates=None):
+            seen.append((np.asarray(X)[:, 0].astype(int), covariates))
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.classes_[0])
+
+    as_dict = {"id": cov[:, 0], "age": cov[:, 1]}
+    as_frame = pd.DataFrame(as_dict, index=np.arange(36) + 500)
+    for given in (as_dict, as_frame):
+        seen.clear()
+        nested_evaluate(Classifier(), X, y, cv=3, covariates=given, random_state=0)
+        assert len(seen) == 3
+        for ids, got in seen:
+            assert type(got) is type(given)  # a frame stays a frame: columns by name
+            assert list(got.keys()) == ["id", "age"]
+            np.testing.assert_array_equal(np.asarray(got["id"]), ids + 1000)
+    with pytest.raises(ValueError, match="one row per sample"):
+        nested_evaluate(Classifier(), X, y, covariates={"id": cov[:5, 0]})
+
+
+def test_a_searchs_own_folds_become_group_folds_of_the_same_number():
+    from sklearn.model_selection import GridSearchCV
+
+    from widefs.model_selection import DesignKFold
+    from widefs.model_selection._nested import _group_inner_cv
+
+    for cv, n_splits in ((None, 5), (3, 3)):  # None: scikit-learn's default, 5 folds
+        search = GridSearchCV(GaussianNB(), {"var_smoothing": [1e-9]}, cv=cv)
+        inner = _group_inner_cv(search, np.random.RandomState(0)).cv
+        assert type(inner) is DesignKFold and inner.n_splits == n_splits

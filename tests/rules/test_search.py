@@ -180,8 +180,10 @@ def _check_round(reference, problem, cov, quality, target, min_covered, alpha_te
         assert best_q == q[k]
         assert best_cov.shape == (1, y.size)
         np.testing.assert_array_equal(best_cov[0], cov[cand.owner[ok][k]] & mask(*key[k]))
-    else:
+    else:  # no best: empty arrays, length and quality zero
         assert best_cov.shape == (0, y.size)
+        assert best_conds.shape == (0,) and best_counts.shape == (0,)
+        assert best_len == 0 and best_q == 0.0
 
 
 @pytest.mark.parametrize("seed", range(150))
@@ -328,3 +330,36 @@ def test_a_round_compiles_its_steps_once():
 
     for signature in _rank_candidates.signatures:
         assert {str(t.dtype) for t in signature[17]} <= index, signature
+
+
+@pytest.mark.parametrize("continuous", [False, True])
+def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_table(
+    monkeypatch, continuous
+):
+    """The ranking kernel writes a cumulative row per group (at most one per example) and
+    one row ahead: its scratch needs n + 2 rows (numba does not check the bounds, so a
+    short one would be written past its end, silently). It counts into the table whenever
+    the table's scratch is given (the faster path, same results; None: the walks)."""
+    from widefs.rules import _beam
+
+    y, numeric, codes, nominal, n_cats = _problem(2, continuous=continuous)
+    table = CandidateTable.build(np.where(nominal, codes, numeric), nominal, n_cats)
+    n, F = table.bins.shape
+    assert n > F  # the rows, not the attributes, size the scratch
+    calls = []
+    real = _beam._rank_candidates
+
+    def spy(*args):
+        group_bin, group_counts, vec = args[17]
+        calls.append(args[10] is None)
+        assert group_bin.shape == (n,) and vec.shape == (3,)
+        assert group_counts.shape[0] >= n + 2 and group_counts.shape[1] == 3
+        assert not group_counts[0].any()  # read before any write: zeros
+        return real(*args)
+
+    monkeypatch.setattr(_beam, "_rank_candidates", spy)
+    cov = np.random.default_rng(5).random((3, n)) < 0.6
+    conds, lens = np.zeros((3, table.max_conditions), dtype=np.intp), np.zeros(3, np.intp)
+    base = np.bincount(y, minlength=3)
+    _run(table, y, cov, conds, lens, "laplace", -1, 1, False, base / base.sum(), np.inf, 3)
+    assert calls and set(calls) == {continuous}

@@ -47,6 +47,80 @@ def test_errors_certificate_with_every_feature_constant_takes_any_features_score
     np.testing.assert_array_equal(fast, [clone(sel).fit(X, y[p]).search_score_ for p in perms])
 
 
+def test_errors_certificate_leaves_constant_features_out_as_fit_does():
+    # Narrow noise (ranges far below 1) beside a constant feature that scores best under
+    # some relabellings: the search score is the best non-constant feature's, as in fit.
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 6)
+    X = np.hstack([np.full((12, 1), 5.0), 0.01 * rng.normal(size=(12, 3))])
+    sel = DiscriminativeSelector("all", statistic="errors", null="analytic", random_state=3)
+    perms = np.random.default_rng(1).permuted(np.tile(np.arange(12), (40, 1)), axis=1)
+    fits = [clone(sel).fit(X, y[p]) for p in perms]
+    assert any(f.scores_[0] > f.scores_[1:].max() for f in fits)
+    fast = sel.permutation_search_scores(X, y, perms)
+    np.testing.assert_array_equal(fast, [f.search_score_ for f in fits])
+
+
+@pytest.mark.parametrize("statistic", ["errors", "auto"])
+def test_search_scores_take_and_refuse_the_inputs_fit_does(statistic):
+    sel = DiscriminativeSelector("all", statistic=statistic, null="analytic", random_state=0)
+    X, y = np.array([[0.0, 1.0], [1.0, 3.0]]), np.array(["a", "b"])
+    perms = [[0, 1], [1, 0]]
+    fast = sel.permutation_search_scores(X, y, perms)  # two examples: enough for fit
+    np.testing.assert_array_equal(fast, [clone(sel).fit(X, y[p]).search_score_ for p in perms])
+    for X_bad, y_bad in ((X[:1], y[:1]), (X, np.array([7, 7])), (X, np.array(["a", "a"]))):
+        with pytest.raises(ValueError) as by_fit:
+            clone(sel).fit(X_bad, y_bad)
+        with pytest.raises(ValueError) as fast_error:
+            sel.permutation_search_scores(X_bad, y_bad, [np.arange(y_bad.size)])
+        assert str(fast_error.value) == str(by_fit.value)
+
+
+@pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*is deprecated:FutureWarning")
+@pytest.mark.parametrize("statistic", ["errors", "location"])
+def test_search_scores_of_half_precision_data_are_fits_float64_scores(statistic):
+    # fit converts float16 to float64; the fast path must read the same numbers.
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 10)
+    X = (rng.normal(size=(20, 30)) * 3 + 2 * y[:, None] * (np.arange(30) < 3)).astype(np.float16)
+    sel = DiscriminativeSelector("all", statistic=statistic, null="analytic", random_state=0)
+    perms = np.random.default_rng(1).permuted(np.tile(np.arange(20), (6, 1)), axis=1)
+    fast = sel.permutation_search_scores(X, y, perms)
+    np.testing.assert_array_equal(fast, [clone(sel).fit(X, y[p]).search_score_ for p in perms])
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+@pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*is deprecated:FutureWarning")
+@pytest.mark.parametrize("statistic", ["errors", "location", "distribution"])
+@pytest.mark.parametrize("storage", ["array", "memmap", "constant"])
+def test_search_scores_equal_refits_for_every_statistic_and_storage(
+    tmp_path, monkeypatch, statistic, storage
+):
+    """Every statistic's fast path, and a memory-mapped matrix refitted per relabelling
+    (never read whole: the fast path's scorers are not called); every feature constant:
+    fit's search score, that of any feature."""
+    X, y = _data(np.float64, n=20, m=12)
+    X[:, 2] *= np.where(y == "b", 3.0, 1.0)  # a spread difference
+    if storage == "constant":
+        X[:] = 1.5
+    if storage == "memmap":
+        mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="w+", shape=X.shape)
+        mm[:] = X
+        X = mm
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("a lazy matrix is refitted, not scored whole")
+
+        monkeypatch.setattr(_search_scores, "best_scores", refuse)
+        monkeypatch.setattr(_search_scores, "score_block", refuse)
+    sel = DiscriminativeSelector(3, statistic=statistic, n_permutations=20, random_state=1)
+    perms = np.random.default_rng(3).permuted(np.tile(np.arange(20), (5, 1)), axis=1)
+    fast = sel.permutation_search_scores(X, y, perms)
+    refits = [clone(sel).fit(X, y[p]).search_score_ for p in perms]
+    assert fast.dtype == np.float64 and fast.shape == (5,)
+    np.testing.assert_array_equal(fast, refits)
+
+
 def _fitted_state(est):
     """Every fitted attribute, arrays as lists (a dict to compare)."""
     out = {}
@@ -192,3 +266,151 @@ def test_float32_data_are_scored_as_their_float64_copy_by_blocks(monkeypatch, n_
     monkeypatch.setattr(_error_counts, "block_width", lambda *args, **kwargs: 5)
     blocks = clone(sel).set_params(n_jobs=n_jobs).fit(X, y)
     _assert_same(whole, _fitted_state(blocks))
+
+
+def _outcome(fit):
+    """A fit's fitted state, or its error's type and message."""
+    try:
+        return _fitted_state(fit())
+    except ValueError as error:
+        return {"error": (type(error).__name__, str(error))}
+
+
+def _same_outcome(a, b):
+    if "error" in a or "error" in b:
+        assert a == b
+    else:
+        _assert_same(a, b)
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+@pytest.mark.filterwarnings("ignore:DiscriminativeSelector.*is deprecated:FutureWarning")
+@pytest.mark.parametrize(
+    "case, in_place",
+    [
+        ("errors", True),
+        ("location", False),
+        ("two jobs", False),
+        ("integers", False),
+        ("other length", False),
+        ("one row", False),
+        ("two rows", True),
+        ("one class", False),
+    ],
+)
+def test_selector_fit_rows_reads_in_place_where_it_can_and_fits_the_copy_elsewhere(
+    monkeypatch, case, in_place
+):
+    """The errors statistic of a float matrix, one job, at least two rows of two classes
+    and labels for every row: read in place; otherwise fit's result or message, on the copy."""
+    from widefs.univariate import _rows
+
+    seen = []
+    real = _rows.RowsOf
+    monkeypatch.setattr(_rows, "RowsOf", lambda *a: seen.append(1) or real(*a))
+    X, y = _data(np.float32)
+    rows = np.arange(2, 22)
+    params = {"statistic": "errors", "n_permutations": 20, "random_state": 0}
+    if case == "location":
+        params.update(statistic="location", threshold=3)
+    if case == "two jobs":
+        params.update(n_jobs=2)
+    if case == "integers":
+        X = np.round(X * 4).astype(np.int64)
+    y_rows = y[rows]
+    if case == "other length":
+        y_rows = y_rows[:-1]
+    if case in ("one row", "two rows"):
+        rows = rows[[0, -1]] if case == "two rows" else rows[:1]
+        y_rows = y[rows]
+    if case == "one class":
+        y_rows = np.full(rows.size, "a")
+    sel = DiscriminativeSelector(**params)
+    by_rows = _outcome(lambda: clone(sel)._fit_rows(X, y_rows, rows))
+    assert bool(seen) == in_place
+    _same_outcome(by_rows, _outcome(lambda: clone(sel).fit(X[rows], y_rows)))
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+@pytest.mark.parametrize(
+    "case, in_place", [("float", True), ("integers", False), ("one row", False), ("two rows", True)]
+)
+def test_screen_fit_rows_reads_in_place_where_it_can_and_fits_the_copy_elsewhere(
+    monkeypatch, case, in_place
+):
+    from widefs.univariate import ClassDifferenceScreen, _rows
+
+    seen = []
+    real = _rows.RowsOf
+    monkeypatch.setattr(_rows, "RowsOf", lambda *a: seen.append(1) or real(*a))
+    X, y = _screen_data(np.float64)
+    rows = np.arange(3, 27)
+    if case == "integers":
+        X = np.round(X * 4).astype(np.int64)
+    if case in ("one row", "two rows"):
+        rows = rows[[0, -1]] if case == "two rows" else rows[:1]
+    screen = ClassDifferenceScreen("fdr", counts=False, random_state=2)
+    by_rows = _outcome(lambda: clone(screen)._fit_rows(X, y[rows], rows))
+    assert bool(seen) == in_place
+    _same_outcome(by_rows, _outcome(lambda: clone(screen).fit(X[rows], y[rows])))
+
+
+@pytest.mark.filterwarnings("ignore::widefs.exceptions.NothingSelectedWarning")
+def test_selector_fit_rows_shares_only_fits_of_the_same_matrix_labels_and_rows():
+    import pandas as pd
+
+    from widefs._utils import sharing_fits
+
+    X, y = _data(np.float32)
+    rows = np.arange(20)
+    other_X = X[::-1].copy()
+    other_y = y[rows][::-1].copy()
+    fits = []
+    with sharing_fits() as memo:
+        for X_, y_, rows_ in ((X, y[rows], rows), (other_X, y[rows], rows),
+                              (X, other_y, rows), (X, y[rows], rows + 2)):  # fmt: skip
+            fits.append(DiscriminativeSelector("mgm", random_state=0)._fit_rows(X_, y_, rows_))
+    assert memo.hits == 0
+    for fit, (X_, y_, rows_) in zip(
+        fits, ((X, y[rows], rows), (other_X, y[rows], rows), (X, other_y, rows),
+               (X, y[rows], rows + 2)), strict=True,
+    ):  # fmt: skip
+        plain = DiscriminativeSelector("mgm", random_state=0).fit(X_[rows_], y_)
+        np.testing.assert_array_equal(fit.n_errors_, plain.n_errors_)
+    # A selector fitted on named columns, then on rows of an array: no names, as fit.
+    names = [f"g{j}" for j in range(X.shape[1])]
+    sel = DiscriminativeSelector("mgm", random_state=0).fit(
+        pd.DataFrame(X[rows], columns=names), y[rows]
+    )
+    assert hasattr(sel, "feature_names_in_")
+    assert not hasattr(sel._fit_rows(X, y[rows], rows), "feature_names_in_")
+
+
+def test_a_fit_counts_its_scored_features_and_warns_only_when_nothing_is_selected():
+    import warnings
+
+    from widefs.exceptions import NothingSelectedWarning
+
+    X, y = _data(np.float64)  # feature 5 constant, features 0-3 shifted
+    sel = DiscriminativeSelector("mgm", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NothingSelectedWarning)
+        sel._fit_rows(X, y, np.arange(y.size))
+    assert sel.support_.any() and sel.n_scored_ == X.shape[1] - 1
+    noise = np.random.default_rng(4).normal(size=(24, 30))
+    with pytest.warns(NothingSelectedWarning, match="^No feature passed the 'max_chance'"):
+        DiscriminativeSelector("max_chance", random_state=0)._fit_rows(noise, y, np.arange(24))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_selector_fit_rows_refuses_missing_or_infinite_values_in_the_folds_rows(value):
+    X, y = _data(np.float32)
+    X[3, 7] = value
+    rows = np.arange(20)
+    with pytest.raises(ValueError, match=r"Input X contains (NaN|infinity)"):
+        DiscriminativeSelector("mgm", random_state=0).fit(X[rows], y[rows])
+    with pytest.raises(ValueError, match=r"NaN or infinity \(columns \[7\]"):
+        DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[rows], rows)
+    # A value outside the fold's rows is not read.
+    fit = DiscriminativeSelector("mgm", random_state=0)._fit_rows(X, y[4:], np.arange(4, 24))
+    assert np.isfinite(fit.scores_).all()

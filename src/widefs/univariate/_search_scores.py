@@ -28,7 +28,7 @@ def _codes(base, X, y, dtype):
     classes, y_codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"DiscriminativeSelector needs at least 2 classes; got 1 class ({classes[0]!r})."
+            f"DiscriminativeSelector needs at least 2 classes; got 1 class ({classes.tolist()[0]!r})."
         )
     return X, y_codes, classes.size
 
