@@ -228,6 +228,37 @@ def test_an_input_listed_in_the_manifest_is_refused_before_anything(tmp_path):
     assert data.read_bytes() == b"input"
 
 
+@pytest.mark.parametrize("caller", [None, "4"])
+def test_main_limits_heap_arenas_unless_the_caller_did(monkeypatch, caller):
+    import ctypes
+
+    from widefs.cli import _main
+
+    calls, seen = [], {}
+
+    class Libc:
+        def mallopt(self, param, value):
+            calls.append((param, value, "after" if seen else "before"))
+            return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    if caller is None:
+        monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    else:
+        monkeypatch.setenv("MALLOC_ARENA_MAX", caller)
+
+    def command(args):
+        seen["arenas"] = os.environ["MALLOC_ARENA_MAX"]  # what the workers will read
+        return 0
+
+    monkeypatch.setattr(_main, "_command", command)
+    assert main(["datasets"]) == 0
+    if caller is None:  # -8 is M_ARENA_MAX in glibc's malloc.h; 0 lifts the limit again
+        assert seen["arenas"] == "2" and calls == [(-8, 2, "before"), (-8, 0, "after")]
+    else:  # glibc applied the caller's value at start-up: nothing to do
+        assert seen["arenas"] == "4" and calls == []
+
+
 def test_main_leaves_the_environment_as_it_was(tmp_path, monkeypatch, capsys):
     for name in ("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "ARROW_DEFAULT_MEMORY_POOL"):
         monkeypatch.delenv(name, raising=False)
