@@ -14,12 +14,13 @@ checks the sample size), so the values are bit-identical. ``error_model="numpy"`
 by zero gives inf or nan as the numpy path's does.
 """
 
-import math
-
 import numba
 import numpy as np
 
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
+
+# The screen's own F ratio (its two divisors are degrees of freedom, never zero).
+from widefs.univariate._screen_kernels import _f_ratio
 
 
 @numba.njit(**HELPER_JIT_OPTIONS, error_model="numpy")
@@ -31,19 +32,6 @@ def _interval(top, mask, next_uint32, state):
     while value > top:
         value = np.int64(next_uint32(state)) & mask
     return value
-
-
-@numba.njit(**HELPER_JIT_OPTIONS, error_model="numpy")
-def _f_ratio(between, within, d1, d2):
-    """``_screen_numpy._f_ratio`` of one value."""
-    num = between / d1
-    den = within / d2
-    if den == 0.0:
-        if num == 0.0 or math.isnan(num):
-            return 0.0
-        return math.copysign(math.inf, num)
-    out = num / den
-    return 0.0 if math.isnan(out) else out
 
 
 @numba.njit(**HELPER_JIT_OPTIONS, error_model="numpy")
