@@ -14,18 +14,9 @@ da = pytest.importorskip("dask.array")
 
 from widefs.univariate import ClassDifferenceScreen  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+from .screen_attrs import FITTED  # noqa: E402
 
-FITTED = (
-    "pvalues_",
-    "min_pvalues_",
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "spread_weights_",
-    "testable_",
-    "support_",
-)
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def _data():

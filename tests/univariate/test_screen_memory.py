@@ -15,6 +15,8 @@ from widefs.stats import benjamini_hochberg, tarone_testable
 from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._screen_select import bh_cut, tarone
 
+from .screen_attrs import FITTED
+
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
@@ -92,17 +94,7 @@ def _mixed(seed=4):
     return X[:, rng.permutation(X.shape[1])], y
 
 
-ATTRS = (
-    "pvalues_",
-    "min_pvalues_",
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "spread_weights_",
-    "testable_",
-    "support_",
-    "scores_",
-)
+ATTRS = (*FITTED, "scores_")
 
 
 @pytest.mark.parametrize("params", [{}, {"threshold": "bonferroni"}, {"spread_weight": 0.2}])

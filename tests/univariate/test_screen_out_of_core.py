@@ -5,16 +5,7 @@ import pytest
 
 from widefs.univariate import ClassDifferenceScreen
 
-FITTED = (
-    "pvalues_",
-    "min_pvalues_",
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "spread_weights_",
-    "testable_",
-    "support_",
-)
+from .screen_attrs import FITTED
 
 
 def _mixed_float32(seed=5):

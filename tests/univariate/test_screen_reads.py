@@ -14,18 +14,9 @@ from widefs.univariate import ClassDifferenceScreen
 from widefs.univariate._kinds import KeptRanks
 from widefs.univariate._screen_select import CodedValues
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+from .screen_attrs import FITTED
 
-FITTED = (
-    "pvalues_",
-    "min_pvalues_",
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "spread_weights_",
-    "testable_",
-    "support_",
-)
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 class RecordingStore:

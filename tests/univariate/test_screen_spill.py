@@ -27,16 +27,6 @@ from widefs.univariate import ClassDifferenceScreen
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-FITTED = (
-    "pvalues_",
-    "min_pvalues_",
-    "kinds_",
-    "location_statistics_",
-    "spread_statistics_",
-    "spread_weights_",
-    "testable_",
-    "support_",
-)
 #: The fitted arrays a spilled fit keeps in its file (all but pvalues_).
 SPILLED = (
     "kinds_",
