@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.feature_selection import SelectKBest
 
+from widefs._utils import top_k_mask
 from widefs.analysis import _models
 from widefs.ensemble import ClassSpecificEnsemble
 from widefs.model_selection import Prescreened, f_scores_blockwise
@@ -72,8 +73,8 @@ def test_top_k_is_select_k_best():
     scores[[3, 17]] = np.nan
     for k in (1, 5, 12, 38, 40):
         expected = SelectKBest(lambda X, y: (scores, None), k=k).fit(np.zeros((2, 40)), [0, 1])
-        np.testing.assert_array_equal(_models._top_k(scores, k), expected.get_support())
-    assert not _models._top_k(scores, 38)[[3, 17]].any()  # NaN last
+        np.testing.assert_array_equal(top_k_mask(scores, k), expected.get_support())
+    assert not top_k_mask(scores, 38)[[3, 17]].any()  # NaN last
 
 
 def test_the_f_screen_equals_select_k_best_on_the_training_copy(monkeypatch):

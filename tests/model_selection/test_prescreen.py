@@ -226,7 +226,7 @@ def test_fit_of_rows_is_the_fit_of_their_copy():
 def test_top_k_by_partition_is_the_last_k_of_a_stable_sort():
     """Many ties, NaN and infinite scores, every k: the kept set is the last k of the stable
     argsort (SelectKBest's choice)."""
-    from widefs.model_selection._prescreen import _top_k
+    from widefs._utils import top_k_mask as _top_k
 
     rng = np.random.default_rng(7)
     for _ in range(500):

@@ -55,7 +55,7 @@ from widefs._utils._stores import (
     open_store,
     value_kind,
 )
-from widefs._utils._support import SupervisedSelectorMixin, SupportMixin
+from widefs._utils._support import SupervisedSelectorMixin, SupportMixin, top_k_mask
 from widefs._utils._validation import (
     as_float_array,
     check_integer_array,
@@ -115,6 +115,7 @@ __all__ = [
     "sharing_label_free_work",
     "spawn_seeds",
     "store_blocks",
+    "top_k_mask",
     "validate_lazy_xy",
     "value_kind",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SupervisedSelectorMixin", "SupportMixin"]
+__all__ = ["SupervisedSelectorMixin", "SupportMixin", "top_k_mask"]
 
 
 class SupportMixin:
@@ -94,3 +94,36 @@ class SupervisedSelectorMixin:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
+
+
+def top_k_mask(scores: NDArray[np.floating], k: int) -> NDArray[np.bool_]:
+    """Mask of the ``k`` largest scores (NaN last), ties broken as ``SelectKBest`` breaks
+    them (to the higher index).
+
+    Parameters
+    ----------
+    scores : ndarray of float, shape (n_features,)
+    k : int
+        Features kept (all of them when ``k >= n_features``).
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (n_features,)
+
+    Examples
+    --------
+    >>> top_k_mask(np.array([3.0, np.nan, 5.0, 3.0]), 2).tolist()
+    [False, False, True, True]
+    """
+    mask = np.zeros(scores.size, dtype=bool)
+    if k >= scores.size:
+        mask[:] = True
+        return mask
+    ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
+    # The last k of a stable sort, found by one partition instead of the sort: every score
+    # above the k-th largest, then the scores equal to it of highest index.
+    kth = np.partition(ranked, ranked.size - k)[ranked.size - k]
+    mask = ranked > kth
+    ties = np.flatnonzero(ranked == kth)
+    mask[ties[ties.size - (k - int(np.count_nonzero(mask))) :]] = True
+    return mask

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from widefs._utils import RowsOf
+from widefs._utils import RowsOf, top_k_mask
 from widefs.analysis._result import CefsAnalysis, RulesAnalysis, ScmAnalysis, ScmBound
 from widefs.analysis._spec import PRESCREEN
 
@@ -84,21 +84,13 @@ def _frame(X, feature_names):
     return pd.DataFrame(X, columns=[str(c) for c in feature_names])
 
 
-def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """``SelectKBest(k=k)``'s mask of ``scores``: NaN last, ties to the higher index."""
-    ranked = np.where(np.isnan(scores), np.finfo(scores.dtype).min, scores)
-    mask = np.zeros(scores.size, dtype=bool)
-    mask[np.argsort(ranked, kind="mergesort")[-k:]] = True
-    return mask
-
-
 def _f_screen(X, y_train, train) -> np.ndarray:
     """The F pre-screen of the training rows ``train`` of ``X``, read in place (a block of
     columns at a time): ``SelectKBest(f_scores_blockwise, k=PRESCREEN)`` fitted on
     ``X[train]``, the same mask without that copy."""
     from widefs.model_selection import f_scores_blockwise
 
-    return _top_k(f_scores_blockwise(RowsOf(X, np.asarray(train)), y_train)[0], PRESCREEN)
+    return top_k_mask(f_scores_blockwise(RowsOf(X, np.asarray(train)), y_train)[0], PRESCREEN)
 
 
 def rules_analysis(X, y, feature_names, *, seed, groups=None) -> RulesAnalysis:
@@ -141,7 +133,7 @@ def cefs_analysis(X, y, feature_names, *, seed) -> CefsAnalysis:
     model = ClassSpecificEnsemble(random_state=seed)
     if wide:
         X = np.asarray(X)
-        kept = np.flatnonzero(_top_k(f_scores_blockwise(X, y)[0], PRESCREEN))
+        kept = np.flatnonzero(top_k_mask(f_scores_blockwise(X, y)[0], PRESCREEN))
         model.fit(_frame(X[:, kept], [feature_names[c] for c in kept]), y)
     else:
         model.fit(_frame(X, feature_names), y)

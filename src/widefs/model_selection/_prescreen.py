@@ -33,6 +33,7 @@ from widefs._utils import (
     iter_column_blocks,
     load_columns,
     refuse_sparse,
+    top_k_mask,
 )
 
 __all__ = ["Prescreened", "f_scores_blockwise"]
@@ -142,22 +143,6 @@ def _f_parts(parts, counts) -> np.ndarray:
         return (ssbn / float(len(sums) - 1)) / ((sstot - ssbn) / float(n - len(sums)))
 
 
-def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Mask of the ``k`` largest scores (NaN last), as ``SelectKBest`` breaks ties."""
-    mask = np.zeros(scores.size, dtype=bool)
-    if k >= scores.size:
-        mask[:] = True
-        return mask
-    ranked = np.nan_to_num(scores, nan=np.finfo(float).min)
-    # The last k of a stable sort, found by one partition instead of the sort: every score
-    # above the k-th largest, then the scores equal to it of highest index.
-    kth = np.partition(ranked, ranked.size - k)[ranked.size - k]
-    mask = ranked > kth
-    ties = np.flatnonzero(ranked == kth)
-    mask[ties[ties.size - (k - int(np.count_nonzero(mask))) :]] = True
-    return mask
-
-
 class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Fit ``estimator`` on the ``k`` features of largest F statistic, screened in ``fit``.
 
@@ -237,7 +222,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, ensure_all_finite=False)
         check_classification_targets(y)
         self.scores_ = _f_scores(X, y, pvalues=False)[0]
-        self.screen_support_ = _top_k(self.scores_, self.k)
+        self.screen_support_ = top_k_mask(self.scores_, self.k)
         self.estimator_ = clone(self.estimator).fit(self._screen(X if frame is None else frame), y)
         self.classes_ = self.estimator_.classes_
         return self
@@ -260,7 +245,7 @@ class Prescreened(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.scores_ = _f_scores_rows(X, y, rows)
-        self.screen_support_ = _top_k(self.scores_, self.k)
+        self.screen_support_ = top_k_mask(self.scores_, self.k)
         columns = np.flatnonzero(self.screen_support_)
         self.estimator_ = clone(self.estimator).fit(X[np.ix_(rows, columns)], y)
         self.classes_ = self.estimator_.classes_
