@@ -263,10 +263,9 @@ def nested_evaluate(
         same with ``balanced_`` for balanced accuracy; ``pooled_accuracy`` and
         ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
         ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``
-        (per fold, the sorted indices of the features used, ``np.intp``; None where the
-        estimator does not say), ``selection_frequency`` (per feature, the share of folds
-        that selected it), ``stability``, ``n_selected``; ``predictions`` (n_repeats,
-        n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
+        (per fold, sorted indices of the features used, or None), ``selection_frequency``
+        (share of folds per feature), ``stability``, ``n_selected``; ``predictions``
+        (n_repeats, n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
 
     See Also
     --------
