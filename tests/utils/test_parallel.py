@@ -77,3 +77,22 @@ def test_freed_heap_pages_are_given_back():
     after = _rss_mb()
     assert held > before - 40  # 160 MB freed, yet still resident
     assert after < held - 120  # given back
+
+
+def test_pyarrow_pool_is_released_only_once_loaded(monkeypatch):
+    """The pool of a loaded pyarrow gives its unused pages back; without pyarrow loaded
+    nothing imports it."""
+    import sys
+    import types
+
+    from widefs._utils import release_free_memory
+
+    calls = []
+    pool = types.SimpleNamespace(release_unused=lambda: calls.append("released"))
+    fake = types.SimpleNamespace(default_memory_pool=lambda: pool)
+    monkeypatch.setitem(sys.modules, "pyarrow", fake)
+    release_free_memory()
+    assert calls == ["released"]
+    monkeypatch.delitem(sys.modules, "pyarrow")
+    release_free_memory()
+    assert calls == ["released"] and "pyarrow" not in sys.modules
