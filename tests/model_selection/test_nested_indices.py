@@ -28,9 +28,19 @@ class _MeanSelector(ClassifierMixin, BaseEstimator):
 
 
 def _old_summary(masks):
-    """The masks' summary as it was computed from the stacked boolean masks."""
-    stacked = np.array(masks)
-    return stacked.mean(axis=0), selection_stability(stacked), stacked.sum(axis=1)
+    """The masks' summary as it was computed from the stacked boolean masks (Nogueira's
+    index written out as it was, apart from the code under test)."""
+    Z = np.array(masks)
+    M, d = Z.shape
+    stability = np.nan
+    if M >= 2:
+        p = Z.mean(axis=0)
+        s2 = M / (M - 1) * p * (1 - p)
+        kbar = Z.sum(axis=1).mean()
+        denom = (kbar / d) * (1 - kbar / d)
+        stability = np.nan if denom == 0 else float(1 - s2.mean() / denom)
+        assert stability == selection_stability(Z) or np.isnan(stability)
+    return Z.mean(axis=0), stability, Z.sum(axis=1)
 
 
 def _masks(indices, d):
@@ -47,6 +57,8 @@ CASES = {
     "all selected everywhere": [list(range(7))] * 3,
     "all in some folds": [list(range(7)), [0], list(range(7)), [6]],
     "ten folds, thirds": [[j for j in range(7) if (j + k) % 3] for k in range(10)],
+    "two folds": [[1, 4], [4, 5, 6]],
+    "one fold": [[2, 3]],
 }
 
 
