@@ -34,9 +34,10 @@ def release_free_memory() -> None:
         trim(0)
 
 
-# A trim walks the whole heap (~0.5 ms at a few hundred MB); with less free than glibc's
-# largest mapping threshold (32 MiB, above which blocks are mapped and unmapped when freed)
-# it gives back at most one array's pages, so small data skips it (colon: 127 trims, 0.1 s).
+# A trim walks the whole heap (~0.5 ms), and the next arrays fault the pages it gave back in
+# again (on colon, trimming after every fold tripled the run's system time). With less free
+# than glibc's largest mapping threshold (32 MiB; larger blocks are mapped, and unmapped when
+# freed) it gives back at most about one array's pages: small data skips it.
 _TRIM_ABOVE = 32 * 2**20
 
 
