@@ -91,9 +91,8 @@ def test_keeping_keeps_before_each_part_starts_and_ends_and_forwards_every_event
     ]
 
 
-def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
-    tmp_path, monkeypatch, nothing_frozen
-):
+def _recorded_run(tmp_path, monkeypatch) -> list:
+    """The collector calls of a quick ``widefs run`` of one part on a 24 x 30 CSV."""
     import numpy as np
     import pandas as pd
 
@@ -131,14 +130,46 @@ def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
     args = ["run", str(tmp_path / "d.csv"), "--out", str(tmp_path / "out"), "--quick"]
     args += ["--methods", "chance", "--null-permutations", "20"]
     assert main(args) == 0
+    assert (tmp_path / "out" / "report.md").is_file()
+    return seen
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_a_run_freezes_after_reading_and_at_each_part_and_unfreezes_at_its_end(
+    tmp_path, monkeypatch, nothing_frozen, large
+):
+    from widefs.cli import _main
+
+    if large:  # data at the size where collecting before each freeze pays
+        monkeypatch.setattr(_main, "_COLLECT_ABOVE_BYTES", 24 * 30 * 8)
+    seen = _recorded_run(tmp_path, monkeypatch)
     # The command's modules loaded without automatic collection, then frozen as they are;
     # after reading, at the start of the one part, at the analysis's end (each time after a
-    # collection); the report drawn and written without automatic collection; undone once,
-    # last.
+    # collection when the data is large); the report drawn and written without automatic
+    # collection; undone once, last.
     loading = ["disable", "freeze", "enable"]
-    kept = ["collect", "freeze"] * 3
+    kept = ["collect", "freeze"] * 3 if large else ["freeze"] * 3
     assert seen == loading + kept + ["disable", "enable"] * 2 + ["unfreeze"]
-    assert (tmp_path / "out" / "report.md").is_file()
+
+
+def test_collecting_if_large_collects_from_the_threshold_and_for_unknown_sizes():
+    import numpy as np
+
+    from widefs.cli._main import _COLLECT_ABOVE_BYTES, _collecting_if_large
+
+    calls = []
+
+    def keep(collect=True):
+        calls.append(collect)
+
+    class Store:  # no nbytes: its size is unknown
+        pass
+
+    at = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), (_COLLECT_ABOVE_BYTES,), (0,))
+    below = at[:-1]
+    for X in (at, below, Store()):
+        _collecting_if_large(keep, X)()
+    assert calls == [True, False, True]
 
 
 def test_loading_pauses_automatic_collection_then_freezes_without_collecting(nothing_frozen):

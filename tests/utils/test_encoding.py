@@ -198,3 +198,17 @@ def test_plain_frames_validate_like_scikit_learn(with_y):
         with pytest.raises(ValueError) as theirs:
             validate_data(BaseEstimator(), X.iloc[:1], dtype=None, ensure_all_finite=False, **kw1)
         assert str(mine.value) == str(theirs.value)
+
+
+def test_n_categories_counts_each_columns_categories_once_and_is_read_only():
+    X = np.array(
+        [["red", 1.5, "a"], [None, 2.0, "a"], ["blue", 0.5, "b"], ["green", 0.5, "c"]],
+        dtype=object,
+    )
+    for missing, expected in [("propagate", [3, 0, 3]), ("category", [4, 0, 3])]:
+        _, _, enc = encode_fit(BaseEstimator(), X, None, "from_dtype", missing=missing)
+        counts = enc.n_categories
+        assert counts.tolist() == [c.size for c in enc.categories] == expected
+        assert enc.n_categories is counts  # computed once per encoding
+        with pytest.raises(ValueError, match="read-only"):
+            counts[0] = 0

@@ -214,6 +214,25 @@ def test_remembered_digests_compare_bytes_dtypes_and_shapes():
                 assert data_digest(second.copy()) == _digest_outside(second)
 
 
+def test_same_bytes_finds_one_differing_byte_anywhere():
+    # The comparison runs eight bytes at a time where the size allows, and checks the first
+    # words before the rest: a single byte changed at the start, inside a word, past the
+    # first words or in a tail that is not a whole word is found; equal bytes are equal.
+    from widefs._utils._label_free import _same_bytes
+
+    rng = np.random.default_rng(0)
+    for a in (rng.normal(size=(7, 13)), rng.integers(0, 255, size=203).astype(np.uint8)):
+        raw = a.reshape(-1).view(np.uint8)
+        assert _same_bytes([a], [a.copy()])
+        for at in (0, 3, 64, 65, raw.size - 1):
+            b = a.copy()
+            b.reshape(-1).view(np.uint8)[at] ^= 1
+            assert not _same_bytes([a], [b]) and not _same_bytes([b], [a])
+            assert _same_bytes([b], [b.copy()])
+    assert _same_bytes([np.zeros((0, 3))], [np.zeros((0, 3))])
+    assert not _same_bytes([np.zeros(2)], [np.zeros(2), np.zeros(2)])
+
+
 def _digest_outside(a):
     from widefs._utils import _label_free
 

@@ -79,6 +79,41 @@ def test_freed_heap_pages_are_given_back():
     assert after < held - 120  # given back
 
 
+def test_free_memory_is_trimmed_only_from_the_threshold_or_when_unknown(monkeypatch):
+    from widefs._utils import _parallel
+
+    trims = []
+    monkeypatch.setattr(_parallel, "_TRIM", trims.append)
+    for free, trimmed in [
+        (lambda: _parallel._TRIM_ABOVE - 1, False),
+        (lambda: _parallel._TRIM_ABOVE, True),
+        (False, True),  # no mallinfo2 (glibc < 2.33): always trim
+    ]:
+        trims.clear()
+        monkeypatch.setattr(_parallel, "_FREE", free)
+        _parallel.release_free_memory()
+        assert trims == ([0] if trimmed else [])
+
+
+def test_heap_free_bytes_counts_freed_heap_memory():
+    import sys
+
+    import numpy as np
+    import pytest
+
+    from widefs._utils._parallel import _heap_free_bytes
+
+    free = _heap_free_bytes()
+    if not sys.platform.startswith("linux") or free is None:
+        pytest.skip("glibc's mallinfo2 only")
+    big = np.ones(24 * 2**20 // 8)  # raises glibc's mapping threshold once freed
+    del big
+    arrays = [np.ones(2**20) for _ in range(20)]  # 8 MB each, from the heap
+    before = free()
+    del arrays[::2]
+    assert free() >= before + 70 * 2**20  # 80 MB freed inside the heap
+
+
 def test_pyarrow_pool_is_released_only_once_loaded(monkeypatch):
     """The pool of a loaded pyarrow gives its unused pages back; without pyarrow loaded
     nothing imports it."""

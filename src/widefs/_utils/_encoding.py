@@ -22,6 +22,7 @@ one holding anything else (a dict, a list, ...) is rejected with ``TypeError``.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 
@@ -170,10 +171,13 @@ class FeatureEncoding:
     texts: object = None
     lookup: NDArray[np.intp] | None = None
 
-    @property
+    @functools.cached_property
     def n_categories(self) -> NDArray[np.int64]:
-        """Categories per column (0 for numeric columns)."""
-        return np.array([c.size for c in self.categories], dtype=np.int64)
+        """Categories per column (0 for numeric columns); read-only, computed once (a search
+        asks for it at every evaluator it builds)."""
+        counts = np.array([c.size for c in self.categories], dtype=np.int64)
+        counts.setflags(write=False)
+        return counts
 
     def encode(self, Xv: np.ndarray, names) -> NDArray[np.float64]:
         """Encode a validated 2-D array (numeric values, category codes) as float64.

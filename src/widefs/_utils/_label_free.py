@@ -362,9 +362,19 @@ def _same_bytes(known, arrays) -> bool:
     for k, a in zip(known, arrays):
         if k.dtype.str != a.dtype.str or k.shape != a.shape:
             return False
-        if not np.array_equal(k.reshape(-1).view(np.uint8), a.reshape(-1).view(np.uint8)):
+        k, a = _words(k), _words(a)
+        # The first words first: other data of the same shape differs there, and
+        # array_equal does not stop at the first difference.
+        if not (np.array_equal(k[:8], a[:8]) and np.array_equal(k, a)):
             return False
     return True
+
+
+def _words(a: np.ndarray) -> np.ndarray:
+    """The bytes of C-contiguous ``a`` as one flat array, eight at a time where its size
+    allows (equal exactly when the bytes are; ~8x fewer comparisons)."""
+    flat = a.reshape(-1).view(np.uint8)
+    return flat.view(np.uint64) if flat.size % 8 == 0 else flat
 
 
 def label_free(key: tuple, compute: Callable[[], object], *, copy: bool = False):

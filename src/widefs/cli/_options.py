@@ -69,7 +69,10 @@ def parser() -> argparse.ArgumentParser:
         "docs/results pages are made with --out docs/results), and the paper's own options "
         "(widefs reproduce PAPER --help).",
     )
-    rep.add_argument("paper", choices=_reproduce.INSTALLED, help="which paper")
+    paper = rep.add_argument("paper", help="which paper")
+    # Set after add_argument, which would list the choices (a scan of every installed
+    # package's entry points) for any command; help and parsing read them where needed.
+    paper.choices = _reproduce.INSTALLED
     rep.add_argument(
         "args", nargs=argparse.REMAINDER, help="options of the reproduction, e.g. --quick"
     )
