@@ -326,6 +326,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
         [
             "tests/model_selection/test_nested.py",
             "tests/model_selection/test_nested_exact.py",
+            "tests/model_selection/test_nested_indices.py",
             "tests/model_selection/test_nested_design.py",
             "tests/analysis/test_rows_pipeline.py",
         ],

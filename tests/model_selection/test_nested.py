@@ -114,7 +114,7 @@ def test_inner_cv_reaches_the_search():
     )
     res = nested_evaluate(search, X, y, cv=4, inner_cv=3, random_state=0)
     assert res["mean"] > 0.8
-    assert all(mask is not None and mask[0] for mask in res["selected_features"])
+    assert all(idx is not None and 0 in idx for idx in res["selected_features"])
 
 
 def test_selected_feature_mask_composes_pipeline_selectors():

@@ -177,7 +177,10 @@ def test_selection_summary_and_stability_by_hand():
     pipe = Pipeline([("kbest", SelectKBest(f_classif, k=2)), ("nb", GaussianNB())])
     res = nested_evaluate(pipe, X, y, cv=4, n_repeats=2, random_state=1)
     masks = [SelectKBest(f_classif, k=2).fit(X[tr], y[tr]).get_support() for tr, _ in res["splits"]]
-    np.testing.assert_array_equal(np.array(res["selected_features"]), masks)
+    assert all(idx.dtype == np.intp for idx in res["selected_features"])
+    np.testing.assert_array_equal(
+        np.array(res["selected_features"]), [np.flatnonzero(m) for m in masks]
+    )
     np.testing.assert_array_equal(res["n_selected"], [2] * 8)
     np.testing.assert_allclose(res["selection_frequency"], np.mean(masks, axis=0), rtol=1e-12)
     assert res["stability"] == selection_stability(np.array(masks))

@@ -112,3 +112,22 @@ def test_heap_free_bytes_counts_freed_heap_memory():
     before = free()
     del arrays[::2]
     assert free() >= before + 70 * 2**20  # 80 MB freed inside the heap
+
+
+def test_pyarrow_pool_is_released_only_once_loaded(monkeypatch):
+    """The pool of a loaded pyarrow gives its unused pages back; without pyarrow loaded
+    nothing imports it."""
+    import sys
+    import types
+
+    from widefs._utils import release_free_memory
+
+    calls = []
+    pool = types.SimpleNamespace(release_unused=lambda: calls.append("released"))
+    fake = types.SimpleNamespace(default_memory_pool=lambda: pool)
+    monkeypatch.setitem(sys.modules, "pyarrow", fake)
+    release_free_memory()
+    assert calls == ["released"]
+    monkeypatch.delitem(sys.modules, "pyarrow")
+    release_free_memory()
+    assert calls == ["released"] and "pyarrow" not in sys.modules

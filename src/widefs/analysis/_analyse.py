@@ -130,6 +130,7 @@ def _run(X, y, names, methods, opts, progress) -> Analysis:
         raise ValueError('null="analytic" assumes independent samples; with groups use "auto"')
     opts["counts"] = _counts(X, opts["counts"])  # decided once, for every part
     majority = majority_baseline(y)
+    release_free_memory()  # what reading the data left freed: not resident during the parts
     certificates = CertificateRun(
         X, y, seed=seed, n_permutations=n_perm, n_jobs=opts["n_jobs"], progress=progress,
         design=design,

@@ -50,7 +50,7 @@ def selected_feature_mask(estimator, n_features: int) -> np.ndarray | None:
 
     See Also
     --------
-    nested_evaluate : Collects these masks per outer fold.
+    nested_evaluate : Keeps the indices of these masks per outer fold.
     selection_stability : Their agreement across folds.
 
     Examples
@@ -114,12 +114,17 @@ def selection_stability(masks: np.ndarray) -> float:
     Z = np.asarray(masks)
     if Z.dtype != bool:  # boolean masks are averaged as they are (no float copy of them)
         Z = Z.astype(float)
-    M, d = Z.shape
-    if M < 2:
+    if Z.shape[0] < 2:
         return np.nan
-    p = Z.mean(axis=0)
+    return _nogueira(Z.mean(axis=0), Z.sum(axis=1), Z.shape[0])
+
+
+def _nogueira(p, counts, M: int) -> float:
+    """Nogueira's index from each feature's selection frequency ``p`` (over ``M >= 2``
+    folds) and the number each fold selected (``counts``)."""
+    d = p.shape[0]
     s2 = M / (M - 1) * p * (1 - p)
-    kbar = Z.sum(axis=1).mean()
+    kbar = counts.mean()
     denom = (kbar / d) * (1 - kbar / d)
     if denom == 0:
         return np.nan
@@ -136,7 +141,8 @@ def _inject_inner_cv(estimator, inner_cv):
 
 
 def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
-    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions, mask.
+    """Fit a clone on ``train``; its test score (accuracy unless ``scoring``), predictions and
+    the sorted indices of the features it uses (None if it does not say).
 
     ``params`` (``groups``, ``covariates``) are cut to ``train`` and passed to ``fit`` with
     scikit-learn's metadata routing on, so pipelines and searches route them to the steps
@@ -147,7 +153,7 @@ def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
         # The whole matrix and the fold's rows: no copy of X[train] (same fit, same floats).
         est._fit_rows(X, y[train], train)
         pred = est._predict_rows(X, test)
-        return float(np.mean(pred == y[test])), pred, selected_feature_mask(est, X.shape[1])
+        return float(np.mean(pred == y[test])), pred, _selected_indices(est, X.shape[1])
     if params:
         with config_context(enable_metadata_routing=True):
             est.fit(
@@ -160,8 +166,15 @@ def _fit_score_fold(estimator, X, y, train, test, scoring, params=None):
     score = (
         float(np.mean(pred == y[test])) if scoring is None else float(scoring(est, Xte, y[test]))
     )
-    mask = selected_feature_mask(est, X.shape[1])
-    return score, pred, mask
+    return score, pred, _selected_indices(est, X.shape[1])
+
+
+def _selected_indices(estimator, n_features: int) -> np.ndarray | None:
+    """The sorted indices of :func:`selected_feature_mask` (a fold's selection, kept as
+    8 bytes per selected feature rather than 1 byte per feature: small beside the mask when
+    a method keeps few of many features, as the wrappers and screens do)."""
+    mask = selected_feature_mask(estimator, n_features)
+    return None if mask is None else np.flatnonzero(mask)
 
 
 def _rows_fit(estimator, X) -> bool:
@@ -249,9 +262,10 @@ def nested_evaluate(
         ``test_score`` per fold, ``mean``, ``std``, ``ci`` (Nadeau-Bengio corrected t); the
         same with ``balanced_`` for balanced accuracy; ``pooled_accuracy`` and
         ``pooled_balanced_accuracy`` of all test predictions; ``classes``, ``class_support``,
-        ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``,
-        ``selection_frequency``, ``stability``, ``n_selected``; ``predictions`` (n_repeats,
-        n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
+        ``class_recall``, ``class_recall_ci`` (pooled, Clopper-Pearson); ``selected_features``
+        (per fold, sorted indices of the features used, or None), ``selection_frequency``
+        (share of folds per feature), ``stability``, ``n_selected``; ``predictions``
+        (n_repeats, n_samples); ``splits``; ``confidence``; ``design_case``; ``routed_params``.
 
     See Also
     --------
@@ -279,7 +293,7 @@ def nested_evaluate(
     params = _design_params(estimator, groups, covariates, y.shape[0])
     calls = [(estimator, X, y, tr, te, scoring, params) for tr, te in splits]
     folds = parallel_calls(_fit_score_fold, calls, n_jobs=n_jobs)
-    return _summary(y, splits, folds, n_rep, confidence, (groups, params))
+    return _summary(y, splits, folds, n_rep, confidence, (groups, params), X.shape[1])
 
 
 def _grouped_splits(estimator, splitter, X, y, groups, rng):
@@ -349,8 +363,9 @@ def _outer_splitter(cv, n_repeats, y, rng, *, grouped=False):
     return check_cv(cv, y, classifier=True), 1
 
 
-def _summary(y, splits, folds, n_rep, confidence, design=(None, {})) -> dict:
-    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions, masks.
+def _summary(y, splits, folds, n_rep, confidence, design=(None, {}), n_features=None) -> dict:
+    """The result of :func:`nested_evaluate` from the outer folds' scores, predictions and
+    selected indices (``n_features``: the width of ``X``).
 
     ``design`` is ``(groups, routed params)``: the result names the exchangeability case
     (``"independent"``, ``"within groups"``, ``"between groups"``) and what reached ``fit``.
@@ -385,7 +400,7 @@ def _summary(y, splits, folds, n_rep, confidence, design=(None, {})) -> dict:
         "class_support": support,
         "class_recall": recall,
         "class_recall_ci": recall_interval(hits, support, confidence),
-        **_selection_summary([fold[2] for fold in folds]),
+        **_selection_summary([fold[2] for fold in folds], n_features),
         "predictions": predictions,
         "splits": splits,
         "design_case": exchangeability_scheme(y, groups).case,
@@ -402,19 +417,23 @@ def _predictions(y, splits, folds, n_rep) -> np.ndarray:
     return predictions
 
 
-def _selection_summary(masks) -> dict:
-    """Per-fold masks, how often each feature was selected, Nogueira's index, counts."""
-    if any(m is None for m in masks):
+def _selection_summary(selected, n_features) -> dict:
+    """Per-fold selected indices, how often each feature was selected, Nogueira's index,
+    counts. The frequency is the count over the folds divided by their number: the same
+    floats as the mean of the folds' boolean masks (exact integer sums, one division)."""
+    if any(s is None for s in selected):
         return {
-            "selected_features": masks,
+            "selected_features": selected,
             "selection_frequency": None,
             "stability": np.nan,
             "n_selected": None,
         }
-    stacked = np.array(masks)
+    M = len(selected)
+    counts = np.array([s.size for s in selected], dtype=np.intp)
+    frequency = np.bincount(np.concatenate(selected), minlength=n_features) / M
     return {
-        "selected_features": masks,
-        "selection_frequency": stacked.mean(axis=0),
-        "stability": selection_stability(stacked),
-        "n_selected": stacked.sum(axis=1),
+        "selected_features": selected,
+        "selection_frequency": frequency,
+        "stability": _nogueira(frequency, counts, M) if M >= 2 else np.nan,
+        "n_selected": counts,
     }
