@@ -2,7 +2,8 @@
 
 For each size: a CSV from ``make_wide_csv.py`` in a temporary directory (two balanced
 classes, 20 informative features; nothing is committed), then
-``/usr/bin/time -v widefs run DATA --out DIR --jobs J`` in a fresh process, while the
+``/usr/bin/time -v widefs run DATA --out DIR --jobs J`` in a fresh process (for each ``--jobs``
+value: 1, the default, runs the analysis in the one process; 2 adds two workers), while the
 proportional set size (PSS: each shared page counted once) of the process and its workers
 is sampled every second from ``/proc/<pid>/smaps_rollup``. Records the wall clock, the CPU
 time (user + system, workers included), the peak PSS of the tree, and for each stage (from
@@ -18,7 +19,7 @@ from stored runs (sizes run in separate processes, side by side) without running
 
 Usage::
 
-    nice -n 10 python benchmarks/bench_cli_large.py [--sizes 200000 1000000] [--jobs 2]
+    nice -n 10 python benchmarks/bench_cli_large.py [--sizes 200000 1000000] [--jobs 1 2]
     nice -n 10 python benchmarks/bench_cli_large.py --sizes 1000000 --save /tmp/run_1m.json
     python benchmarks/bench_cli_large.py --load /tmp/run_200k.json /tmp/run_1m.json
 """
@@ -142,6 +143,7 @@ def run_one(n_features: int, workdir: Path, jobs: int, data_dir: Path | None = N
         "load_start": load_start,
         "stages": stages,
         "elapsed": time.perf_counter() - t0,
+        "jobs": jobs,
     }
 
 
@@ -166,7 +168,7 @@ def _stage_cells(stage) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--save", type=Path, help="also store the runs as JSON here")
     parser.add_argument("--note", default="", help="a sentence added below the tables")
     parser.add_argument(
@@ -181,31 +183,36 @@ def main(argv=None) -> int:
             stored = json.loads(path.read_text())
             rows.extend(stored["runs"])
             machine = stored["machine"]
-        args.sizes = [r["features"] for r in rows]
+        args.sizes = list(dict.fromkeys(r["features"] for r in rows))
+        args.jobs = list(dict.fromkeys(r.get("jobs", 2) for r in rows))
     else:
         with tempfile.TemporaryDirectory() as tmp:
             for n in args.sizes:
-                r = run_one(n, Path(tmp), args.jobs, args.data_dir)
-                print(r, flush=True)
-                rows.append(r)
+                for jobs in args.jobs:
+                    r = run_one(n, Path(tmp), jobs, args.data_dir or Path(tmp))
+                    print(r, flush=True)
+                    rows.append(r)
         if args.save:
             args.save.write_text(json.dumps({"machine": machine, "runs": rows}))
             return 0
     table = [
-        "| features | wall clock (s) | CPU, user + system (s) | peak PSS of the tree (MB) "
+        "| features | --jobs | wall clock (s) | CPU, user + system (s) | peak PSS of the tree (MiB) "
         "| load average, start / end | exit | targets |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         table.append(
-            f"| {r['features']:,} | {r['wall']:.0f} | {r['cpu']:.0f} | {r['pss_mb']:.0f} | "
+            f"| {r['features']:,} | {r.get('jobs', 2)} | {r['wall']:.0f} | {r['cpu']:.0f} | {r['pss_mb']:.0f} | "
             f"{r.get('load_start', float('nan')):.1f} / {r['load']:.1f} | {r['status']} | "
             f"{_verdict(r)} |"
         )
     names = [stage[0] for stage in rows[0]["stages"]]
     stage_table = [
         "| stage | "
-        + " | ".join(f"{r['features']:,}: wall s | CPU s | peak PSS MB" for r in rows)
+        + " | ".join(
+            f"{r['features']:,}, --jobs {r.get('jobs', 2)}: wall s | CPU s | peak PSS MiB"
+            for r in rows
+        )
         + " |",
         "|---|" + "---|---|---|" * len(rows),
     ]
@@ -213,14 +220,15 @@ def main(argv=None) -> int:
         cells = [_stage_cells(r["stages"][i]) if i < len(r["stages"]) else "" for r in rows]
         stage_table.append(f"| {name} | " + " | ".join(cells) + " |")
     sizes = " ".join(map(str, args.sizes))
+    jobs = " ".join(map(str, args.jobs))
     text = f"""## `widefs run`, the default analysis, on 100 x {" and ".join(f"{n:,}" for n in args.sizes)} features
 
-Command: `nice -n 10 python benchmarks/bench_cli_large.py --sizes {sizes} --jobs {args.jobs}`: for
+Command: `nice -n 10 python benchmarks/bench_cli_large.py --sizes {sizes} --jobs {jobs}`: for
 each size a CSV from `benchmarks/make_wide_csv.py` (two balanced classes, 20 informative
-features), then `/usr/bin/time -v widefs run wide.csv --out report --jobs {args.jobs}` in a fresh
-process, with the proportional set size (PSS: each shared page counted once) of the process and
+features), then `/usr/bin/time -v widefs run wide.csv --out report --jobs J` in a fresh
+process (`--jobs 1` is the default), with the proportional set size (PSS: each shared page counted once) of the process and
 its workers sampled every second. {machine} Targets: 100 x 200,000 at most 120 s of CPU and
-1.7 GB; 100 x 1,000,000 at most 10 minutes on 2 cores and 2 GB.
+1.7 GB; 100 x 1,000,000 at most 10 minutes on 2 cores and 2 GB (GiB: PSS in KiB / 1024^2).
 
 {chr(10).join(table)}
 
@@ -234,8 +242,8 @@ of the CSV with the modules' loading; the CPU of writing the report is in the to
     if args.note:
         text += f"\n{args.note}\n"
     headline = "`widefs run`'s default analysis of " + "; of ".join(
-        f"100 x {r['features']:,} takes {r['wall'] / 60:.1f} min, {r['cpu']:.0f} s CPU and "
-        f"{r['pss_mb'] / 1024:.1f} GB on 2 cores"
+        f"100 x {r['features']:,} with --jobs {r.get('jobs', 2)} takes {r['wall'] / 60:.1f} min, "
+        f"{r['cpu']:.0f} s CPU and {r['pss_mb'] / 1024:.2f} GB on 2 cores"
         for r in rows
     )
     write_section("cli_scale_large", text, headline=headline)
