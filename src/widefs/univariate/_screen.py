@@ -472,14 +472,19 @@ class ClassDifferenceScreen(
         self.kinds_ = passed.kinds
         # Fits large enough to wait in a file: the fitted arrays but pvalues_ go to one too.
         spill = SpillFile() if fits_spilled(passed) else None
-        with closed_on_error(spill):
-            moderated_branch(self, passed, spill)
-            self._two_valued(passed, sizes)
-            self._ranked(X, passed, (codes, C), rng, np.empty if spill is None else spill.array)
-            if spill is not None:  # the one-byte arrays, whole: no scattered write is left
-                self.kinds_ = spill.store(self.kinds_)
-                for coded in (self._min_pvalues, self._spread_weights):
-                    coded.codes = spill.store(coded.codes)
+        try:
+            with closed_on_error(spill):
+                moderated_branch(self, passed, spill)
+                self._two_valued(passed, sizes)
+                new = np.empty if spill is None else spill.array
+                self._ranked(X, passed, (codes, C), rng, new)
+                if spill is not None:  # the one-byte arrays, whole: no scattered write left
+                    self.kinds_ = spill.store(self.kinds_)
+                    for coded in (self._min_pvalues, self._spread_weights):
+                        coded.codes = spill.store(coded.codes)
+        finally:
+            if passed.ranks is not None:  # the kept mid-ranks (and their file) go
+                passed.ranks.release()
         return spill
 
     def _ranked(self, X, passed, classes, rng, new):
