@@ -334,18 +334,24 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     shift = digamma(half) - np.log(half)
     trigamma = polygamma(1, half)
 
+    def per_feature(values, db):
+        """``values`` of each feature's degrees of freedom (one value for all: no lookup)."""
+        if values.size == 1:
+            return values[0]
+        return values[np.searchsorted(used.df_values, db)]
+
     def e_blocks():
         for xb, db in used.blocks():
             e = np.maximum(xb, floor)
             np.log(e, out=e)
-            e -= shift[np.searchsorted(used.df_values, db)]
+            e -= per_feature(shift, db)
             yield e
 
     # np.mean and np.var(ddof=1) of e, and the mean of the trigammas, as numpy computes
     # them on the whole arrays (pairwise sums), from blocks: no temporary per feature.
     e_mean = pairwise_sum(e_blocks(), n) / n
     e_var = pairwise_sum((_squared(e - e_mean) for e in e_blocks()), n) / (n - 1)
-    trigammas = (trigamma[np.searchsorted(used.df_values, db)] for _, db in used.blocks())
+    trigammas = (np.broadcast_to(per_feature(trigamma, db), db.shape) for db in used.df_blocks())
     e_var -= pairwise_sum(trigammas, n) / n
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
@@ -371,12 +377,14 @@ class _UsedVariances:
             self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
         self.d = np.broadcast_to(np.asarray(df, dtype=np.float64), self.x.shape)
         self.count, self.as_is, distinct = 0, True, [np.zeros(0)]
+        # One value for every feature (a broadcast scalar): no sort of each block's.
+        one = self.d.ndim == 1 and self.d.size > 0 and self.d.strides[0] == 0
         for b in iter_column_blocks(self.x.size, _BLOCK):
             xb = self.x[b]  # read once (a spilled array's values come from its file)
             ok = self._ok(xb, self.d[b])
             self.count += int(np.count_nonzero(ok))
             self.as_is &= bool(ok.all()) and not bool((xb < 0).any())
-            distinct.append(np.unique(self.d[b][ok]))
+            distinct.append(self.d[b][:1][ok[:1]] if one and ok.all() else np.unique(self.d[b][ok]))
         # Degrees of freedom take few distinct values: the special functions once per value.
         self.df_values = np.unique(np.concatenate(distinct))
 
@@ -395,6 +403,15 @@ class _UsedVariances:
             xb = xb[ok]
             np.maximum(xb, 0.0, out=xb)
             yield xb, self.d[b][ok]
+
+    def df_blocks(self):
+        """The degrees of freedom of :meth:`blocks` (the variances read only when some are
+        left out)."""
+        if not self.as_is:
+            yield from (db for _, db in self.blocks())
+            return
+        for b in iter_column_blocks(self.x.size, _BLOCK):
+            yield self.d[b]
 
 
 def squeeze_var(

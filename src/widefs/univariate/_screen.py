@@ -219,8 +219,8 @@ class ClassDifferenceScreen(
     carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
     examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
     classes and the spread test; in an unnamed temporary file instead when the fits of an
-    out-of-core matrix would exceed 64 MB, and then the fitted arrays but ``pvalues_`` too);
-    every other step works a block of features at a time.
+    out-of-core matrix would exceed 64 MB, and then the mid-ranks and the fitted arrays but
+    ``pvalues_`` too); every other step works a block of features at a time.
 
     The ranked features without ties share one exact permutation null. With
     ``rank_draws="settled"`` it is drawn in doubling chunks, and after each chunk every such
