@@ -72,7 +72,7 @@ _GATE_DRAWS = 200_000
 _GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _COMPUTED_BLOCK_BYTES = 8 * 2**20  # ... of columns computed in memory (RowsOf)
-_KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
+_KERNEL_COLUMNS = 16384  # columns the first-pass kernel scans at once
 # Blocks of 0/1 values (presence/absence) skip the kernel: their kinds and carriers are
 # counts, one matrix product (the kernel would give the same integers).
 _BINARY_FAST = True
@@ -229,25 +229,40 @@ def doubled_mid_ranks(rows) -> NDArray[np.int64]:
     """Twice the mid-ranks of every row of ``rows`` (features x samples): integers, equal to
     ``2 * scipy.stats.rankdata(rows, axis=1)``. One unstable sort per row (equal values take
     the same mid-rank whatever their order): a run of equal values at sorted positions
-    ``i..j-1`` gets ``i + j + 1``."""
+    ``i..j-1`` gets ``i + j + 1``, a value without ties at position ``i`` ``2 (i + 1)``."""
     k, n = rows.shape
     order = np.argsort(rows, axis=1)
     ordered = np.take_along_axis(rows, order, axis=1)
-    starts = np.ones((k, n), bool)  # a run of equal values starts here
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    same = ordered[:, 1:] == ordered[:, :-1]
     del ordered
-    at = np.arange(n)
-    first = np.where(starts, at, 0)  # the run's first position, carried to its end
-    np.maximum.accumulate(first, axis=1, out=first)
-    ends = np.ones((k, n), bool)  # a run ends here
-    ends[:, :-1] = starts[:, 1:]
-    last = np.where(ends, at, n - 1)[:, ::-1]  # its last position, carried back
-    doubled = np.minimum.accumulate(last, axis=1)[:, ::-1]
+    doubled = np.empty((k, n), np.int64)
+    doubled[:] = 2 * np.arange(1, n + 1)
+    tied = np.flatnonzero(same.any(axis=1))  # most ranked features have no ties
+    if tied.size:
+        doubled[tied] = _doubled_runs(same[tied])
+    out = np.empty(k * n, np.int64)
+    out[(order + np.arange(0, k * n, n)[:, None]).ravel()] = doubled.ravel()
+    return out.reshape(k, n)
+
+
+def _doubled_runs(same) -> NDArray[np.int64]:
+    """``first + last + 2`` of the run of equal values at each sorted position of rows
+    (``same``: each value equals the one before it), carried along the flat array at once
+    (a run never crosses a row: each row's first value starts one)."""
+    t, n = same.shape[0], same.shape[1] + 1
+    starts = np.ones((t, n), bool)
+    np.logical_not(same, out=starts[:, 1:])
+    starts = starts.ravel()
+    at = np.arange(t * n)
+    first = np.where(starts, at, 0)
+    np.maximum.accumulate(first, out=first)
+    ends = np.empty_like(starts)  # a run ends where the next starts, and at the very end
+    ends[:-1] = starts[1:]
+    ends[-1:] = True
+    doubled = np.minimum.accumulate(np.where(ends, at, t * n)[::-1])[::-1]
     doubled += first
-    doubled += 2
-    out = np.empty_like(doubled)
-    np.put_along_axis(out, order, doubled, axis=1)
-    return out
+    doubled -= 2 * (at - at % n) - 2  # positions within the row, plus 2
+    return doubled.reshape(t, n)
 
 
 def doubled_tie_factor(doubled, n: int) -> NDArray[np.float64]:
