@@ -279,7 +279,8 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "univariate_kinds": (
         ["src/widefs/univariate/_kinds.py"],
-        _SCREEN_MEMORY_TESTS,
+        # and the spilled fits: the kept mid-ranks wait in a file of their own
+        [*_SCREEN_MEMORY_TESTS, "tests/univariate/test_screen_spill.py"],
         {},
     ),
     "univariate_screen_select": (

@@ -116,8 +116,9 @@ def _kth(blocks: Callable[[], Iterable[np.ndarray]], k: int) -> float:
         counts = np.zeros(65536, np.int64)
         for values in blocks():
             keys = _keys(values)
-            if shift < 48:  # the candidates: keys whose bits above these 16 are the prefix
-                keys = keys[(keys >> np.uint64(shift + 16)) == prefix]
+            # The candidates: keys whose bits above these 16 are the prefix (all of them at
+            # the first pass: numpy shifts a 64-bit integer by 64 to 0).
+            keys = keys[(keys >> np.uint64(shift + 16)) == prefix]
             digits = ((keys >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.intp)
             counts += np.bincount(digits, minlength=65536)
         below = np.cumsum(counts)

@@ -377,14 +377,12 @@ class _UsedVariances:
             self.x = x.ravel() if x.dtype == np.float64 else x.astype(np.float64).ravel()
         self.d = np.broadcast_to(np.asarray(df, dtype=np.float64), self.x.shape)
         self.count, self.as_is, distinct = 0, True, [np.zeros(0)]
-        # One value for every feature (a broadcast scalar): no sort of each block's.
-        one = self.d.ndim == 1 and self.d.size > 0 and self.d.strides[0] == 0
         for b in iter_column_blocks(self.x.size, _BLOCK):
             xb = self.x[b]  # read once (a spilled array's values come from its file)
             ok = self._ok(xb, self.d[b])
             self.count += int(np.count_nonzero(ok))
             self.as_is &= bool(ok.all()) and not bool((xb < 0).any())
-            distinct.append(self.d[b][:1][ok[:1]] if one and ok.all() else np.unique(self.d[b][ok]))
+            distinct.append(np.unique(self.d[b][ok]))
         # Degrees of freedom take few distinct values: the special functions once per value.
         self.df_values = np.unique(np.concatenate(distinct))
 
