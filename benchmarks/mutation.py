@@ -106,6 +106,7 @@ _SCREEN_MEMORY_TESTS = [
             "shape_table",
             "screen_select_under",
             "screen_reads",
+            "screen_spill_ranks",
         )
     ),
     *_SCREEN_TESTS,
@@ -119,6 +120,7 @@ _SCREEN_SELECT_TESTS = [
             "screen_memory",
             "screen_reads",
             "screen_spill",  # the fitted arrays of a spilled fit (summarize, select, map)
+            "screen_spill_ranks",  # codes kept in the file
         )
     ),
 ]
@@ -277,7 +279,8 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     ),
     "univariate_kinds": (
         ["src/widefs/univariate/_kinds.py"],
-        _SCREEN_MEMORY_TESTS,
+        # and the spilled fits: the kept mid-ranks wait in a file of their own
+        [*_SCREEN_MEMORY_TESTS, "tests/univariate/test_screen_spill.py"],
         {},
     ),
     "univariate_screen_select": (
@@ -293,7 +296,7 @@ MODULES: dict[str, tuple[list[str], list[str], dict[str, str]]] = {
     # The temporary file the out-of-core screen's fits wait in (forced on small matrices).
     "utils_spill": (
         ["src/widefs/_utils/_spill.py"],
-        ["tests/univariate/test_screen_spill.py"],
+        ["tests/univariate/test_screen_spill.py", "tests/univariate/test_screen_spill_ranks.py"],
         {},
     ),
     "univariate_screen_numpy": (

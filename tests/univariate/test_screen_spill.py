@@ -120,8 +120,8 @@ def test_spilled_fit_equals_the_in_memory_fit(classes, params, forced, tmp_path)
     X, y = _mixed(sum(classes), classes)
     ref = ClassDifferenceScreen(random_state=1, **params).fit(X, y)
     got = ClassDifferenceScreen(random_state=1, **params).fit(_memmap(tmp_path, X), y)
-    # The fits' file, then the fitted arrays' (closed once mapped).
-    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
+    # The fits' file, the kept mid-ranks', then the fitted arrays' (closed once mapped).
+    assert len(forced.files) == 3 and all(f.closed for f in forced.files)
     _assert_same_fit(got, ref)
     assert got.prior_ == ref.prior_ and got.threshold_ == ref.threshold_
     assert ref.kind_counts_["gaussian"] > 1000 and ref.support_.any()
@@ -134,7 +134,7 @@ def test_spilled_fit_from_zarr_equals_the_in_memory_fit(forced):
     z[:] = X
     ref = ClassDifferenceScreen(random_state=0).fit(X, y)
     got = ClassDifferenceScreen(random_state=0).fit(z, y)
-    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
+    assert len(forced.files) == 3 and all(f.closed for f in forced.files)
     _assert_same_fit(got, ref)
 
 
@@ -155,7 +155,8 @@ def test_the_file_is_closed_when_the_first_pass_fails(forced, tmp_path):
     X[3, 1600] = np.nan  # in a late block: the file holds fits by then
     with pytest.raises(ValueError, match="NaN or infinity"):
         ClassDifferenceScreen(random_state=0).fit(_memmap(tmp_path, X), y)
-    assert len(forced.files) == 1 and forced.files[0].closed
+    # The fits' file and the kept mid-ranks' (ranked features came before the NaN).
+    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
 
 
 @pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
@@ -173,7 +174,7 @@ def test_the_file_is_closed_when_the_moderated_tests_fail(error, forced, tmp_pat
     X, y = _mixed(2, (15, 15))
     with pytest.raises(error):
         ClassDifferenceScreen(random_state=0).fit(_memmap(tmp_path, X), y)
-    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
+    assert len(forced.files) == 3 and all(f.closed for f in forced.files)
 
 
 def test_the_file_leaves_nothing_in_the_temporary_directory(forced, tmp_path, monkeypatch):
@@ -190,7 +191,7 @@ def test_the_file_leaves_nothing_in_the_temporary_directory(forced, tmp_path, mo
 
     monkeypatch.setattr(moderated_module, "_branch", looking)
     ClassDifferenceScreen(random_state=0).fit(_memmap(tmp_path, X), y)
-    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
+    assert len(forced.files) == 3 and all(f.closed for f in forced.files)
     assert list(spills.iterdir()) == []
     if os.name == "posix":  # unlinked at creation: no name at any time
         assert seen == [[]]
@@ -326,7 +327,7 @@ def test_an_error_after_the_first_pass_leaves_no_file(forced, tmp_path, spills, 
     finally:
         monkeypatch.undo()
     gc.collect()
-    assert len(forced.files) == 2 and all(f.closed for f in forced.files)
+    assert len(forced.files) == 3 and all(f.closed for f in forced.files)
     assert _open_in(spills) == 0
 
 

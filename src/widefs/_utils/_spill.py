@@ -29,6 +29,7 @@ __all__ = ["SPILL_MIN_BYTES", "SpillFile", "SpilledArray", "closed_on_error", "s
 #: than the block the fit holds anyway, so keeping them barely moves the peak, and the
 #: file's writes and reads would only cost time.
 SPILL_MIN_BYTES = 64 * 2**20
+_COPY_BYTES = 4 * 2**20  # a block of rows copied at once (SpilledArray.astype)
 
 
 @contextmanager
@@ -129,8 +130,8 @@ class SpilledArray:
 
     ``a[i:j] = values`` writes rows i..j-1; ``a[i:j]`` reads them into a new ndarray (a
     slice with a step, or any other key, is not supported); :meth:`put` writes scattered
-    1-D elements; :meth:`head` is the first rows without a read; :meth:`mapped` is the
-    array in the file's read-only map.
+    1-D elements; :meth:`astype` copies it to another type in the file; :meth:`head` is the
+    first rows without a read; :meth:`mapped` is the array in the file's read-only map.
     """
 
     def __init__(self, spill: SpillFile, offset: int, shape: tuple[int, ...], dtype=np.float64):
@@ -190,6 +191,15 @@ class SpilledArray:
             part = self[start:stop]
             part[index[lo:hi] - start] = values[lo:hi]
             self[start:stop] = part
+
+    def astype(self, dtype) -> SpilledArray:
+        """The values as ``dtype`` in a new array of the same file, copied a block of rows
+        at a time."""
+        out = self.spill.array(self.shape, dtype)
+        width = max(1, _COPY_BYTES // max(1, self._row))
+        for start in range(0, self.shape[0], width):
+            out[start : start + width] = self[start : start + width]
+        return out
 
     def head(self, rows: int) -> SpilledArray:
         """The first ``rows`` rows, still in the file."""

@@ -334,18 +334,24 @@ def fit_f_dist(variances: ArrayLike, df: ArrayLike) -> tuple[float, float]:
     shift = digamma(half) - np.log(half)
     trigamma = polygamma(1, half)
 
+    def per_feature(values, db):
+        """``values`` of each feature's degrees of freedom (one value for all: no lookup)."""
+        if values.size == 1:
+            return values[0]
+        return values[np.searchsorted(used.df_values, db)]
+
     def e_blocks():
         for xb, db in used.blocks():
             e = np.maximum(xb, floor)
             np.log(e, out=e)
-            e -= shift[np.searchsorted(used.df_values, db)]
+            e -= per_feature(shift, db)
             yield e
 
     # np.mean and np.var(ddof=1) of e, and the mean of the trigammas, as numpy computes
     # them on the whole arrays (pairwise sums), from blocks: no temporary per feature.
     e_mean = pairwise_sum(e_blocks(), n) / n
     e_var = pairwise_sum((_squared(e - e_mean) for e in e_blocks()), n) / (n - 1)
-    trigammas = (trigamma[np.searchsorted(used.df_values, db)] for _, db in used.blocks())
+    trigammas = (np.broadcast_to(per_feature(trigamma, db), db.shape) for db in used.df_blocks())
     e_var -= pairwise_sum(trigammas, n) / n
     if e_var > 0:
         d0 = 2.0 * float(trigamma_inverse(e_var))
@@ -395,6 +401,15 @@ class _UsedVariances:
             xb = xb[ok]
             np.maximum(xb, 0.0, out=xb)
             yield xb, self.d[b][ok]
+
+    def df_blocks(self):
+        """The degrees of freedom of :meth:`blocks` (the variances read only when some are
+        left out)."""
+        if not self.as_is:
+            yield from (db for _, db in self.blocks())
+            return
+        for b in iter_column_blocks(self.x.size, _BLOCK):
+            yield self.d[b]
 
 
 def squeeze_var(

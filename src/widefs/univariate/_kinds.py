@@ -26,6 +26,7 @@ exactly when the F is large (measured: 20 times too many p-values below 1e-3).
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,7 @@ from widefs._utils import (
     load_columns,
     store_blocks,
 )
-from widefs._utils._spill import closed_on_error, spill_file
+from widefs._utils._spill import SpillFile, closed_on_error, spill_file
 from widefs.stats import LinearModelFit, linear_model_fit
 
 __all__ = [
@@ -71,7 +72,7 @@ _GATE_DRAWS = 200_000
 _GATE_BYTES = 256 * 2**20  # draws of the shape gate in memory at once, beyond n = 10,000
 _BLOCK_BYTES = 64 * 2**20  # a block of an out-of-core X loaded at once (float64)
 _COMPUTED_BLOCK_BYTES = 8 * 2**20  # ... of columns computed in memory (RowsOf)
-_KERNEL_COLUMNS = 4096  # columns the first-pass kernel scans at once
+_KERNEL_COLUMNS = 16384  # columns the first-pass kernel scans at once
 # Blocks of 0/1 values (presence/absence) skip the kernel: their kinds and carriers are
 # counts, one matrix product (the kernel would give the same integers).
 _BINARY_FAST = True
@@ -224,28 +225,88 @@ def fit_rows(fit: LinearModelFit, rows) -> LinearModelFit:
     )
 
 
+def doubled_mid_ranks(rows) -> NDArray[np.int64]:
+    """Twice the mid-ranks of every row of ``rows`` (features x samples): integers, equal to
+    ``2 * scipy.stats.rankdata(rows, axis=1)``. One unstable sort per row (equal values take
+    the same mid-rank whatever their order): a run of equal values at sorted positions
+    ``i..j-1`` gets ``i + j + 1``, a value without ties at position ``i`` ``2 (i + 1)``."""
+    k, n = rows.shape
+    order = np.argsort(rows, axis=1)
+    ordered = np.take_along_axis(rows, order, axis=1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    del ordered
+    doubled = np.empty((k, n), np.int64)
+    doubled[:] = 2 * np.arange(1, n + 1)
+    tied = np.flatnonzero(same.any(axis=1))  # most ranked features have no ties
+    if tied.size:
+        doubled[tied] = _doubled_runs(same[tied])
+    out = np.empty(k * n, np.int64)
+    out[(order + np.arange(0, k * n, n)[:, None]).ravel()] = doubled.ravel()
+    return out.reshape(k, n)
+
+
+def _doubled_runs(same) -> NDArray[np.int64]:
+    """``first + last + 2`` of the run of equal values at each sorted position of rows
+    (``same``: each value equals the one before it), carried along the flat array at once
+    (a run never crosses a row: each row's first value starts one)."""
+    t, n = same.shape[0], same.shape[1] + 1
+    starts = np.ones((t, n), bool)
+    np.logical_not(same, out=starts[:, 1:])
+    starts = starts.ravel()
+    at = np.arange(t * n)
+    first = np.where(starts, at, 0)
+    np.maximum.accumulate(first, out=first)
+    ends = np.empty_like(starts)  # a run ends where the next starts, and at the very end
+    ends[:-1] = starts[1:]
+    ends[-1:] = True
+    doubled = np.minimum.accumulate(np.where(ends, at, t * n)[::-1])[::-1]
+    doubled += first
+    doubled -= 2 * (at - at % n) - 2  # positions within the row, plus 2
+    return doubled.reshape(t, n)
+
+
+def doubled_tie_factor(doubled, n: int) -> NDArray[np.float64]:
+    """:func:`tie_factor` of features from twice their mid-ranks (features x samples), the
+    same floats: the sum of squares of mid-ranks about (n + 1) / 2 is a sum of quarters
+    below 2**51, exact in any order (and that of untied ranks gives exactly 0)."""
+    deviation = doubled - (n + 1)
+    deviation *= deviation
+    ss = deviation.sum(axis=1).astype(np.float64) / 4.0
+    return np.maximum(1.0 - 12.0 * ss / (n**3 - n), 0.0)
+
+
 class KeptRanks(ComputedColumns):
     """Twice the mid-ranks of the ranked features of an out-of-core ``X``, kept by the first
-    pass: read as a matrix (n_samples, n_ranked) of float64 mid-ranks, whose own mid-ranks
-    are the features' (the rank branch reads them instead of the store).
+    pass: read as a matrix (n_samples, n_ranked) of float64 mid-ranks (the rank branch reads
+    them instead of the store; ``mid_ranks``: they are their own mid-ranks).
 
     Twice a mid-rank is an integer up to 2n: one byte per value up to 127 examples, two up
-    to 32,767, in the pieces the blocks of the first pass gave (no copy to join them).
+    to 32,767, in the pieces the blocks of the first pass gave (no copy to join them). With
+    ``spilled`` the pieces wait in a temporary file (:class:`~widefs._utils._spill.SpillFile`,
+    opened with the first piece), not in memory; :meth:`release` closes it.
     """
 
-    def __init__(self, n: int):
+    mid_ranks = True
+
+    def __init__(self, n: int, spilled: bool = False):
         super().__init__((n, 0))
         self.dtype_kept = np.min_scalar_type(2 * n)
-        self.pieces: list[np.ndarray] = []  # (features, n) each
+        self.spilled = spilled  # the file is opened with the first piece
+        self.spill = None
+        self.pieces: list = []  # (features, n) each, arrays or in the spill file
         self.index: list[np.ndarray] = []
         self.stops = np.zeros(0, np.intp)
 
-    def add(self, columns, Xr) -> None:
-        """Keep the columns ``columns`` of ``X`` (values ``Xr``, n x k float64)."""
-        from scipy.stats import rankdata
-
-        self.pieces.append((2.0 * rankdata(Xr, axis=0).T).astype(self.dtype_kept))
+    def add(self, columns, Xr) -> NDArray[np.float64]:
+        """Keep the columns ``columns`` of ``X`` (values ``Xr``, n x k); their tie factors
+        (:func:`tie_factor`, the same floats)."""
+        doubled = doubled_mid_ranks(np.ascontiguousarray(np.asarray(Xr).T))
+        piece = doubled.astype(self.dtype_kept)
+        if self.spilled and self.spill is None:
+            self.spill = SpillFile()
+        self.pieces.append(piece if self.spill is None else self.spill.store(piece))
         self.index.append(columns)
+        return doubled_tie_factor(doubled, self.shape[0])
 
     def close(self) -> KeptRanks:
         self.stops = np.cumsum([p.shape[0] for p in self.pieces], dtype=np.intp)
@@ -253,13 +314,21 @@ class KeptRanks(ComputedColumns):
         self.index = np.concatenate(self.index) if self.index else np.zeros(0, np.intp)
         return self
 
+    def release(self) -> None:
+        """Drop the pieces (and close their file)."""
+        self.pieces = []
+        if self.spill is not None:
+            self.spill.close()
+
     def columns(self, cols) -> np.ndarray:
         idx = np.arange(self.shape[1])[cols]
         out = np.empty((idx.size, self.shape[0]))
         piece = np.searchsorted(self.stops, idx, side="right")
         for p in np.unique(piece):
             at = piece == p
-            out[at] = self.pieces[p][idx[at] - (self.stops[p] - self.pieces[p].shape[0])]
+            rows = idx[at] - (self.stops[p] - self.pieces[p].shape[0])
+            low = int(rows.min())  # one read of the rows' range (a piece in a file too)
+            out[at] = self.pieces[p][low : int(rows.max()) + 1][rows - low]
         out *= 0.5
         return out.T
 
@@ -401,11 +470,22 @@ def _scan(block, start, kernel, kinds, carriers, ties, ranks, fits) -> None:
         ranked = kb == RANKED
         if ranked.any():
             ties[0].append(cols.start + np.flatnonzero(ranked))
-            Xr = np.asarray(Xb[:, ranked], dtype=np.float64)
-            ties[1].append(tie_factor(Xr))
-            if ranks is not None:
-                ranks.add(ties[0][-1], Xr)
+            if ranks is None:
+                ties[1].append(tie_factor(np.asarray(Xb[:, ranked], dtype=np.float64)))
+            else:  # the values' order is the same in float32: one sort gives both
+                ties[1].append(ranks.add(ties[0][-1], Xb[:, ranked]))
         fits.add(out, kb == GAUSSIAN, n)
+
+
+@contextmanager
+def _released_on_error(ranks):
+    """Release ``ranks`` (when kept) if the body raises, an interrupt included."""
+    try:
+        yield
+    except BaseException:
+        if ranks is not None:
+            ranks.release()
+        raise
 
 
 def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) -> FirstPass:
@@ -441,13 +521,15 @@ def first_pass(X, codes, n_classes, *, spread: bool, counts=None, pooled=False) 
     # for its in-memory copy.
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     native = np.dtype(X.dtype)
-    ranks = KeptRanks(n) if lazy else None
+    # Kept in a temporary file as the fits are: both grow with the features.
+    ranks = KeptRanks(n, spilled=spill is not None) if lazy else None
     # Out of core, a block is whole storage chunks: each chunk is decoded once. Columns
     # computed in memory (a fold's rows) gain nothing from large blocks: two of them, the one
     # being read and the last, would be the fit's peak.
     computed = isinstance(X, ComputedColumns)
     width = block_width(n, 8, _COMPUTED_BLOCK_BYTES if computed else _BLOCK_BYTES)
-    with closed_on_error(spill):  # an error or an interrupt: the spill file goes too
+    # An error or an interrupt: the spill files go too.
+    with closed_on_error(spill), _released_on_error(ranks):
         for outer in store_blocks(X, width) if lazy else iter_column_blocks(m, width):
             # Integers (a uint8 store of presence/absence) are read as they are stored, and
             # converted to floats only for the kernel: a block of 0/1 values never is.

@@ -219,8 +219,8 @@ class ClassDifferenceScreen(
     carriers of two-valued and the mid-ranks of ranked features (a byte each up to 127
     examples) and, while it runs, the fits of the gaussian features (40 bytes each with two
     classes and the spread test; in an unnamed temporary file instead when the fits of an
-    out-of-core matrix would exceed 64 MB, and then the fitted arrays but ``pvalues_`` too);
-    every other step works a block of features at a time.
+    out-of-core matrix would exceed 64 MB, and then the mid-ranks and the fitted arrays but
+    ``pvalues_`` too); every other step works a block of features at a time.
 
     The ranked features without ties share one exact permutation null. With
     ``rank_draws="settled"`` it is drawn in doubling chunks, and after each chunk every such
@@ -472,21 +472,32 @@ class ClassDifferenceScreen(
         self.kinds_ = passed.kinds
         # Fits large enough to wait in a file: the fitted arrays but pvalues_ go to one too.
         spill = SpillFile() if fits_spilled(passed) else None
-        with closed_on_error(spill):
-            moderated_branch(self, passed, spill)
-            self._two_valued(passed, sizes)
-            self._ranked(X, passed, (codes, C), rng, np.empty if spill is None else spill.array)
-            if spill is not None:  # the one-byte arrays, whole: no scattered write is left
-                self.kinds_ = spill.store(self.kinds_)
-                for coded in (self._min_pvalues, self._spread_weights):
-                    coded.codes = spill.store(coded.codes)
+        try:
+            with closed_on_error(spill):
+                moderated_branch(self, passed, spill)
+                self._two_valued(passed, sizes)
+                self._ranked(X, passed, (codes, C), rng, spill)
+        finally:
+            if passed.ranks is not None:  # the kept mid-ranks (and their file) go
+                passed.ranks.release()
         return spill
 
-    def _ranked(self, X, passed, classes, rng, new):
+    def _ranked(self, X, passed, classes, rng, spill):
         codes, C = classes
-        ranked = np.flatnonzero(self.kinds_ == RANKED)
+        blocks = list(feature_blocks(self.kinds_.size, 1, _BLOCK_BYTES))
+        ranked = np.concatenate(
+            [np.zeros(0, np.intp)]
+            + [b.start + np.flatnonzero(self.kinds_[b] == RANKED) for b in blocks]
+        )
+        n_scored = sum(int(np.count_nonzero(self.kinds_[b])) for b in blocks)
+        self._spread_weights.codes[ranked] = 1  # the nominal share
+        if spill is not None:
+            # The one-byte arrays go to the file before the rank branch runs, whose
+            # temporaries are the fit's peak (its floors are then written in the file).
+            self.kinds_ = passed.kinds = spill.store(self.kinds_)
+            for coded in (self._min_pvalues, self._spread_weights):
+                coded.codes = spill.store(coded.codes)
         if ranked.size:
-            n_scored = int(np.sum(self.kinds_ != 0))
             untied = int(min(MAX_UNTIED_DRAWS, max(STRATUM_DRAWS, np.ceil(n_scored / self.alpha))))
             kept = passed.ranks
             # Out of core, the first pass kept the ranked features' mid-ranks: no second read.
@@ -500,14 +511,13 @@ class ClassDifferenceScreen(
                 self.spread_weight_,
                 rng,
                 untied_draws=untied,
-                decision=self._untied_decision(ranked, new),
+                decision=self._untied_decision(ranked, np.empty if spill is None else spill.array),
             )
             self.pvalues_[ranked] = branch.pvalues
             self._min_pvalues.set(ranked, branch.min_pvalues)
             # put: scattered writes to an array in memory or in a file alike
             self.location_statistics_.put(ranked, branch.location)
             self.spread_statistics_.put(ranked, branch.spread)
-            self._spread_weights.codes[ranked] = 1  # the nominal share
 
     def _untied_decision(self, ranked, new=np.empty):
         """What the untied rank null's draws settle (None: draw them all); ``new(shape,

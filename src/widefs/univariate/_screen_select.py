@@ -72,7 +72,8 @@ class CodedValues:
         return self.codes.size
 
     def set(self, rows, values) -> None:
-        """``self[rows] = values``: each distinct value gets a code (the table grows)."""
+        """``self[rows] = values`` for ascending indices ``rows``: each distinct value gets a
+        code (the table grows); codes kept in a spill file are written there."""
         distinct, inverse = np.unique(np.asarray(values, dtype=np.float64), return_inverse=True)
         new = [float(v) for v in distinct if float(v) not in self._index]
         if new:
@@ -80,10 +81,10 @@ class CodedValues:
                 self._index[v] = len(self._index)
             self.table = np.concatenate([self.table, new])
             wanted = np.min_scalar_type(self.table.size - 1)
-            if np.dtype(wanted).itemsize > self.codes.itemsize:
+            if np.dtype(wanted).itemsize > self.codes.dtype.itemsize:
                 self.codes = self.codes.astype(wanted)
         mapped = np.array([self._index[float(v)] for v in distinct], dtype=self.codes.dtype)
-        self.codes[rows] = mapped[inverse.ravel()]
+        self.codes.put(rows, mapped[inverse.ravel()])  # an ndarray's or a SpilledArray's
 
     def __getitem__(self, key) -> np.ndarray:
         return self.table[self.codes[key]]
