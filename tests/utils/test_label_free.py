@@ -174,8 +174,10 @@ def test_remembered_digests_are_the_digests_of_the_bytes(monkeypatch):
     data = [rng.normal(size=(5, 7)) for _ in range(6)]
     expected = [data_digest(a, a > 0) for a in data]  # outside a block: hashed each time
     hashed = []
-    real = _label_free._digest
-    monkeypatch.setattr(_label_free, "_digest", lambda parts: hashed.append(1) or real(parts))
+    real = _label_free._arrays_digest
+    monkeypatch.setattr(
+        _label_free, "_arrays_digest", lambda arrays: hashed.append(1) or real(arrays)
+    )
     with sharing_label_free_work() as cache:
         # Known data (equal bytes, any object) is not hashed again, ...
         for _ in range(3):
@@ -237,6 +239,36 @@ def _digest_outside(a):
     from widefs._utils import _label_free
 
     return _label_free._digest([array_key(a)])
+
+
+def test_digest_hashes_buffers_in_place_as_the_key_bytes():
+    # The digest of arrays is the hash of their array_key bytes (dtype, shape, bytes), made
+    # from each array's buffer without a byte string of it: equal for every kind of array
+    # (views, Fortran order, 0-d, empty, bool, strings, objects), and no copy of large data.
+    import tracemalloc
+
+    from widefs._utils import _label_free
+
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(6, 5))
+    cases = [
+        M, M.T, M[:, 1:3], M[::2], np.float32(1.5), np.array(3), np.zeros((0, 4)), M > 0,
+        np.array(["ab", "c"]), np.array(["a", None], dtype=object), np.arange(5, dtype=">i4"),
+    ]  # fmt: skip
+    for a in cases:
+        assert _label_free._arrays_digest([a]) == _label_free._digest([array_key(a)])
+        assert data_digest(a, M) == _label_free._digest([array_key(a), array_key(M)])
+    big = rng.normal(size=(4, 250_000))  # 8 MB
+    data_digest(big[:, :10])
+    tracemalloc.start()
+    try:
+        data_digest(big)
+        with sharing_label_free_work(budget_bytes=2**20):  # too big to keep: not copied
+            data_digest(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < big.nbytes / 8
 
 
 def test_remembered_digests_respect_the_budget():
