@@ -206,18 +206,16 @@ def main(argv=None) -> int:
             f"{r.get('load_start', float('nan')):.1f} / {r['load']:.1f} | {r['status']} | "
             f"{_verdict(r)} |"
         )
-    names = [stage[0] for stage in rows[0]["stages"]]
+    largest = [r for r in rows if r["features"] == max(args.sizes)]  # the split of the largest
+    names = [stage[0] for stage in largest[0]["stages"]]
     stage_table = [
         "| stage | "
-        + " | ".join(
-            f"{r['features']:,}, --jobs {r.get('jobs', 2)}: wall s | CPU s | peak PSS MiB"
-            for r in rows
-        )
+        + " | ".join(f"--jobs {r.get('jobs', 2)}: wall s | CPU s | peak PSS MiB" for r in largest)
         + " |",
-        "|---|" + "---|---|---|" * len(rows),
+        "|---|" + "---|---|---|" * len(largest),
     ]
     for i, name in enumerate(names):
-        cells = [_stage_cells(r["stages"][i]) if i < len(r["stages"]) else "" for r in rows]
+        cells = [_stage_cells(r["stages"][i]) if i < len(r["stages"]) else "" for r in largest]
         stage_table.append(f"| {name} | " + " | ".join(cells) + " |")
     sizes = " ".join(map(str, args.sizes))
     jobs = " ".join(map(str, args.jobs))
@@ -226,25 +224,36 @@ def main(argv=None) -> int:
 Command: `nice -n 10 python benchmarks/bench_cli_large.py --sizes {sizes} --jobs {jobs}`: for
 each size a CSV from `benchmarks/make_wide_csv.py` (two balanced classes, 20 informative
 features), then `/usr/bin/time -v widefs run wide.csv --out report --jobs J` in a fresh
-process (`--jobs 1` is the default), with the proportional set size (PSS: each shared page counted once) of the process and
-its workers sampled every second. {machine} Targets: 100 x 200,000 at most 120 s of CPU and
+process (`--jobs 1` is the default; 2 adds two workers), with the proportional set size (PSS:
+shared pages counted once) of the process tree sampled every second. {machine} Targets: 100 x 200,000 at most 120 s of CPU and
 1.7 GB; 100 x 1,000,000 at most 10 minutes on 2 cores and 2 GB (GiB: PSS in KiB / 1024^2).
 
 {chr(10).join(table)}
 
-Where the time goes: each stage's wall time (from the stage lines of the run; on a shared
-machine the wall clock also measures the other jobs), the CPU time of the process and its
-workers while it ran, and the peak PSS of the tree during it. The first stage is the reading
-of the CSV with the modules' loading; the CPU of writing the report is in the total only.
+Stages at 100 x {max(args.sizes):,} (from the run's stage lines; the first includes the imports;
+the report's writing is in the total only):
 
 {chr(10).join(stage_table)}
 """
     if args.note:
         text += f"\n{args.note}\n"
-    headline = "`widefs run`'s default analysis of " + "; of ".join(
-        f"100 x {r['features']:,} with --jobs {r.get('jobs', 2)} takes {r['wall'] / 60:.1f} min, "
-        f"{r['cpu']:.0f} s CPU and {r['pss_mb'] / 1024:.2f} GB on 2 cores"
-        for r in rows
+    by_size = {}
+    for r in rows:
+        by_size.setdefault(r["features"], []).append(r)
+    headline = (
+        "`widefs run`'s default analysis with --jobs "
+        + "/".join(str(r.get("jobs", 2)) for r in by_size[args.sizes[0]])
+        + " on 2 cores: "
+        + "; ".join(
+            f"100 x {n:,} "
+            + "/".join(f"{r['wall'] / 60:.1f}" for r in runs)
+            + " min, "
+            + "/".join(f"{r['cpu']:.0f}" for r in runs)
+            + " s CPU, "
+            + "/".join(f"{r['pss_mb'] / 1024:.2f}" for r in runs)
+            + " GB"
+            for n, runs in by_size.items()
+        )
     )
     write_section("cli_scale_large", text, headline=headline)
     return 0
