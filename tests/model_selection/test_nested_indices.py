@@ -102,3 +102,20 @@ def test_nested_evaluate_indices_are_the_fold_models_masks(cut):
     np.testing.assert_array_equal(res["selection_frequency"], frequency)
     np.testing.assert_array_equal(res["n_selected"], counts)
     assert (np.isnan(stability) and np.isnan(res["stability"])) or res["stability"] == stability
+
+
+def test_cross_validated_score_counts_a_selection_of_feature_zero():
+    # Each fold's count is the number of indices, not their sum: a method that keeps only
+    # feature 0 keeps one feature (a sum of indices called it nothing selected, and its
+    # certificate uninformative).
+    from widefs.model_selection._cross_validated import cross_validated_score
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    X[:, 0] += 5.0  # only feature 0 has a training mean above the cut
+    y = np.repeat([0, 1], 10)
+    got = cross_validated_score(_MeanSelector(cut=2.0), X, y, n_splits=4, seed=0)
+    np.testing.assert_array_equal(got.n_selected, [1, 1, 1, 1])
+    X[:, 1] += 5.0
+    got = cross_validated_score(_MeanSelector(cut=2.0), X, y, n_splits=4, seed=0)
+    np.testing.assert_array_equal(got.n_selected, [2, 2, 2, 2])

@@ -137,10 +137,10 @@ def cross_validated_score(
     y = np.asarray(y)
     folds = design_folds(y, n_splits, seed, groups)
     predictions = np.empty_like(y)
-    masks = []
+    selected = []  # each fold's sorted indices of the features used (None: not said)
     for f in range(int(n_splits)):
         train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
-        _, predictions[test], mask = _fit_score_fold(estimator, X, y, train, test, None, params)
-        masks.append(mask)
-    n_selected = None if any(m is None for m in masks) else np.array([m.sum() for m in masks])
+        _, predictions[test], used = _fit_score_fold(estimator, X, y, train, test, None, params)
+        selected.append(used)
+    n_selected = None if any(s is None for s in selected) else np.array([s.size for s in selected])
     return CrossValidatedScore(y, predictions, np.unique(y), n_selected, int(n_splits), int(seed))
