@@ -83,14 +83,14 @@ def test_free_memory_is_trimmed_only_from_the_threshold_or_when_unknown(monkeypa
     from widefs._utils import _parallel
 
     trims = []
-    monkeypatch.setattr(_parallel, "_TRIM", trims.append)
+    monkeypatch.setattr(_parallel, "_malloc_trim", lambda: trims.append)
     for free, trimmed in [
         (lambda: _parallel._TRIM_ABOVE - 1, False),
         (lambda: _parallel._TRIM_ABOVE, True),
-        (False, True),  # no mallinfo2 (glibc < 2.33): always trim
+        (None, True),  # no mallinfo2 (glibc < 2.33): always trim
     ]:
         trims.clear()
-        monkeypatch.setattr(_parallel, "_FREE", free)
+        monkeypatch.setattr(_parallel, "_heap_free_bytes", lambda free=free: free)
         _parallel.release_free_memory()
         assert trims == ([0] if trimmed else [])
 

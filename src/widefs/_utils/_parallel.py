@@ -9,6 +9,7 @@ and re-issues it in the caller, in call order, where the caller's filters and re
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -48,49 +49,41 @@ def release_free_memory() -> None:
 _TRIM_ABOVE = 32 * 2**20
 
 
-def _malloc_trim():
-    global _TRIM
-    if _TRIM is False:
+@functools.cache
+def _glibc(name: str):
+    """glibc's function ``name`` (looked up once), or None where there is none."""
+    try:
+        import ctypes
+
+        return getattr(ctypes.CDLL("libc.so.6"), name)
+    except (OSError, AttributeError):
         return None
-    if _TRIM is None:
-        _TRIM = False
-        try:
-            import ctypes
-
-            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            return None
-    return _TRIM
 
 
-_TRIM = None  # glibc's malloc_trim once found; False where there is none
+def _malloc_trim():
+    return _glibc("malloc_trim")
 
 
+@functools.cache
 def _heap_free_bytes():
     """A function returning the free bytes of glibc's heaps (``mallinfo2``, glibc >= 2.33,
     ~15 us), or ``None`` where there is none."""
-    global _FREE
-    if _FREE is None:
-        _FREE = False
-        try:
-            import ctypes
+    info = _glibc("mallinfo2")
+    if info is None:
+        return None
+    import ctypes
 
-            class _Info(ctypes.Structure):  # struct mallinfo2 (malloc.h): ten size_t fields
-                _fields_ = [(name, ctypes.c_size_t) for name in _MALLINFO2]
+    class _Info(ctypes.Structure):  # struct mallinfo2 (malloc.h): ten size_t fields
+        _fields_ = [(name, ctypes.c_size_t) for name in _MALLINFO2]
 
-            info = ctypes.CDLL("libc.so.6").mallinfo2
-            info.restype = _Info
-            _FREE = lambda: info().fordblks  # noqa: E731
-        except (OSError, AttributeError):
-            pass
-    return _FREE or None
+    info.restype = _Info
+    return lambda: info().fordblks
 
 
 _MALLINFO2 = (
     "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
     "fordblks", "keepcost",
 )  # fmt: skip
-_FREE = None  # the free-bytes function once found; False where there is none
 
 
 def _call_recording(filters: list, fn: Callable, args: Sequence):
