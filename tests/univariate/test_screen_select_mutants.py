@@ -249,7 +249,9 @@ def test_a_fits_summaries_and_rules_equal_their_definitions():
         assert s.n_scored_ == int((k != 0).sum())
         assert s.kind_counts_ == {n: int((k == i).sum()) for i, n in enumerate(s.kind_names_)}
         assert s.threshold_ == float(s.pvalues_[s.support_].max()) > 0.0
-    testable, cut, support = s._select(3, 0.05)  # the k smallest p-values on this fit
+    testable, cut, support = _screen_select.select(
+        s, 3, 0.05
+    )  # the k smallest p-values on this fit
     np.testing.assert_array_equal(testable, k != 0)  # every non-constant feature counts
     order = np.argsort(np.where(k != 0, s.pvalues_, np.inf), kind="stable")
     assert support.sum() == 3 and set(np.flatnonzero(support)) == set(order[:3])

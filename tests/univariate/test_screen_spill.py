@@ -369,7 +369,7 @@ def _traced_fit(tmp_path, X, y, spill, monkeypatch):
     import tracemalloc
 
     monkeypatch.setattr(spill_module, "SPILL_MIN_BYTES", 0 if spill else 2**62)
-    summarize = ClassDifferenceScreen._summarize
+    summarize = screen_module.summarize
     extra = []
 
     def measured(screen, new):
@@ -378,7 +378,7 @@ def _traced_fit(tmp_path, X, y, spill, monkeypatch):
         summarize(screen, new)
         extra.append(tracemalloc.get_traced_memory()[1] - before)
 
-    monkeypatch.setattr(ClassDifferenceScreen, "_summarize", measured)
+    monkeypatch.setattr(screen_module, "summarize", measured)
     Xm = _memmap(tmp_path, X)
     tracemalloc.start()
     try:

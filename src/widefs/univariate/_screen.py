@@ -338,7 +338,7 @@ class ClassDifferenceScreen(
         else:
             spill = self._score(X, codes, sizes, check_random_state(self.random_state))
         with closed_on_error(spill):  # an error or an interrupt: the file goes too
-            self._summarize(np.empty if spill is None else spill.array)
+            summarize(self, np.empty if spill is None else spill.array)
             if spill is not None:
                 map_spilled(self, spill)
         # A positive threshold_ is a selected p-value: the support is read only without one.
@@ -350,12 +350,6 @@ class ClassDifferenceScreen(
                 stacklevel=3,
             )
         return self
-
-    def _summarize(self, new):
-        summarize(self, new)
-
-    def _select(self, threshold, alpha, new=np.empty):
-        return select(self, threshold, alpha, new)
 
     def __getstate__(self):
         # Arrays in a read-only map of a temporary file are pickled as plain arrays (in a
@@ -440,7 +434,7 @@ class ClassDifferenceScreen(
             )
         if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
             raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}.")
-        _, cut, support = self._select(threshold, alpha)
+        _, cut, support = select(self, threshold, alpha)
         return cut, support
 
     def _untestable(self, m):
