@@ -209,6 +209,25 @@ def test_pruned_walks_keep_the_ranking_on_small_data(seed, reference):
     )  # fmt: skip
 
 
+def test_a_walk_is_not_cut_short_by_a_tie_it_could_still_break(reference):
+    """The tie rule of a walk's bound: past three class-1 rows of attribute B, a ``<=``
+    candidate predicting class 0 reaches at most (7 + 1) / (7 + 3 + 2) = 2/3, the quality of
+    the two candidates kept from A and A' (5 and 2 examples, 7 covered), but that candidate
+    covers 10: it ties their quality and beats them on cover, so B must be walked to it (on
+    both sides). No candidate anywhere exceeds 2/3."""
+    a = [0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0]
+    b = [1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+    y = np.array(b)
+    numeric = np.empty((y.size, 3))
+    numeric[:, 2] = np.arange(y.size)
+    rows = [list(np.flatnonzero(y == c)) for c in (0, 1)]
+    order = [rows[c].pop(0) for c in a]  # rows in A's value order
+    numeric[order, 0] = np.arange(y.size)
+    numeric[order, 1] = np.arange(y.size) * 2.0
+    problem = (y, numeric, np.full(numeric.shape, -1), np.zeros(3, dtype=bool), np.zeros(3, int))
+    _check_round(reference, problem, np.ones((1, y.size), dtype=bool), "laplace", -1, 1, False, 1)
+
+
 def test_merge_replaces_same_side_threshold_and_dedupes_orderings():
     # Member 0 holds x1 <= t and member 1 holds x3 > t'; the kernel merges sorted ids.
     y, numeric, codes, nominal, n_cats = _problem(9, n=60)
@@ -350,9 +369,9 @@ def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_ta
     real = _beam._rank_candidates
 
     def spy(*args):
-        group_bin, group_counts, vec = args[17]
+        group_bin, group_counts, vec, limits = args[17]
         calls.append(args[10] is None)
-        assert group_bin.shape == (n,) and vec.shape == (3,)
+        assert group_bin.shape == (n,) and vec.shape == limits.shape == (3,)
         assert group_counts.shape[0] >= n + 2 and group_counts.shape[1] == 3
         assert not group_counts[0].any()  # read before any write: zeros
         return real(*args)

@@ -94,7 +94,13 @@ def beam_round(
     # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead);
     # rows g + 1 are written from row g before they are read.
     group_counts = np.zeros((n + 2, n_classes), dtype=np.int64)
-    scratch = (np.empty(n, dtype=np.intp), group_counts, np.empty(n_classes, dtype=np.int64))
+    # Then one candidate's class counts, and the error limits of a walk (_walk_distinct).
+    scratch = (
+        np.empty(n, dtype=np.intp),
+        group_counts,
+        np.empty(n_classes, dtype=np.int64),
+        np.empty(n_classes, dtype=np.int64),
+    )
     quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
     n_picked = pos = 0
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room

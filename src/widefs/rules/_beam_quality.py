@@ -136,26 +136,18 @@ def _floor(ranked, kept, keep, best_t, best_q):
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
-def _bound(vec, cover, totals, limit, quality):
-    """The highest quality (Laplace or m-estimate) of any candidate of a walk past the one
-    with class counts ``vec``: predicting class c, it holds at most ``totals[c]`` examples of
-    c, at least the ``cover - vec[c]`` others seen so far, and fewer than ``limit`` in all.
-    The quality rises with the examples of c and falls with the others."""
-    kind, m, target = quality[0], quality[1], quality[2]
-    C = vec.size
-    top = -np.inf
-    for c in range(C):
-        if target >= 0 and c != target:
-            continue
-        errors = cover - vec[c]
-        hits = min(totals[c], limit - 1 - errors)
-        if kind == 0:
-            q = (hits + 1.0) / (float(hits + errors) + C)
-        else:
-            q = (hits + m / C) / (float(hits + errors) + m)
-        if q > top:
-            top = q
-    return top
+def _bound(c, errors, totals, limit, quality):
+    """The highest quality (Laplace or m-estimate) of a candidate predicting class c past a
+    point of a walk where ``errors`` examples of other classes are held: it holds at most
+    ``totals[c]`` examples of c, at least those errors, and fewer than ``limit`` in all. The
+    quality rises with the examples of c and falls with the others (so this bound falls as
+    the errors grow)."""
+    kind, m = quality[0], quality[1]
+    C = totals.size
+    hits = min(totals[c], limit - 1 - errors)
+    if kind == 0:
+        return (hits + 1.0) / (float(hits + errors) + C)
+    return (hits + m / C) / (float(hits + errors) + m)
 
 
 @numba.njit(inline="always")
