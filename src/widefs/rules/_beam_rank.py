@@ -282,10 +282,7 @@ def _walk_distinct(
                 totals, limit, entropy_work is None, quality, ranked, keep, state, limits
             )
             considered = False
-        beaten = True
-        for c in range(C):
-            beaten = beaten and limits[c] < 0
-        if beaten:
+        if _exhausted(limits):
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
             return n_ok + 2 * valid * (stop - f), kept, best_t, best_b, best_s, best_c, best_q
         first, nb, off = feature_first_candidate[f], feature_n_bins[f], feature_offset[f]
@@ -306,13 +303,8 @@ def _walk_distinct(
                     top = max(top, vec[y[i]])
                     if cover >= limit:
                         break
-                # Integer tests only, for most rows: a class whose later candidates could
-                # still rank (the others' examples never leave a walk).
-                walk_on = False
-                for c in range(C):
-                    walk_on = walk_on or cover - vec[c] <= limits[c]
-                if not walk_on:
-                    break
+                if not _walking(cover, vec, limits):
+                    break  # (integer tests only, for most rows)
                 if cover >= min_covered:
                     q = _quality(vec, cover, top, entropy_work, quality)
                     if q >= floor:
@@ -337,6 +329,25 @@ def _walk_distinct(
         n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
         state = (n_ok + 2 * valid, kept, best_t, best_b, best_s, best_c, best_q)
     return state
+
+
+@numba.njit(inline="always")
+def _walking(cover, vec, limits):
+    """Whether a walk goes on: some class c has at most ``limits[c]`` examples of other
+    classes among the ``cover`` rows walked (class counts ``vec``)."""
+    walk_on = False  # (a loop, not any(): numba compiles generators slowly)
+    for c in range(vec.size):
+        walk_on = walk_on or cover - vec[c] <= limits[c]
+    return walk_on
+
+
+@numba.njit(inline="always")
+def _exhausted(limits):
+    """Whether no candidate of the member left to walk could rank: every limit negative."""
+    exhausted = True
+    for c in range(limits.size):
+        exhausted = exhausted and limits[c] < 0
+    return exhausted
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
