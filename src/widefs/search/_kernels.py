@@ -26,7 +26,7 @@ __all__ = [
     "update_distances",
 ]
 
-# Bounded candidate passes re-rank their rows by failures this often (candidates).
+# Bounded candidate passes re-rank their rows by failure rate this often (candidates).
 _RERANK = 32
 
 # Compile time matters as much as run time here (every fresh install compiles these once):
@@ -113,12 +113,12 @@ def knn_candidate_neighbours(
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
     dnew = np.empty(D.shape[0], dtype=np.float64)  # _nearest's scratch: a row's distances
     R = rows.size
-    seq, fails, left = _bound_state(R)  # see _hopeless
+    seq, fails, visits, left = _bound_state(R)  # see _hopeless
     best = floor  # the best complete score
     best_t = cands.size  # the position of the best complete candidate (none yet)
     for s in range(cands.size):
         if bound and s % _RERANK == 0:
-            _rerank(seq, fails, left, weight)
+            _rerank(seq, fails, visits, left, weight)
         t = visit[s] if ordered else s
         need = best if t < best_t else best + 1  # ties go to the lower position
         nom, xf = nominal[cands[t]], XT[cands[t]]
@@ -138,7 +138,7 @@ def knn_candidate_neighbours(
                 votes[t, r] = v = _winner(nearest, y, counts)
                 if bound:
                     score, stop = _hopeless(
-                        v, r, step, weight, want, negate, fails, left, score, need
+                        v, r, step, weight, want, negate, fails, visits, left, score, need
                     )
                     if stop:
                         votes[t, 0] = -1  # abandoned
@@ -223,26 +223,34 @@ def _new_distances(Di, xf, xi, nom, sign, dnew):
 
 @njit(inline="always")
 def _bound_state(R):
-    """A bound's row order (``0..R-1``), failure counts and remaining-weight sums."""
+    """A bound's row order (``0..R-1``), failure and visit counts, remaining-weight sums."""
     seq = np.empty(R, dtype=np.int64)
     fails = np.empty(R, dtype=np.int64)
+    visits = np.empty(R, dtype=np.int64)
     left = np.empty(R + 1, dtype=np.int64)
     left[R] = 0
     for r in range(R):  # (one loop: slice assignments compile to far more code)
         seq[r] = r
         fails[r] = 0
+        visits[r] = 0
         left[r] = 0
-    return seq, fails, left
+    return seq, fails, visits, left
 
 
 @njit(inline="always")
-def _rerank(seq, fails, left, weight):
-    """Order ``seq`` by failures, most first (stable insertion sort), and set ``left``."""
+def _rerank(seq, fails, visits, left, weight):
+    """Order ``seq`` by failure rate, highest first (stable insertion sort), and set ``left``.
+
+    The rate is ``(fails + 1) / (visits + 2)`` (a row never voted counts as 1/2): rows the
+    bound abandons candidates before reaching are voted less often, so a count of failures
+    would keep them at the back however often they fail (rows voted for a CEFS
+    certificate on colon: -17%, its bounded passes ~13% faster; replayed kernel calls).
+    """
     R = seq.size
     for a in range(1, R):
         r = seq[a]
         pos = a
-        while pos > 0 and fails[seq[pos - 1]] < fails[r]:
+        while pos > 0 and _rate_below(seq[pos - 1], r, fails, visits):
             seq[pos] = seq[pos - 1]
             pos -= 1
         seq[pos] = r
@@ -252,10 +260,17 @@ def _rerank(seq, fails, left, weight):
 
 
 @njit(inline="always")
-def _hopeless(v, r, step, weight, want, negate, fails, left, score, need):
+def _rate_below(a, b, fails, visits):
+    """Whether row ``a``'s failure rate is below row ``b``'s (exact, in integers)."""
+    return (fails[a] + 1) * (visits[b] + 2) < (fails[b] + 1) * (visits[a] + 2)
+
+
+@njit(inline="always")
+def _hopeless(v, r, step, weight, want, negate, fails, visits, left, score, need):
     """Row ``r`` (the ``step``-th voted) voted ``v``: the score plus its weight on a success
     (a failure is counted otherwise), and whether even success on every row left could not
     lift the score to ``need``."""
+    visits[r] += 1
     if (v == want[r]) != negate[r]:
         score += weight[r]
     else:
