@@ -116,7 +116,6 @@ def knn_candidate_neighbours(
     besti = np.empty(kk, dtype=np.int32)  # ... rows (the lists' type: one compiled _winner)
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
     dnew = np.empty(D.shape[0], dtype=np.float64)  # a row's new distances
-    nearest = besti
     R = rows.size
     seq, fails, visits, left = _bound_state(R)  # see _hopeless
     best = floor  # the best complete score
@@ -132,21 +131,22 @@ def knn_candidate_neighbours(
             r = seq[step]
             i = rows[r]
             v = np.int64(-1)  # no vote yet
-            if listed:
-                nearest = given[t, i, :kk]
+            if listed:  # copied, not sliced: _winner then sees one array type (a slice of
+                # ``given`` as a second one made the votes from distances 25-40% slower)
+                for q in range(kk):
+                    besti[q] = given[t, i, q]
             else:
                 _new_distances(D[i], xf, xf[i], nom, sign, dnew)
                 if threshold:
                     v = _threshold_vote(dnew, i, kk, y)
                 if v < 0:  # (no threshold vote: the kk nearest in order)
                     _nearest(D, order, i, kk, pruned, bestd, besti, dnew)
-                    nearest = besti
                     if lists:
                         for q in range(kk):
                             out[t, r, q] = besti[q]
             if voting:
                 if v < 0:
-                    v = _winner(nearest, y, counts)
+                    v = _winner(besti, y, counts)
                 votes[t, r] = v
                 if bound:
                     score, stop = _hopeless(
