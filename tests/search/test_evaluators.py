@@ -547,6 +547,53 @@ def test_many_neighbours_listed_in_order_and_bounded_scores_exact(k):
             np.testing.assert_array_equal(bounded[kept], full[kept])
 
 
+def _vote_lists_in_order(lists, y, k):
+    """Two-class votes of the first k of each list: the majority, a tie to the nearest's."""
+    ones = y[lists[..., :k]].sum(axis=-1)
+    return np.where(2 * ones == k, y[lists[..., 0]], (2 * ones > k).astype(np.int64))
+
+
+@pytest.mark.parametrize("k", [8, 9, 14, 21])
+def test_two_class_threshold_votes_equal_the_votes_of_ordered_lists(k):
+    """Two-class votes of k >= 8 neighbours come from a distance threshold; they equal the
+    votes of the neighbour lists found in order (adding and removing features, bounded or
+    not), where distances tie at the k-th neighbour, where the vote ties, and with a NaN
+    distance (the threshold then gives way to the ordered scan)."""
+    from widefs.search._criterion import Criterion
+
+    rng = np.random.default_rng(k)
+    n, p = 40, 12
+    X = rng.integers(-6, 7, size=(n, p)) * 0.5  # exact distances: some tie at the k-th
+    X[:, 8:] = rng.normal(size=(n, 4))  # and some never do
+    y = (X[:, 5] + rng.normal(0, 1, n) > 0).astype(int)
+    nominal = np.zeros(p, bool)
+    ev = KNNLeaveOneOut(X, y, 2, nominal, np.arange(n), n_neighbors=k)
+    ties = gaps = 0
+    for current in (np.arange(p) < 2, np.arange(p) >= 9):
+        D = ev.initial_state(current)
+        D_nan = D.copy()
+        D_nan[[4, 7], [7, 4]] = np.nan
+        for state in (D, D_nan):
+            for add in (True, False):
+                cands = np.flatnonzero(current != add)
+                lists = ev.candidate_neighbours(state, cands, add, k + 1)
+                expected = _vote_lists_in_order(lists, y, k)
+                np.testing.assert_array_equal(ev.predict_moves(state, cands, add), expected)
+                crit = Criterion(y)
+                _check_first_best(ev.score_moves(state, cands, add, crit), crit.score(expected))
+                for t, f in enumerate(cands):  # distances of the k-th and (k+1)-th
+                    Df = state + (1 if add else -1) * ev.contribution(f)
+                    kth = np.take_along_axis(Df, lists[t, :, k - 1 : k + 1], axis=1)
+                    tied = kth[:, 0] == kth[:, 1]
+                    ties, gaps = ties + tied.sum(), gaps + (~tied).sum()
+    # The paths are really taken: most rows have a gap at the k-th distance (threshold),
+    # many a tie there (ordered scan), and an even k ties votes.
+    assert gaps > 4 * ties > 400
+    lists = ev.candidate_neighbours(D, np.flatnonzero(~current), True, k)
+    tied_votes = (2 * y[lists].sum(axis=-1) == k).sum()
+    assert tied_votes > 10 if k % 2 == 0 else tied_votes == 0
+
+
 def test_engines_share_one_read_only_transposed_copy_of_equal_data():
     """Inside a sharing block the engines of equal data (any object) share one transposed
     copy from the second on; other data, or no block, get their own; always read-only."""
