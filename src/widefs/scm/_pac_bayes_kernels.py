@@ -85,7 +85,7 @@ def may_win(gv, cn, cxn, cp, cxp, s, G, below_n, below_p, tot_n, tot_p, rn, rp, 
 def soft_step(order, values, w, ypos, n_positions, lo, hi, p, eta, n_rem, p_total, unused):
     F = order.shape[0]
     # Rows taken by index, not by unpacking the array (an iteration numba types and lowers:
-    # 1% more instructions to compile this kernel, callgrind).
+    # 3% more instructions to compile this kernel, callgrind).
     sums = np.empty((6, n_positions + 1))  # prefix sums
     gv, go, cn, cxn, cp, cxp = sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]
     best = -np.inf
