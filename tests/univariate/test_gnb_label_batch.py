@@ -73,3 +73,19 @@ def test_batch_every_validation_size(n):
         for j in range(3, X.shape[1]):  # sklearn divides by zero on constant parts
             clf = GaussianNB().fit(X[tr][:, [j]], labels[tr])
             assert got[i, j] == np.count_nonzero(clf.predict(X[va][:, [j]]) != labels[va])
+
+
+@pytest.mark.parametrize("C", [2, 3])
+def test_batch_blocks_reuse_the_errors_buffer(C, monkeypatch):
+    # Blocks of 7 features (the last one narrower) on 3 splits: every block and split
+    # writes the same two-class errors buffer, which must hold only its own counts.
+    from widefs.univariate import _scores
+
+    X, y, rng = _problem(10 + C, 26, 40, C)
+    tr, va = zip(*(halves_masks(y, C, random_state=s) for s in range(3)), strict=True)
+    tr, va = np.array(tr), np.array(va)
+    Y = np.array([rng.permutation(y) for _ in range(5)])
+    monkeypatch.setattr(_scores, "_LABEL_BATCH_BYTES", 8 * Y.shape[0] * C * 4 * 7)
+    got = gaussian_nb_split_errors(X, Y, C, tr, va)
+    for i, labels in enumerate(Y):
+        np.testing.assert_array_equal(got[i], gaussian_nb_split_errors(X, labels, C, tr, va))

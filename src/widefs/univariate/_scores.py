@@ -327,12 +327,12 @@ def _gnb_label_batch_errors(
     """
     from widefs.univariate import _kernels
 
-    # (two classes: the difference of two quadratics; a kernel of its own compiles faster)
-    errors_of = _kernels.gnb_batch_errors if n_classes == 2 else _kernels.gnb_batch_errors_multi
-
     L, F = Y.shape[0], Xc.shape[1]
     errors = np.empty((L, train.shape[0], F), dtype=np.int64)
     onehot_t = np.eye(n_classes)[Y].transpose(0, 2, 1)  # (L, C, n)
+    blocks = list(feature_blocks(F, 8 * L * n_classes * 4, max_bytes=_LABEL_BATCH_BYTES))
+    widest = max((b.stop - b.start for b in blocks), default=0)
+    out = np.empty(L * widest, dtype=np.int64)  # the two-class errors, reused by every block
     for r in range(train.shape[0]):
         rows = np.flatnonzero(val[r])
         # The split's training rows only: the other rows' weights are 0, terms that leave
@@ -343,13 +343,21 @@ def _gnb_label_batch_errors(
         with np.errstate(divide="ignore"):
             log_prior = np.log(counts / counts.sum(axis=1)[:, None])
         y_val = np.ascontiguousarray(Y[:, rows])
-        for block in feature_blocks(F, 8 * L * n_classes * 4, max_bytes=_LABEL_BATCH_BYTES):
+        for block in blocks:
+            width = block.stop - block.start
             Xb = Xc[fit, block]
             mean = weights @ Xb  # (L, C, B), made the means in place
             var = weights @ (Xb * Xb)
             _kernels.gnb_batch_moments(mean, var, counts, var_smoothing)
             x_v = np.ascontiguousarray(Xc[rows, block])  # (V, B)
-            errors[:, r, block] = errors_of(mean, var, np.log(var), log_prior, x_v, y_val)
+            if n_classes == 2:  # the difference of two quadratics: a kernel of its own
+                wrong = out[: L * width].reshape(L, width)
+                _kernels.gnb_batch_errors(mean, var, np.log(var), log_prior, x_v, y_val, wrong)
+            else:
+                wrong = _kernels.gnb_batch_errors_multi(
+                    mean, var, np.log(var), log_prior, x_v, y_val
+                )
+            errors[:, r, block] = wrong
     return errors
 
 
