@@ -1,14 +1,15 @@
 """Docstrings that libraries generate as they load, left out while ``widefs run`` imports them.
 
-scipy (1.15+) appends a table of array-API backends to the docstring of ~470 functions as
-its modules load, parsing each docstring with its numpydoc reader first (~0.2 s CPU of a
-colon run's ~1.8 s of imports); matplotlib lists every settable property of each Artist
-class in its ``set`` docstring (~0.08 s). A run shows no docstring. Inside
-:func:`library_docs_skipped`, as each of the two modules loads, its generator is replaced by
-one that leaves a function's own docstring as written; the originals are put back at the
-block's end. Only ``help()`` texts change, of the modules that loaded inside the block:
-nothing a function computes reads them. A module loaded before the block is left alone.
-Where a library no longer has the name replaced, nothing is replaced.
+As its modules load, scipy (1.15+) adds notes to the docstrings of ~600 functions (array-API
+backends, the ``axis``/``nan_policy`` parameters), parsing each docstring with its numpydoc
+reader first; matplotlib lists every settable property of each Artist class in its ``set``
+docstring. Together ~0.27 s CPU of a colon run's ~1.8 s of imports, for texts a run never
+shows. Inside :func:`library_docs_skipped`, as each module of :data:`_REPLACED` loads, the
+name it generates them with is replaced by one that leaves a function's own docstring as
+written; the originals are put back at the block's end. Only ``help()`` texts change, of
+the modules that loaded inside the block: nothing a function computes reads them. A module
+loaded before the block is left alone; where a library no longer has the name, nothing is
+replaced.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def _no_property_list(artist) -> str:
 # module -> (attribute, replacement): only what the module looks up when it generates docs.
 _REPLACED = {
     "scipy._lib._array_api": ("FunctionDoc", _OwnDoc),
+    "scipy._lib._util": ("FunctionDoc", _OwnDoc),  # rng and batch notes
+    "scipy.stats._axis_nan_policy": ("FunctionDoc", _OwnDoc),  # axis, nan_policy, keepdims
     "matplotlib.artist": ("kwdoc", _no_property_list),
 }
 
