@@ -15,7 +15,6 @@ replaced.
 from __future__ import annotations
 
 import contextlib
-import importlib.abc
 import sys
 from collections import defaultdict
 
@@ -48,9 +47,9 @@ _REPLACED = {
 }
 
 
-class _Then(importlib.abc.Loader):
-    """``loader``, calling ``then(module)`` once the module has run; the module and its spec
-    get ``loader`` back (nothing of this wrapper stays)."""
+class _Then:
+    """A loader: ``loader``, calling ``then(module)`` once the module has run; the module
+    and its spec get ``loader`` back (nothing of this wrapper stays)."""
 
     def __init__(self, loader, then):
         self._loader, self._then = loader, then
@@ -64,9 +63,11 @@ class _Then(importlib.abc.Loader):
         self._then(module)
 
 
-class _Replacing(importlib.abc.MetaPathFinder):
-    """Finds the modules of :data:`_REPLACED` with the other finders, then replaces their
-    attribute once they have run (the originals are kept in ``originals``)."""
+class _Replacing:
+    """A meta path finder: finds the modules of :data:`_REPLACED` with the other finders,
+    then replaces their attribute once they have run (the originals are kept in
+    ``originals``). No ``importlib.abc`` bases: ``widefs --help`` loads this module, and
+    importlib.abc costs it ~5 ms."""
 
     def __init__(self):
         self.originals: list[tuple[object, str, object]] = []
