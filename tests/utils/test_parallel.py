@@ -123,7 +123,9 @@ def test_pyarrow_pool_is_released_only_once_loaded(monkeypatch):
     from widefs._utils import release_free_memory
 
     calls = []
-    pool = types.SimpleNamespace(release_unused=lambda: calls.append("released"))
+    pool = types.SimpleNamespace(
+        backend_name="mimalloc", release_unused=lambda: calls.append("released")
+    )
     fake = types.SimpleNamespace(default_memory_pool=lambda: pool)
     monkeypatch.setitem(sys.modules, "pyarrow", fake)
     release_free_memory()
@@ -131,3 +133,27 @@ def test_pyarrow_pool_is_released_only_once_loaded(monkeypatch):
     monkeypatch.delitem(sys.modules, "pyarrow")
     release_free_memory()
     assert calls == ["released"] and "pyarrow" not in sys.modules
+
+
+def test_pyarrow_system_pool_is_left_to_the_heap_trim(monkeypatch):
+    """The system pool's release_unused is an unconditional malloc_trim(0) (on colon,
+    2.5x the page faults of a run): its pages are the C heap's, trimmed from the threshold
+    on like any other."""
+    import sys
+    import types
+
+    from widefs._utils import _parallel
+
+    calls, trims = [], []
+    pool = types.SimpleNamespace(
+        backend_name="system", release_unused=lambda: calls.append("released")
+    )
+    monkeypatch.setitem(
+        sys.modules, "pyarrow", types.SimpleNamespace(default_memory_pool=lambda: pool)
+    )
+    monkeypatch.setattr(_parallel, "_malloc_trim", lambda: trims.append)
+    for free, trimmed in [(_parallel._TRIM_ABOVE - 1, []), (_parallel._TRIM_ABOVE, [0])]:
+        trims.clear()
+        monkeypatch.setattr(_parallel, "_heap_free_bytes", lambda free=free: lambda: free)
+        _parallel.release_free_memory()
+        assert calls == [] and trims == trimmed

@@ -55,18 +55,24 @@ _ACTIVE: contextvars.ContextVar[LabelFreeCache | None] = contextvars.ContextVar(
 )
 
 
+def _hash():
+    # SHA-256 cut to 160 bits: OpenSSL's uses the CPU's SHA instructions (x86 since 2017-19,
+    # ARMv8), 2.3x faster than BLAKE2b here (1.3 vs 3.0 ms per MB; colon's runs digest 49 MB).
+    return hashlib.sha256()
+
+
 def _digest(parts) -> bytes:
-    h = hashlib.blake2b(digest_size=20)
+    h = _hash()
     for part in parts:
         h.update(part)
-    return h.digest()
+    return h.digest()[:20]
 
 
 def _arrays_digest(arrays) -> bytes:
     """``_digest([array_key(a) for a in arrays])`` hashing each array's buffer in place: the
     same digest (a hash's updates concatenate) without a byte string of each array (at
     100 x 10^6 float64 that copy was 800 MB)."""
-    h = hashlib.blake2b(digest_size=20)
+    h = _hash()
     for a in arrays:
         a = np.ascontiguousarray(a)
         if a.dtype.hasobject:  # pointers: hashed as array_key gives them
@@ -74,7 +80,7 @@ def _arrays_digest(arrays) -> bytes:
             continue
         h.update(f"{a.dtype.str}{a.shape}".encode())
         h.update(a.reshape(-1).view(np.uint8))
-    return h.digest()
+    return h.digest()[:20]
 
 
 def _nbytes(value) -> int:
@@ -82,7 +88,7 @@ def _nbytes(value) -> int:
 
 
 def data_digest(*arrays) -> bytes:
-    """A 160-bit BLAKE2b digest of arrays (bytes, dtypes and shapes): the data part of a key.
+    """A 160-bit digest (SHA-256, cut) of arrays (bytes, dtypes and shapes): the data part of a key.
 
     Inside :func:`sharing_label_free_work` data digested before is recognized by comparing
     its bytes (:meth:`LabelFreeCache.digest`), not hashed again: every refit of a search
@@ -241,7 +247,7 @@ class LabelFreeCache:
             self._bytes += _nbytes(value) + len(full)
 
     def digest(self, parts: list) -> bytes:
-        """The BLAKE2b digest of ``parts``, remembered for the last few distinct data.
+        """The digest of ``parts``, remembered for the last few distinct data.
 
         Known data is recognized by an exact comparison of its bytes (a memory compare,
         ~20x cheaper than hashing 1 MB again), so the digest is always that of ``parts``.

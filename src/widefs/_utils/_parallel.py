@@ -25,8 +25,8 @@ def _filters() -> list:
 
 def release_free_memory() -> None:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
-    nothing), when the heap holds at least :data:`_TRIM_ABOVE` bytes free; and pyarrow's
-    pool's when pyarrow is loaded.
+    nothing), when the heap holds at least :data:`_TRIM_ABOVE` bytes free; and those of
+    pyarrow's pool when pyarrow is loaded with an allocator of its own (mimalloc, jemalloc).
 
     A worker process that freed a fold's arrays keeps their pages otherwise: glibc raises
     its threshold for mapping large blocks after freeing one, so later arrays of up to 32 MB
@@ -36,7 +36,11 @@ def release_free_memory() -> None:
     """
     arrow = sys.modules.get("pyarrow")
     if arrow is not None:
-        arrow.default_memory_pool().release_unused()
+        pool = arrow.default_memory_pool()
+        # The system pool's pages are the C heap's, trimmed below; its release_unused is a
+        # glibc malloc_trim(0) at every call, whatever the heap holds free.
+        if pool.backend_name != "system":
+            pool.release_unused()
     trim, free_bytes = _malloc_trim(), _heap_free_bytes()
     if trim is not None and (free_bytes is None or free_bytes() >= _TRIM_ABOVE):
         trim(0)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import widefs
 from widefs.cli import _cite, _reproduce
+from widefs.cli._library_docs import library_docs_skipped
 from widefs.cli._markup import visible
 from widefs.cli._options import (
     UsageError,
@@ -62,7 +63,7 @@ _M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 
 
 def _run(args, console: Console) -> int:
-    with _collector_skips_kept() as keep:
+    with _collector_skips_kept() as keep, library_docs_skipped():
         return _report(args, console, keep)
 
 

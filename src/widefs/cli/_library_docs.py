@@ -1,0 +1,107 @@
+"""Docstrings that libraries generate as they load, left out while ``widefs run`` imports them.
+
+As its modules load, scipy (1.15+) adds notes to the docstrings of ~600 functions (array-API
+backends, the ``axis``/``nan_policy`` parameters), parsing each docstring with its numpydoc
+reader first; matplotlib lists every settable property of each Artist class in its ``set``
+docstring. Together ~0.27 s CPU of a colon run's ~1.8 s of imports, for texts a run never
+shows. Inside :func:`library_docs_skipped`, as each module of :data:`_REPLACED` loads, the
+name it generates them with is replaced by one that leaves a function's own docstring as
+written; the originals are put back at the block's end. Only ``help()`` texts change, of
+the modules that loaded inside the block: nothing a function computes reads them. A module
+loaded before the block is left alone; where a library no longer has the name, nothing is
+replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections import defaultdict
+
+__all__ = ["library_docs_skipped"]
+
+
+class _OwnDoc(defaultdict):
+    """What scipy's ``xp_capabilities`` decorator reads of a ``FunctionDoc``: sections to
+    append to (``doc["Notes"]``), and ``str(doc)`` whose first line is dropped and whose
+    rest becomes the docstring: the function's own, unparsed."""
+
+    def __init__(self, func, *args, **kwargs):
+        super().__init__(list)
+        self._doc = getattr(func, "__doc__", None) or ""
+
+    def __str__(self) -> str:
+        return "\n" + self._doc
+
+
+def _no_property_list(artist) -> str:
+    return ""
+
+
+# module -> (attribute, replacement): only what the module looks up when it generates docs.
+_REPLACED = {
+    "scipy._lib._array_api": ("FunctionDoc", _OwnDoc),
+    "scipy._lib._util": ("FunctionDoc", _OwnDoc),  # rng and batch notes
+    "scipy.stats._axis_nan_policy": ("FunctionDoc", _OwnDoc),  # axis, nan_policy, keepdims
+    "matplotlib.artist": ("kwdoc", _no_property_list),
+}
+
+
+class _Then:
+    """A loader: ``loader``, calling ``then(module)`` once the module has run; the module
+    and its spec get ``loader`` back (nothing of this wrapper stays)."""
+
+    def __init__(self, loader, then):
+        self._loader, self._then = loader, then
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        self._then(module)
+
+
+class _Replacing:
+    """A meta path finder: finds the modules of :data:`_REPLACED` with the other finders,
+    then replaces their attribute once they have run (the originals are kept in
+    ``originals``). No ``importlib.abc`` bases: ``widefs --help`` loads this module, and
+    importlib.abc costs it ~5 ms."""
+
+    def __init__(self):
+        self.originals: list[tuple[object, str, object]] = []
+
+    def find_spec(self, name, path, target=None):
+        if name not in _REPLACED:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = None if finder is self or find is None else find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _Then(spec.loader, self._replace)
+        return spec
+
+    def _replace(self, module) -> None:
+        attribute, replacement = _REPLACED[module.__name__]
+        if hasattr(module, attribute):
+            self.originals.append((module, attribute, getattr(module, attribute)))
+            setattr(module, attribute, replacement)
+
+
+@contextlib.contextmanager
+def library_docs_skipped():
+    """Within the block, scipy's array-API notes and matplotlib's property lists are not
+    generated for the modules that load (see the module's docstring)."""
+    finder = _Replacing()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for module, attribute, original in finder.originals:
+            setattr(module, attribute, original)

@@ -1,0 +1,82 @@
+"""``widefs run`` loads scipy and matplotlib without generating docstrings it never shows."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# Imports scipy.stats and matplotlib's artists inside the block, then reports what loaded.
+PROBE = """
+import json, sys
+{before}
+from widefs.cli._library_docs import library_docs_skipped
+finders = len(sys.meta_path)
+with library_docs_skipped():
+    import numpy as np, scipy.stats, matplotlib.artist, matplotlib.lines
+    inside = (scipy._lib._array_api.FunctionDoc.__name__, matplotlib.artist.kwdoc.__name__)
+import scipy._lib._array_api as xp
+from scipy._lib._docscrape import FunctionDoc
+print(json.dumps({{
+    "inside": inside,
+    "restored": [xp.FunctionDoc is FunctionDoc, matplotlib.artist.kwdoc.__name__ == "kwdoc"],
+    "finders_left": len(sys.meta_path) - finders,
+    "loaders": [type(m.__loader__).__name__ for m in (xp, matplotlib.artist)],
+    "ttest_doc": scipy.stats.ttest_ind.__doc__,
+    "set_doc": matplotlib.lines.Line2D.set.__doc__,
+    "sf": float(scipy.stats.binom.sf(3, 10, 0.5)),
+    "line": matplotlib.lines.Line2D([0], [1], linewidth=2).get_linewidth(),
+}}))
+"""
+
+
+def _probe(before=""):
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(before=before)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_modules_loaded_inside_skip_the_generated_docs_and_keep_their_own():
+    seen = _probe()
+    assert seen["inside"] == ["_OwnDoc", "_no_property_list"]
+    assert "Calculate the T-test for the means" in seen["ttest_doc"]
+    assert "Array API Standard Support" not in seen["ttest_doc"]  # scipy._lib._array_api
+    assert "Beginning in SciPy 1.9" not in seen["ttest_doc"]  # scipy.stats._axis_nan_policy
+    assert "Properties:" not in seen["set_doc"]  # the property list is what was left out
+    assert seen["sf"] == pytest.approx(848 / 1024) and seen["line"] == 2
+
+
+def test_the_block_leaves_nothing_behind():
+    seen = _probe()
+    assert seen["restored"] == [True, True]
+    assert seen["finders_left"] == 0
+    assert seen["loaders"] == ["SourceFileLoader", "SourceFileLoader"]
+
+
+def test_modules_loaded_before_the_block_are_left_alone():
+    seen = _probe(before="import scipy.stats, matplotlib.lines")
+    assert seen["inside"] == ["FunctionDoc", "kwdoc"]
+    assert "Array API Standard Support" in seen["ttest_doc"]
+    assert "Beginning in SciPy 1.9" in seen["ttest_doc"]
+    assert "Properties:" in seen["set_doc"]
+
+
+def test_a_run_imports_inside_the_block(monkeypatch):
+    from widefs.cli import _main
+    from widefs.cli._library_docs import _Replacing
+
+    during = []
+
+    def report(args, console, keep):
+        during.append(any(isinstance(f, _Replacing) for f in sys.meta_path))
+        return 0
+
+    monkeypatch.setattr(_main, "_report", report)
+    assert _main._run(None, None) == 0
+    assert during == [True]
+    assert not any(isinstance(f, _Replacing) for f in sys.meta_path)
