@@ -103,12 +103,13 @@ def _two_classes(lab, counts, spread, tot, d1, d2):
 
 
 @numba.njit(**KERNEL_JIT_OPTIONS, error_model="numpy")
-def untied_rank_f(codes, counts, spread, draws, next_uint32, state):
+def untied_rank_f(codes, counts, spread, draws, next_uint32, state, lab):
     """Location and spread F of the ranks 1..n under ``draws`` shuffles of two classes' codes.
 
     codes: (n,) int64 class codes 0 and 1; counts: (2,) class sizes (float); next_uint32,
     state: the bit generator's ctypes ``next_uint32`` and ``state_address`` (advanced as
-    ``permuted`` advances it). Returns ``F_loc, F_spr`` of shape (draws,) (``F_spr`` zeros
+    ``permuted`` advances it); lab: (n,) int64 scratch, the caller's (an ``np.empty`` of
+    int64 here would be one more function to compile on a first run). Returns ``F_loc, F_spr`` of shape (draws,) (``F_spr`` zeros
     without ``spread``). The numpy path's class sums of the centred ranks are exact
     half-integers: ``S_c - n_c (n + 1) / 2`` from the integer rank sums ``S_c`` is the same
     float; so are the sums of ``e = |n_c 2r - 2 S_c|`` and ``e^2``, summed here as integers.
@@ -119,7 +120,6 @@ def untied_rank_f(codes, counts, spread, draws, next_uint32, state):
     tot = n * (n * np.float64(n) - 1.0) / 12.0  # the centred ranks' sum of squares (exact)
     F_loc = np.empty(draws)
     F_spr = np.empty(draws)
-    lab = np.empty(n, dtype=np.int64)
     top_mask = np.int64(1)
     while top_mask < n - 1:
         top_mask = 2 * top_mask + 1

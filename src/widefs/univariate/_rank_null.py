@@ -163,6 +163,7 @@ def _untied_scores(codes, n_classes, counts, log_w, k, gen):
     F_loc, F_spr = untied_rank_f(
         codes.astype(np.int64), np.ascontiguousarray(counts, dtype=np.float64),
         bool(np.isfinite(log_w[1])), int(k), bits.next_uint32, bits.state_address,
+        np.empty(n, dtype=np.int64),
     )  # fmt: skip
     return _combined(F_loc, F_spr, n_classes, n, log_w)
 
