@@ -8,24 +8,38 @@ import pytest
 
 # Imports scipy.stats and matplotlib's artists inside the block, then reports what loaded.
 PROBE = """
-import json, sys
+import inspect, json, sys
 {before}
 from widefs.cli._library_docs import library_docs_skipped
 finders = len(sys.meta_path)
 with library_docs_skipped():
     import numpy as np, scipy.stats, matplotlib.artist, matplotlib.lines
-    inside = (scipy._lib._array_api.FunctionDoc.__name__, matplotlib.artist.kwdoc.__name__)
+    signature = vars(matplotlib.artist.Artist)["_update_set_signature_and_docstring"]
+    inside = (
+        scipy._lib._array_api.FunctionDoc.__name__,
+        matplotlib.artist.kwdoc.__name__,
+        signature.__func__.__name__,
+    )
+class Later(matplotlib.artist.Artist):  # defined after the block: matplotlib's set signature
+    pass
+line = matplotlib.lines.Line2D([0], [1], linewidth=2)
+line.set(color="red", lw=3)  # set works as ever (aliases too)
 import scipy._lib._array_api as xp
 from scipy._lib._docscrape import FunctionDoc
 print(json.dumps({{
     "inside": inside,
-    "restored": [xp.FunctionDoc is FunctionDoc, matplotlib.artist.kwdoc.__name__ == "kwdoc"],
+    "restored": [
+        xp.FunctionDoc is FunctionDoc,
+        matplotlib.artist.kwdoc.__name__ == "kwdoc",
+        "visible" in inspect.signature(Later.set).parameters,
+    ],
     "finders_left": len(sys.meta_path) - finders,
     "loaders": [type(m.__loader__).__name__ for m in (xp, matplotlib.artist)],
     "ttest_doc": scipy.stats.ttest_ind.__doc__,
     "set_doc": matplotlib.lines.Line2D.set.__doc__,
+    "set_signature": list(inspect.signature(matplotlib.lines.Line2D.set).parameters),
     "sf": float(scipy.stats.binom.sf(3, 10, 0.5)),
-    "line": matplotlib.lines.Line2D([0], [1], linewidth=2).get_linewidth(),
+    "line": [line.get_linewidth(), line.get_color()],
 }}))
 """
 
@@ -43,27 +57,28 @@ def _probe(before=""):
 
 def test_modules_loaded_inside_skip_the_generated_docs_and_keep_their_own():
     seen = _probe()
-    assert seen["inside"] == ["_OwnDoc", "_no_property_list"]
+    assert seen["inside"] == ["_OwnDoc", "_no_property_list", "_no_set_signature"]
     assert "Calculate the T-test for the means" in seen["ttest_doc"]
     assert "Array API Standard Support" not in seen["ttest_doc"]  # scipy._lib._array_api
     assert "Beginning in SciPy 1.9" not in seen["ttest_doc"]  # scipy.stats._axis_nan_policy
-    assert "Properties:" not in seen["set_doc"]  # the property list is what was left out
-    assert seen["sf"] == pytest.approx(848 / 1024) and seen["line"] == 2
+    assert "Properties:" not in (seen["set_doc"] or "")  # the property list was left out
+    assert seen["set_signature"] == ["self", "kwargs"]
+    assert seen["sf"] == pytest.approx(848 / 1024) and seen["line"] == [3, "red"]
 
 
 def test_the_block_leaves_nothing_behind():
     seen = _probe()
-    assert seen["restored"] == [True, True]
+    assert seen["restored"] == [True, True, True]
     assert seen["finders_left"] == 0
     assert seen["loaders"] == ["SourceFileLoader", "SourceFileLoader"]
 
 
 def test_modules_loaded_before_the_block_are_left_alone():
     seen = _probe(before="import scipy.stats, matplotlib.lines")
-    assert seen["inside"] == ["FunctionDoc", "kwdoc"]
+    assert seen["inside"] == ["FunctionDoc", "kwdoc", "_update_set_signature_and_docstring"]
     assert "Array API Standard Support" in seen["ttest_doc"]
     assert "Beginning in SciPy 1.9" in seen["ttest_doc"]
-    assert "Properties:" in seen["set_doc"]
+    assert "Properties:" in seen["set_doc"] and "linewidth" in seen["set_signature"]
 
 
 def test_a_run_imports_inside_the_block(monkeypatch):

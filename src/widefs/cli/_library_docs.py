@@ -2,14 +2,14 @@
 
 As its modules load, scipy (1.15+) adds notes to the docstrings of ~600 functions (array-API
 backends, the ``axis``/``nan_policy`` parameters), parsing each docstring with its numpydoc
-reader first; matplotlib lists every settable property of each Artist class in its ``set``
-docstring. Together ~0.27 s CPU of a colon run's ~1.8 s of imports, for texts a run never
-shows. Inside :func:`library_docs_skipped`, as each module of :data:`_REPLACED` loads, the
-name it generates them with is replaced by one that leaves a function's own docstring as
-written; the originals are put back at the block's end. Only ``help()`` texts change, of
-the modules that loaded inside the block: nothing a function computes reads them. A module
-loaded before the block is left alone; where a library no longer has the name, nothing is
-replaced.
+reader first; matplotlib lists every settable property of each Artist class in the
+docstring and signature of its ``set``. Together ~0.3 s CPU of a colon run's ~1.8 s of
+imports, for texts a run never shows. Inside :func:`library_docs_skipped`, as each module
+of :data:`_REPLACED` loads, what it generates them with is replaced by what leaves a
+function's own docstring (and ``set``'s ``**kwargs`` signature) as written; the originals
+are put back at the block's end. Only ``help()`` texts and signatures change, of what loaded
+inside the block: nothing a function computes reads them. A module loaded before the block
+is left alone; where a library no longer has the name, nothing is replaced.
 """
 
 from __future__ import annotations
@@ -38,12 +38,21 @@ def _no_property_list(artist) -> str:
     return ""
 
 
-# module -> (attribute, replacement): only what the module looks up when it generates docs.
+def _no_set_signature(cls) -> None:
+    """Each Artist class's ``set`` keeps its ``**kwargs`` signature (matplotlib lists the
+    class's properties there: ``inspect.signature`` only; ``set`` works the same)."""
+
+
+# module -> (attribute or "Class.attribute", replacement): what the module generates docs
+# with when it (or a later one) defines functions and classes.
 _REPLACED = {
-    "scipy._lib._array_api": ("FunctionDoc", _OwnDoc),
-    "scipy._lib._util": ("FunctionDoc", _OwnDoc),  # rng and batch notes
-    "scipy.stats._axis_nan_policy": ("FunctionDoc", _OwnDoc),  # axis, nan_policy, keepdims
-    "matplotlib.artist": ("kwdoc", _no_property_list),
+    "scipy._lib._array_api": [("FunctionDoc", _OwnDoc)],
+    "scipy._lib._util": [("FunctionDoc", _OwnDoc)],  # rng and batch notes
+    "scipy.stats._axis_nan_policy": [("FunctionDoc", _OwnDoc)],  # axis, nan_policy, keepdims
+    "matplotlib.artist": [
+        ("kwdoc", _no_property_list),
+        ("Artist._update_set_signature_and_docstring", classmethod(_no_set_signature)),
+    ],
 }
 
 
@@ -87,10 +96,16 @@ class _Replacing:
         return spec
 
     def _replace(self, module) -> None:
-        attribute, replacement = _REPLACED[module.__name__]
-        if hasattr(module, attribute):
-            self.originals.append((module, attribute, getattr(module, attribute)))
-            setattr(module, attribute, replacement)
+        for path, replacement in _REPLACED[module.__name__]:
+            *owners, attribute = path.split(".")
+            owner = module
+            for name in owners:
+                owner = getattr(owner, name, None)
+            # The owner's own entry (a classmethod as defined, not bound), if it has one.
+            original = vars(owner).get(attribute) if owner is not None else None
+            if original is not None:
+                self.originals.append((owner, attribute, original))
+                setattr(owner, attribute, replacement)
 
 
 @contextlib.contextmanager
@@ -103,5 +118,5 @@ def library_docs_skipped():
         yield
     finally:
         sys.meta_path.remove(finder)
-        for module, attribute, original in finder.originals:
-            setattr(module, attribute, original)
+        for owner, attribute, original in finder.originals:
+            setattr(owner, attribute, original)
