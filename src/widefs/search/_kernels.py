@@ -76,42 +76,35 @@ def knn_candidate_neighbours(
 ):  # fmt: skip
     """Leave-one-out neighbours of ``rows`` on ``D +- contribution(f)``, for every candidate f.
 
-    Or, with ``D`` empty, the votes of lists ``given`` (an earlier call's, for another
-    labelling or a smaller k): one kernel for both, so a fresh install compiles one. Callers
-    pass ``D`` and ``given`` read-only (they may be shared), always: one specialization.
+    Or, with ``D`` empty, the votes of lists ``given`` (an earlier call's): one kernel for
+    both, so a fresh install compiles one. ``D`` and ``given`` are read-only, always.
 
     Parameters
     ----------
     D : (n, n) float64, current squared distances; (0, 0): the lists are ``given``.
     order : (n, n) int64, each row of ``D`` in increasing order, ties by index (only when
         adding features; see :func:`_nearest`), or (0, 0): every example in index order.
-    XT : (p, n) float64, the data transposed (one contiguous row per feature).
-    nominal : (p,) bool.
+    XT, nominal : (p, n) float64, the data transposed; (p,) bool, nominal columns.
     cands : (m,) int64 feature indices.
     sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 (change nothing: ``D`` itself).
-    rows : (r,) int64 held-out rows.
-    kk : int, 1 <= kk <= n - 1: neighbours per row.
-    y : (n,) int64 class codes in ``[0, n_classes)`` (read only for ``votes``).
-    n_classes : int
+    rows, kk : (r,) int64 held-out rows; int, 1 <= kk <= n - 1, neighbours per row.
+    y, n_classes : (n,) int64 class codes in ``[0, n_classes)`` (read for ``votes``); int.
     weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound
-        that abandons hopeless candidates (see :func:`_hopeless`): the first
-        maximum of the scores, and its score, stay exact.
-    floor : int64, with the bound: the score to reach before any candidate is complete
-        (-1: none). A candidate that cannot reach it is abandoned too.
+        that abandons hopeless candidates (:func:`_hopeless`); the first maximum of the
+        scores and its score stay exact.
+    floor : int64, with the bound: the score to reach (-1: none), or be abandoned.
     visit : (m,) int64 or (0,), with the bound: the order in which to scan the candidates
-        (positions in ``cands``; empty: in order); the likely best first abandon the others
-        sooner. Results do not depend on it.
+        (positions in ``cands``; empty: in order). Results do not depend on it.
     given : (m, n, K) int32 lists of all rows with K >= kk, when ``D`` is empty (else any
         empty array): row ``rows[r]`` of list t is voted by its kk nearest (the first kk).
-    out : (m, r, kk) int32 or (0, r, kk): when given, filled with the kk nearest other rows
+    out : (m, r, kk) int32 or (0, r, kk): when given, the kk nearest other rows, in order
         (:func:`_nearest`); lists need no labels: one serves every relabelling.
     votes : (m, r) int64 or (0, r): when given, the kNN votes (the majority class, a tie to
         the tied class met first); an abandoned candidate's row starts with -1.
     """
-    listed, pruned, lists, voting, bound, ordered = _modes(
-        D, order, cands, rows, weight, visit, out, votes
+    listed, pruned, lists, voting, bound, ordered, threshold = _modes(
+        D, order, cands, rows, kk, n_classes, weight, visit, out, votes
     )
-    threshold = voting and not lists and not listed and n_classes == 2 and kk >= _THRESHOLD_MIN_K
     bestd = np.empty(kk, dtype=np.float64)  # the kk best so far: distances, ...
     besti = np.empty(kk, dtype=np.int32)  # ... rows (the lists' type: one compiled _winner)
     counts = np.empty(n_classes, dtype=np.int64)  # _winner's scratch (it zeroes it)
@@ -131,8 +124,7 @@ def knn_candidate_neighbours(
             r = seq[step]
             i = rows[r]
             v = np.int64(-1)  # no vote yet
-            if listed:  # copied, not sliced: _winner then sees one array type (a slice of
-                # ``given`` as a second one made the votes from distances 25-40% slower)
+            if listed:  # copied, not sliced: one array type for _winner (votes 25-40% faster)
                 for q in range(kk):
                     besti[q] = given[t, i, q]
             else:
@@ -161,16 +153,19 @@ def knn_candidate_neighbours(
 
 
 @njit(inline="always")
-def _modes(D, order, cands, rows, weight, visit, out, votes):
+def _modes(D, order, cands, rows, kk, n_classes, weight, visit, out, votes):
     """What a call of the candidate kernel does, from the shapes of its arguments:
-    ``(listed, pruned, lists, voting, bound, ordered)``."""
+    ``(listed, pruned, lists, voting, bound, ordered, threshold)``."""
     n = D.shape[0]
     listed = n == 0  # the lists are ``given``: only voted
     voting = votes.shape[0] == cands.size
     bound = voting and weight.size == rows.size and rows.size > 0
     pruned = not listed and order.shape[0] == n
     lists = not listed and out.shape[0] == cands.size
-    return listed, pruned, lists, voting, bound, bound and visit.size == cands.size
+    ordered = bound and visit.size == cands.size
+    threshold = voting and not listed and not lists
+    threshold = threshold and n_classes == 2 and kk >= _THRESHOLD_MIN_K
+    return listed, pruned, lists, voting, bound, ordered, threshold
 
 
 @njit(inline="always")
