@@ -86,7 +86,7 @@ def knn_candidate_neighbours(
         adding features; see :func:`_nearest`), or (0, 0): every example in index order.
     XT, nominal : (p, n) float64, the data transposed; (p,) bool, nominal columns.
     cands : (m,) int64 feature indices.
-    sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 (change nothing: ``D`` itself).
+    sign : +1.0 (add the feature), -1.0 (remove it) or 0.0 with a zero column: ``D``.
     rows, kk : (r,) int64 held-out rows; int, 1 <= kk <= n - 1, neighbours per row.
     y, n_classes : (n,) int64 class codes in ``[0, n_classes)`` (read for ``votes``); int.
     weight, want, negate : (r,) int64, int64, bool, or all (0,): with ``votes``, a bound
@@ -207,17 +207,15 @@ def _nearest(D, order, i, kk, pruned, bestd, besti, dnew):
 
 @njit(inline="always")
 def _new_distances(Di, xf, xi, nom, sign, dnew):
-    """``dnew = Di + sign * c_f(i, .)`` (``Di`` itself when ``sign`` is 0).
+    """``dnew = Di + sign * c_f(i, .)``; with ``sign`` 0 and a column of zeros (the move that
+    changes nothing) ``Di`` exactly (``Di + 0.0 * 0.0``: no loop of its own to compile).
 
     Every new distance of a row first, in branch-free loops the compiler vectorizes (~13%
     less kernel time in a CEFS certificate than computing each inside :func:`_nearest`'s
     scan); the floating-point operations of ``KNNLeaveOneOut.apply_move``, so the same
     values.
     """
-    if sign == 0.0:  # the move that changes nothing: D's own neighbours
-        for j in range(Di.size):
-            dnew[j] = Di[j]
-    elif nom:
+    if nom:
         for j in range(Di.size):
             dnew[j] = Di[j] + sign * (1.0 if xi - xf[j] != 0.0 else 0.0)
     else:
@@ -248,7 +246,7 @@ def _threshold_vote(dnew, i, kk, y):
             lo = d
         if d > hi and d < np.inf:
             hi = d
-    lo = lo - (abs(lo) + 1.0)
+    lo = (lo + lo if lo < 0.0 else 0.0) - 1.0  # (below it)
     v = np.int64(-1)
     while nan == 0:
         mid = 0.5 * (lo + hi)
