@@ -209,6 +209,51 @@ def test_pruned_walks_keep_the_ranking_on_small_data(seed, reference):
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_numeric_attributes_with_ties_and_missing_values_are_walked_like_groups(
+    seed, reference, monkeypatch
+):
+    """Numeric data, nothing counted into the table: every attribute is walked, those with
+    tied or missing values whole (each candidate when its group of equal values ends), the
+    others as far as a candidate can still rank; the round keeps and picks what the full
+    ranking does."""
+    from widefs.rules import _beam
+
+    rng = np.random.default_rng(seed)
+    n, C = int(rng.integers(8, 40)), int(rng.integers(2, 4))
+    F_tied, F_distinct = int(rng.integers(1, 5)), int(rng.integers(0, 6))
+    y = rng.integers(0, C, n)
+    y[:C] = np.arange(C)
+    tied = rng.integers(0, int(rng.integers(2, n)), (n, F_tied)) - 1.0
+    tied[rng.random((n, F_tied)) < rng.uniform(0, 0.3)] = np.nan
+    distinct = np.argsort(rng.random((F_distinct, n)), axis=1).T * 0.5  # permutations
+    numeric = np.concatenate([tied, distinct], axis=1)
+    numeric = numeric[:, rng.permutation(numeric.shape[1])]
+    F = numeric.shape[1]
+    cov = rng.random((int(rng.integers(1, 4)), n)) < rng.uniform(0.3, 1.0)
+    if seed % 2 == 0:  # members of one class: every candidate pure, ranked by cover, then
+        cov &= y == rng.integers(0, C)  # by generation order
+    table = CandidateTable.build(numeric, np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp))
+    assert table.kernel_args(y, C)[-1] is None  # walked, not counted
+    quality = ["laplace", "m_estimate", "entropy"][seed % 3]
+    target = -1 if quality == "entropy" else int(rng.integers(-1, C))
+    problem = (y, numeric, np.full((n, F), -1), np.zeros(F, dtype=bool), np.zeros(F, np.intp))
+    calls = []
+    real = _beam._walk_numeric
+
+    def spy(*args):  # the walks alone rank, without the groups' kernel
+        calls.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(_beam, "_walk_numeric", spy)
+    monkeypatch.setattr(_beam, "_rank_candidates", None)
+    _check_round(
+        reference, problem, cov, quality, target, int(rng.integers(1, 4)), seed % 4 == 1,
+        int(rng.integers(1, 4)),
+    )  # fmt: skip
+    assert calls and all(span == (0, F, 0, len(cov)) for span in calls)
+
+
 def test_a_walk_is_not_cut_short_by_a_tie_it_could_still_break(reference):
     """The tie rule of a walk's bound: past three class-1 rows of attribute B, a ``<=``
     candidate predicting class 0 reaches at most (7 + 1) / (7 + 3 + 2) = 2/3, the quality of
@@ -348,7 +393,8 @@ def test_a_round_compiles_its_steps_once():
     from widefs.rules._beam_rank import _rank_candidates
 
     for signature in _rank_candidates.signatures:
-        assert {str(t.dtype) for t in signature[17]} <= index, signature
+        assert {str(t.dtype) for t in signature[18]} <= index, signature
+        assert str(signature[11]) == "none" or {str(t.dtype) for t in signature[11]} <= index
 
 
 @pytest.mark.parametrize("continuous", [False, True])
@@ -369,7 +415,7 @@ def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_ta
     real = _beam._rank_candidates
 
     def spy(*args):
-        group_bin, group_counts, vec, limits = args[17]
+        (group_bin, group_counts), (vec, limits) = args[11], args[18]
         calls.append(args[10] is None)
         assert group_bin.shape == (n,) and vec.shape == limits.shape == (3,)
         assert group_counts.shape[0] >= n + 2 and group_counts.shape[1] == 3

@@ -27,7 +27,7 @@ import numpy as np
 
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 from widefs.rules._beam_quality import best_is_significant, quality_of
-from widefs.rules._beam_rank import _rank_candidates
+from widefs.rules._beam_rank import _rank_candidates, _walk_numeric
 from widefs.rules._rule import EQ, LE
 
 __all__ = ["beam_round", "best_is_significant", "quality_of"]
@@ -76,31 +76,27 @@ def beam_round(
     does, the ``best_*`` arrays are empty and ``best_cov`` is (0, n)), and whether every
     kept version is pure (covers one class; only ``target`` when ``target >= 0``).
 
-    Quality (``kind``): 0 Laplace, 1 m-estimate with ``entropy_work`` None; 2 minus the
-    entropy with ``entropy_work`` scratch space of ``n_classes`` floats. None is a type of
-    its own to numba, which then drops the entropy code before compiling: the usual
-    specialization never compiles :func:`quality_of`.
+    Quality (``kind``): 0 Laplace, 1 m-estimate with ``entropy_work`` None (a type of its own
+    to numba, which then drops the entropy code: :func:`quality_of` is not compiled); 2 minus
+    the entropy with ``entropy_work`` scratch space of ``n_classes`` floats.
 
-    Three compiled steps, called from here: :func:`_rank_candidates` generates and scores
-    every candidate, keeping the best few in rank order; :func:`_offer` picks the distinct
-    conjunctions among them; :func:`_versions` builds the outputs. (Called from Python, not from one compiled round: numba optimizes and
-    generates the machine code of a callee again inside every caller, so each level of
-    calls costs the first run its whole subtree once more; the arrays are allocated here
-    for the same reason, numba compiling ``np.empty`` anew for each shape, type and caller.)
+    Three compiled steps, called from here: :func:`_rank_candidates` (numeric data nothing
+    is counted for: :func:`_walk_numeric`) ranks every candidate, keeping the best few;
+    :func:`_offer` picks the distinct conjunctions among them; :func:`_versions` builds the
+    outputs. (From Python, not one compiled round: numba optimizes a callee again inside
+    every caller, so each call level costs a first run its subtree once more; and it
+    compiles ``np.empty`` anew per shape, type and caller, so the arrays are allocated here.)
     """
     n, L = bins.shape[0], conds.shape[1]
     picked = np.empty((3, beam_width), dtype=np.intp)  # member, static id, length
     picked_conds = np.empty((beam_width, L), dtype=np.intp)  # rows written before read
-    # Cumulative class counts: row g + 1 after group g (and one spare row, written ahead);
-    # rows g + 1 are written from row g before they are read.
-    group_counts = np.zeros((n + 2, n_classes), dtype=np.int64)
-    # Then one candidate's class counts, and the error limits of a walk (_walk_distinct).
-    scratch = (
-        np.empty(n, dtype=np.intp),
-        group_counts,
-        np.empty(n_classes, dtype=np.int64),
-        np.empty(n_classes, dtype=np.int64),
-    )
+    # The groups' bins and cumulative class counts (row g + 1 after group g, written from row
+    # g before read; a spare row): for nominal attributes and the table only (see above).
+    groups = None
+    if table_counts is not None or feature_nominal.any():
+        groups = (np.empty(n, dtype=np.intp), np.zeros((n + 2, n_classes), dtype=np.int64))
+    # One candidate's class counts, and the error limits of a walk (_walk_numeric).
+    scratch = (np.empty(n_classes, dtype=np.int64), np.empty(n_classes, dtype=np.int64))
     quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
     n_picked = pos = 0
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room
@@ -115,15 +111,22 @@ def beam_round(
             np.empty(size, dtype=np.float64),  # quality
             np.empty(size, dtype=np.intp),  # generation index
         )
-        n_ok, kept, best_t, best_b, best_s, _, best_q = _rank_candidates(
-            bins, y, n_classes, feature_nominal, feature_offset, feature_n_bins,
-            feature_first_candidate, walk_rows, walk_bins, walk_distinct, table_counts, cov, lens,
-            member_counts, max_len, entropy_work, quality, scratch, ranked, size,
-        )  # fmt: skip
+        if groups is None:  # numeric attributes only, none counted: every one walked
+            n_ok, kept, best_t, best_b, best_s, _, best_q = _walk_numeric(
+                (0, walk_rows.shape[0], 0, cov.shape[0]), walk_rows, walk_bins, walk_distinct,
+                feature_first_candidate, feature_n_bins, feature_offset, cov, y, lens,
+                member_counts, max_len, entropy_work, quality, scratch, ranked, size,
+                (0, 0, -1, 0, 0, 0, 0.0),
+            )  # fmt: skip
+        else:
+            n_ok, kept, best_t, best_b, best_s, _, best_q = _rank_candidates(
+                bins, y, n_classes, feature_nominal, feature_offset, feature_n_bins,
+                feature_first_candidate, walk_rows, walk_bins, walk_distinct, table_counts, groups,
+                cov, lens, member_counts, max_len, entropy_work, quality, scratch, ranked, size,
+            )  # fmt: skip
         n_picked, pos = _offer(
-            ranked, kept, pos, n_picked, conds, lens, cand_feature, cand_op, picked,
-            picked_conds,
-        )  # fmt: skip
+            ranked, kept, pos, n_picked, conds, lens, cand_feature, cand_op, picked, picked_conds
+        )
         if n_picked == beam_width or kept == n_ok:
             break
         size = min(4 * size, n_ok)

@@ -135,19 +135,18 @@ def _floor(ranked, kept, keep, best_t, best_q):
     return -np.inf
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _bound(c, errors, totals, limit, quality):
-    """The highest quality (Laplace or m-estimate) of a candidate predicting class c past a
-    point of a walk where ``errors`` examples of other classes are held: it holds at most
-    ``totals[c]`` examples of c, at least those errors, and fewer than ``limit`` in all. The
-    quality rises with the examples of c and falls with the others (so this bound falls as
-    the errors grow)."""
-    kind, m = quality[0], quality[1]
+@numba.njit(inline="always")
+def _bound(c, errors, totals, limit, kind, m):
+    """The highest quality (``kind`` Laplace or m-estimate) of a candidate predicting class c
+    past a point of a walk where ``errors`` examples of other classes are held, and the
+    cover of the one candidate reaching it: it holds at most ``totals[c]`` examples of c, at
+    least those errors, and fewer than ``limit`` in all. The quality rises with the examples
+    of c and falls with the others (so this bound falls as the errors grow)."""
     C = totals.size
     hits = min(totals[c], limit - 1 - errors)
     if kind == 0:
-        return (hits + 1.0) / (float(hits + errors) + C)
-    return (hits + m / C) / (float(hits + errors) + m)
+        return (hits + 1.0) / (float(hits + errors) + C), hits + errors
+    return (hits + m / C) / (float(hits + errors) + m), hits + errors
 
 
 @numba.njit(inline="always")

@@ -6,7 +6,7 @@ missing values is walked in value order over the member's covered rows (or count
 (bin, class) table on narrow data), and all its candidates scored. An attribute whose values
 are all present and distinct (most continuous ones) makes a known number of candidates, one
 per covered row on each side, so it is walked from each end only as long as a later
-candidate could still be kept or become the best (:func:`_walk_distinct`): on colon most
+candidate could still be kept or become the best (:func:`_walk_numeric`): on colon most
 walks stop after a few rows, and a member none of whose candidates can rank is not walked.
 That test is an integer comparison per class and row: the most examples of other classes
 a walk may pass, recomputed only when the kept list or the best changes (:func:`_error_limits`;
@@ -34,7 +34,7 @@ __all__: list[str] = []
 @numba.njit(**KERNEL_JIT_OPTIONS)
 def _rank_candidates(
     bins, y, C, feature_nominal, feature_offset, feature_n_bins, feature_first_candidate,
-    walk_rows, walk_bins, walk_distinct, table_counts, cov, lens, member_counts, max_len,
+    walk_rows, walk_bins, walk_distinct, table_counts, groups, cov, lens, member_counts, max_len,
     entropy_work, quality, scratch, ranked, keep,
 ):  # fmt: skip
     """Generate every candidate specialization, in order; keep the ``keep`` best (by
@@ -48,7 +48,11 @@ def _rank_candidates(
     A member's groups come from counting its rows into ``table_counts``, a (bin, class)
     table zeroed for each member, when that is cheaper than walking every attribute's n
     values (narrow data, few covered rows); None where it never is, and numba then drops
-    that code before compiling (a first CN2 fit on colon: 1.96 -> 1.73 s of CPU).
+    that code before compiling (a first CN2 fit on colon: 1.96 -> 1.73 s of CPU). ``groups``
+    is the groups' scratch (their bins, cumulative class counts), ``scratch`` one
+    candidate's class counts and the walks' error limits. Numeric data that nothing is
+    counted for skip this kernel: :func:`_walk_numeric` ranks them alone (a first run on
+    colon compiles neither this nor the groups' code).
     """
     n, F = bins.shape[0], walk_rows.shape[0]
     n_bins = np.int64(0)  # (not a literal: one typing pass less)
@@ -75,10 +79,10 @@ def _rank_candidates(
                 stop = f + 1
                 while stop < F and walk_distinct[stop]:
                     stop += 1
-                state = _walk_distinct(
-                    (f, stop, limit, b), walk_rows, walk_bins, feature_first_candidate,
-                    feature_n_bins, feature_offset, cov[b], y, member_counts[b], entropy_work,
-                    quality, scratch[2], scratch[3], ranked, keep, state,
+                state = _walk_numeric(
+                    (f, stop, b, b + 1), walk_rows, walk_bins, walk_distinct,
+                    feature_first_candidate, feature_n_bins, feature_offset, cov, y, lens,
+                    member_counts, max_len, entropy_work, quality, scratch, ranked, keep, state,
                 )  # fmt: skip
                 f = stop
                 continue
@@ -87,17 +91,17 @@ def _rank_candidates(
             # Groups: the distinct bins of the covered rows, in increasing order, with the
             # cumulative class counts after each (see _table_groups, _walk_groups).
             if table_counts is not None and table:
-                G = _table_groups(table_counts, off, nb, nominal, C, scratch[0], scratch[1])
+                G = _table_groups(table_counts, off, nb, nominal, C, groups[0], groups[1])
             else:
                 G = _walk_groups(
-                    walk_rows[f - 1], walk_bins[f - 1], cov[b], y, C, scratch[0], scratch[1]
+                    walk_rows[f - 1], walk_bins[f - 1], cov[b], y, C, groups[0], groups[1]
                 )
             if G > 0:
                 from_table = table_counts is not None and table and nominal
                 group = (G, nb, off, feature_first_candidate[f - 1], limit, b)
                 state = _rank_groups(
-                    group, nominal, from_table, table_counts, entropy_work, quality, scratch,
-                    ranked, keep, state,
+                    group, nominal, from_table, table_counts, entropy_work, quality,
+                    (groups[0], groups[1], scratch[0]), ranked, keep, state,
                 )  # fmt: skip
     return state
 
@@ -166,7 +170,7 @@ def _rank_groups(
     """
     G, nb, off, first, limit, b = group
     min_covered = quality[3]
-    group_bin, group_counts, vec = scratch[0], scratch[1], scratch[2]
+    group_bin, group_counts, vec = scratch
     n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
     for side in range(1 if nominal else 2):
         for g in range(G):
@@ -252,99 +256,158 @@ def _consider(q, cover, t, b, sid, vec, quality, ranked, keep, state):
     return n_ok, kept, best_t, best_b, best_s, best_c, best_q
 
 
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _walk_distinct(
-    span, walk_rows, walk_bins, feature_first_candidate, feature_n_bins, feature_offset, covb,
-    y, totals, entropy_work, quality, vec, limits, ranked, keep, state,
+# One flat kernel: a compiled call per member cost a first run on colon 0.4 s of CPU more
+# (each call level optimizes its callees again), one per attribute made walks 25-130% slower
+# (each call passes its arrays' reference counts), and an inlined helper returning the
+# ranking state doubled a walk's time; the inlined helpers below return plain numbers.
+@numba.njit(**KERNEL_JIT_OPTIONS)
+def _walk_numeric(
+    span, walk_rows, walk_bins, walk_distinct, feature_first_candidate, feature_n_bins,
+    feature_offset, cov, y, lens, member_counts, max_len, entropy_work, quality, scratch, ranked,
+    keep, state,
 ):  # fmt: skip
-    """:func:`_rank_groups` for attributes ``start <= f < stop`` whose every value is present
-    and distinct, for member b covering ``limit`` rows (``span``): each covered row is a
-    group of its own, so an attribute's candidates are ``<=`` at the s-th covered value (s
-    examples; generation index ``s - min_covered`` in the attribute) and ``>`` at the g-th
-    (the ``limit - 1 - g`` after it; index ``valid + g``), ``valid = limit - min_covered`` of
-    each. Their number is known without walking: the ``<=`` ones are walked from the lowest
-    value and the ``>`` ones from the highest, each only while a later one could still be
-    kept or become the best: while some class c has at most ``limits[c]`` examples of other
-    classes among those walked (:func:`_error_limits`). A member whose every limit is
-    negative has no candidate left to walk: only their number is counted.
-    """
-    start, stop, limit, b = span
+    """:func:`_rank_candidates` for the numeric attributes ``start <= f < stop`` of the beam
+    members ``b0 <= b < b1`` (``span``): called from Python for numeric data nothing is
+    counted for (a first run on colon compiles neither it nor the groups' code), else from it.
+    The ``<=`` candidates are walked from the lowest value (each when its group, the covered
+    rows of one value, ends), the ``>`` ones from the highest (each when the next group
+    starts), with :func:`_rank_groups`' generation indices. An attribute whose values are
+    present and distinct (``walk_distinct``: a group per covered row) is walked only while
+    some class c has at most ``limits[c]`` examples of other classes among the rows walked
+    (:func:`_error_limits`, from the ranking at the attribute's start: they prune less than
+    later limits, never wrongly; all negative: not walked); others whole."""
+    start, stop, b0, b1 = span
     min_covered = quality[3]
-    valid = limit - min_covered
-    if valid <= 0:
-        return state
-    n, C = walk_rows.shape[1], vec.size
-    floor = _error_limits(totals, limit, entropy_work is None, quality, ranked, keep, state, limits)
-    considered = False
-    for f in range(start, stop):
-        if considered:  # the candidates kept from the last attribute now lose ties
-            floor = _error_limits(
-                totals, limit, entropy_work is None, quality, ranked, keep, state, limits
-            )
-            considered = False
-        if _exhausted(limits):
+    vec, limits = scratch
+    for b in range(b0, b1):
+        limit = _member_rows(b, lens, max_len, member_counts)
+        if limit <= min_covered:
+            continue  # complete, or no candidate covers enough rows and fewer than it
+        valid, covb, totals = limit - min_covered, cov[b], member_counts[b]
+        considered, floor = True, -np.inf
+        for f in range(start, stop):
+            if considered:  # (one call site: each costs a first run compile time)
+                floor = _error_limits(
+                    totals, limit, entropy_work is None, quality, ranked, keep, state, limits
+                )
+                considered = False
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
-            return n_ok + 2 * valid * (stop - f), kept, best_t, best_b, best_s, best_c, best_q
-        first, nb, off = feature_first_candidate[f], feature_n_bins[f], feature_offset[f]
-        for side in range(2):
-            for c in range(C):
-                vec[c] = 0
-            cover = limit - limit  # (int64 zeros, not literals)
-            top = cover
-            g = limit - 1  # side 1: the rank of the row reached among the covered ones
-            for step in range(n):
-                pos = step if side == 0 else n - 1 - step
-                i = walk_rows[f, pos]
-                if not covb[i]:
-                    continue
-                if side == 0:  # the candidate holds the row
+            distinct = walk_distinct[f]
+            if _exhausted(limits, distinct):
+                state = (n_ok + 2 * valid, kept, best_t, best_b, best_s, best_c, best_q)
+                continue
+            first, nb, off = feature_first_candidate[f], feature_n_bins[f], feature_offset[f]
+            # Groups, covered rows with a value, valid <= and > candidates (counted as walked)
+            G, S, low, high = limit, limit, valid, valid
+            if not distinct:
+                G, S, low, high = _tied_groups(walk_rows[f], walk_bins[f], covb, limit, min_covered)
+            bound = limit  # a walk's last row: side 0 the member's last, side 1 its last valued
+            for side in range(2):
+                for c in range(vec.size):
+                    vec[c] = 0
+                cover = top = seen = i = limit - limit  # (int64 zeros, not literals)
+                last = _END  # the bin of the group walked (none yet)
+                for step in range(walk_rows.shape[1] + 1):
+                    i, k = _reached(walk_rows, walk_bins, f, step, side, covb, i)
+                    if k == _PASS:
+                        continue
+                    if k != last:  # a group ends (side 0) or starts (side 1): a candidate
+                        if not _walking(cover, vec, limits, distinct):
+                            break  # (integer tests only, for most rows)
+                        t, bin_ = (seen, last) if side == 0 else (low + G - 1 - seen, k)
+                        if min_covered <= cover < limit:  # (min_covered >= 1: bin_ >= 0)
+                            seen += 1 - side
+                            high += side * (1 - distinct)
+                            q = _quality(vec, cover, top, entropy_work, quality)
+                            if q >= floor:
+                                sid = first + side * nb + bin_ - off
+                                before = (state[1], state[2], ranked[4][keep - 1])
+                                state = _consider(
+                                    q, cover, n_ok + t, b, sid, vec, quality, ranked, keep, state
+                                )
+                                if before != (state[1], state[2], ranked[4][keep - 1]):
+                                    considered = True  # (most candidates change nothing)
+                                    floor = _floor(ranked, state[1], keep, state[2], state[6])
+                        if k == _END:
+                            break
+                        last = k
+                        seen += side  # side 1: the groups passed
                     vec[y[i]] += 1
                     cover += 1
                     top = max(top, vec[y[i]])
-                    if cover >= limit:
-                        break
-                if not _walking(cover, vec, limits):
-                    break  # (integer tests only, for most rows)
-                if cover >= min_covered:
-                    q = _quality(vec, cover, top, entropy_work, quality)
-                    if q >= floor:
-                        t = state[0] + (cover - min_covered if side == 0 else valid + g)
-                        sid = first + side * nb + walk_bins[f, pos] - off
-                        last, best_t = ranked[4][keep - 1], state[2]
-                        kept = state[1]
-                        state = _consider(q, cover, t, b, sid, vec, quality, ranked, keep, state)
-                        if (kept, best_t, last) != (state[1], state[2], ranked[4][keep - 1]):
-                            considered = True  # (most candidates offered change nothing)
-                            floor = _error_limits(
-                                totals, limit, entropy_work is None, quality, ranked, keep,
-                                state, limits,
-                            )  # fmt: skip
-                if side == 1:  # the candidates after this one hold the row
-                    vec[y[i]] += 1
-                    cover += 1
-                    top = max(top, vec[y[i]])
-                    g -= 1
-                    if g < 0:
-                        break
-        n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
-        state = (n_ok + 2 * valid, kept, best_t, best_b, best_s, best_c, best_q)
+                    if cover >= bound:
+                        break  # no row left to make a candidate valid (side 0) or any (side 1)
+                bound = S
+            n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
+            state = (n_ok + low + high, kept, best_t, best_b, best_s, best_c, best_q)
     return state
 
 
 @numba.njit(inline="always")
-def _walking(cover, vec, limits):
-    """Whether a walk goes on: some class c has at most ``limits[c]`` examples of other
-    classes among the ``cover`` rows walked (class counts ``vec``)."""
-    walk_on = False  # (a loop, not any(): numba compiles generators slowly)
+def _member_rows(b, lens, max_len, member_counts):
+    """The rows member b covers; 0 for a complete member (not specialized further)."""
+    limit = max_len - max_len  # (an int64 zero, not a literal)
+    if max_len <= 0 or lens[b] < max_len:
+        for c in range(member_counts.shape[1]):
+            limit += member_counts[b, c]
+    return limit
+
+
+_END = -2  # the bin past a walk's last row (and of missing values on side 0: they come last)
+_PASS = -3  # the bin of a row a walk passes over
+
+
+@numba.njit(inline="always")
+def _reached(walk_rows, walk_bins, f, step, side, covb, i):
+    """The row at a walk's ``step`` (side 0 from the lowest value, side 1 from the highest)
+    and its bin: ``_END`` past the last row and at a missing value on side 0, ``_PASS`` for
+    a row not covered or missing on side 1 (``i`` returned for both)."""
+    n = walk_rows.shape[1]
+    if step == n:
+        return i, step - step + _END
+    pos = step if side == 0 else n - 1 - step
+    row, k = walk_rows[f, pos], walk_bins[f, pos]
+    if not covb[row] or (k < 0 and side == 1):
+        return i, step - step + _PASS
+    return row, step - step + (k if k >= 0 else _END)
+
+
+@numba.njit(inline="always")
+def _tied_groups(rows_f, bins_f, covb, limit, min_covered):
+    """Of an attribute's covered rows with a value (in value order ``rows_f``, ``bins_f``):
+    their groups of equal values, their number, and the ``<=`` candidates covering at least
+    ``min_covered`` and fewer than ``limit`` rows (a group's candidate covers it and those
+    below)."""
+    G = S = low = limit - limit  # (int64 zeros, not literals)
+    last = _END
+    for q in range(rows_f.size):
+        k = bins_f[q]
+        if k < 0 or not covb[rows_f[q]]:
+            continue
+        if k != last:  # the group before ends (S >= min_covered >= 1: not before the first)
+            low += min_covered <= S < limit
+            G += 1
+            last = k
+        S += 1
+    return G, S, low + (min_covered <= S < limit), S - S
+
+
+@numba.njit(inline="always")
+def _walking(cover, vec, limits, distinct):
+    """Whether a walk goes on: always over an attribute walked whole (not ``distinct``);
+    else while some class c has at most ``limits[c]`` examples of other classes among the
+    ``cover`` rows walked (class counts ``vec``)."""
+    walk_on = not distinct  # (a loop, not any(): numba compiles generators slowly)
     for c in range(vec.size):
         walk_on = walk_on or cover - vec[c] <= limits[c]
     return walk_on
 
 
 @numba.njit(inline="always")
-def _exhausted(limits):
-    """Whether no candidate of the member left to walk could rank: every limit negative."""
-    exhausted = True
+def _exhausted(limits, distinct):
+    """Whether no candidate of a ``distinct`` attribute left to walk could rank: every limit
+    negative (an attribute walked whole never is)."""
+    exhausted = distinct
     for c in range(limits.size):
         exhausted = exhausted and limits[c] < 0
     return exhausted
@@ -354,39 +417,33 @@ def _exhausted(limits):
 def _error_limits(totals, limit, prune, quality, ranked, keep, state, limits):
     """Per class c, ``limits[c]``: the most examples of other classes a walk over a member
     (``totals``, ``limit``) may have passed while a later candidate predicting c could still
-    be kept or become the best (:func:`_bound` of that many errors not :func:`_pruned`; the
-    bound falls as the errors grow, so the test is a comparison of integers per row).
-    ``limit`` for every class while nothing is kept or pruning is off (the entropy: see
-    :func:`_walk_distinct`); -1 for a class no candidate predicts. Returns :func:`_floor`.
+    be kept or become the best: while :func:`_bound` of that many errors is not
+    :func:`_beaten` by both the last kept candidate and the best (the bound falls as the
+    errors grow, so a walk tests integers per row). ``limit`` for every class while nothing
+    is kept or pruning is off (the entropy: see :func:`_walk_numeric`); -1 for a class no
+    candidate predicts. Returns :func:`_floor`.
 
     The state's ``n_ok`` is the current attribute's first candidate (the tie-break of
-    :func:`_beaten`); limits kept from an earlier attribute prune less, never more.
+    :func:`_beaten`); limits kept from an earlier attribute prune less, never more. (One
+    function with scalars for its inlined helpers: each compiled helper, and each tuple of
+    arrays it takes, costs a first run compile time.)
     """
-    floor = _floor(ranked, state[1], keep, state[2], state[6])
-    target = quality[2]
+    n_ok, kept, best_t, _, _, best_c, best_q = state
+    floor = _floor(ranked, kept, keep, best_t, best_q)
+    kind, m, target = quality[0], quality[1], quality[2]
+    w = keep - 1
+    last_q, last_c, last_t = ranked[3][w], ranked[2][w], ranked[4][w]
     for c in range(limits.size):
         if not prune or floor == -np.inf:
             limits[c] = limit
             continue
         errors = limit - limit  # (an int64 zero, not a literal)
         while (target < 0 or c == target) and errors < limit:
-            # The bound's candidate is the only one reaching it, and covers ``most``.
-            most = min(totals[c], limit - 1 - errors) + errors
-            if _pruned(_bound(c, errors, totals, limit, quality), most, quality, ranked, keep,
-                       state):  # fmt: skip
+            top_q, most = _bound(c, errors, totals, limit, kind, m)
+            if _beaten(top_q, most, n_ok, kind, last_q, last_c, last_t) and _beaten(
+                top_q, most, n_ok, kind, best_q, best_c, best_t
+            ):
                 break
             errors += 1
         limits[c] = errors - 1
     return floor
-
-
-@numba.njit(**HELPER_JIT_OPTIONS)
-def _pruned(top_q, most, quality, ranked, keep, state):
-    """Whether candidates of quality at most ``top_q``, those reaching it covering at most
-    ``most`` examples, generated from ``n_ok`` on, rank below both the last kept candidate
-    and the best (:func:`_beaten`)."""
-    n_ok, _, _, _, _, best_c, best_q = state
-    kind, w = quality[0], keep - 1
-    return _beaten(top_q, most, n_ok, kind, ranked[3][w], ranked[2][w], ranked[4][w]) and (
-        _beaten(top_q, most, n_ok, kind, best_q, best_c, state[2])
-    )
