@@ -98,6 +98,10 @@ def _runs():
     return {
         "rules": lambda: CN2Classifier().fit(X, y),
         "rules_entropy": lambda: CN2Classifier(quality="entropy").fit(X, y),
+        # A nominal attribute: ranked by _rank_candidates (numeric data by _walk_numeric).
+        "rules_nominal": lambda: CN2Classifier(categorical_features=[1]).fit(
+            np.column_stack([X[:, 0], y3]), y
+        ),
         # Significance searches taking POE's stored rounds check their best in a kernel.
         "rules_shared": lambda: _shared_rounds(X, y),
         "knn": lambda: SequentialSelector(n_features=2, evaluator=KNNEvaluator(3)).fit(X, y),

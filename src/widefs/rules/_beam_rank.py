@@ -284,13 +284,13 @@ def _walk_numeric(
         if limit <= min_covered:
             continue  # complete, or no candidate covers enough rows and fewer than it
         valid, covb, totals = limit - min_covered, cov[b], member_counts[b]
-        considered, floor = True, -np.inf
+        considered, floor = limit > min_covered, -np.inf  # (True: a bool, not a literal)
         for f in range(start, stop):
             if considered:  # (one call site: each costs a first run compile time)
                 floor = _error_limits(
                     totals, limit, entropy_work is None, quality, ranked, keep, state, limits
                 )
-                considered = False
+                considered = limit < min_covered
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
             distinct = walk_distinct[f]
             if _exhausted(limits, distinct):
@@ -306,7 +306,7 @@ def _walk_numeric(
                 for c in range(vec.size):
                     vec[c] = 0
                 cover = top = seen = i = limit - limit  # (int64 zeros, not literals)
-                last = _END  # the bin of the group walked (none yet)
+                last = cover + _END  # the bin of the group walked (none yet; not a literal)
                 for step in range(walk_rows.shape[1] + 1):
                     i, k = _reached(walk_rows, walk_bins, f, step, side, covb, i)
                     if k == _PASS:
@@ -326,7 +326,7 @@ def _walk_numeric(
                                     q, cover, n_ok + t, b, sid, vec, quality, ranked, keep, state
                                 )
                                 if before != (state[1], state[2], ranked[4][keep - 1]):
-                                    considered = True  # (most candidates change nothing)
+                                    considered = limit > min_covered  # (most change nothing)
                                     floor = _floor(ranked, state[1], keep, state[2], state[6])
                         if k == _END:
                             break
@@ -379,7 +379,7 @@ def _tied_groups(rows_f, bins_f, covb, limit, min_covered):
     ``min_covered`` and fewer than ``limit`` rows (a group's candidate covers it and those
     below)."""
     G = S = low = limit - limit  # (int64 zeros, not literals)
-    last = _END
+    last = G + _END
     for q in range(rows_f.size):
         k = bins_f[q]
         if k < 0 or not covb[rows_f[q]]:
