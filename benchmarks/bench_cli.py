@@ -22,7 +22,7 @@ time each arrived (they must arrive while the run works, not at its end).
 Usage::
 
     nice -n 10 python benchmarks/bench_cli.py [--sizes 2000 20000 200000] [--note TEXT]
-    nice -n 10 python benchmarks/bench_cli.py --colon [--repeat 3]
+    nice -n 10 python benchmarks/bench_cli.py --colon [--repeat 3] [--before OLD/src]
     nice -n 10 python benchmarks/bench_cli.py --compile-times
     nice -n 10 python benchmarks/bench_cli.py --sizes 200000 --stages-only
 """
@@ -187,13 +187,21 @@ def installed_env(workdir: Path) -> dict[str, str]:
     return {**env, "PYTHONPYCACHEPREFIX": str(workdir / "pycache")}
 
 
-def colon_runs(repeat: int, workdir: Path) -> dict[str, list]:
-    """Warm and first-run-after-install ``widefs run`` on colon, interleaved."""
+def colon_runs(repeat: int, workdir: Path, before: str | None = None) -> dict[str, list]:
+    """Warm and first-run-after-install ``widefs run`` on colon, interleaved; with ``before``
+    (the ``src`` directory of an earlier checkout), that code's warm runs between them: on a
+    shared machine only runs side by side compare two versions."""
     cmd = ["widefs", "run", "--out", str(workdir / "report")]
     base = installed_env(workdir)
     timed_process(cmd, base)  # fills numba's cache for the warm runs (and the bytecode)
     runs = {"warm": [], "first run": []}
+    if before:
+        earlier = {**base, "PYTHONPATH": before, "NUMBA_CACHE_DIR": str(workdir / "before")}
+        timed_process(cmd, earlier)
+        runs["warm, earlier code"] = []
     for _ in range(repeat):
+        if before:
+            runs["warm, earlier code"].append(timed_process(cmd, earlier))
         runs["warm"].append(timed_process(cmd, base))
         with tempfile.TemporaryDirectory(prefix="bench_cli_numba_") as cache:
             env = {**base, "NUMBA_CACHE_DIR": cache}
@@ -271,15 +279,16 @@ def colon_compiles() -> None:
         print(f"{sec:6.2f} s  {name}")
 
 
-def colon_section(repeat: int) -> None:
+def colon_section(repeat: int, before: str | None = None) -> None:
     machine = machine_note()
     with tempfile.TemporaryDirectory() as tmp:
-        runs = colon_runs(repeat, Path(tmp))
+        runs = colon_runs(repeat, Path(tmp), before)
         stages = colon_stages(Path(tmp))
         command = command_parts(Path(tmp))
     load = os.getloadavg()[0]
     medians = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
     rows, verdicts = [], []
+    earlier = medians.pop("warm, earlier code", None)
     for kind, (cpu, wall, mb) in medians.items():
         every = ", ".join(f"{r[0]:.1f}" for r in runs[kind])
         target = COLON_TARGETS[kind]
@@ -292,6 +301,14 @@ def colon_section(repeat: int) -> None:
             f"colon {kind}: CPU {cpu:.1f} s (runs {every}), {cpu / target:.2f} x the target, "
             f"load average {load:.1f} at the end"
         )
+    side_by_side, flag = "", f" --before {before}" if before else ""
+    if earlier is not None:
+        every = ", ".join(f"{r[0]:.1f}" for r in runs["warm, earlier code"])
+        side_by_side = (
+            f"\nThe earlier code's warm runs, between these: {earlier[0]:.1f} s ({every});"
+            f" this code {medians['warm'][0] / earlier[0]:.2f}x.\n"
+        )
+        print(side_by_side.strip())
     stages += [(name, cpu, 0.0) for name, cpu in command]
     total = sum(cpu for _, cpu, _ in stages)
     stage_rows = [
@@ -302,20 +319,19 @@ def colon_section(repeat: int) -> None:
         print(row)
     text = f"""## `widefs run` on colon (62 x 2,000), default options
 
-Command: `nice -n 10 python benchmarks/bench_cli.py --colon --repeat {repeat}`. {machine}
+Command: `nice -n 10 python benchmarks/bench_cli.py --colon --repeat {repeat}{flag}`. {machine}
 Load average {load:.1f} at the end. `widefs run --out report` (the bundled colon data: every
 part, search certificates, the 2 x 5-fold comparison, the report and its figures) in a fresh
 process with byte-compiled modules; CPU time (user + system) and peak resident set from the
 operating system, median of {repeat} runs. *Warm*: numba's cache filled by an earlier run;
-*first run*: an empty `NUMBA_CACHE_DIR` (the first run after install). The kinds alternate.
+*first run*: an empty `NUMBA_CACHE_DIR` (the first run after install). Kinds alternate.
 
 | run | CPU s (median) | CPU s (each run) | target CPU s | CPU / target | wall s | peak MB |
 |---|---|---|---|---|---|---|
 {chr(10).join(rows)}
-
+{side_by_side}
 Where the CPU goes: one `analyse(X, y, random_state=0)` of colon in a fresh process (warm),
-timed at its progress events; each part's time includes its search certificates (the
-comparison's certificates are those of the parts). The command rows: one warm `widefs run`
+timed at its progress events; each part's time includes its search certificates. The command rows: one warm `widefs run`
 in-process, its CPU before and after the analysis.
 
 | part | CPU s | of which search certificates, CPU s | share |
@@ -334,6 +350,9 @@ def main(argv=None) -> int:
     parser.add_argument("--colon", action="store_true", help="the colon run (see above)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (--colon)")
     parser.add_argument(
+        "--before", help="--colon: the src directory of an earlier checkout, timed side by side"
+    )
+    parser.add_argument(
         "--compile-times",
         action="store_true",
         help="print each numba kernel's compile CPU time in a first run on colon; write nothing",
@@ -349,7 +368,7 @@ def main(argv=None) -> int:
         colon_compiles()
         return 0
     if args.colon:
-        colon_section(args.repeat)
+        colon_section(args.repeat, args.before)
         return 0
     machine = machine_note()  # the load before the runs start
     rows = []
