@@ -301,7 +301,8 @@ def colon_section(repeat: int, before: str | None = None) -> None:
             f"colon {kind}: CPU {cpu:.1f} s (runs {every}), {cpu / target:.2f} x the target, "
             f"load average {load:.1f} at the end"
         )
-    side_by_side, flag = "", f" --before {before}" if before else ""
+    # (the page names no local path: the earlier checkout is the reader's own)
+    side_by_side, flag = "", " --before EARLIER/src" if before else ""
     if earlier is not None:
         every = ", ".join(f"{r[0]:.1f}" for r in runs["warm, earlier code"])
         side_by_side = (
