@@ -7,14 +7,18 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from widefs.cli import main
 from widefs.cli._guard import write_files
+from widefs.cli._signals import Signals, Terminated
 
 psutil = pytest.importorskip("psutil")
 
@@ -93,3 +97,132 @@ def test_a_signal_ends_the_workers_and_keeps_the_earlier_report(tmp_path, signum
     assert proc.returncode == status, err.decode()[-3000:]
     assert err.decode().splitlines()[-1] == line
     assert _snapshot(out) == before
+
+
+@pytest.fixture
+def ctrl_c(monkeypatch):
+    """SIGINT at Python's default in this process (pytest-xdist's workers ignore it)."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set in the main thread only")
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def _swallowed(signum):
+    """Send ``signum`` to this process where its exception is dropped (as in an at-fork
+    handler); return what was dropped."""
+    try:
+        signal.raise_signal(signum)
+        time.sleep(5)  # the handler runs at the next bytecode: never reached
+    except KeyboardInterrupt as exc:
+        return exc
+    raise AssertionError("no exception was raised")
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_the_status_is_the_signals_whatever_the_unwinding_raised(
+    ctrl_c, monkeypatch, capsys, signum, status
+):
+    """An older joblib's abort raised RuntimeError while a SIGTERM unwound the run (CI, joblib
+    1.2): the status stayed 1. The signal received decides it."""
+
+    def command(args):
+        try:
+            signal.raise_signal(signum)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise RuntimeError("cannot join thread before it is started") from None
+        raise AssertionError("no exception was raised")
+
+    monkeypatch.setattr("widefs.cli._main._command", command)
+    assert main(["datasets"]) == status
+    assert capsys.readouterr().err.splitlines()[-1] == dict(zip((143, 130), LINES))[status]
+
+
+LINES = ("widefs: terminated", "widefs: interrupted")
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_swallowed_signal_ends_the_run_at_its_next_stage(
+    ctrl_c, monkeypatch, capsys, signum, status
+):
+    """A KeyboardInterrupt raised in an at-fork handler is printed and dropped (CI: the run
+    went on to write its report, status 0); the next progress event raises it again."""
+    from widefs.cli._main import _keeping
+
+    seen = []
+
+    def command(args):
+        dropped = _swallowed(signum)
+        assert isinstance(dropped, Terminated) == (signum == signal.SIGTERM)
+        _keeping(seen.append, lambda: None)(SimpleNamespace(task="analysis"))
+        return 0
+
+    monkeypatch.setattr("widefs.cli._main._command", command)
+    assert main(["datasets"]) == status
+    assert seen == []  # the event raised before it was shown
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_nothing_is_written_after_a_swallowed_signal(ctrl_c, tmp_path, monkeypatch, capsys):
+    from widefs.cli import _main
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(12, 4)), columns=list("abcd"))
+    frame["class"] = ["x", "y"] * 6
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    write_files(out, {"report.md": "# earlier\n", "report.html": "<p>earlier</p>"})
+    before = _snapshot(out)
+    analyse = _main._analyse
+
+    def analysed_then_interrupted(*args, **kwargs):
+        report = analyse(*args, **kwargs)
+        _swallowed(signal.SIGINT)  # after the last stage's event
+        return report
+
+    monkeypatch.setattr("widefs.cli._main._analyse", analysed_then_interrupted)
+    cmd = ["run", str(tmp_path / "d.csv"), "--out", str(out), "--methods", "chance", "--quick"]
+    assert main(cmd) == 130
+    assert capsys.readouterr().err.splitlines()[-1] == "widefs: interrupted"
+    assert _snapshot(out) == before
+
+
+def test_an_ignored_ctrl_c_stays_ignored(monkeypatch):
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set in the main thread only")
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a job started in the background
+    try:
+        with Signals() as signals:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) == signals._handle
+        assert signal.getsignal(signal.SIGTERM) is not signals._handle
+        assert signals.status(RuntimeError()) is None
+        assert signals.status(KeyboardInterrupt()) == 130  # raised by other means
+        assert signals.status(Terminated()) == 143
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_a_check_outside_the_main_thread_does_not_raise(ctrl_c):
+    with Signals() as signals:
+        _swallowed(signal.SIGINT)
+        # A second signal (Ctrl-C pressed again) does not interrupt the run's ending.
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        raised = []
+        thread = threading.Thread(target=lambda: raised.append(_checked(signals)))
+        thread.start()
+        thread.join()
+        assert raised == [None]
+        with pytest.raises(KeyboardInterrupt):
+            signals.check()
+    assert signals.received == signal.SIGINT
+
+
+def _checked(signals):
+    try:
+        signals.check()
+    except BaseException as exc:  # what the thread saw is the result
+        return exc
+    return None

@@ -16,7 +16,6 @@ import gc
 import os
 import signal
 import sys
-import threading
 import time
 import warnings
 from pathlib import Path
@@ -35,6 +34,7 @@ from widefs.cli._options import (
 )
 from widefs.cli._progress import RichProgress as _Progress
 from widefs.cli._progress import StageLines, estimate_line
+from widefs.cli._signals import Signals, check_signals, end_workers
 from widefs.exceptions import DataError
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
@@ -103,6 +103,7 @@ def _report(args, console: Console, keep) -> int:
     section = render.warnings_section(caught)
     if section is not None:
         render.show(console, report.add(section))
+    check_signals()  # nothing is written after a signal
     with _uncollected():
         written = report.write(args.out, inputs=inputs)
     console.print(
@@ -269,9 +270,11 @@ def _loading(keep):
 
 
 def _keeping(progress, keep):
-    """``progress``, calling ``keep()`` first at the start and end of each part."""
+    """``progress``, calling ``keep()`` first at the start and end of each part (and raising
+    a signal received first, see :mod:`widefs.cli._signals`)."""
 
     def note(event):
+        check_signals()  # a signal whose exception was swallowed ends the run here
         if event.task == "analysis":  # (the last one: before the report is drawn)
             keep()
         progress(event)
@@ -358,63 +361,36 @@ def main(argv=None) -> int:
     >>> main(["cite", "--methods", "bogus"])  # one line on stderr, nothing else
     2
     """
+    signals = Signals()
     try:
         args = parser().parse_args(argv)
         # The caller's own MALLOC_ARENA_MAX applied when this process started: kept.
         arenas = None if "MALLOC_ARENA_MAX" in os.environ else _RUN_ENVIRONMENT["MALLOC_ARENA_MAX"]
-        with _environment(_RUN_ENVIRONMENT), _arenas(arenas), _signals():
+        with _environment(_RUN_ENVIRONMENT), _arenas(arenas), signals:
             return _command(args)
-    except (DataError, UsageError) as exc:
-        # One line naming the problem, non-zero status, nothing written.
-        print(f"widefs: error: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    except MemoryError:
-        print(
-            "widefs: error: out of memory: the data and the analysis need more than this "
-            "process may use (the machine's free memory, ulimit -v, the container's limit); "
-            "nothing was written",
-            file=sys.stderr,
-        )
-        return 2
-    except KeyboardInterrupt as exc:
-        _end_workers()
-        if isinstance(exc, _Terminated):
-            print("widefs: terminated", file=sys.stderr)
-            return 128 + signal.SIGTERM
-        print("widefs: interrupted", file=sys.stderr)
-        return 130
+    except BaseException as exc:
+        # After a signal, the signal's status, whatever exception the unwinding ended with.
+        status = signals.status(exc)
+        if status is not None:
+            end_workers()
+            print(f"widefs: {_SIGNAL_LINES[status]}", file=sys.stderr)
+            return status
+        if isinstance(exc, (DataError, UsageError)):
+            # One line naming the problem, non-zero status, nothing written.
+            print(f"widefs: error: {visible(str(exc))}", file=sys.stderr)
+            return 2
+        if isinstance(exc, MemoryError):
+            print(
+                "widefs: error: out of memory: the data and the analysis need more than this "
+                "process may use (the machine's free memory, ulimit -v, the container's limit); "
+                "nothing was written",
+                file=sys.stderr,
+            )
+            return 2
+        raise
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so that a run unwinds as after Ctrl-C."""
-
-
-@contextlib.contextmanager
-def _signals():
-    """SIGTERM raises :class:`_Terminated` (once; a second one is ignored while the run ends)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise _Terminated(signum)
-
-    old = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
-def _end_workers() -> None:
-    """Kill the worker processes of joblib's loky executor, if this run started any: otherwise
-    they outlive an interrupted run for minutes, holding its output pipe."""
-    loky = sys.modules.get("joblib.externals.loky.reusable_executor")
-    executor = getattr(loky, "_executor", None)
-    if executor is not None:
-        with contextlib.suppress(Exception):
-            executor.shutdown(wait=False, kill_workers=True)
+_SIGNAL_LINES = {128 + signal.SIGINT: "interrupted", 128 + signal.SIGTERM: "terminated"}
 
 
 def _command(args) -> int:
