@@ -343,13 +343,15 @@ def _gnb_label_batch_errors(
         with np.errstate(divide="ignore"):
             log_prior = np.log(counts / counts.sum(axis=1)[:, None])
         y_val = np.ascontiguousarray(Y[:, rows])
+        # The split's rows taken once (label-free), a block of their columns at a time below.
+        X_fit, X_val = Xc[fit], Xc[rows]
         for block in blocks:
             width = block.stop - block.start
-            Xb = Xc[fit, block]
+            Xb = X_fit[:, block]
             mean = weights @ Xb  # (L, C, B), made the means in place
             var = weights @ (Xb * Xb)
             _kernels.gnb_batch_moments(mean, var, counts, var_smoothing)
-            x_v = np.ascontiguousarray(Xc[rows, block])  # (V, B)
+            x_v = np.ascontiguousarray(X_val[:, block])  # (V, B)
             if n_classes == 2:  # the difference of two quadratics: a kernel of its own
                 wrong = out[: L * width].reshape(L, width)
                 _kernels.gnb_batch_errors(mean, var, np.log(var), log_prior, x_v, y_val, wrong)
