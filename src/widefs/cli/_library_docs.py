@@ -18,7 +18,7 @@ import contextlib
 import sys
 from collections import defaultdict
 
-__all__ = ["library_docs_skipped"]
+__all__ = ["library_docs_skipped", "replaced_as_loaded"]
 
 
 class _OwnDoc(defaultdict):
@@ -73,16 +73,17 @@ class _Then:
 
 
 class _Replacing:
-    """A meta path finder: finds the modules of :data:`_REPLACED` with the other finders,
-    then replaces their attribute once they have run (the originals are kept in
-    ``originals``). No ``importlib.abc`` bases: ``widefs --help`` loads this module, and
-    importlib.abc costs it ~5 ms."""
+    """A meta path finder: finds the modules of ``replaced`` (a table like :data:`_REPLACED`)
+    with the other finders, then replaces their attribute once they have run (the originals
+    are kept in ``originals``). No ``importlib.abc`` bases: ``widefs --help`` loads this
+    module, and importlib.abc costs it ~5 ms."""
 
-    def __init__(self):
+    def __init__(self, replaced=_REPLACED):
+        self.replaced = replaced
         self.originals: list[tuple[object, str, object]] = []
 
     def find_spec(self, name, path, target=None):
-        if name not in _REPLACED:
+        if name not in self.replaced:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -96,7 +97,7 @@ class _Replacing:
         return spec
 
     def _replace(self, module) -> None:
-        for path, replacement in _REPLACED[module.__name__]:
+        for path, replacement in self.replaced[module.__name__]:
             *owners, attribute = path.split(".")
             owner = module
             for name in owners:
@@ -112,11 +113,23 @@ class _Replacing:
 def library_docs_skipped():
     """Within the block, scipy's array-API notes and matplotlib's property lists are not
     generated for the modules that load (see the module's docstring)."""
-    finder = _Replacing()
+    with replaced_as_loaded(_REPLACED):
+        yield
+
+
+@contextlib.contextmanager
+def replaced_as_loaded(replaced, *, loaded_too=False):
+    """Within the block, each module of ``replaced`` that loads gets the attributes the table
+    gives it (``loaded_too``: a module loaded before the block as well); the originals are
+    put back at the block's end."""
+    finder = _Replacing(replaced)
     sys.meta_path.insert(0, finder)
     try:
+        for name in replaced if loaded_too else ():
+            if name in sys.modules:
+                finder._replace(sys.modules[name])
         yield
     finally:
         sys.meta_path.remove(finder)
-        for owner, attribute, original in finder.originals:
+        for owner, attribute, original in reversed(finder.originals):
             setattr(owner, attribute, original)
