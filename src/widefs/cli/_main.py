@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import widefs
 from widefs.cli import _cite, _reproduce
+from widefs.cli._kernel_loads import light_kernel_loads
 from widefs.cli._library_docs import library_docs_skipped
 from widefs.cli._markup import visible
 from widefs.cli._options import (
@@ -63,7 +64,7 @@ _M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 
 
 def _run(args, console: Console) -> int:
-    with _collector_skips_kept() as keep, library_docs_skipped():
+    with _collector_skips_kept() as keep, library_docs_skipped(), light_kernel_loads():
         return _report(args, console, keep)
 
 
