@@ -230,6 +230,12 @@ def _threshold_vote(dnew, i, kk, y):
     threshold found by bisection: the kk nearest are then the rows within it, in any order
     (the insertion scan orders them: on colon's certificate, k = 15..46, 2x slower).
 
+    The bisection stops once a threshold decides the vote: when at most kk rows lie within
+    it, they are all among the kk nearest (a class with more than kk / 2 of them wins); when
+    at least kk do, the kk nearest are among them (a class with fewer than kk / 2 loses).
+    On colon's certificate: 5.7 rounds a row instead of 9.7 at k = 15, the votes of k >= 8
+    ~25% faster (replayed kernel calls).
+
     Returns -1 when no threshold separates exactly kk rows (equal distances at the kk-th,
     a NaN) or the vote ties: the caller then finds them in order. ``dnew[i]`` is restored.
     """
@@ -258,13 +264,20 @@ def _threshold_vote(dnew, i, kk, y):
             inside = dnew[j] <= mid
             within += inside
             ones += y[j] * inside
+        zeros = within - ones
+        # At most kk rows within: all among the kk nearest (a majority of kk decides); at
+        # least kk: the kk nearest among them (a class with under kk / 2 of them loses).
+        if (within <= kk and 2 * ones > kk) or (within >= kk and 2 * zeros < kk):
+            v = np.int64(1)
+            break
+        if (within <= kk and 2 * zeros > kk) or (within >= kk and 2 * ones < kk):
+            v = np.int64(0)
+            break
         if within < kk:
             lo = mid
         elif within > kk:
             hi = mid
-        else:
-            if 2 * ones != kk:  # (a tie goes to the nearest's class: found in order)
-                v = np.int64(1) if 2 * ones > kk else np.int64(0)
+        else:  # exactly the kk nearest, a tied vote: to the nearest's class, found in order
             break
     dnew[i] = own
     return v
