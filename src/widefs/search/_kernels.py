@@ -30,6 +30,9 @@ __all__ = [
 _RERANK = 32
 # Two-class votes of at least this many neighbours come from a distance threshold
 # (:func:`_threshold_vote`); fewer, from the insertion scan, whose early stop is cheaper.
+# A scan that cannot stop early (no ``order``: from the empty subset, say) gives way to the
+# threshold from 3 neighbours on (colon's CEFS: those votes ~15% faster, k < 8 pruned ~15%
+# slower).
 _THRESHOLD_MIN_K = 8
 
 # Compile time matters as much as run time here (every fresh install compiles these once):
@@ -164,7 +167,7 @@ def _modes(D, order, cands, rows, kk, n_classes, weight, visit, out, votes):
     lists = not listed and out.shape[0] == cands.size
     ordered = bound and visit.size == cands.size
     threshold = voting and not listed and not lists
-    threshold = threshold and n_classes == 2 and kk >= _THRESHOLD_MIN_K
+    threshold = threshold and n_classes == 2 and kk >= (_THRESHOLD_MIN_K if pruned else 3)
     return listed, pruned, lists, voting, bound, ordered, threshold
 
 
