@@ -553,9 +553,10 @@ def _vote_lists_in_order(lists, y, k):
     return np.where(2 * ones == k, y[lists[..., 0]], (2 * ones > k).astype(np.int64))
 
 
-@pytest.mark.parametrize("k", [8, 9, 14, 21])
+@pytest.mark.parametrize("k", [4, 5, 8, 9, 14, 21])
 def test_two_class_threshold_votes_equal_the_votes_of_ordered_lists(k):
-    """Two-class votes of k >= 8 neighbours come from a distance threshold; they equal the
+    """Two-class votes of k >= 8 neighbours (k >= 3 on unordered scans: removing features)
+    come from a distance threshold; they equal the
     votes of the neighbour lists found in order (adding and removing features, bounded or
     not), where distances tie at the k-th neighbour, where the vote ties, and with a NaN
     distance (the threshold then gives way to the ordered scan)."""
