@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
-from widefs.rules._beam_quality import best_is_significant, quality_of
+from widefs.rules._beam_quality import best_is_significant, could_pass, quality_of
 from widefs.rules._beam_rank import _rank_candidates, _walk_numeric
 from widefs.rules._rule import EQ, LE
 
@@ -95,8 +95,13 @@ def beam_round(
     groups = None
     if table_counts is not None or feature_nominal.any():
         groups = (np.empty(n, dtype=np.intp), np.zeros((n + 2, n_classes), dtype=np.int64))
-    # One candidate's class counts, and the error limits of a walk (_walk_numeric).
-    scratch = (np.empty(n_classes, dtype=np.int64), np.empty(n_classes, dtype=np.int64))
+    # One candidate's class counts, the error limits of a walk (_walk_numeric), and which
+    # members' candidates of each class could pass the test (could become the best).
+    scratch = (
+        np.empty(n_classes, dtype=np.int64),
+        np.empty(n_classes, dtype=np.int64),
+        could_pass(member_counts, target, test, base_p, threshold),
+    )
     quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
     n_picked = pos = 0
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room
