@@ -107,7 +107,9 @@ def beam_round(
     # Candidates kept, best first, on the first pass over them: twice the beam leaves room
     # for duplicate conjunctions; a round that needs more passes again keeping four times as
     # many. (64 at first cost 10-20% of a fit on many-class data: each insertion shifts them.)
-    size = 2 * beam_width
+    # One member's candidates are distinct conjunctions (each adds or tightens a different
+    # condition): the beam itself, whose last kept candidate prunes the walks more.
+    size = beam_width if cov.shape[0] == 1 else 2 * beam_width
     while True:
         ranked = (
             np.empty(size, dtype=np.intp),  # owner (beam member)
