@@ -5,6 +5,8 @@ candidates a walk has still to generate (:mod:`widefs.rules._beam_rank`).
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
@@ -115,14 +117,25 @@ def could_pass(counts, target: int, test: bool, base_p, threshold: float) -> np.
     ``counts[b]``, none above f_c; with a ``target``, any) it peaks at a vertex of that
     polytope: f_c = min(T_c, T_l) for some class l, every other f_i 0 or min(T_i, f_c) (the
     box's corners with a target). A class is ruled out only below the threshold by a margin
-    far above rounding.
+    far above rounding. Remembered: a search's rounds, folds and relabellings ask for the
+    same few class counts again.
     """
     B, C = counts.shape
     if not test or C > _VERTEX_CLASSES:
         return np.ones((B, C), dtype=bool)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    base_p = np.ascontiguousarray(base_p, dtype=np.float64)
+    key = (B, C, counts.tobytes(), int(target), base_p.tobytes(), float(threshold))
+    return _vertices_pass(*key).copy()  # writable (numba compiles read-only arrays anew)
+
+
+@functools.lru_cache(maxsize=4096)
+def _vertices_pass(B, C, counts, target, base_p, threshold) -> np.ndarray:
+    """:func:`could_pass` of the arrays given as bytes, with a test."""
     if not np.isfinite(threshold):  # nothing passes
         return np.zeros((B, C), dtype=bool)
-    T = counts.astype(np.float64)
+    T = np.frombuffer(counts, dtype=np.int64).reshape(B, C).astype(np.float64)
+    base_p = np.frombuffer(base_p, dtype=np.float64)
     subsets = (np.arange(1 << C)[:, None] >> np.arange(C)) & 1 > 0  # (M, C)
     if target >= 0:  # (B, M, C) corners of the box
         top = _statistic(np.where(subsets, T[:, None, :], 0.0), base_p).max(axis=1)
@@ -189,7 +202,7 @@ def _bound(c, errors, totals, limit, kind, m):
     least those errors, and fewer than ``limit`` in all. The quality rises with the examples
     of c and falls with the others (so this bound falls as the errors grow)."""
     C = totals.size
-    hits = min(totals[c], limit - 1 - errors)
+    hits = totals[c] if totals[c] <= limit - 1 - errors else limit - 1 - errors
     if kind == 0:
         return (hits + 1.0) / (float(hits + errors) + C), hits + errors
     return (hits + m / C) / (float(hits + errors) + m), hits + errors

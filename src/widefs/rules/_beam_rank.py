@@ -322,11 +322,16 @@ def _walk_numeric(
                             q = _quality(vec, cover, top, entropy_work, quality)
                             if q >= floor:
                                 sid = first + side * nb + bin_ - off
-                                before = (state[1], state[2], ranked[4][keep - 1])
+                                was_kept, was_best = state[1], state[2]
+                                was_last = ranked[4][keep - 1]
                                 state = _consider(
                                     q, cover, n_ok + t, b, sid, vec, quality, ranked, keep, state
                                 )
-                                if before != (state[1], state[2], ranked[4][keep - 1]):
+                                if (  # (scalars: a tuple comparison costs compile time)
+                                    was_kept != state[1]
+                                    or was_best != state[2]
+                                    or was_last != ranked[4][keep - 1]
+                                ):
                                     considered = limit > min_covered  # (most change nothing)
                                     floor = _floor(ranked, state[1], keep, state[2], state[6])
                         if k == _END:
@@ -335,7 +340,7 @@ def _walk_numeric(
                         seen += side  # side 1: the groups passed
                     vec[y[i]] += 1
                     cover += 1
-                    top = max(top, vec[y[i]])
+                    top = top if top >= vec[y[i]] else vec[y[i]]
                     if cover >= bound:
                         break  # no row left to make a candidate valid (side 0) or any (side 1)
                 bound = S
