@@ -202,7 +202,7 @@ def _bound(c, errors, totals, limit, kind, m):
     least those errors, and fewer than ``limit`` in all. The quality rises with the examples
     of c and falls with the others (so this bound falls as the errors grow)."""
     C = totals.size
-    hits = totals[c] if totals[c] <= limit - 1 - errors else limit - 1 - errors
+    hits = min(totals[c], limit - 1 - errors)
     if kind == 0:
         return (hits + 1.0) / (float(hits + errors) + C), hits + errors
     return (hits + m / C) / (float(hits + errors) + m), hits + errors

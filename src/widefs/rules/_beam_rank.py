@@ -10,7 +10,10 @@ candidate could still be kept or become the best (:func:`_walk_numeric`): on col
 walks stop after a few rows, and a member none of whose candidates can rank is not walked.
 That test is an integer comparison per class and row: the most examples of other classes
 a walk may pass, recomputed only when the kept list or the best changes (:func:`_error_limits`;
-colon's first round of each rule search, 1.6 -> 0.8 s CPU, with its exact tie rule).
+colon's first round of each rule search, 1.6 -> 0.8 s CPU, with its exact tie rule). Under
+the significance test a class none of whose candidates could pass it is bounded by the kept
+list alone (:func:`widefs.rules._beam_quality.could_pass`): on the few rows later rules
+search, the best passing candidate is often weak or none, and every walk went on to the end.
 """
 
 from __future__ import annotations
@@ -283,14 +286,13 @@ def _walk_numeric(
         limit = _member_rows(b, lens, max_len, member_counts)
         if limit <= min_covered:
             continue  # complete, or no candidate covers enough rows and fewer than it
-        valid, covb, totals = limit - min_covered, cov[b], member_counts[b]
+        valid, covb, totals, lead = limit - min_covered, cov[b], member_counts[b], leads[b]
         considered, floor = limit > min_covered, -np.inf  # (True: a bool, not a literal)
         for f in range(start, stop):
             if considered:  # (one call site: each costs a first run compile time)
                 floor = _error_limits(
-                    totals, limit, entropy_work is None, quality, ranked, keep, state, leads[b],
-                    limits,
-                )  # fmt: skip
+                    totals, limit, entropy_work is None, quality, ranked, keep, state, lead, limits
+                )
                 considered = limit < min_covered
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
             distinct = walk_distinct[f]
@@ -322,16 +324,11 @@ def _walk_numeric(
                             q = _quality(vec, cover, top, entropy_work, quality)
                             if q >= floor:
                                 sid = first + side * nb + bin_ - off
-                                was_kept, was_best = state[1], state[2]
-                                was_last = ranked[4][keep - 1]
+                                before = (state[1], state[2], ranked[4][keep - 1])
                                 state = _consider(
                                     q, cover, n_ok + t, b, sid, vec, quality, ranked, keep, state
                                 )
-                                if (  # (scalars: a tuple comparison costs compile time)
-                                    was_kept != state[1]
-                                    or was_best != state[2]
-                                    or was_last != ranked[4][keep - 1]
-                                ):
+                                if before != (state[1], state[2], ranked[4][keep - 1]):
                                     considered = limit > min_covered  # (most change nothing)
                                     floor = _floor(ranked, state[1], keep, state[2], state[6])
                         if k == _END:
@@ -340,7 +337,7 @@ def _walk_numeric(
                         seen += side  # side 1: the groups passed
                     vec[y[i]] += 1
                     cover += 1
-                    top = top if top >= vec[y[i]] else vec[y[i]]
+                    top = max(top, vec[y[i]])
                     if cover >= bound:
                         break  # no row left to make a candidate valid (side 0) or any (side 1)
                 bound = S
