@@ -51,7 +51,11 @@ def _candidates_on_rows(table, rows_bins):
 
 
 @pytest.mark.parametrize("n, F, keep", [(12, 5, 0.6), (30, 40, 0.8), (7, 3, 0.5), (9, 4, 1.0)])
-def test_restricted_table_holds_the_candidates_of_the_table_built_on_the_rows(n, F, keep):
+def test_the_table_of_all_rows_walks_a_folds_rows_as_a_table_built_on_them(n, F, keep):
+    """What a fold's fit on the table of all rows relies on (its other rows are never
+    covered): each attribute's walk passes the fold's rows in the order of a table built on
+    them, and the static candidates on the bins they take are, in generation order, that
+    table's candidates (by value)."""
     rng = np.random.default_rng(n * F)
     nominal, n_categories = np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
     for _ in range(10):
@@ -59,35 +63,18 @@ def test_restricted_table_holds_the_candidates_of_the_table_built_on_the_rows(n,
         rows = rng.random(n) < keep
         rows[rng.integers(n)] = True
         full = CandidateTable.build(X, nominal, n_categories)
-        restricted = full.restrict(rows)
         built = CandidateTable.build(X[rows], nominal, n_categories)
-        # The same rows' bins, walked in the same order (missing values last)...
-        assert np.array_equal(restricted.bins, full.bins[rows])
         kept = np.flatnonzero(rows)
         for f in range(F):
-            walk = kept[restricted.walk_rows[f]]
+            walk = full.walk_rows[f][rows[full.walk_rows[f]]]
             assert np.array_equal(walk, kept[built.walk_rows[f]]), f
-            assert np.array_equal(restricted.walk_bins[f], full.bins[walk, f]), f
-        # ...and, in generation order, the candidates a build on the rows makes (by value).
-        ours = _candidates_on_rows(restricted, restricted.bins)
+            assert np.array_equal((full.walk_bins[f] >= 0)[rows[full.walk_rows[f]]],
+                                  built.walk_bins[f] >= 0), f  # fmt: skip
+        ours = _candidates_on_rows(full, full.bins[rows])
         assert ours == _candidates_on_rows(built, built.bins)
         assert len(ours) == built.cand_bin.size
-        # An attribute walked as distinct-valued is distinct on the rows (the flag is kept).
-        assert np.array_equal(restricted.walk_distinct, full.walk_distinct)
-        assert not (restricted.walk_distinct & ~built.walk_distinct).any()
-
-
-def test_restricted_table_boundaries():
-    X = np.array([[1.0], [1.0], [np.nan], [2.0]])
-    table = CandidateTable.build(X, np.array([False]), np.array([0]))
-    one = table.restrict(np.array([False, False, True, False]))  # only a missing value left
-    assert one.bins.tolist() == [[-1]] and one.walk_bins.tolist() == [[-1]]
-    assert one.walk_rows.tolist() == [[0]]
-    ties = table.restrict(np.array([True, True, False, False]))  # one run of tied values
-    assert ties.bins.tolist() == [[0], [0]] and ties.walk_rows.tolist() == [[0, 1]]
-    assert table.restrict(np.ones(4, dtype=bool)).walk_rows.tolist() == [[0, 1, 3, 2]]
-    with pytest.raises(ValueError, match="mask of 4 rows"):
-        table.restrict(np.ones(3, dtype=bool))
+        # An attribute walked as distinct-valued is distinct on the rows.
+        assert not (full.walk_distinct & ~built.walk_distinct).any()
 
 
 def _labellings(y, n, rng, n_splits):

@@ -415,9 +415,10 @@ def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_ta
     real = _beam._rank_candidates
 
     def spy(*args):
-        (group_bin, group_counts), (vec, limits) = args[11], args[18]
+        (group_bin, group_counts), (vec, limits, leads) = args[11], args[18]
         calls.append(args[10] is None)
         assert group_bin.shape == (n,) and vec.shape == limits.shape == (3,)
+        assert leads.shape == (3, 3) and leads.all()  # no test: any candidate may lead
         assert group_counts.shape[0] >= n + 2 and group_counts.shape[1] == 3
         assert not group_counts[0].any()  # read before any write: zeros
         return real(*args)

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
-from widefs.rules._beam_quality import best_is_significant, quality_of
+from widefs.rules._beam_quality import best_is_significant, could_pass, quality_of
 from widefs.rules._beam_rank import _rank_candidates, _walk_numeric
 from widefs.rules._rule import EQ, LE
 
@@ -83,9 +83,8 @@ def beam_round(
     Three compiled steps, called from here: :func:`_rank_candidates` (numeric data nothing
     is counted for: :func:`_walk_numeric`) ranks every candidate, keeping the best few;
     :func:`_offer` picks the distinct conjunctions among them; :func:`_versions` builds the
-    outputs. (From Python, not one compiled round: numba optimizes a callee again inside
-    every caller, so each call level costs a first run its subtree once more; and it
-    compiles ``np.empty`` anew per shape, type and caller, so the arrays are allocated here.)
+    outputs. (From Python, not one compiled round: numba optimizes a callee again in every
+    caller, and compiles ``np.empty`` anew per shape, type and caller.)
     """
     n, L = bins.shape[0], conds.shape[1]
     picked = np.empty((3, beam_width), dtype=np.intp)  # member, static id, length
@@ -95,14 +94,16 @@ def beam_round(
     groups = None
     if table_counts is not None or feature_nominal.any():
         groups = (np.empty(n, dtype=np.intp), np.zeros((n + 2, n_classes), dtype=np.int64))
-    # One candidate's class counts, and the error limits of a walk (_walk_numeric).
-    scratch = (np.empty(n_classes, dtype=np.int64), np.empty(n_classes, dtype=np.int64))
+    # One candidate's class counts, a walk's error limits, each member's classes that could lead
+    leads = could_pass(member_counts, target, test, base_p, threshold)
+    scratch = (np.empty(n_classes, dtype=np.int64), np.empty(n_classes, dtype=np.int64), leads)
     quality = (kind, float(m), target, min_covered, test, base_p, float(threshold))
     n_picked = pos = 0
-    # Candidates kept, best first, on the first pass over them: twice the beam leaves room
-    # for duplicate conjunctions; a round that needs more passes again keeping four times as
-    # many. (64 at first cost 10-20% of a fit on many-class data: each insertion shifts them.)
-    size = 2 * beam_width
+    # Candidates kept, best first, on the first pass over them: twice the beam leaves room for
+    # duplicate conjunctions (one member's are distinct: the beam alone, pruning walks more);
+    # a round that needs more passes again keeping four times as many. (64 at first cost
+    # 10-20% of a fit on many-class data: each insertion shifts them.)
+    size = beam_width if cov.shape[0] == 1 else 2 * beam_width
     while True:
         ranked = (
             np.empty(size, dtype=np.intp),  # owner (beam member)

@@ -5,12 +5,14 @@ candidates a walk has still to generate (:mod:`widefs.rules._beam_rank`).
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
 from widefs._utils import HELPER_JIT_OPTIONS, KERNEL_JIT_OPTIONS
 
-__all__ = ["best_is_significant", "quality_of"]
+__all__ = ["best_is_significant", "could_pass", "quality_of"]
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
@@ -97,6 +99,63 @@ def best_is_significant(counts, base_p, threshold):
     for c in range(counts.size):
         cover += counts[c]
     return _significant(counts, float(cover), base_p, threshold)
+
+
+# The vertices of could_pass: levels x 2^C subsets per class; with more classes the test
+# does not prune (the walks are those without it).
+_VERTEX_CLASSES = 6
+
+
+def could_pass(counts, target: int, test: bool, base_p, threshold: float) -> np.ndarray:
+    """``(B, C)`` bool: whether some specialization of member b (class counts ``counts[b]``)
+    predicting class c could pass the likelihood-ratio test of :func:`_significant` (all
+    True without a test). A walk stops early for a class that cannot (no candidate of it
+    becomes the best): on colon's later rule searches most candidates of the larger class.
+
+    The statistic ``2 sum f ln(f / (cover p))`` is convex in the class counts f (a relative
+    entropy times the cover), so over the counts a candidate predicting c can hold (at most
+    ``counts[b]``, none above f_c; with a ``target``, any) it peaks at a vertex of that
+    polytope: f_c = min(T_c, T_l) for some class l, every other f_i 0 or min(T_i, f_c) (the
+    box's corners with a target). A class is ruled out only below the threshold by a margin
+    far above rounding. Remembered: a search's rounds, folds and relabellings ask for the
+    same few class counts again.
+    """
+    B, C = counts.shape
+    if not test or C > _VERTEX_CLASSES:
+        return np.ones((B, C), dtype=bool)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    base_p = np.ascontiguousarray(base_p, dtype=np.float64)
+    key = (B, C, counts.tobytes(), int(target), base_p.tobytes(), float(threshold))
+    return _vertices_pass(*key).copy()  # writable (numba compiles read-only arrays anew)
+
+
+@functools.lru_cache(maxsize=4096)
+def _vertices_pass(B, C, counts, target, base_p, threshold) -> np.ndarray:
+    """:func:`could_pass` of the arrays given as bytes, with a test."""
+    if not np.isfinite(threshold):  # nothing passes
+        return np.zeros((B, C), dtype=bool)
+    T = np.frombuffer(counts, dtype=np.int64).reshape(B, C).astype(np.float64)
+    base_p = np.frombuffer(base_p, dtype=np.float64)
+    subsets = (np.arange(1 << C)[:, None] >> np.arange(C)) & 1 > 0  # (M, C)
+    if target >= 0:  # (B, M, C) corners of the box
+        top = _statistic(np.where(subsets, T[:, None, :], 0.0), base_p).max(axis=1)
+        out = np.ones((B, C), dtype=bool)
+        out[:, target] = top > threshold - 1e-9 * (1.0 + threshold)
+        return out
+    level = np.minimum(T[:, :, None], T[:, None, :])  # (B, c, l): f_c
+    cap = np.minimum(T[:, None, None, :], level[..., None])  # (B, c, l, i)
+    held = subsets[None, :, :] | np.eye(C, dtype=bool)[:, None, :]  # (c, M, i)
+    f = np.where(held[None, :, None, :, :], cap[:, :, :, None, :], 0.0)  # (B, c, l, M, i)
+    top = _statistic(f, base_p).max(axis=(2, 3))
+    return top > threshold - 1e-9 * (1.0 + threshold)
+
+
+def _statistic(f, base_p):
+    """``2 sum f ln(f / (cover p))`` over the last axis (0 for no rows)."""
+    cover = f.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(f > 0, f * np.log(f / (cover * base_p)), 0.0)
+    return 2.0 * terms.sum(axis=-1)
 
 
 # One explicit signature: called with literal indices (0, -1), a lazy dispatcher would compile

@@ -10,7 +10,10 @@ candidate could still be kept or become the best (:func:`_walk_numeric`): on col
 walks stop after a few rows, and a member none of whose candidates can rank is not walked.
 That test is an integer comparison per class and row: the most examples of other classes
 a walk may pass, recomputed only when the kept list or the best changes (:func:`_error_limits`;
-colon's first round of each rule search, 1.6 -> 0.8 s CPU, with its exact tie rule).
+colon's first round of each rule search, 1.6 -> 0.8 s CPU, with its exact tie rule). Under
+the significance test a class none of whose candidates could pass it is bounded by the kept
+list alone (:func:`widefs.rules._beam_quality.could_pass`): on the few rows later rules
+search, the best passing candidate is often weak or none, and every walk went on to the end.
 """
 
 from __future__ import annotations
@@ -278,17 +281,17 @@ def _walk_numeric(
     later limits, never wrongly; all negative: not walked); others whole."""
     start, stop, b0, b1 = span
     min_covered = quality[3]
-    vec, limits = scratch
+    vec, limits, leads = scratch
     for b in range(b0, b1):
         limit = _member_rows(b, lens, max_len, member_counts)
         if limit <= min_covered:
             continue  # complete, or no candidate covers enough rows and fewer than it
-        valid, covb, totals = limit - min_covered, cov[b], member_counts[b]
+        valid, covb, totals, lead = limit - min_covered, cov[b], member_counts[b], leads[b]
         considered, floor = limit > min_covered, -np.inf  # (True: a bool, not a literal)
         for f in range(start, stop):
             if considered:  # (one call site: each costs a first run compile time)
                 floor = _error_limits(
-                    totals, limit, entropy_work is None, quality, ranked, keep, state, limits
+                    totals, limit, entropy_work is None, quality, ranked, keep, state, lead, limits
                 )
                 considered = limit < min_covered
             n_ok, kept, best_t, best_b, best_s, best_c, best_q = state
@@ -414,14 +417,17 @@ def _exhausted(limits, distinct):
 
 
 @numba.njit(**HELPER_JIT_OPTIONS)
-def _error_limits(totals, limit, prune, quality, ranked, keep, state, limits):
+def _error_limits(totals, limit, prune, quality, ranked, keep, state, leads, limits):
     """Per class c, ``limits[c]``: the most examples of other classes a walk over a member
     (``totals``, ``limit``) may have passed while a later candidate predicting c could still
     be kept or become the best: while :func:`_bound` of that many errors is not
     :func:`_beaten` by both the last kept candidate and the best (the bound falls as the
     errors grow, so a walk tests integers per row). ``limit`` for every class while nothing
-    is kept or pruning is off (the entropy: see :func:`_walk_numeric`); -1 for a class no
-    candidate predicts. Returns :func:`_floor`.
+    is kept or pruning is off (the entropy: see :func:`_walk_numeric`), or while no best is
+    found and a candidate predicting c could pass the test (``leads[c]``, see
+    :func:`widefs.rules._beam_quality.could_pass`; one that cannot never becomes the best,
+    so only the kept list bounds its walk); -1 for a class no candidate predicts. Returns
+    :func:`_floor`.
 
     The state's ``n_ok`` is the current attribute's first candidate (the tie-break of
     :func:`_beaten`); limits kept from an earlier attribute prune less, never more. (One
@@ -434,14 +440,14 @@ def _error_limits(totals, limit, prune, quality, ranked, keep, state, limits):
     w = keep - 1
     last_q, last_c, last_t = ranked[3][w], ranked[2][w], ranked[4][w]
     for c in range(limits.size):
-        if not prune or floor == -np.inf:
+        if not prune or kept < keep or keep == 0 or (best_t < 0 and leads[c]):
             limits[c] = limit
             continue
         errors = limit - limit  # (an int64 zero, not a literal)
         while (target < 0 or c == target) and errors < limit:
             top_q, most = _bound(c, errors, totals, limit, kind, m)
-            if _beaten(top_q, most, n_ok, kind, last_q, last_c, last_t) and _beaten(
-                top_q, most, n_ok, kind, best_q, best_c, best_t
+            if _beaten(top_q, most, n_ok, kind, last_q, last_c, last_t) and (
+                not leads[c] or _beaten(top_q, most, n_ok, kind, best_q, best_c, best_t)
             ):
                 break
             errors += 1

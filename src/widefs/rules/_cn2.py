@@ -383,11 +383,17 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
                 "mode='ordered' only; use 'laplace' or 'm_estimate' with mode='unordered'."
             )
 
-    def _learn_codes(self, Xe, y_codes):
-        """Learn the rules from the encoded data and class codes; set the fitted attributes."""
-        totals = np.bincount(y_codes, minlength=self.classes_.size)
+    def _learn_codes(self, Xe, y_codes, rows=None):
+        """Learn the rules from the encoded data and class codes; set the fitted attributes.
+
+        ``rows`` (a mask; None: all) are the rows learned from, on a table of every row (a
+        cross-validation fold: :func:`widefs.rules._refits.fold_model`); the other rows'
+        codes are never read.
+        """
+        y_rows = y_codes if rows is None else y_codes[rows]
+        totals = np.bincount(y_rows, minlength=self.classes_.size)
         learn = self._learn_ordered if self.mode == "ordered" else self._learn_unordered
-        result = learn(y_codes, totals)
+        result = learn(y_codes, totals, np.ones(y_codes.size, dtype=bool) if rows is None else rows)
         self.class_counts_ = totals
         self.rules_ = result.rules
         self.default_counts_ = result.default_counts
@@ -396,10 +402,10 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         # The certified score: training accuracy of the rules (higher is better). A decision
         # list knows it from learning (the rows each rule took); a rule set is scored.
         if result.n_correct is not None:
-            self.search_score_ = result.n_correct / y_codes.size
+            self.search_score_ = result.n_correct / y_rows.size
         else:
-            scores = self._encoded_class_scores(Xe)
-            self.search_score_ = float(np.mean(np.argmax(scores, axis=1) == y_codes))
+            scores = self._encoded_class_scores(Xe if rows is None else Xe[rows])
+            self.search_score_ = float(np.mean(np.argmax(scores, axis=1) == y_rows))
         return self
 
     def _prior(self, y_codes, active, totals, target=None) -> float:
@@ -412,12 +418,12 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
             return 1.0 - counts[target] / counts.sum()
         return 1.0 - counts.max() / counts.sum()
 
-    def _learn_ordered(self, y_codes, totals) -> _RuleSet:
+    def _learn_ordered(self, y_codes, totals, rows) -> _RuleSet:
         """A decision list: each rule predicts its majority class; covered rows leave."""
         C = totals.size
         rules = []
         correct = 0
-        active = np.ones(y_codes.size, dtype=bool)
+        active = rows.copy()
         while active.any():
             if np.count_nonzero(np.bincount(y_codes[active], minlength=C)) <= 1:
                 break  # the default rule already classifies the rest without error
@@ -433,19 +439,19 @@ class CN2Classifier(SupportMixin, ClassifierMixin, BaseEstimator):
         correct += int(left.max()) if left.sum() else 0
         return _RuleSet(rules, left if left.sum() else totals, correct)
 
-    def _learn_unordered(self, y_codes, totals) -> _RuleSet:
+    def _learn_unordered(self, y_codes, totals, rows) -> _RuleSet:
         """Rules per class on the full set, removing only that class's covered rows."""
         C = totals.size
         rules = []
         for t in range(C):
-            active = np.ones(y_codes.size, dtype=bool)
+            active = rows.copy()
             while (active & (y_codes == t)).any():
                 prior = self._prior(y_codes, active, totals, t)
                 entry, m_k, est = find_rule(self, self._table, y_codes, C, active, t, prior)
                 if entry is None or not entry.sids.size or entry.counts[t] == 0:
                     break
                 # Unordered rules report their counts on the whole training set.
-                counts = np.bincount(y_codes[self._table.coverage(entry.sids)], minlength=C)
+                counts = np.bincount(y_codes[self._table.coverage(entry.sids) & rows], minlength=C)
                 rules.append(self._make_rule(entry, counts, t, m_k, est))
                 active &= ~(entry.covered & (y_codes == t))
         return _RuleSet(rules, totals)

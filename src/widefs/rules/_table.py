@@ -159,37 +159,6 @@ class CandidateTable:
         fields = dict(zip((f.name for f in _ARRAY_FIELDS), arrays, strict=True))
         return cls(**fields, max_conditions=_max_conditions(nominal))
 
-    def restrict(self, rows: np.ndarray) -> CandidateTable:
-        """The table of a fit on the rows ``rows`` (a boolean mask), in this table's numbering.
-
-        A fit on the rows of numeric attributes learns the same rules from this table as from
-        ``build(X[rows], ...)``: a beam round only generates candidates on the bins some
-        covered row takes, in the same order (``build`` numbers the rows' bins in the same
-        increasing order, dropping the others), and a bin's value, the threshold printed, is
-        the same number. So only the rows are selected: ``bins`` keeps the rows' bins,
-        ``walk_rows`` the full walk's order of the kept rows (their stable order by value,
-        missing values last), renumbered to positions among them; the candidates, bins
-        per attribute and values are shared, unchanged. Nominal codes are this table's, not
-        those of an encoding of the rows alone: refits on nominal data build their own. The
-        search of one cross-validation fold reads this instead of its own presort.
-        """
-        rows = np.ascontiguousarray(rows, dtype=bool)
-        if rows.shape != (self.bins.shape[0],):
-            raise ValueError(f"rows must be a mask of {self.bins.shape[0]} rows; got {rows.shape}.")
-        position = np.cumsum(rows, dtype=np.intp) - 1
-        # Each attribute's walk holds every row once. (Flat positions taken once: a boolean
-        # index of each walk array finds them again, twice as slow in all.)
-        kept = np.flatnonzero(rows[self.walk_rows])
-        shape = (self.walk_rows.shape[0], int(np.count_nonzero(rows)))
-        # Distinct values stay distinct on fewer rows (``walk_distinct`` is kept; an attribute
-        # whose ties the rows drop is still walked whole, with the same candidates).
-        return dataclasses.replace(
-            self,
-            bins=np.ascontiguousarray(self.bins[rows]),
-            walk_rows=position[self.walk_rows.ravel().take(kept)].reshape(shape),
-            walk_bins=self.walk_bins.ravel().take(kept).reshape(shape),
-        )
-
     def kernel_args(self, y: np.ndarray, n_classes: int) -> tuple:
         """The leading arguments of :func:`widefs.rules._beam.beam_round`: the bins, the
         class codes ``y`` and ``n_classes``, the static candidates, the walk order and the
