@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
 import sys
 import time
 import warnings
@@ -35,7 +34,7 @@ from widefs.cli._options import (
 )
 from widefs.cli._progress import RichProgress as _Progress
 from widefs.cli._progress import StageLines, estimate_line
-from widefs.cli._signals import Signals, check_signals, end_workers
+from widefs.cli._signals import Signals, check_signals
 from widefs.exceptions import DataError
 
 if TYPE_CHECKING:  # imported when a command runs, not on `widefs --help`
@@ -371,10 +370,8 @@ def main(argv=None) -> int:
             return _command(args)
     except BaseException as exc:
         # After a signal, the signal's status, whatever exception the unwinding ended with.
-        status = signals.status(exc)
+        status = signals.ended(exc)
         if status is not None:
-            end_workers()
-            print(f"widefs: {_SIGNAL_LINES[status]}", file=sys.stderr)
             return status
         if isinstance(exc, (DataError, UsageError)):
             # One line naming the problem, non-zero status, nothing written.
@@ -389,9 +386,6 @@ def main(argv=None) -> int:
             )
             return 2
         raise
-
-
-_SIGNAL_LINES = {128 + signal.SIGINT: "interrupted", 128 + signal.SIGTERM: "terminated"}
 
 
 def _command(args) -> int:

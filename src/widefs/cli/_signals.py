@@ -86,6 +86,18 @@ class Signals:
             return 128 + signal.SIGINT
         return None
 
+    def ended(self, exc: BaseException) -> int | None:
+        """After a signal (see :meth:`status`): the run's workers ended, its one line on
+        stderr, and the status returned; else ``None``, nothing done."""
+        status = self.status(exc)
+        if status is not None:
+            end_workers()
+            print(f"widefs: {_LINES[status]}", file=sys.stderr)
+        return status
+
+
+_LINES = {128 + signal.SIGINT: "interrupted", 128 + signal.SIGTERM: "terminated"}
+
 
 def check_signals() -> None:
     """:meth:`Signals.check` of the command running, if any (see the module's text)."""
