@@ -96,7 +96,7 @@ def test_modules_loaded_before_the_block_are_left_alone():
 
 def test_a_run_imports_inside_the_block(monkeypatch):
     from widefs.cli import _main
-    from widefs.cli._library_docs import _Replacing
+    from widefs.cli._as_loaded import _Replacing
 
     during = []
 
@@ -113,7 +113,8 @@ def test_a_run_imports_inside_the_block(monkeypatch):
 # Two blocks replacing in one module: both replacements while inside, both undone after.
 TWO_BLOCKS = """
 import json
-from widefs.cli._library_docs import library_docs_skipped, replaced_as_loaded
+from widefs.cli._as_loaded import replaced_as_loaded
+from widefs.cli._library_docs import library_docs_skipped
 def mine(*args):
     return None
 with library_docs_skipped(), replaced_as_loaded({"matplotlib.artist": [("getp", mine)]}):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 
-from widefs.cli._library_docs import replaced_as_loaded
+from widefs.cli._as_loaded import replaced_as_loaded
 
 __all__ = ["light_kernel_loads"]
 
