@@ -9,7 +9,7 @@ import pytest
 from widefs.rules._beam_quality import could_pass
 from widefs.rules._table import CandidateTable
 
-from .test_search import _check_round
+from .test_search import _check_round, distinct_problem
 
 
 def _statistic(f, base_p):
@@ -76,15 +76,10 @@ def test_walks_cut_short_for_classes_that_cannot_pass_keep_the_ranking(seed, ref
     best that the full ranking does."""
     rng = np.random.default_rng(seed)
     n, F, C = int(rng.integers(10, 40)), int(rng.integers(5, 30)), int(rng.integers(2, 4))
-    y = rng.integers(0, C, n)
-    y[:C] = np.arange(C)
-    numeric = np.stack([rng.permutation(n) - 2.0 for _ in range(F)], axis=1)
-    nominal, n_cats = np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
-    table = CandidateTable.build(numeric, nominal, n_cats)
-    assert table.walk_distinct.all()
+    problem = distinct_problem(rng, n, F, C)
+    assert CandidateTable.build(problem[1], *problem[3:]).walk_distinct.all()
     cov = rng.random((int(rng.integers(1, 3)), n)) < rng.uniform(0.15, 0.5)
     cov[:, : int(rng.integers(2, 4))] = True  # a few rows, of more than one class
     target = int(rng.integers(-1, C))
     quality = ["laplace", "m_estimate"][seed % 2]
-    problem = (y, numeric, np.full((n, F), -1), nominal, n_cats)
     _check_round(reference, problem, cov, quality, target, 1, True, int(rng.integers(1, 4)))

@@ -36,6 +36,15 @@ def _problem(seed, n=70, continuous=False):
     return y, numeric, codes, nominal, n_cats
 
 
+def distinct_problem(rng, n, F, C):
+    """``(y, numeric, codes, nominal, n_cats)``: n rows of C classes (each present) and F
+    numeric attributes whose values are all present and distinct (walked from each end)."""
+    y = rng.integers(0, C, n)
+    y[:C] = np.arange(C)
+    numeric = np.stack([rng.permutation(n) - 2.0 for _ in range(F)], axis=1)
+    return y, numeric, np.full((n, F), -1), np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
+
+
 def _run(table, y, cov, conds, lens, quality, target, min_covered, test, base_p, thr, width):
     C = base_p.size
     return beam_round(
@@ -193,16 +202,13 @@ def test_pruned_walks_keep_the_ranking_on_small_data(seed, reference):
     last kept one): the round must still keep and pick what the full ranking does."""
     rng = np.random.default_rng(seed)
     n, F, C = int(rng.integers(5, 13)), int(rng.integers(2, 9)), int(rng.integers(2, 4))
-    y = rng.integers(0, C, n)
-    y[:C] = np.arange(C)
-    numeric = np.stack([rng.permutation(n) - 2.0 for _ in range(F)], axis=1)
-    nominal, n_cats = np.zeros(F, dtype=bool), np.zeros(F, dtype=np.intp)
+    problem = distinct_problem(rng, n, F, C)
+    y = problem[0]
     cov = rng.random((int(rng.integers(1, 4)), n)) < rng.uniform(0.4, 1.0)
     if seed % 3 == 0:  # members of mostly one class
         cov &= (y == rng.integers(0, C)) | (rng.random(n) < 0.15)
     target = int(rng.integers(-1, C))
     quality = ["laplace", "m_estimate"][seed % 2]
-    problem = (y, numeric, np.full((n, F), -1), nominal, n_cats)
     _check_round(
         reference, problem, cov, quality, target, int(rng.integers(1, 3)), seed % 4 == 1,
         int(rng.integers(1, 3)),
