@@ -215,6 +215,27 @@ def test_jobs_bound_the_blas_threads_of_the_analysis(tmp_path, monkeypatch, jobs
     assert seen and set(seen[0]) == {3 if jobs == -1 else jobs}
 
 
+@pytest.mark.parametrize("jobs, value", [("1", "1"), ("2", None), ("-1", None)])
+def test_a_one_job_command_starts_blas_with_one_thread(monkeypatch, jobs, value):
+    """--jobs 1: the BLAS libraries the command loads start with one thread (an OpenBLAS
+    with more spins them at load); more jobs: joblib's own limit for its workers stays; the
+    caller's environment is restored and a value the caller set is kept."""
+    import widefs.cli._main as cli_main
+
+    names = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    seen = []
+    monkeypatch.setattr(cli_main, "_command", lambda args: seen.append(
+        {n: os.environ.get(n) for n in names}) or 0)  # fmt: skip
+    assert main(["run", "colon", "--jobs", jobs]) == 0
+    assert seen == [dict.fromkeys(names, value)]
+    assert not any(n in os.environ for n in names)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert main(["run", "colon", "--jobs", jobs]) == 0
+    assert seen[1]["OPENBLAS_NUM_THREADS"] == "4" and os.environ["OPENBLAS_NUM_THREADS"] == "4"
+
+
 def test_empty_file(tmp_path, capsys):
     (tmp_path / "empty.csv").write_text("")
     assert main(["run", str(tmp_path / "empty.csv"), "--out", str(tmp_path / "o")]) == 2

@@ -367,7 +367,8 @@ def main(argv=None) -> int:
         args = parser().parse_args(argv)
         # The caller's own MALLOC_ARENA_MAX applied when this process started: kept.
         arenas = None if "MALLOC_ARENA_MAX" in os.environ else _RUN_ENVIRONMENT["MALLOC_ARENA_MAX"]
-        with _environment(_RUN_ENVIRONMENT), _arenas(arenas), signals:
+        environment = {**_RUN_ENVIRONMENT, **_one_blas_thread(getattr(args, "jobs", None))}
+        with _environment(environment), _arenas(arenas), signals:
             return _command(args)
     except BaseException as exc:
         # After a signal, the signal's status, whatever exception the unwinding ended with.
@@ -421,6 +422,20 @@ def _arenas(limit: str | None):
         yield
     finally:
         mallopt(_M_ARENA_MAX, 0)  # 0: no limit, glibc's default
+
+
+def _one_blas_thread(jobs) -> dict[str, str]:
+    """The environment that starts a ``--jobs 1`` command's BLAS libraries with one thread.
+
+    Each OpenBLAS loaded with more (numpy's and scipy's: two) spins its idle threads ~0.1 s
+    of CPU at load, before any work; :func:`_blas_threads` limits them only once loaded. Read
+    when numpy and scipy load, so it reaches the console script (which loads them during
+    the command), not a process that loaded them before calling :func:`main`. Workers
+    (``--jobs`` above 1) get joblib's own limit, which a value here would override.
+    """
+    if jobs != 1:
+        return {}
+    return dict.fromkeys(("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"), "1")
 
 
 @contextlib.contextmanager
