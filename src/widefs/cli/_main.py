@@ -427,8 +427,9 @@ def _arenas(limit: str | None):
 def _one_blas_thread(jobs) -> dict[str, str]:
     """The environment that starts a ``--jobs 1`` command's BLAS libraries with one thread.
 
-    Each OpenBLAS loaded with more (numpy's and scipy's: two) spins its idle threads ~0.1 s
-    of CPU at load, before any work; :func:`_blas_threads` limits them only once loaded. Read
+    Each OpenBLAS loaded with more (numpy's and scipy's: two on two cores) spins its idle
+    thread ~0.1 s of CPU at load, before any work and before :func:`_blas_threads` can limit
+    it: 0.2 s of a warm colon run's ~8.5 s (the analysis's own BLAS calls spun no more). Read
     when numpy and scipy load, so it reaches the console script (which loads them during
     the command), not a process that loaded them before calling :func:`main`. Workers
     (``--jobs`` above 1) get joblib's own limit, which a value here would override.
@@ -440,11 +441,9 @@ def _one_blas_thread(jobs) -> dict[str, str]:
 
 @contextlib.contextmanager
 def _blas_threads(jobs: int):
-    """numpy's and scipy's BLAS limited to ``jobs`` threads (``--jobs``: the cores a run
-    keeps busy; -1, every core: left alone). A BLAS thread that finishes its share spins
-    before it sleeps: the default run on colon (``--jobs 1``) spent ~4% of its CPU time in
-    a second BLAS thread that shortened nothing (wall time fell with it). The report is the
-    same for any ``--jobs`` (tests/cli/test_run.py)."""
+    """numpy's and scipy's BLAS limited to ``jobs`` threads while the analysis runs:
+    ``--jobs`` is the number of cores a run keeps busy (-1, every core: left alone). The
+    report is the same for any ``--jobs`` (tests/cli/test_run.py)."""
     if jobs == -1:
         yield
         return
