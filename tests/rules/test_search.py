@@ -435,3 +435,41 @@ def test_a_round_gives_the_ranking_step_room_for_every_group_and_the_counting_ta
     base = np.bincount(y, minlength=3)
     _run(table, y, cov, conds, lens, "laplace", -1, 1, False, base / base.sum(), np.inf, 3)
     assert calls and set(calls) == {continuous}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_static_candidates_in_generation_order(seed):
+    """The table's candidates, listed one by one: every attribute in order; a nominal one's
+    ``==`` of each category code; a numeric one's ``<=`` then ``>`` of each distinct present
+    value, increasing (an attribute with no value, or a nominal one with no category, has
+    none); with the bin each refers to and the first candidate of each attribute."""
+    rng = np.random.default_rng(seed)
+    n, F = int(rng.integers(2, 12)), int(rng.integers(1, 9))
+    nominal = rng.random(F) < 0.4
+    n_cats = np.where(nominal, rng.integers(0, 4, F), 0)
+    X = np.where(rng.random((n, F)) < 0.2, np.nan, rng.integers(-2, 3, (n, F)).astype(float))
+    for f in np.flatnonzero(nominal):
+        X[:, f] = rng.integers(-1, n_cats[f], n) if n_cats[f] else -1
+    if seed % 3 == 0:  # a numeric attribute with no value at all
+        X[:, np.flatnonzero(~nominal)[:1]] = np.nan
+    table = CandidateTable.build(X, nominal, n_cats)
+    listed, firsts = [], []
+    for f in range(F):
+        firsts.append(len(listed))
+        if nominal[f]:
+            listed += [(f, EQ, float(v)) for v in range(n_cats[f])]
+        else:
+            values = np.unique(X[~np.isnan(X[:, f]), f])
+            listed += [(f, op, float(v)) for op in (LE, GT) for v in values]
+    got = list(zip(table.cand_feature.tolist(), table.cand_op.tolist(), table.cand_value.tolist()))
+    assert got == listed
+    assert table.feature_first_candidate.tolist() == firsts
+    for s, (f, _op, v) in enumerate(listed):
+        b = table.cand_bin[s]  # the bin of value v (category v) of attribute f
+        assert table.feature_offset[f] <= b < table.feature_offset[f] + table.feature_n_bins[f]
+        rows = table.bins[:, f] == b
+        assert rows.any() or nominal[f]
+        assert np.all(X[rows, f] == v)
+    for a in (table.cand_feature, table.cand_op, table.cand_bin):
+        assert a.dtype == np.intp and a.flags.c_contiguous
+    assert table.cand_value.dtype == np.float64

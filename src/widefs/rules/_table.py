@@ -103,13 +103,7 @@ class CandidateTable:
             bins[:, nom] = np.where(c >= 0, c + cat_start, -1)
         per_feature = np.where(nominal, n_bins, 2 * n_bins)
         first = np.concatenate([[0], np.cumsum(per_feature)[:-1]]).astype(np.intp)
-        # Static candidates in generation order: attribute, then ==, <=, >, then value.
-        cand_feature = np.repeat(np.arange(F, dtype=np.intp), per_feature)
-        local = np.arange(cand_feature.size, dtype=np.intp) - first[cand_feature]
-        # A numeric attribute's second half (local >= n_bins) is its > conditions.
-        upper = local >= n_bins[cand_feature]
-        cand_op = np.where(nominal[cand_feature], EQ, np.where(upper, GT, LE)).astype(np.intp)
-        cand_bin = offset[cand_feature] + local - np.where(upper, n_bins[cand_feature], 0)
+        cand_feature, cand_op, cand_bin = _candidates(nominal, n_bins, offset)
         all_values = np.concatenate([run_value, np.arange(max(0, int(n_bins[nom].sum())))])
         if nom.size:
             # A category bin's value is its code: bin - the attribute's offset.
@@ -131,8 +125,8 @@ class CandidateTable:
             feature_first_candidate=first,
             cand_feature=cand_feature,
             cand_op=cand_op,
-            cand_value=all_values[cand_bin].astype(float),
-            cand_bin=cand_bin.astype(np.intp),
+            cand_value=all_values[cand_bin].astype(float, copy=False),
+            cand_bin=cand_bin,
             walk_rows=walk_rows,
             walk_bins=walk_bins,
             walk_distinct=_distinct(walk_bins, nominal),
@@ -193,6 +187,29 @@ class CandidateTable:
             op = self.cand_op[s]
             out &= (col == b) if op == EQ else ((col >= 0) & (col <= b)) if op == LE else (col > b)
         return out
+
+
+def _candidates(nominal, n_bins, offset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cand_feature, cand_op, cand_bin)`` of the static candidates, in generation order:
+    attribute, then ``==``, ``<=``, ``>``, then value. Each attribute's candidates are runs
+    (its ``==`` run, or its ``<=`` run then its ``>`` run) over its bins in order, so each
+    array is one ``repeat`` of a value per run (the bins: plus the position), not a gather
+    per candidate (~4x faster: a fold's CN2 table on colon holds 200,000 candidates)."""
+    F = nominal.size
+    runs = np.where(nominal, 1, 2)
+    run_feature = np.repeat(np.arange(F, dtype=np.intp), runs)
+    # A numeric attribute's second run is its > conditions.
+    second = np.zeros(run_feature.size, dtype=bool)
+    second[np.cumsum(runs)[~nominal] - 1] = True
+    run_op = np.where(nominal[run_feature], EQ, np.where(second, GT, LE)).astype(np.intp)
+    run_length = n_bins[run_feature]
+    run_start = np.concatenate([[0], np.cumsum(run_length)[:-1]]).astype(np.intp)
+    cand_feature = np.repeat(run_feature, run_length)
+    cand_op = np.repeat(run_op, run_length)
+    # Bin = the attribute's first bin + the position within its run.
+    cand_bin = np.repeat(offset[run_feature] - run_start, run_length)
+    cand_bin += np.arange(cand_bin.size, dtype=np.intp)
+    return cand_feature, cand_op, cand_bin
 
 
 def _distinct(walk_bins: np.ndarray, nominal: np.ndarray) -> np.ndarray:
