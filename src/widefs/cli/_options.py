@@ -246,8 +246,8 @@ def _analysis_arguments(run: argparse.ArgumentParser) -> None:
         type=_jobs,
         default=1,
         help="worker processes for the method comparison's folds, the certificates' "
-        "permutations and the chance screen's feature blocks (default: 1; -1: every core); "
-        "the report is identical for any value",
+        "permutations and the chance screen's feature blocks, and BLAS threads (default: 1; "
+        "-1: every core); the report is identical for any value",
     )
 
 
