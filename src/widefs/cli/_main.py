@@ -441,9 +441,9 @@ def _one_blas_thread(jobs) -> dict[str, str]:
 
 @contextlib.contextmanager
 def _blas_threads(jobs: int):
-    """numpy's and scipy's BLAS limited to ``jobs`` threads while the analysis runs:
-    ``--jobs`` is the number of cores a run keeps busy (-1, every core: left alone). The
-    report is the same for any ``--jobs`` (tests/cli/test_run.py)."""
+    """numpy's and scipy's BLAS limited to ``jobs`` threads while the analysis runs, as many
+    as the workers ``--jobs`` gives the run (-1, every core: left alone). The report is the
+    same for any ``--jobs`` (tests/cli/test_run.py)."""
     if jobs == -1:
         yield
         return
