@@ -10,9 +10,9 @@ docs/results/benchmarks_scale.md.
 ``--colon`` times instead ``widefs run`` on the bundled colon data with default options:
 warm (numba's cache filled by a first run) and as the first run after install (an empty
 ``NUMBA_CACHE_DIR``), interleaved, median CPU of ``--repeat`` runs each, against the targets
-(8 s warm, 15 s first run), and the CPU of each part of the analysis (one in-process
-``analyse`` run, timed at its progress events) and of the command before and after the
-analysis (one in-process ``widefs run``); Python's modules byte-compiled as an install
+(8 s warm, 15 s first run), and where one more warm run's CPU goes (in-process: the command
+before the analysis, each part of the analysis at its progress events, the report; the parts
+add up to the run); Python's modules byte-compiled as an install
 leaves them (see ``installed_env``). Writes the ``cli_colon`` section. ``--compile-times``
 prints the CPU time each numba kernel takes to compile in a first run on colon.
 
@@ -116,45 +116,39 @@ def run_one(n_features: int, workdir: Path, jobs: int = 1) -> dict:
 # The colon run's targets, CPU seconds: warm (numba's cache filled) and first run after install.
 COLON_TARGETS = {"warm": 8.0, "first run": 15.0}
 
-# One in-process analysis of colon with default options; prints the CPU time at every
-# progress event (and at the start and end) as JSON lines.
-_STAGES = """
-import json, sys, time, warnings
-warnings.simplefilter("ignore")
-from widefs.analysis import analyse
-from widefs.datasets import load_dataset
-X, y = load_dataset("colon", return_X_y=True)
-def note(ev):
-    print(json.dumps([time.process_time(), ev.task, ev.description, ev.finished]), flush=True)
-print(json.dumps([time.process_time(), "start", "", False]), flush=True)
-analyse(X, y, random_state=0, progress=note)
-print(json.dumps([time.process_time(), "end", "", False]), flush=True)
-"""
-
-
-# One in-process `widefs run` on colon: the CPU time (the process's, from its start) when the
-# analysis starts and ends and when the command returns, as JSON on stdout's last line.
+# One warm `widefs run` on colon in-process: the CPU time (the process's, from its start) when
+# the analysis starts, at each of its progress events (the command's own callback still gets
+# them), when it ends and when the command returns, as JSON on stdout's last line.
 _COMMAND = """
 import json, sys, time
-from widefs.cli import _main, main
-marks = []
-analysis = _main._analysis
-def timed(*args, **kwargs):
-    marks.append(time.process_time())
+import widefs.analysis
+from widefs.cli import main
+events = []
+analyse = widefs.analysis.analyse
+def mark(task, description="", finished=False):
+    events.append([time.process_time(), task, description, finished])
+def timed(*args, progress=None, **kwargs):
+    def tee(ev):
+        mark(ev.task, ev.description, ev.finished)
+        if progress is not None:
+            progress(ev)
+    mark("start")
     try:
-        return analysis(*args, **kwargs)
+        return analyse(*args, progress=tee, **kwargs)
     finally:
-        marks.append(time.process_time())
-_main._analysis = timed
+        mark("end")
+widefs.analysis.analyse = timed
 main(["run", "--out", sys.argv[1]])
-marks.append(time.process_time())
-print(json.dumps(marks))
+mark("done")
+print(json.dumps(events))
 """
 
 
-def command_parts(workdir: Path) -> list[tuple[str, float]]:
-    """``(part, CPU s)`` of one warm ``widefs run`` on colon outside its analysis: before it
-    (Python's start, the modules, reading and checking) and after it (the report)."""
+def colon_parts(workdir: Path) -> list[tuple[str, float, float]]:
+    """``(part, CPU s, of which search certificates CPU s)`` of one warm ``widefs run`` on
+    colon: the command before the analysis (Python's start, the modules, reading), each part
+    of the analysis (timed at its progress events, in the same process), and the report. The
+    parts add up to the run's CPU time."""
     out = subprocess.run(
         [sys.executable, "-c", _COMMAND, str(workdir / "report_parts")],
         capture_output=True,
@@ -162,11 +156,31 @@ def command_parts(workdir: Path) -> list[tuple[str, float]]:
         check=True,
         env=installed_env(workdir),
     ).stdout
-    start, end, done = json.loads(out.strip().splitlines()[-1])
-    return [
-        ("command, before the analysis: Python, modules, reading", start),
-        ("command, after it: the report (sections, figures, files)", done - end),
-    ]
+    events = json.loads(out.strip().splitlines()[-1])
+    parts = [["command, before the analysis: Python, modules, reading", events[0][0], 0.0]]
+    opened, since = {}, None
+    for t, task, description, finished in events:
+        if task in ("start", "analysis", "end"):
+            if since is not None:  # the part that was running ends here
+                parts[-1][1], since = t - since, None
+            if task == "start" or (task == "analysis" and description != "done"):
+                name = (
+                    "analysis, before its first part: inputs checked"
+                    if task == "start"
+                    else description
+                )
+                parts.append([name, 0.0, 0.0])
+                since = t
+        elif task.startswith("search certificate"):
+            if finished:
+                parts[-1][2] += t - opened.pop(task)
+            else:
+                opened[task] = t
+    end = next(t for t, task, _, _ in events if task == "end")
+    parts.append(
+        ["command, after it: the report (sections, figures, files)", events[-1][0] - end, 0.0]
+    )
+    return [(name, cpu, cert) for name, cpu, cert in parts]
 
 
 def timed_process(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
@@ -207,33 +221,6 @@ def colon_runs(repeat: int, workdir: Path, before: str | None = None) -> dict[st
             env = {**base, "NUMBA_CACHE_DIR": cache}
             runs["first run"].append(timed_process(cmd, env))
     return runs
-
-
-def colon_stages(workdir: Path) -> list[tuple[str, float, float]]:
-    """``(part, CPU s, of which certificates CPU s)`` of one analysis of colon (warm)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _STAGES],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=installed_env(workdir),
-    ).stdout
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("[")]
-    parts, opened, since = [], {}, None
-    for t, task, description, finished in events:
-        if task in ("start", "analysis", "end"):
-            if since is not None:  # the part that was running ends here
-                parts[-1][1], since = t - since, None
-            if task == "start" or (task == "analysis" and description != "done"):
-                name = "inputs checked, modules loaded" if task == "start" else description
-                parts.append([name, 0.0, 0.0])
-                since = t
-        elif task.startswith("search certificate"):
-            if finished:
-                parts[-1][2] += t - opened.pop(task)
-            else:
-                opened[task] = t
-    return [(name, cpu, cert) for name, cpu, cert in parts]
 
 
 # A first run of ``widefs run`` on colon in-process, with the CPU time of each kernel's
@@ -283,8 +270,7 @@ def colon_section(repeat: int, before: str | None = None) -> None:
     machine = machine_note()
     with tempfile.TemporaryDirectory() as tmp:
         runs = colon_runs(repeat, Path(tmp), before)
-        stages = colon_stages(Path(tmp))
-        command = command_parts(Path(tmp))
+        stages = colon_parts(Path(tmp))
     load = os.getloadavg()[0]
     medians = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
     rows, verdicts = [], []
@@ -310,7 +296,6 @@ def colon_section(repeat: int, before: str | None = None) -> None:
             f" this code {medians['warm'][0] / earlier[0]:.2f}x.\n"
         )
         print(side_by_side.strip())
-    stages += [(name, cpu, 0.0) for name, cpu in command]
     total = sum(cpu for _, cpu, _ in stages)
     stage_rows = [
         f"| {name} | {cpu:.1f} | {cert:.1f} | {100 * cpu / total:.0f}% |"
@@ -331,9 +316,9 @@ operating system, median of {repeat} runs. *Warm*: numba's cache filled by an ea
 |---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 {side_by_side}
-Where the CPU goes: one `analyse(X, y, random_state=0)` of colon in a fresh process (warm),
-timed at its progress events; each part's time includes its search certificates. The command rows: one warm `widefs run`
-in-process, its CPU before and after the analysis.
+Where the CPU goes: one more warm `widefs run` in a fresh process, timed before its analysis,
+at the analysis's progress events and after it (the rows add up to that run's {total:.1f} s);
+each part's time includes its search certificates.
 
 | part | CPU s | of which search certificates, CPU s | share |
 |---|---|---|---|
