@@ -157,19 +157,18 @@ def colon_parts(workdir: Path) -> list[tuple[str, float, float]]:
         env=installed_env(workdir),
     ).stdout
     events = json.loads(out.strip().splitlines()[-1])
-    parts = [["command, before the analysis: Python, modules, reading", events[0][0], 0.0]]
-    opened, since = {}, None
-    for t, task, description, finished in events:
-        if task in ("start", "analysis", "end"):
+    start = events[0][0]  # the "start" mark: the analysis is called
+    parts = [
+        ["command, before the analysis: Python, modules, reading", start, 0.0],
+        ["analysis, before its first part: inputs checked", 0.0, 0.0],
+    ]
+    opened, since = {}, start
+    for t, task, description, finished in events[1:]:
+        if task in ("analysis", "end"):
             if since is not None:  # the part that was running ends here
                 parts[-1][1], since = t - since, None
-            if task == "start" or (task == "analysis" and description != "done"):
-                name = (
-                    "analysis, before its first part: inputs checked"
-                    if task == "start"
-                    else description
-                )
-                parts.append([name, 0.0, 0.0])
+            if task == "analysis" and description != "done":
+                parts.append([description, 0.0, 0.0])
                 since = t
         elif task.startswith("search certificate"):
             if finished:
@@ -177,9 +176,8 @@ def colon_parts(workdir: Path) -> list[tuple[str, float, float]]:
             else:
                 opened[task] = t
     end = next(t for t, task, _, _ in events if task == "end")
-    parts.append(
-        ["command, after it: the report (sections, figures, files)", events[-1][0] - end, 0.0]
-    )
+    report = events[-1][0] - end  # the "done" mark: the command returned
+    parts.append(["command, after it: the report (sections, figures, files)", report, 0.0])
     return [(name, cpu, cert) for name, cpu, cert in parts]
 
 
